@@ -1,0 +1,13 @@
+//! Pure validation functions: shapes, dims, dtypes and quantization schemes in, `Result` out.
+//!
+//! Each check mirrors one of burn's own assertions so that a checked call returns `Err` exactly
+//! where burn would have panicked, and returns what it proved (a resolved layout, a canonical
+//! dim) so that dispatch never recomputes it. Checks never look at tensor values.
+//!
+//! | module | mirrors |
+//! |---|---|
+//! | [`quant`] | burn-backend `quantization/scheme.rs`, burn-std `tensor/quantization.rs` |
+
+pub mod quant;
+
+pub use quant::{QuantLayout, SchemeName, quant_calibration, quant_scheme};

@@ -1,0 +1,252 @@
+//! One error type for every refusal, capability gap and caught panic.
+//!
+//! Every variant names the operation it came from and carries the offending values and the
+//! limit they broke, so that a single log line explains what went wrong. `Display` is one line:
+//! `"{op}: {rule}; got {values}"`, lowercase, no trailing period.
+
+use std::fmt;
+
+use burn_backend::ExecutionError;
+
+use crate::check::SchemeName;
+use burn::tensor::quantization::QuantScheme;
+
+/// The result of a guarded call.
+pub type Result<T, E = GuardError> = std::result::Result<T, E>;
+
+/// Why a guarded call did not run, or did not finish.
+///
+/// Marked `#[non_exhaustive]`: new checks add variants without breaking matches.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum GuardError {
+    // ---------------------------------------------------------------- shapes, ranks, dims, indices
+    /// Two or more shapes that the operation needs to agree do not.
+    #[error("{op}: {rule}; got {}", fmt_shapes(shapes))]
+    ShapeMismatch {
+        /// The operation, by burn's name for it.
+        op: &'static str,
+        /// The rule the shapes broke, e.g. `lhs columns must equal rhs rows`.
+        rule: &'static str,
+        /// The shapes involved, in argument order.
+        shapes: Vec<Vec<usize>>,
+    },
+    /// A tensor has a rank the operation does not accept.
+    #[error("{op}: {rule}; got rank {got} (shape {shape:?}), expected {expected}")]
+    RankMismatch {
+        /// The operation.
+        op: &'static str,
+        /// The rule the rank broke.
+        rule: &'static str,
+        /// The rank the operation needs.
+        expected: usize,
+        /// The rank it got.
+        got: usize,
+        /// The shape of the offending tensor.
+        shape: Vec<usize>,
+    },
+    /// A dimension index (possibly negative) outside `-rank..rank`.
+    #[error("{op}: dimension out of range; got dim {dim} for rank {rank}")]
+    DimOutOfRange {
+        /// The operation.
+        op: &'static str,
+        /// The dimension as the caller gave it.
+        dim: isize,
+        /// The tensor's rank.
+        rank: usize,
+    },
+    /// An index (possibly negative) outside a dimension's size.
+    #[error("{op}: index out of range; got index {index} for size {size} (dim {dim})")]
+    IndexOutOfRange {
+        /// The operation.
+        op: &'static str,
+        /// The index as the caller gave it.
+        index: i64,
+        /// The size of the indexed dimension.
+        size: usize,
+        /// The indexed dimension.
+        dim: usize,
+    },
+    /// An argument outside what the operation accepts (a step of 0, a chunk count of 0, ...).
+    #[error("{op}: {rule}; got {got}")]
+    InvalidArgument {
+        /// The operation.
+        op: &'static str,
+        /// The rule the argument broke.
+        rule: &'static str,
+        /// The offending values, formatted as `name=value`.
+        got: String,
+    },
+
+    // ---------------------------------------------------------------- quantization schemes
+    /// A quantization scheme that cannot be applied to a tensor of this shape, on any backend.
+    #[error("{op}: {reason}; got scheme {}, shape {shape:?}", SchemeName(scheme))]
+    InvalidQuantScheme {
+        /// The operation.
+        op: &'static str,
+        /// The scheme as the caller gave it.
+        scheme: QuantScheme,
+        /// The shape of the tensor to quantize.
+        shape: Vec<usize>,
+        /// The rule the scheme broke.
+        reason: String,
+    },
+
+    // ---------------------------------------------------------------- capabilities
+    /// The backend stack cannot run the operation (it would panic, or compute wrong values).
+    #[error("{0}")]
+    Unsupported(Unsupported),
+    /// The backend stack cannot differentiate the operation to the order asked for.
+    #[error("{op}: not differentiable to order {order} on this backend; got backend {backend}")]
+    NotDifferentiable {
+        /// The operation.
+        op: &'static str,
+        /// The backend stack, as [`Backend::name`](burn_backend::Backend::name) spells it.
+        backend: String,
+        /// The derivative order that was needed (2 for a gradient of a gradient).
+        order: u8,
+    },
+    /// A device could not be obtained (no wgpu adapter, a remote server that does not answer).
+    #[error("{device}: device unavailable; got {reason}")]
+    DeviceUnavailable {
+        /// The device asked for, e.g. `wgpu` or `remote ws://127.0.0.1:4000`.
+        device: String,
+        /// Why it is unavailable, as the backend reported it.
+        reason: String,
+    },
+
+    // ---------------------------------------------------------------- backend failures
+    /// The backend panicked in a way no check predicted; the panic backstop caught it.
+    #[error("{op}: backend panicked; got \"{}\" at {}", one_line(message), location.as_deref().unwrap_or("unknown location"))]
+    BackendPanic {
+        /// The operation that was running.
+        op: &'static str,
+        /// The panic message.
+        message: String,
+        /// `file:line:column` of the panic, when the hook saw it.
+        location: Option<String>,
+    },
+    /// burn reported an execution error (a device fault, a failed read back).
+    #[error("{op}: backend execution failed; got {}", one_line(&source.to_string()))]
+    Execution {
+        /// The operation that was running.
+        op: &'static str,
+        /// burn's own error.
+        #[source]
+        source: ExecutionError,
+    },
+}
+
+/// A capability gap: `op` cannot run on `backend` because of `reason`.
+///
+/// Shared by every capability refusal so that callers can inspect the gap without matching on
+/// strings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unsupported {
+    /// The operation.
+    pub op: &'static str,
+    /// The backend stack, as [`Backend::name`](burn_backend::Backend::name) spells it, or the device.
+    pub backend: String,
+    /// The capability that is missing, e.g. `quantization q8f-packedu32-tensor`.
+    pub capability: String,
+    /// Why: what the backend would do instead (panic, wrong values).
+    pub reason: String,
+}
+
+impl fmt::Display for Unsupported {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: {} is not supported on this backend; got backend {} ({})",
+            self.op,
+            self.capability,
+            self.backend,
+            one_line(&self.reason)
+        )
+    }
+}
+
+impl GuardError {
+    /// The operation the error came from.
+    ///
+    /// ```
+    /// use burn_guard::GuardError;
+    /// let err = GuardError::DimOutOfRange { op: "narrow", dim: 3, rank: 2 };
+    /// assert_eq!(err.op(), "narrow");
+    /// ```
+    pub fn op(&self) -> &str {
+        match self {
+            Self::ShapeMismatch { op, .. }
+            | Self::RankMismatch { op, .. }
+            | Self::DimOutOfRange { op, .. }
+            | Self::IndexOutOfRange { op, .. }
+            | Self::InvalidArgument { op, .. }
+            | Self::InvalidQuantScheme { op, .. }
+            | Self::NotDifferentiable { op, .. }
+            | Self::BackendPanic { op, .. }
+            | Self::Execution { op, .. } => op,
+            Self::Unsupported(gap) => gap.op,
+            Self::DeviceUnavailable { device, .. } => device,
+        }
+    }
+}
+
+fn fmt_shapes(shapes: &[Vec<usize>]) -> String {
+    let parts: Vec<String> = shapes.iter().map(|s| format!("{s:?}")).collect();
+    parts.join(" and ")
+}
+
+/// Folds a possibly multi-line message onto one line, so a log line stays a line.
+pub(crate) fn one_line(message: &str) -> String {
+    let parts: Vec<&str> = message
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .collect();
+    parts.join(" | ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_display_is_one_line_and_names_the_op() {
+        let errors = [
+            GuardError::ShapeMismatch {
+                op: "matmul",
+                rule: "lhs columns must equal rhs rows",
+                shapes: vec![vec![2, 3], vec![4, 5]],
+            },
+            GuardError::BackendPanic {
+                op: "matmul",
+                message: "line one\nline two".into(),
+                location: Some("src/x.rs:1:2".into()),
+            },
+            GuardError::Unsupported(Unsupported {
+                op: "quantize_dynamic",
+                backend: "router<flex>".into(),
+                capability: "quantization".into(),
+                reason: "not implemented\n(panics)".into(),
+            }),
+        ];
+        for err in errors {
+            let text = err.to_string();
+            assert!(!text.contains('\n'), "{text}");
+            assert!(text.starts_with(err.op()), "{text}");
+        }
+    }
+
+    #[test]
+    fn shape_mismatch_reads_like_the_style_guide() {
+        let err = GuardError::ShapeMismatch {
+            op: "matmul",
+            rule: "lhs columns must equal rhs rows",
+            shapes: vec![vec![2, 3], vec![4, 5]],
+        };
+        assert_eq!(
+            err.to_string(),
+            "matmul: lhs columns must equal rhs rows; got [2, 3] and [4, 5]"
+        );
+    }
+}
