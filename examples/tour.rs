@@ -5,8 +5,9 @@
 //! ```
 
 use burn::tensor::quantization::{QuantScheme, ScaleDtype};
-use burn::tensor::{Device, Tensor};
+use burn::tensor::{Device, Int, Tensor};
 use burn_backend::Backend;
+use burn_guard::tensor::{TryNumeric, TryTensor};
 use burn_guard::{check, panic};
 
 fn main() {
@@ -31,20 +32,41 @@ fn main() {
     }
 
     println!();
-    println!("== a burn panic, as an Err");
-    // Raw burn: `tensor.quantize_dynamic(&scheme)` panics "must be evenly divisible by block
-    // size". The scheme check refuses it before anything is dispatched.
-    let weights = Tensor::<2>::ones([8, 24], &flex);
-    let scheme = QuantScheme::default().per_block([32], ScaleDtype::F32);
-    let refused = check::quant_scheme("quantize_dynamic", &scheme, &weights.dims());
-    println!("{:?}", refused.map(|_| ()).map_err(|e| e.to_string()));
-
-    // Raw burn: `a.matmul(b)` with mismatched inner dimensions panics. The backstop catches what
-    // no check has yet covered and prints nothing through the panic hook.
+    println!("== three everyday mistakes: burn would panic, we return Err");
     let a = Tensor::<2>::ones([2, 3], &flex);
     let b = Tensor::<2>::ones([4, 5], &flex);
-    let caught = panic::catch("matmul", || a.matmul(b));
-    println!("{:?}", caught.map(|_| ()).map_err(|e| e.to_string()));
+    // Raw burn: `a.matmul(b)` panics "The inner dimension of matmul should be the same".
+    show("matmul shape mismatch", a.clone().try_matmul(b));
+    // Raw burn: `a.narrow(2, 0, 1)` panics on a dim that a rank-2 tensor does not have.
+    show("dim out of range     ", a.clone().try_narrow(2, 0, 1));
+    // Raw burn: `a.select(0, [7])` reaches the backend with a row that does not exist.
+    let rows = Tensor::<1, Int>::from_ints([0, 7], &flex);
+    show("index out of range   ", a.try_select(0, rows));
+
+    println!();
+    println!("== a quantization scheme no backend can apply, refused before dispatch");
+    // Raw burn: `quantize_dynamic` panics "must be evenly divisible by block size".
+    let weights = Tensor::<2>::ones([8, 24], &flex);
+    let scheme = QuantScheme::default().per_block([32], ScaleDtype::F32);
+    show(
+        "block does not divide",
+        check::quant_scheme("quantize_dynamic", &scheme, &weights.dims()),
+    );
+
+    println!();
+    println!("== the backstop: a panic no check predicted, caught silently");
+    show(
+        "backend panic        ",
+        panic::catch("custom_op", || -> f32 { panic!("a backend bug") }),
+    );
+}
+
+/// One line per outcome: `Ok` or the error's one-line message.
+fn show<T>(label: &str, outcome: burn_guard::Result<T>) {
+    match outcome {
+        Ok(_) => println!("{label}  Ok"),
+        Err(err) => println!("{label}  Err({err})"),
+    }
 }
 
 /// `router<remote-RemoteDevice { .. }>` → `router`: the stack's outer layer.

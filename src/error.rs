@@ -67,6 +67,14 @@ pub enum GuardError {
         /// The indexed dimension.
         dim: usize,
     },
+    /// Operands live on different devices.
+    #[error("{op}: operands must be on the same device; got {}", devices.join(" and "))]
+    DeviceMismatch {
+        /// The operation.
+        op: &'static str,
+        /// The devices, in argument order.
+        devices: Vec<String>,
+    },
     /// An argument outside what the operation accepts (a step of 0, a chunk count of 0, ...).
     #[error("{op}: {rule}; got {got}")]
     InvalidArgument {
@@ -181,6 +189,7 @@ impl GuardError {
             | Self::DimOutOfRange { op, .. }
             | Self::IndexOutOfRange { op, .. }
             | Self::InvalidArgument { op, .. }
+            | Self::DeviceMismatch { op, .. }
             | Self::InvalidQuantScheme { op, .. }
             | Self::NotDifferentiable { op, .. }
             | Self::BackendPanic { op, .. }

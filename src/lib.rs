@@ -71,5 +71,6 @@ pub mod check;
 pub mod devices;
 pub mod error;
 pub mod panic;
+pub mod tensor;
 
 pub use error::{GuardError, Result, Unsupported};

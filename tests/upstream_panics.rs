@@ -87,6 +87,23 @@ fn non_dividing_block_panics_on_wgpu() {
             .into_data()
     });
     assert_contains(message, "must be evenly divisible by block size");
+
+    // The contrast, and proof that the adapter really runs kernels: a dividing block quantizes
+    // and dequantizes within one Q8 step.
+    let input = grid(&device, 4, 64);
+    let expected: Vec<f32> = input.clone().into_data().try_to_vec().unwrap();
+    let roundtrip: Vec<f32> = input
+        .quantize_dynamic(&non_dividing_block())
+        .dequantize()
+        .into_data()
+        .try_to_vec()
+        .unwrap();
+    let max_error = expected
+        .iter()
+        .zip(&roundtrip)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0f32, f32::max);
+    assert!(max_error <= 1.0 / 127.0, "max error {max_error}");
 }
 
 #[test]

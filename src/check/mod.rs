@@ -6,8 +6,11 @@
 //!
 //! | module | mirrors |
 //! |---|---|
+//! | [`shape`] | burn-tensor `TensorCheck` (`src/tensor/api/check.rs`) and `unwrap_dim_index` |
 //! | [`quant`] | burn-backend `quantization/scheme.rs`, burn-std `tensor/quantization.rs` |
 
 pub mod quant;
+pub mod shape;
 
 pub use quant::{QuantLayout, SchemeName, quant_calibration, quant_scheme};
+pub use shape::{broadcast, cat, dim, indices, matmul, narrow, same_device, stack};

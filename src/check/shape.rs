@@ -1,0 +1,363 @@
+//! Shape, rank, dim and device checks of burn-tensor's `TensorCheck` (`src/tensor/api/check.rs`)
+//! and its dim unwrapping (`unwrap_dim_index`), as pure functions over shapes.
+//!
+//! Each function names the `TensorCheck` it mirrors. They return what they proved — a
+//! canonical dim, a result shape — so the twin never recomputes it.
+
+use std::fmt::Debug;
+
+use crate::error::{GuardError, Result};
+
+/// Resolves a possibly negative `dim` against `rank`, as burn's `AsIndex::try_dim_index` does.
+///
+/// # Errors
+///
+/// [`GuardError::DimOutOfRange`] when `dim ∉ [-rank, rank)`.
+///
+/// ```
+/// use burn_guard::check;
+/// assert_eq!(check::dim("narrow", -1, 3).unwrap(), 2);
+/// assert!(check::dim("narrow", 3, 3).is_err());
+/// ```
+pub fn dim(op: &'static str, dim: isize, rank: usize) -> Result<usize> {
+    let out_of_range = || GuardError::DimOutOfRange { op, dim, rank };
+    let signed_rank = isize::try_from(rank).map_err(|_| out_of_range())?;
+    let resolved = if dim < 0 {
+        dim.checked_add(signed_rank).ok_or_else(out_of_range)?
+    } else {
+        dim
+    };
+    if (0..signed_rank).contains(&resolved) {
+        usize::try_from(resolved).map_err(|_| out_of_range())
+    } else {
+        Err(out_of_range())
+    }
+}
+
+/// Every index in `0..size` (burn leaves this to the backend, which panics or reads out of
+/// bounds). Negative indices are refused too: burn's `select` does not wrap them.
+///
+/// # Errors
+///
+/// [`GuardError::IndexOutOfRange`] naming the first bad index.
+///
+/// ```
+/// use burn_guard::check;
+/// assert!(check::indices("select", &[0, 3], 4, 0).is_ok());
+/// assert!(check::indices("select", &[0, 4], 4, 0).is_err());
+/// ```
+pub fn indices(op: &'static str, indices: &[i64], size: usize, dim: usize) -> Result<()> {
+    let limit = i64::try_from(size).unwrap_or(i64::MAX);
+    match indices.iter().find(|&&index| index < 0 || index >= limit) {
+        Some(&index) => Err(GuardError::IndexOutOfRange {
+            op,
+            index,
+            size,
+            dim,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Devices of the operands must be equal (`TensorCheck::binary_ops_device`).
+///
+/// # Errors
+///
+/// [`GuardError::DeviceMismatch`] naming both devices.
+pub fn same_device<Dev: PartialEq + Debug>(op: &'static str, lhs: &Dev, rhs: &Dev) -> Result<()> {
+    if lhs == rhs {
+        Ok(())
+    } else {
+        Err(GuardError::DeviceMismatch {
+            op,
+            devices: vec![format!("{lhs:?}"), format!("{rhs:?}")],
+        })
+    }
+}
+
+/// Element-wise binary operations: same rank, each dim equal or one of them 1
+/// (`TensorCheck::binary_ops_ew_shape`). Returns the broadcast shape.
+///
+/// # Errors
+///
+/// [`GuardError::ShapeMismatch`] with both shapes.
+///
+/// ```
+/// use burn_guard::check;
+/// assert_eq!(check::broadcast("add", &[2, 1], &[2, 3]).unwrap(), vec![2, 3]);
+/// assert!(check::broadcast("add", &[2, 2], &[2, 3]).is_err());
+/// ```
+pub fn broadcast(op: &'static str, lhs: &[usize], rhs: &[usize]) -> Result<Vec<usize>> {
+    let mismatch = || GuardError::ShapeMismatch {
+        op,
+        rule: "shapes must be equal or 1 in every dimension to broadcast",
+        shapes: vec![lhs.to_vec(), rhs.to_vec()],
+    };
+    if lhs.len() != rhs.len() {
+        return Err(mismatch());
+    }
+    lhs.iter()
+        .zip(rhs)
+        .map(|(&l, &r)| match (l, r) {
+            _ if l == r => Ok(l),
+            (1, r) => Ok(r),
+            (l, 1) => Ok(l),
+            _ => Err(mismatch()),
+        })
+        .collect()
+}
+
+/// Matrix product of rank ≥ 2 tensors: `lhs[.., k]` against `rhs[.., k, _]`, batch dims
+/// broadcastable (`TensorCheck::matmul`). Returns the output shape.
+///
+/// # Errors
+///
+/// [`GuardError::RankMismatch`] for rank < 2; [`GuardError::ShapeMismatch`] for the inner
+/// dimensions or the batch dimensions.
+///
+/// ```
+/// use burn_guard::check;
+/// assert_eq!(check::matmul("matmul", &[2, 3], &[3, 5]).unwrap(), vec![2, 5]);
+/// let err = check::matmul("matmul", &[2, 3], &[4, 5]).unwrap_err();
+/// assert_eq!(
+///     err.to_string(),
+///     "matmul: lhs columns must equal rhs rows; got [2, 3] and [4, 5]"
+/// );
+/// ```
+pub fn matmul(op: &'static str, lhs: &[usize], rhs: &[usize]) -> Result<Vec<usize>> {
+    let rank = lhs.len();
+    if rank < 2 {
+        return Err(GuardError::RankMismatch {
+            op,
+            rule: "matmul needs tensors of rank 2 or more",
+            expected: 2,
+            got: rank,
+            shape: lhs.to_vec(),
+        });
+    }
+    let shapes = || vec![lhs.to_vec(), rhs.to_vec()];
+    let (Some(&k_lhs), Some(&k_rhs), Some(&m), Some(&n)) = (
+        lhs.get(rank - 1),
+        rhs.get(rank.wrapping_sub(2)),
+        lhs.get(rank - 2),
+        rhs.get(rank.wrapping_sub(1)),
+    ) else {
+        return Err(GuardError::ShapeMismatch {
+            op,
+            rule: "lhs and rhs must have the same rank",
+            shapes: shapes(),
+        });
+    };
+    if k_lhs != k_rhs {
+        return Err(GuardError::ShapeMismatch {
+            op,
+            rule: "lhs columns must equal rhs rows",
+            shapes: shapes(),
+        });
+    }
+    let mut out = Vec::with_capacity(rank);
+    for (&l, &r) in lhs.iter().zip(rhs).take(rank - 2) {
+        if l != r && l != 1 && r != 1 {
+            return Err(GuardError::ShapeMismatch {
+                op,
+                rule: "batch dimensions must be equal or 1",
+                shapes: shapes(),
+            });
+        }
+        out.push(l.max(r));
+    }
+    out.push(m);
+    out.push(n);
+    Ok(out)
+}
+
+/// `narrow(dim, start, length)`: `length > 0`, `start < size`, `start + length <= size`
+/// (`TensorCheck::narrow`). `dim` must already be resolved with [`dim`].
+///
+/// # Errors
+///
+/// [`GuardError::InvalidArgument`] naming start, length and size.
+pub fn narrow(
+    op: &'static str,
+    shape: &[usize],
+    dim: usize,
+    start: usize,
+    length: usize,
+) -> Result<()> {
+    let size = shape.get(dim).copied().unwrap_or(0);
+    let got =
+        || format!("start={start}, length={length}, size={size} (dim {dim}, shape {shape:?})");
+    let rule = if length == 0 {
+        Some("length must be greater than 0")
+    } else if start >= size {
+        Some("start must be less than the dimension size")
+    } else if start.checked_add(length).is_none_or(|end| end > size) {
+        Some("start + length exceeds the dimension size")
+    } else {
+        None
+    };
+    match rule {
+        Some(rule) => Err(GuardError::InvalidArgument {
+            op,
+            rule,
+            got: got(),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Concatenation along `dim`: a non-empty list whose shapes agree except along `dim`
+/// (`TensorCheck::cat`). Returns the output shape.
+///
+/// # Errors
+///
+/// [`GuardError::InvalidArgument`] for an empty list; [`GuardError::ShapeMismatch`] with every
+/// shape otherwise.
+pub fn cat(op: &'static str, shapes: &[Vec<usize>], dim: usize) -> Result<Vec<usize>> {
+    let Some(first) = shapes.first() else {
+        return Err(GuardError::InvalidArgument {
+            op,
+            rule: "needs at least one tensor",
+            got: "an empty list".into(),
+        });
+    };
+    let mut out = first.clone();
+    let mut total = 0usize;
+    for shape in shapes {
+        let agrees = shape.len() == first.len()
+            && shape
+                .iter()
+                .zip(first)
+                .enumerate()
+                .all(|(i, (a, b))| i == dim || a == b);
+        if !agrees {
+            return Err(GuardError::ShapeMismatch {
+                op,
+                rule: "shapes must agree except along the concatenation dimension",
+                shapes: shapes.to_vec(),
+            });
+        }
+        total = total.saturating_add(shape.get(dim).copied().unwrap_or(0));
+    }
+    if let Some(slot) = out.get_mut(dim) {
+        *slot = total;
+    }
+    Ok(out)
+}
+
+/// Stacking along a new `dim`: output rank is input rank + 1, a non-empty list of equal shapes
+/// (`TensorCheck::stack`). `dim` must already be resolved against the output rank.
+///
+/// # Errors
+///
+/// [`GuardError::RankMismatch`] when the output rank is not input rank + 1;
+/// [`GuardError::InvalidArgument`] for an empty list; [`GuardError::ShapeMismatch`] otherwise.
+pub fn stack(
+    op: &'static str,
+    shapes: &[Vec<usize>],
+    rank_in: usize,
+    rank_out: usize,
+) -> Result<()> {
+    if rank_out != rank_in + 1 {
+        return Err(GuardError::RankMismatch {
+            op,
+            rule: "stack adds one dimension: the output rank must be the input rank + 1",
+            expected: rank_in + 1,
+            got: rank_out,
+            shape: shapes.first().cloned().unwrap_or_default(),
+        });
+    }
+    let Some(first) = shapes.first() else {
+        return Err(GuardError::InvalidArgument {
+            op,
+            rule: "needs at least one tensor",
+            got: "an empty list".into(),
+        });
+    };
+    if shapes.iter().any(|shape| shape != first) {
+        return Err(GuardError::ShapeMismatch {
+            op,
+            rule: "every tensor must have the same shape",
+            shapes: shapes.to_vec(),
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dims_resolve_like_burn() {
+        let cases: [(isize, usize, Option<usize>); 7] = [
+            (0, 1, Some(0)),
+            (-1, 1, Some(0)),
+            (1, 1, None),
+            (-2, 1, None),
+            (-3, 3, Some(0)),
+            (2, 3, Some(2)),
+            (isize::MIN, 3, None),
+        ];
+        for (d, rank, expected) in cases {
+            assert_eq!(dim("op", d, rank).ok(), expected, "dim {d} rank {rank}");
+        }
+    }
+
+    #[test]
+    fn matmul_table() {
+        assert_eq!(
+            matmul("matmul", &[4, 2, 3], &[1, 3, 5]).unwrap(),
+            vec![4, 2, 5]
+        );
+        let rows: [(&[usize], &[usize], &str); 3] = [
+            (&[3], &[3], "matmul needs tensors of rank 2 or more"),
+            (&[2, 3], &[4, 5], "lhs columns must equal rhs rows"),
+            (
+                &[2, 2, 3],
+                &[3, 3, 5],
+                "batch dimensions must be equal or 1",
+            ),
+        ];
+        for (lhs, rhs, text) in rows {
+            let err = matmul("matmul", lhs, rhs).unwrap_err();
+            assert!(err.to_string().contains(text), "{err}");
+        }
+    }
+
+    #[test]
+    fn narrow_table() {
+        assert!(narrow("narrow", &[4, 4], 0, 1, 3).is_ok());
+        let rows = [
+            (0, 0, "length must be greater than 0"),
+            (4, 1, "start must be less than the dimension size"),
+            (3, 2, "start + length exceeds the dimension size"),
+        ];
+        for (start, length, text) in rows {
+            let err = narrow("narrow", &[4, 4], 0, start, length).unwrap_err();
+            assert!(matches!(err, GuardError::InvalidArgument { .. }));
+            assert!(err.to_string().contains(text), "{err}");
+        }
+    }
+
+    #[test]
+    fn cat_and_stack() {
+        assert_eq!(
+            cat("cat", &[vec![2, 3], vec![4, 3]], 0).unwrap(),
+            vec![6, 3]
+        );
+        assert!(matches!(
+            cat("cat", &[vec![2, 3], vec![4, 2]], 0),
+            Err(GuardError::ShapeMismatch { .. })
+        ));
+        assert!(matches!(
+            cat("cat", &[], 0),
+            Err(GuardError::InvalidArgument { .. })
+        ));
+        assert!(stack("stack", &[vec![2, 3], vec![2, 3]], 2, 3).is_ok());
+        assert!(matches!(
+            stack("stack", &[vec![2, 3], vec![2, 3]], 2, 2),
+            Err(GuardError::RankMismatch { .. })
+        ));
+    }
+}

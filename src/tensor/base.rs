@@ -1,0 +1,235 @@
+//! Twins of burn-tensor `src/tensor/api/base.rs`: methods of every tensor kind.
+
+use burn::tensor::kind::Basic;
+use burn::tensor::{AsIndex, Int, Tensor};
+
+use super::sealed::Sealed;
+use crate::check;
+use crate::error::{GuardError, Result};
+use crate::panic::catch;
+
+/// Fallible twins of the `burn::Tensor` methods every kind has (burn's `api/base.rs`).
+///
+/// Sealed: implemented for `burn::Tensor<D, K>` only.
+pub trait TryTensor<const D: usize, K: Basic>: Sealed + Sized {
+    /// Fallible twin of [`Tensor::narrow`].
+    ///
+    /// Checks that `dim` is in `-D..D`, `length > 0`, `start < size` and
+    /// `start + length <= size`.
+    ///
+    /// # Errors
+    ///
+    /// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
+    /// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a bad range.
+    /// - [`GuardError::BackendPanic`](crate::GuardError::BackendPanic) if burn panics anyway.
+    ///
+    /// # Fallback
+    ///
+    /// Never: every backend narrows.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::tensor::TryTensor;
+    ///
+    /// let t = Tensor::<2>::ones([4, 4], &Device::flex());
+    /// assert_eq!(t.clone().try_narrow(0, 1, 3)?.dims(), [3, 4]);
+    /// let err = t.try_narrow(0, 3, 2).unwrap_err();
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "narrow: start + length exceeds the dimension size; got start=3, length=2, size=4 (dim 0, shape [4, 4])"
+    /// );
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "narrow")]
+    fn try_narrow(self, dim: impl AsIndex, start: usize, length: usize) -> Result<Self>;
+
+    /// Fallible twin of [`Tensor::swap_dims`].
+    ///
+    /// Checks that both dims are in `-D..D`.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) naming the bad dim.
+    ///
+    /// # Fallback
+    ///
+    /// Never.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::tensor::TryTensor;
+    ///
+    /// let t = Tensor::<2>::ones([2, 3], &Device::flex());
+    /// assert_eq!(t.clone().try_swap_dims(0, -1)?.dims(), [3, 2]);
+    /// assert!(t.try_swap_dims(0, 2).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "swap_dims")]
+    fn try_swap_dims(self, dim1: impl AsIndex, dim2: impl AsIndex) -> Result<Self>;
+
+    /// Fallible twin of [`Tensor::select`].
+    ///
+    /// Checks that `dim` is in `-D..D`, that `indices` is on the tensor's device and — beyond
+    /// burn, which leaves it to the backend — that every index is in `0..size` along `dim`.
+    /// Reading the indices costs one synchronous read of the index tensor.
+    ///
+    /// # Errors
+    ///
+    /// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
+    /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
+    /// - [`GuardError::IndexOutOfRange`](crate::GuardError::IndexOutOfRange) naming the first
+    ///   bad index (Flex panics; other backends may read out of bounds).
+    /// - [`GuardError::Execution`](crate::GuardError::Execution) if the indices cannot be read.
+    ///
+    /// # Fallback
+    ///
+    /// Never.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Int, Tensor};
+    /// use burn_guard::tensor::TryTensor;
+    ///
+    /// let device = Device::flex();
+    /// let t = Tensor::<2>::ones([4, 2], &device);
+    /// let rows = Tensor::<1, Int>::from_ints([0, 3], &device);
+    /// assert_eq!(t.clone().try_select(0, rows)?.dims(), [2, 2]);
+    /// let err = t.try_select(0, Tensor::from_ints([5], &device)).unwrap_err();
+    /// assert_eq!(err.to_string(), "select: index out of range; got index 5 for size 4 (dim 0)");
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "select")]
+    fn try_select(self, dim: impl AsIndex, indices: Tensor<1, Int>) -> Result<Self>;
+}
+
+impl<const D: usize, K: Basic> TryTensor<D, K> for Tensor<D, K> {
+    fn try_narrow(self, dim: impl AsIndex, start: usize, length: usize) -> Result<Self> {
+        const OP: &str = "narrow";
+        let dim = check::dim(OP, dim.as_index(), D)?;
+        check::narrow(OP, &self.dims(), dim, start, length)?;
+        catch(OP, || self.narrow(dim, start, length))
+    }
+
+    fn try_swap_dims(self, dim1: impl AsIndex, dim2: impl AsIndex) -> Result<Self> {
+        const OP: &str = "swap_dims";
+        let dim1 = check::dim(OP, dim1.as_index(), D)?;
+        let dim2 = check::dim(OP, dim2.as_index(), D)?;
+        catch(OP, || self.swap_dims(dim1, dim2))
+    }
+
+    fn try_select(self, dim: impl AsIndex, indices: Tensor<1, Int>) -> Result<Self> {
+        const OP: &str = "select";
+        let dim = check::dim(OP, dim.as_index(), D)?;
+        check::same_device(OP, &self.device(), &indices.device())?;
+        let size = self.dims().get(dim).copied().unwrap_or(0);
+        check::indices(OP, &read_indices(OP, &indices)?, size, dim)?;
+        catch(OP, || self.select(dim, indices))
+    }
+}
+
+/// The values of an index tensor, as `i64`, for range checks.
+fn read_indices<const D: usize>(op: &'static str, indices: &Tensor<D, Int>) -> Result<Vec<i64>> {
+    let data = catch(op, || indices.try_to_data())?
+        .map_err(|source| GuardError::Execution { op, source })?;
+    data.convert::<i64>()
+        .try_to_vec::<i64>()
+        .map_err(|e| GuardError::InvalidArgument {
+            op,
+            rule: "indices must be readable as integers",
+            got: format!("{e:?}"),
+        })
+}
+
+/// Fallible twin of [`Tensor::cat`].
+///
+/// Checks that the list is non-empty, `dim` is in `-D..D`, the shapes agree except along
+/// `dim`, and every tensor is on the first one's device.
+///
+/// # Errors
+///
+/// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
+/// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for an empty list.
+/// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) listing every shape.
+/// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch): burn does not check
+///   this; the backend would panic or mix devices.
+///
+/// # Fallback
+///
+/// Never.
+///
+/// ```
+/// use burn::tensor::{Device, Tensor};
+/// use burn_guard::tensor::try_cat;
+///
+/// let device = Device::flex();
+/// let a = Tensor::<2>::ones([2, 3], &device);
+/// let b = Tensor::<2>::zeros([1, 3], &device);
+/// assert_eq!(try_cat(vec![a.clone(), b], 0)?.dims(), [3, 3]);
+/// assert!(try_cat(vec![a, Tensor::<2>::zeros([1, 4], &device)], 0).is_err());
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+#[doc(alias = "cat")]
+pub fn try_cat<const D: usize, K: Basic>(
+    tensors: Vec<Tensor<D, K>>,
+    dim: impl AsIndex,
+) -> Result<Tensor<D, K>> {
+    const OP: &str = "cat";
+    let dim = check::dim(OP, dim.as_index(), D)?;
+    let shapes: Vec<Vec<usize>> = tensors.iter().map(|t| t.dims().to_vec()).collect();
+    check::cat(OP, &shapes, dim)?;
+    same_devices(OP, &tensors)?;
+    catch(OP, || Tensor::cat(tensors, dim))
+}
+
+/// Fallible twin of [`Tensor::stack`].
+///
+/// Checks that `D2 == D + 1`, the list is non-empty, `dim` is in `-D2..D2`, every shape is
+/// equal and every tensor is on the first one's device.
+///
+/// # Errors
+///
+/// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) when `D2 != D + 1`.
+/// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
+/// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for an empty list.
+/// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) listing every shape.
+/// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch) (not checked by burn).
+///
+/// # Fallback
+///
+/// Never.
+///
+/// ```
+/// use burn::tensor::{Device, Tensor};
+/// use burn_guard::tensor::try_stack;
+///
+/// let device = Device::flex();
+/// let a = Tensor::<1>::ones([3], &device);
+/// let stacked: Tensor<2> = try_stack(vec![a.clone(), a], 0)?;
+/// assert_eq!(stacked.dims(), [2, 3]);
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+#[doc(alias = "stack")]
+pub fn try_stack<const D: usize, const D2: usize, K: Basic>(
+    tensors: Vec<Tensor<D, K>>,
+    dim: impl AsIndex,
+) -> Result<Tensor<D2, K>> {
+    const OP: &str = "stack";
+    let dim = check::dim(OP, dim.as_index(), D + 1)?;
+    let shapes: Vec<Vec<usize>> = tensors.iter().map(|t| t.dims().to_vec()).collect();
+    check::stack(OP, &shapes, D, D2)?;
+    same_devices(OP, &tensors)?;
+    catch(OP, || Tensor::stack::<D2>(tensors, dim))
+}
+
+/// Every tensor on the first one's device.
+fn same_devices<const D: usize, K: Basic>(
+    op: &'static str,
+    tensors: &[Tensor<D, K>],
+) -> Result<()> {
+    if let Some((first, rest)) = tensors.split_first() {
+        let device = first.device();
+        for tensor in rest {
+            check::same_device(op, &device, &tensor.device())?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,224 @@
+//! Differential tests: the same input to raw burn (under `catch_unwind`) and to our `try_`
+//! twin. burn panics ⇔ we return `Err`; when both succeed, the values are equal.
+
+mod common;
+
+use burn::tensor::{Device, Int, Tensor};
+use burn_guard::GuardError;
+use burn_guard::tensor::{TryNumeric, TryTensor, try_cat, try_stack};
+use proptest::prelude::*;
+
+/// Raw burn's outcome: `None` when it panicked.
+fn raw<T>(f: impl FnOnce() -> T) -> Option<T> {
+    burn_guard::panic::catch("raw burn", f).ok()
+}
+
+/// A tensor's shape and values, for comparing outcomes.
+fn snapshot<const D: usize>(t: Tensor<D>) -> (Vec<usize>, Vec<f32>) {
+    let dims = t.dims().to_vec();
+    (dims, t.into_data().try_to_vec::<f32>().unwrap())
+}
+
+/// The parity rule, with the case printed on failure.
+fn assert_parity<T: PartialEq + std::fmt::Debug>(
+    case: &str,
+    burn: Option<T>,
+    ours: Result<T, GuardError>,
+) {
+    match (burn, ours) {
+        (Some(b), Ok(o)) => assert_eq!(b, o, "{case}: values differ"),
+        (None, Err(err)) => {
+            assert!(
+                !matches!(err, GuardError::BackendPanic { .. }),
+                "{case}: burn panicked and we only caught it ({err}); a check should refuse first"
+            );
+        }
+        (Some(_), Err(err)) => panic!("{case}: burn succeeds but we refuse: {err}"),
+        (None, Ok(_)) => panic!("{case}: burn panics but we return Ok"),
+    }
+}
+
+fn tensor<const D: usize>(dims: [usize; D], device: &Device) -> Tensor<D> {
+    let n: usize = dims.iter().product();
+    let values: Vec<f32> = (0..n).map(|i| ((i * 7 % 13) as f32) - 6.0).collect();
+    Tensor::<1>::from_floats(values.as_slice(), device).reshape(dims)
+}
+
+fn devices() -> Vec<(&'static str, Device)> {
+    #[allow(deprecated)] // NdArray is deprecated upstream; still supported.
+    let ndarray = Device::ndarray();
+    vec![("flex", Device::flex()), ("ndarray", ndarray)]
+}
+
+/// A dim drawn to be valid about half the time for rank `rank` (negatives included).
+fn any_dim(rank: usize) -> impl Strategy<Value = isize> {
+    let r = rank as isize;
+    prop_oneof![-r..r, (-r - 2)..(r + 2)]
+}
+
+fn shape2() -> impl Strategy<Value = [usize; 2]> {
+    [1usize..5, 1usize..5]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn narrow_parity(dims in shape2(), dim in any_dim(2), start in 0usize..6, length in 0usize..6) {
+        for (name, device) in devices() {
+            let case = format!("{name} narrow {dims:?} dim={dim} start={start} length={length}");
+            let burn = raw(|| snapshot(tensor(dims, &device).narrow(dim, start, length)));
+            let ours = tensor(dims, &device).try_narrow(dim, start, length).map(snapshot);
+            assert_parity(&case, burn, ours);
+        }
+    }
+
+    #[test]
+    fn swap_dims_parity(dims in shape2(), a in any_dim(2), b in any_dim(2)) {
+        for (name, device) in devices() {
+            let case = format!("{name} swap_dims {dims:?} {a} {b}");
+            let burn = raw(|| snapshot(tensor(dims, &device).swap_dims(a, b)));
+            let ours = tensor(dims, &device).try_swap_dims(a, b).map(snapshot);
+            assert_parity(&case, burn, ours);
+        }
+    }
+
+    #[test]
+    fn broadcast_arithmetic_parity(
+        lhs in shape2(),
+        rhs0 in 1usize..5,
+        rhs1 in 1usize..5,
+        pick in 0usize..3,
+        op in 0usize..4,
+    ) {
+        // About half of the right-hand shapes are made compatible on purpose.
+        let rhs = match pick {
+            0 => lhs,
+            1 => [1, lhs[1]],
+            _ => [rhs0, rhs1],
+        };
+        for (name, device) in devices() {
+            let case = format!("{name} op{op} {lhs:?} {rhs:?}");
+            let (a, b) = (tensor(lhs, &device), tensor(rhs, &device));
+            let burn = raw(|| snapshot(match op {
+                0 => a.clone().add(b.clone()),
+                1 => a.clone().sub(b.clone()),
+                2 => a.clone().mul(b.clone()),
+                _ => a.clone().div(b.clone()),
+            }));
+            let ours = match op {
+                0 => a.try_add(b),
+                1 => a.try_sub(b),
+                2 => a.try_mul(b),
+                _ => a.try_div(b),
+            }
+            .map(snapshot);
+            assert_parity(&case, burn, ours);
+        }
+    }
+
+    #[test]
+    fn matmul_parity(m in 1usize..5, k in 1usize..5, k2 in 1usize..5, n in 1usize..5, batch in 1usize..3, batch2 in 1usize..4, same in any::<bool>()) {
+        let k2 = if same { k } else { k2 };
+        for (name, device) in devices() {
+            let lhs = [batch, m, k];
+            let rhs = [batch2, k2, n];
+            let case = format!("{name} matmul {lhs:?} {rhs:?}");
+            let (a, b) = (tensor(lhs, &device), tensor(rhs, &device));
+            let burn = raw(|| snapshot(a.clone().matmul(b.clone())));
+            let ours = a.try_matmul(b).map(snapshot);
+            assert_parity(&case, burn, ours);
+        }
+    }
+
+    #[test]
+    fn cat_parity(a in shape2(), b0 in 1usize..5, b1 in 1usize..5, match_other in any::<bool>(), dim in any_dim(2), count in 0usize..3) {
+        for (name, device) in devices() {
+            let b = if match_other { [b0, a[1]] } else { [b0, b1] };
+            let make = || {
+                let mut list = vec![tensor(a, &device), tensor(b, &device)];
+                list.truncate(count);
+                list
+            };
+            let case = format!("{name} cat {a:?} {b:?} dim={dim} count={count}");
+            let burn = raw(|| snapshot(Tensor::cat(make(), dim)));
+            let ours = try_cat(make(), dim).map(snapshot);
+            assert_parity(&case, burn, ours);
+        }
+    }
+
+    #[test]
+    fn stack_parity(a in shape2(), b in shape2(), same in any::<bool>(), dim in any_dim(3), count in 0usize..3) {
+        for (name, device) in devices() {
+            let b = if same { a } else { b };
+            let make = || {
+                let mut list = vec![tensor(a, &device), tensor(b, &device)];
+                list.truncate(count);
+                list
+            };
+            let case = format!("{name} stack {a:?} {b:?} dim={dim} count={count}");
+            let burn = raw(|| snapshot(Tensor::stack::<3>(make(), dim)));
+            let ours = try_stack::<2, 3, _>(make(), dim).map(snapshot);
+            assert_parity(&case, burn, ours);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// `select` leaves index ranges to the backend (class B): Flex and NdArray panic on an
+    /// out-of-range index, and we refuse it before dispatch.
+    #[test]
+    fn select_parity(dims in shape2(), dim in any_dim(2), indices in proptest::collection::vec(0i64..6, 0..4)) {
+        for (name, device) in devices() {
+            let case = format!("{name} select {dims:?} dim={dim} indices={indices:?}");
+            let index = || Tensor::<1, Int>::from_ints(indices.as_slice(), &device);
+            let burn = raw(|| snapshot(tensor(dims, &device).select(dim, index())));
+            let ours = tensor(dims, &device).try_select(dim, index()).map(snapshot);
+            assert_parity(&case, burn, ours);
+        }
+    }
+}
+
+/// burn checks devices in binary ops; so do we, before dispatch.
+#[test]
+fn device_mismatch_is_refused() {
+    #[allow(deprecated)] // NdArray is deprecated upstream; still supported.
+    let other = Device::ndarray();
+    let a = tensor([2, 2], &Device::flex());
+    let b = tensor([2, 2], &other);
+    let burn = raw(|| snapshot(a.clone().add(b.clone())));
+    assert!(burn.is_none());
+    let err = a.try_add(b).unwrap_err();
+    assert!(
+        matches!(err, GuardError::DeviceMismatch { op: "add", .. }),
+        "{err}"
+    );
+}
+
+/// A representative subset on wgpu: kernels compile slowly on lavapipe, so a fixed handful.
+#[test]
+fn wgpu_matmul_and_broadcast_parity() {
+    let Some(device) = common::wgpu_device() else {
+        return;
+    };
+    for (lhs, rhs) in [([2, 3], [3, 4]), ([2, 3], [4, 5])] {
+        let (a, b) = (tensor(lhs, &device), tensor(rhs, &device));
+        let burn = raw(|| snapshot(a.clone().matmul(b.clone())));
+        assert_parity(
+            &format!("wgpu matmul {lhs:?} {rhs:?}"),
+            burn,
+            a.try_matmul(b).map(snapshot),
+        );
+    }
+    for (lhs, rhs) in [([2, 3], [1, 3]), ([2, 3], [2, 2])] {
+        let (a, b) = (tensor(lhs, &device), tensor(rhs, &device));
+        let burn = raw(|| snapshot(a.clone().add(b.clone())));
+        assert_parity(
+            &format!("wgpu add {lhs:?} {rhs:?}"),
+            burn,
+            a.try_add(b).map(snapshot),
+        );
+    }
+}
