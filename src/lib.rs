@@ -71,6 +71,7 @@ pub mod check;
 pub mod devices;
 pub mod error;
 pub mod panic;
+pub mod prelude;
 pub mod tensor;
 
 pub use error::{GuardError, Result, Unsupported};

@@ -8,46 +8,14 @@ use burn_guard::GuardError;
 use burn_guard::tensor::{TryNumeric, TryTensor, try_cat, try_stack};
 use proptest::prelude::*;
 
-/// Raw burn's outcome: `None` when it panicked.
-fn raw<T>(f: impl FnOnce() -> T) -> Option<T> {
-    burn_guard::panic::catch("raw burn", f).ok()
-}
-
-/// A tensor's shape and values, for comparing outcomes.
-fn snapshot<const D: usize>(t: Tensor<D>) -> (Vec<usize>, Vec<f32>) {
-    let dims = t.dims().to_vec();
-    (dims, t.into_data().try_to_vec::<f32>().unwrap())
-}
-
-/// The parity rule, with the case printed on failure.
-fn assert_parity<T: PartialEq + std::fmt::Debug>(
-    case: &str,
-    burn: Option<T>,
-    ours: Result<T, GuardError>,
-) {
-    match (burn, ours) {
-        (Some(b), Ok(o)) => assert_eq!(b, o, "{case}: values differ"),
-        (None, Err(err)) => {
-            assert!(
-                !matches!(err, GuardError::BackendPanic { .. }),
-                "{case}: burn panicked and we only caught it ({err}); a check should refuse first"
-            );
-        }
-        (Some(_), Err(err)) => panic!("{case}: burn succeeds but we refuse: {err}"),
-        (None, Ok(_)) => panic!("{case}: burn panics but we return Ok"),
-    }
-}
+use common::{assert_parity, raw, snapshot};
 
 fn tensor<const D: usize>(dims: [usize; D], device: &Device) -> Tensor<D> {
-    let n: usize = dims.iter().product();
-    let values: Vec<f32> = (0..n).map(|i| ((i * 7 % 13) as f32) - 6.0).collect();
-    Tensor::<1>::from_floats(values.as_slice(), device).reshape(dims)
+    common::float_tensor(dims, device)
 }
 
 fn devices() -> Vec<(&'static str, Device)> {
-    #[allow(deprecated)] // NdArray is deprecated upstream; still supported.
-    let ndarray = Device::ndarray();
-    vec![("flex", Device::flex()), ("ndarray", ndarray)]
+    common::cpu_devices()
 }
 
 /// A dim drawn to be valid about half the time for rank `rank` (negatives included).

@@ -19,13 +19,26 @@
 //! | `Tensor::add`, `sub`, `mul`, `div` | [`TryNumeric::try_add`], … | [`check::same_device`](crate::check::same_device), [`check::broadcast`](crate::check::broadcast) |
 //! | `Tensor::matmul` | [`TryNumeric::try_matmul`] | [`check::same_device`](crate::check::same_device), [`check::matmul`](crate::check::matmul) |
 //!
-//! Import the traits with `use burn_guard::tensor::{TryTensor, TryNumeric};`.
+//! Import every twin at once with `use burn_guard::prelude::*;`.
 
 mod base;
+mod creation;
+mod elementwise;
+mod indexing;
+mod module;
 mod numeric;
+mod reduce;
+mod view;
 
 pub use base::{TryTensor, try_cat, try_stack};
+pub use creation::*;
+pub use elementwise::*;
+pub use indexing::*;
+#[allow(unused_imports)] // Until the module family lands its first twin.
+pub use module::*;
 pub use numeric::TryNumeric;
+pub use reduce::*;
+pub use view::*;
 
 mod sealed {
     /// Only `burn::Tensor` implements the extension traits.

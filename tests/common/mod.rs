@@ -32,3 +32,68 @@ pub fn panic_message<T>(f: impl FnOnce() -> T) -> Option<String> {
         Err(other) => panic!("unexpected {other:?}"),
     }
 }
+
+/// Raw burn's outcome: `None` when it panicked (silently).
+pub fn raw<T>(f: impl FnOnce() -> T) -> Option<T> {
+    burn_guard::panic::catch("raw burn", f).ok()
+}
+
+/// A float tensor's shape and values, for comparing outcomes.
+pub fn snapshot<const D: usize>(t: burn::tensor::Tensor<D>) -> (Vec<usize>, Vec<f32>) {
+    let dims = t.dims().to_vec();
+    (
+        dims,
+        t.into_data().convert::<f32>().try_to_vec::<f32>().unwrap(),
+    )
+}
+
+/// An int tensor's shape and values.
+pub fn snapshot_int<const D: usize>(
+    t: burn::tensor::Tensor<D, burn::tensor::Int>,
+) -> (Vec<usize>, Vec<i64>) {
+    let dims = t.dims().to_vec();
+    (
+        dims,
+        t.into_data().convert::<i64>().try_to_vec::<i64>().unwrap(),
+    )
+}
+
+/// A bool tensor's shape and values.
+pub fn snapshot_bool<const D: usize>(
+    t: burn::tensor::Tensor<D, burn::tensor::Bool>,
+) -> (Vec<usize>, Vec<bool>) {
+    let dims = t.dims().to_vec();
+    (dims, t.into_data().try_to_vec::<bool>().unwrap())
+}
+
+/// The parity rule: burn panics ⇔ we return `Err` (and not merely a caught panic); equal
+/// values when both succeed.
+pub fn assert_parity<T: PartialEq + std::fmt::Debug>(
+    case: &str,
+    burn: Option<T>,
+    ours: Result<T, burn_guard::GuardError>,
+) {
+    match (burn, ours) {
+        (Some(b), Ok(o)) => assert_eq!(b, o, "{case}: values differ"),
+        (None, Err(err)) => assert!(
+            !matches!(err, burn_guard::GuardError::BackendPanic { .. }),
+            "{case}: burn panicked and we only caught it ({err}); a check should refuse first"
+        ),
+        (Some(_), Err(err)) => panic!("{case}: burn succeeds but we refuse: {err}"),
+        (None, Ok(_)) => panic!("{case}: burn panics but we return Ok"),
+    }
+}
+
+/// Flex and NdArray, the CPU backends every family runs on.
+pub fn cpu_devices() -> Vec<(&'static str, Device)> {
+    #[allow(deprecated)] // NdArray is deprecated upstream; still supported.
+    let ndarray = Device::ndarray();
+    vec![("flex", Device::flex()), ("ndarray", ndarray)]
+}
+
+/// A deterministic float tensor of the given shape with small integer-valued entries.
+pub fn float_tensor<const D: usize>(dims: [usize; D], device: &Device) -> burn::tensor::Tensor<D> {
+    let n: usize = dims.iter().product();
+    let values: Vec<f32> = (0..n).map(|i| ((i * 7 % 13) as f32) - 6.0).collect();
+    burn::tensor::Tensor::<1>::from_floats(values.as_slice(), device).reshape(dims)
+}

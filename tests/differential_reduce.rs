@@ -1,0 +1,3 @@
+//! Differential tests of the reduce family: raw burn under `catch_unwind` vs our twin.
+
+mod common;

@@ -1,0 +1,3 @@
+//! Differential tests of the view family: raw burn under `catch_unwind` vs our twin.
+
+mod common;
