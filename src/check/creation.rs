@@ -1,3 +1,932 @@
 //! Checks for the creation, conversion, autodiff and misc family: empty/zeros/ones/full (+ _like), from_data/floats/ints/bool, random, arange, eye, cartesian_grid, cast, scalar/data reads, autodiff switches, quantize.
 //!
-//! Pure functions over shapes, dims and scalars; each names the burn check it mirrors.
+//! Pure functions over shapes, dims, dtypes and scalars; each names the burn check it mirrors.
+//! The one exception is [`data_fits`], which reads host data (a [`TensorData`] the caller
+//! passed in, or the data a read already brought back): burn converts those values element by
+//! element and panics on the first that does not fit the target type.
+
+use burn::tensor::kind::Kind;
+use burn::tensor::quantization::{QuantScheme, global_scale_dtype};
+use burn::tensor::{BoolStore, DType, Distribution, TensorData};
+
+use crate::error::{GuardError, Result};
+
+/// f16's largest finite value.
+const F16_MAX: f32 = 65504.0;
+/// `2^63` as `f64`: the first float that no `i64` holds.
+const I64_END: f64 = 9_223_372_036_854_775_808.0;
+/// `2^64` as `f64`: the first float that no `u64` holds.
+const U64_END: f64 = 18_446_744_073_709_551_616.0;
+
+/// Creating a tensor of rank `rank` from `dims`: `rank != 0` and `dims.len() == rank`
+/// (`TensorCheck::creation_ops`).
+///
+/// # Errors
+///
+/// [`GuardError::RankMismatch`] when the shape's rank is not `rank` (or `rank` is 0).
+///
+/// ```
+/// use burn_guard::check::creation;
+/// assert!(creation::creation_rank("zeros", &[2, 3], 2).is_ok());
+/// assert!(creation::creation_rank("zeros", &[2, 3], 3).is_err());
+/// ```
+pub fn creation_rank(op: &'static str, dims: &[usize], rank: usize) -> Result<()> {
+    if rank == 0 {
+        return Err(GuardError::RankMismatch {
+            op,
+            rule: "a tensor needs rank 1 or more",
+            expected: 1,
+            got: 0,
+            shape: dims.to_vec(),
+        });
+    }
+    if dims.len() != rank {
+        return Err(GuardError::RankMismatch {
+            op,
+            rule: "the shape's rank must equal the tensor's rank D",
+            expected: rank,
+            got: dims.len(),
+            shape: dims.to_vec(),
+        });
+    }
+    Ok(())
+}
+
+/// Whether `dtype` belongs to `kind`: float dtypes for Float, signed or unsigned integers for
+/// Int, bool stores for Bool.
+fn dtype_of_kind(kind: Kind, dtype: DType) -> bool {
+    match kind {
+        Kind::Float => dtype.is_float(),
+        Kind::Int => dtype.is_int() || dtype.is_uint(),
+        Kind::Bool => dtype.is_bool(),
+    }
+}
+
+/// The creation dtype must belong to the tensor kind: burn converts it with
+/// `From<DType> for FloatDType/IntDType` (burn-std `dtype.rs`), which panics on another family.
+/// Bool ignores an explicit dtype (burn always uses the device's bool store), so only pass a
+/// resolved dtype for Bool.
+///
+/// # Errors
+///
+/// [`GuardError::InvalidArgument`] naming the dtype.
+///
+/// ```
+/// use burn::tensor::DType;
+/// use burn::tensor::kind::Kind;
+/// use burn_guard::check::creation;
+/// assert!(creation::creation_dtype("zeros", Kind::Float, DType::F64).is_ok());
+/// assert!(creation::creation_dtype("zeros", Kind::Float, DType::I32).is_err());
+/// ```
+pub fn creation_dtype(op: &'static str, kind: Kind, dtype: DType) -> Result<DType> {
+    if dtype_of_kind(kind, dtype) {
+        return Ok(dtype);
+    }
+    let rule = match kind {
+        Kind::Float => "a float tensor needs a float dtype",
+        Kind::Int => "an int tensor needs an integer dtype",
+        Kind::Bool => "a bool tensor needs a bool dtype",
+    };
+    Err(GuardError::InvalidArgument {
+        op,
+        rule,
+        got: format!("dtype={dtype:?}"),
+    })
+}
+
+/// The `_like` constructors, `random_like`, `cast`, `Transaction::register` and the
+/// distributed/autodiff switches refuse quantized tensors (`TensorCheck::quantized_unsupported`
+/// and burn's `panic!`/`unimplemented!` arms for `QFloat`).
+///
+/// # Errors
+///
+/// [`GuardError::InvalidArgument`] naming the dtype.
+pub fn not_quantized(op: &'static str, dtype: DType) -> Result<()> {
+    if matches!(dtype, DType::QFloat(_)) {
+        Err(GuardError::InvalidArgument {
+            op,
+            rule: "quantized tensors are not supported",
+            got: format!("dtype={dtype:?}"),
+        })
+    } else {
+        Ok(())
+    }
+}
+
+/// A scalar (already widened to `f64`, which is exact for every float and for integers below
+/// `2^53`) must be representable in `dtype`: any value for float dtypes and bool stores kept as
+/// `bool`; `(-1, 2^64)` for bool stores kept as `u8`/`u32` (burn-std's `Scalar::new`); for an
+/// integer dtype, a finite value whose integer part lies in the dtype's range. NaN and
+/// infinities fit float dtypes only.
+///
+/// burn-std's `Scalar::new` itself only refuses values outside `i64`/`u64`; a value that fits
+/// `i64` but not a narrower dtype is left to the backend, where NdArray panics and Flex wraps
+/// around silently (`3e9` in an `I32` tensor reads back as `-1294967296`). We refuse it.
+///
+/// # Errors
+///
+/// [`GuardError::InvalidArgument`] naming the value and the dtype.
+///
+/// ```
+/// use burn::tensor::DType;
+/// use burn_guard::check::creation;
+/// assert!(creation::scalar_fits("full", f64::NAN, DType::F32).is_ok());
+/// assert!(creation::scalar_fits("full", f64::NAN, DType::I64).is_err());
+/// assert!(creation::scalar_fits("full", -1.0, DType::U8).is_err());
+/// ```
+pub fn scalar_fits(op: &'static str, value: f64, dtype: DType) -> Result<()> {
+    let fits = match dtype {
+        DType::Bool(BoolStore::Native) => true,
+        DType::Bool(_) => value > -1.0 && value < U64_END,
+        _ if dtype.is_float() || matches!(dtype, DType::QFloat(_)) => true,
+        _ => int_range(dtype).is_some_and(|(low, high)| {
+            let whole = value.trunc();
+            value.is_finite() && whole >= low && whole < high
+        }),
+    };
+    if fits {
+        Ok(())
+    } else {
+        Err(GuardError::InvalidArgument {
+            op,
+            rule: "the scalar is not representable in the tensor's dtype",
+            got: format!("value={value}, dtype={dtype:?}"),
+        })
+    }
+}
+
+/// Host data converted to `target` (by `from_data`, `from_ints`, a read `as` another dtype):
+/// the conversion must exist (quantized data converts to nothing but itself, and nothing
+/// converts to a quantized dtype), and every value must fit an integer target, as burn-std's
+/// element conversion panics on the first that does not (NaN, infinities, out-of-range
+/// integers).
+///
+/// # Errors
+///
+/// [`GuardError::InvalidArgument`] naming the conversion or the first value that does not fit.
+///
+/// ```
+/// use burn::tensor::{DType, TensorData};
+/// use burn_guard::check::creation;
+/// let data = TensorData::from([1.0f32, f32::NAN]);
+/// assert!(creation::data_fits("from_data", &data, DType::F64).is_ok());
+/// assert!(creation::data_fits("from_data", &data, DType::I32).is_err());
+/// ```
+pub fn data_fits(op: &'static str, data: &TensorData, target: DType) -> Result<()> {
+    let from = data.dtype();
+    conversion(op, from, target)?;
+    if from == target {
+        return Ok(());
+    }
+    let Some((low, high)) = int_range(target) else {
+        // Float and bool targets take every value.
+        return Ok(());
+    };
+    let fits = |v: f64| v >= low && v < high;
+    let bad: Option<String> = match from {
+        DType::I64 | DType::I32 | DType::I16 | DType::I8 => data
+            .iter::<i64>()
+            .find(|&v| !int_fits(i128::from(v), target))
+            .map(|v| v.to_string()),
+        DType::U64 | DType::U32 | DType::U16 | DType::U8 => data
+            .iter::<u64>()
+            .find(|&v| !int_fits(i128::from(v), target))
+            .map(|v| v.to_string()),
+        DType::Bool(_) => None,
+        _ => data
+            .iter::<f64>()
+            .find(|&v| !(v.is_finite() && fits(v.trunc())))
+            .map(|v| v.to_string()),
+    };
+    match bad {
+        None => Ok(()),
+        Some(value) => Err(GuardError::InvalidArgument {
+            op,
+            rule: "a value is not representable in the target dtype",
+            got: format!("value={value}, dtype {from:?} -> {target:?}"),
+        }),
+    }
+}
+
+/// The `[low, high)` range of an integer dtype, as floats (`None` for other dtypes).
+fn int_range(dtype: DType) -> Option<(f64, f64)> {
+    let range = match dtype {
+        DType::I64 => (-I64_END, I64_END),
+        DType::I32 => (f64::from(i32::MIN), f64::from(i32::MAX) + 1.0),
+        DType::I16 => (f64::from(i16::MIN), f64::from(i16::MAX) + 1.0),
+        DType::I8 => (f64::from(i8::MIN), f64::from(i8::MAX) + 1.0),
+        DType::U64 => (0.0, U64_END),
+        DType::U32 => (0.0, f64::from(u32::MAX) + 1.0),
+        DType::U16 => (0.0, f64::from(u16::MAX) + 1.0),
+        DType::U8 => (0.0, f64::from(u8::MAX) + 1.0),
+        _ => return None,
+    };
+    Some(range)
+}
+
+/// Whether an integer fits an integer dtype exactly.
+fn int_fits(value: i128, dtype: DType) -> bool {
+    let (low, high): (i128, i128) = match dtype {
+        DType::I64 => (i64::MIN.into(), i64::MAX.into()),
+        DType::I32 => (i32::MIN.into(), i32::MAX.into()),
+        DType::I16 => (i16::MIN.into(), i16::MAX.into()),
+        DType::I8 => (i8::MIN.into(), i8::MAX.into()),
+        DType::U64 => (0, u64::MAX.into()),
+        DType::U32 => (0, u32::MAX.into()),
+        DType::U16 => (0, u16::MAX.into()),
+        DType::U8 => (0, u8::MAX.into()),
+        _ => return true,
+    };
+    (low..=high).contains(&value)
+}
+
+/// A data conversion `from -> to` exists (burn-std `TensorData::try_cast`): the same dtype, or
+/// neither side quantized.
+///
+/// # Errors
+///
+/// [`GuardError::InvalidArgument`] naming both dtypes.
+pub fn conversion(op: &'static str, from: DType, to: DType) -> Result<()> {
+    let quantized = |d: DType| matches!(d, DType::QFloat(_));
+    if from == to || !(quantized(from) || quantized(to)) {
+        Ok(())
+    } else {
+        Err(GuardError::InvalidArgument {
+            op,
+            rule: "quantized data converts to no other dtype",
+            got: format!("{from:?} -> {to:?}"),
+        })
+    }
+}
+
+/// A random distribution's parameters, as the host samplers build them (burn-std
+/// `Distribution::sampler`, which `unwrap`s rand's constructors): `Uniform(low, high)` needs
+/// finite bounds with `low < high` once converted to the element type (truncated for integer
+/// dtypes, rounded to `f32` below `F64`) and a finite `high - low`; `Bernoulli(p)` needs
+/// `0 <= p <= 1`; `Normal(mean, std)` needs a finite `std`.
+///
+/// burn does not check this: backends that sample on the host (Flex, NdArray) panic, others
+/// may return garbage.
+///
+/// # Errors
+///
+/// [`GuardError::InvalidArgument`] naming the distribution.
+///
+/// ```
+/// use burn::tensor::{DType, Distribution};
+/// use burn_guard::check::creation;
+/// assert!(creation::distribution("random", Distribution::Uniform(0.0, 1.0), DType::F32).is_ok());
+/// assert!(creation::distribution("random", Distribution::Uniform(1.0, 1.0), DType::F32).is_err());
+/// assert!(creation::distribution("random", Distribution::Bernoulli(1.5), DType::F32).is_err());
+/// ```
+pub fn distribution(op: &'static str, distribution: Distribution, dtype: DType) -> Result<()> {
+    let rule = match distribution {
+        Distribution::Default => None,
+        Distribution::Bernoulli(p) => {
+            (!(0.0..=1.0).contains(&p)).then_some("a Bernoulli probability must be in [0, 1]")
+        }
+        Distribution::Normal(_, std) => {
+            (!std.is_finite()).then_some("a Normal standard deviation must be finite")
+        }
+        Distribution::Uniform(low, high) => uniform_rule(low, high, dtype),
+    };
+    match rule {
+        None => Ok(()),
+        Some(rule) => Err(GuardError::InvalidArgument {
+            op,
+            rule,
+            got: format!("distribution={distribution:?}, dtype={dtype:?}"),
+        }),
+    }
+}
+
+/// The rule a `Uniform(low, high)` breaks for `dtype`, if any.
+fn uniform_rule(low: f64, high: f64, dtype: DType) -> Option<&'static str> {
+    if !(low.is_finite() && high.is_finite()) {
+        return Some("uniform bounds must be finite");
+    }
+    if let Some((min, max)) = int_range(dtype) {
+        let (lo, hi) = (low.trunc(), high.trunc());
+        if !(lo >= min && lo < max && hi >= min && hi < max) {
+            return Some("uniform bounds must be representable in the tensor's dtype");
+        }
+        return (lo >= hi)
+            .then_some("uniform bounds must satisfy low < high in the tensor's dtype");
+    }
+    let (lo, hi) = if dtype == DType::F64 {
+        (low, high)
+    } else {
+        #[allow(clippy::cast_possible_truncation)] // The element type is f32 (or narrower).
+        (f64::from(low as f32), f64::from(high as f32))
+    };
+    if !(lo.is_finite() && hi.is_finite()) {
+        return Some("uniform bounds must be finite");
+    }
+    if lo >= hi {
+        return Some("uniform bounds must satisfy low < high in the tensor's dtype");
+    }
+    let span = if dtype == DType::F64 {
+        hi - lo
+    } else {
+        #[allow(clippy::cast_possible_truncation)]
+        f64::from((hi - lo) as f32)
+    };
+    (!span.is_finite()).then_some("the uniform range high - low must be finite")
+}
+
+/// `arange_step`: `step > 0`. burn does not check it; the backend's `step_by(0)` asserts.
+///
+/// # Errors
+///
+/// [`GuardError::InvalidArgument`] for `step == 0`.
+pub fn arange_step(op: &'static str, step: usize) -> Result<()> {
+    if step == 0 {
+        Err(GuardError::InvalidArgument {
+            op,
+            rule: "step must be greater than 0",
+            got: "step=0".into(),
+        })
+    } else {
+        Ok(())
+    }
+}
+
+/// `cartesian_grid::<S, D, D2>`: `D2 == D + 1` (burn's `panic!`) and a shape of rank `D`
+/// (burn indexes the shape for `0..D` and repeats along every dim it holds). Returns the output
+/// shape `[dims.., D]` and whether it is empty (a zero-sized dim, where burn's reshape reads the
+/// `0` as "keep this dim" and panics; the answer is simply an empty tensor).
+///
+/// # Errors
+///
+/// [`GuardError::RankMismatch`] for either rank.
+pub fn cartesian_grid(
+    op: &'static str,
+    dims: &[usize],
+    rank_in: usize,
+    rank_out: usize,
+) -> Result<(Vec<usize>, bool)> {
+    if rank_out != rank_in + 1 {
+        return Err(GuardError::RankMismatch {
+            op,
+            rule: "the output rank D2 must be D + 1",
+            expected: rank_in + 1,
+            got: rank_out,
+            shape: dims.to_vec(),
+        });
+    }
+    if dims.len() != rank_in {
+        return Err(GuardError::RankMismatch {
+            op,
+            rule: "the shape's rank must equal D",
+            expected: rank_in,
+            got: dims.len(),
+            shape: dims.to_vec(),
+        });
+    }
+    let mut out = dims.to_vec();
+    out.push(rank_in);
+    Ok((out, dims.contains(&0)))
+}
+
+/// `eye(size)`: always valid; returns whether the answer is the empty `[0, 0]` tensor, which
+/// burn fails to build (its `unsqueeze` reshapes `[0]` to `[1, 0]` and reshape reads the `0`
+/// as "keep this dim").
+pub fn eye_is_empty(size: usize) -> bool {
+    size == 0
+}
+
+/// Which dtype checks `from_data` applies: a Float tensor keeps quantized data as it is
+/// (whatever dtype was asked for), so only non-quantized data, or other kinds, are checked
+/// against the creation dtype. Returns whether the data must be checked.
+pub fn from_data_converts(kind: Kind, data_dtype: DType) -> bool {
+    !(kind == Kind::Float && matches!(data_dtype, DType::QFloat(_)))
+}
+
+/// Reading a tensor as one scalar: exactly one element (`TensorCheck::into_scalar`).
+///
+/// # Errors
+///
+/// [`GuardError::InvalidArgument`] naming the shape.
+pub fn scalar_read(op: &'static str, dims: &[usize]) -> Result<()> {
+    let count = dims.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
+    if count == Some(1) {
+        Ok(())
+    } else {
+        Err(GuardError::InvalidArgument {
+            op,
+            rule: "the tensor must hold exactly one element",
+            got: format!("shape={dims:?}"),
+        })
+    }
+}
+
+/// `cast`: a quantized input has no cast to a float dtype (burn: "Should be Float primitive
+/// kind"; a cast to an integer dtype dequantizes first and works), and a plain `DType` argument
+/// (as opposed to `FloatDType`/`IntDType`) must belong to the input's kind, since burn converts
+/// it with `From<DType> for FloatDType/IntDType`.
+///
+/// # Errors
+///
+/// [`GuardError::InvalidArgument`] naming the dtypes.
+///
+/// ```
+/// use burn::tensor::DType;
+/// use burn::tensor::kind::Kind;
+/// use burn_guard::check::creation;
+/// assert!(creation::cast("cast", Kind::Float, DType::F32, DType::I32, false, Kind::Int).is_ok());
+/// assert!(creation::cast("cast", Kind::Float, DType::F32, DType::I32, true, Kind::Float).is_err());
+/// ```
+pub fn cast(
+    op: &'static str,
+    kind: Kind,
+    source: DType,
+    target: DType,
+    target_is_plain_dtype: bool,
+    output_kind: Kind,
+) -> Result<()> {
+    if target_is_plain_dtype && !dtype_of_kind(kind, target) {
+        return Err(GuardError::InvalidArgument {
+            op,
+            rule: "a plain DType cast stays within the tensor's kind; use FloatDType or IntDType to change kind",
+            got: format!("kind={kind:?}, dtype={target:?}"),
+        });
+    }
+    if output_kind == Kind::Float {
+        not_quantized(op, source)?;
+    }
+    Ok(())
+}
+
+/// `categorical(num_samples)`: `num_samples > 0` (burn's `assert!`) and a non-empty last
+/// dimension (burn divides by it). Returns `true` when the tensor has no element (a zero-sized
+/// leading dim), where burn panics in a reshape but the answer is simply empty.
+///
+/// # Errors
+///
+/// [`GuardError::InvalidArgument`] for either rule.
+pub fn categorical(op: &'static str, dims: &[usize], num_samples: usize) -> Result<bool> {
+    if num_samples == 0 {
+        return Err(GuardError::InvalidArgument {
+            op,
+            rule: "num_samples must be at least 1",
+            got: "num_samples=0".into(),
+        });
+    }
+    match dims.last() {
+        Some(&0) | None => Err(GuardError::InvalidArgument {
+            op,
+            rule: "the last dimension (the categories) must not be empty",
+            got: format!("shape={dims:?}"),
+        }),
+        Some(_) => Ok(dims.contains(&0)),
+    }
+}
+
+/// `set_require_grad(true)` / `require_grad`: on a non-quantized tensor, autodiff must be on
+/// (burn's `assert!`) and the tensor must be a leaf (burn-autodiff: "Can't convert a non leaf
+/// tensor into a tracked tensor"). `false` and quantized tensors are always accepted.
+///
+/// # Errors
+///
+/// [`GuardError::InvalidArgument`] for either rule.
+pub fn require_grad(
+    op: &'static str,
+    require_grad: bool,
+    quantized: bool,
+    autodiff: bool,
+    non_leaf: bool,
+) -> Result<()> {
+    if !require_grad || quantized {
+        return Ok(());
+    }
+    let rule = if !autodiff {
+        "requiring gradients needs an autodiff tensor; call Tensor::autodiff first"
+    } else if non_leaf {
+        "only a leaf tensor can require gradients; call Tensor::detach first"
+    } else {
+        return Ok(());
+    };
+    Err(GuardError::InvalidArgument {
+        op,
+        rule,
+        got: format!(
+            "require_grad={require_grad}, autodiff={autodiff}, leaf={}",
+            !non_leaf
+        ),
+    })
+}
+
+/// A condition on the tensor's autodiff state (`backward` needs a tracked tensor,
+/// `with_gradient_checkpointing_strategy` an autodiff one): burn `assert!`s it.
+///
+/// # Errors
+///
+/// [`GuardError::InvalidArgument`] with `rule`.
+pub fn autodiff_state(op: &'static str, holds: bool, rule: &'static str, got: &str) -> Result<()> {
+    if holds {
+        Ok(())
+    } else {
+        Err(GuardError::InvalidArgument {
+            op,
+            rule,
+            got: got.to_owned(),
+        })
+    }
+}
+
+/// `is_distributed` / `set_distributed`: the tensor is not quantized (burn:
+/// `unimplemented!()`), is an autodiff tensor (burn-dispatch: "Requires autodiff tensor."),
+/// and — for `set_distributed` — runs on a backend with distributed support (CubeCL or remote;
+/// burn-dispatch panics "Distributed operations are not supported" for the others). Pass
+/// `backend_supported = true` for `is_distributed`, which answers `false` on those backends.
+///
+/// # Errors
+///
+/// [`GuardError::InvalidArgument`] naming the rule.
+///
+/// ```
+/// use burn::tensor::DType;
+/// use burn_guard::check::creation;
+/// assert!(creation::distributed("is_distributed", DType::F32, true, true).is_ok());
+/// assert!(creation::distributed("is_distributed", DType::F32, false, true).is_err());
+/// assert!(creation::distributed("set_distributed", DType::F32, true, false).is_err());
+/// ```
+pub fn distributed(
+    op: &'static str,
+    dtype: DType,
+    autodiff: bool,
+    backend_supported: bool,
+) -> Result<()> {
+    not_quantized(op, dtype)?;
+    let rule = if !autodiff {
+        "distributed parameters need an autodiff tensor; call Tensor::autodiff first"
+    } else if !backend_supported {
+        "this backend has no distributed support (CubeCL and remote backends have)"
+    } else {
+        return Ok(());
+    };
+    Err(GuardError::InvalidArgument {
+        op,
+        rule,
+        got: format!("autodiff={autodiff}, distributed backend={backend_supported}"),
+    })
+}
+
+/// `quantize(scheme, qparams)`: whether the scheme has a per-tensor scale must match whether
+/// `qparams.global` is given; a given global scale has one element and dtype `F32`
+/// (burn's `assert_eq!`s in `Tensor::quantize`).
+///
+/// # Errors
+///
+/// [`GuardError::InvalidArgument`] naming the rule.
+pub fn quantize_params(
+    op: &'static str,
+    scheme_has_global: bool,
+    global: Option<(&[usize], DType)>,
+) -> Result<()> {
+    let fail = |rule: &'static str, got: String| GuardError::InvalidArgument { op, rule, got };
+    match (scheme_has_global, global) {
+        (true, None) => Err(fail(
+            "the scheme has a per-tensor scale, so qparams.global must be given",
+            "global=None".into(),
+        )),
+        (false, Some((dims, _))) => Err(fail(
+            "the scheme has no per-tensor scale, so qparams.global must be None",
+            format!("global shape={dims:?}"),
+        )),
+        (true, Some((dims, dtype))) => {
+            if dims.first() != Some(&1) {
+                Err(fail(
+                    "the per-tensor scale must have exactly one element",
+                    format!("global shape={dims:?}"),
+                ))
+            } else if dtype != DType::F32 {
+                Err(fail(
+                    "the per-tensor scale must be an f32 tensor",
+                    format!("global dtype={dtype:?}"),
+                ))
+            } else {
+                Ok(())
+            }
+        }
+        (false, None) => Ok(()),
+    }
+}
+
+/// `compute_range` on a block scheme: every block extent is at least 1 and divides the
+/// matching dimension (burn-backend `reduce_blocks`: "must be evenly divisible by block size",
+/// or a division by zero for a zero extent). Per-tensor schemes always pass.
+///
+/// # Errors
+///
+/// [`GuardError::InvalidQuantScheme`] naming the block.
+pub fn quant_blocks(op: &'static str, scheme: &QuantScheme, shape: &[usize]) -> Result<()> {
+    let Some(block) = scheme.block_size() else {
+        return Ok(());
+    };
+    let extents: Vec<usize> = block
+        .to_dim_vec(shape.len())
+        .into_iter()
+        .map(usize::from)
+        .collect();
+    let reason = if extents.contains(&0) {
+        Some(format!(
+            "block extents must be at least 1; block {extents:?}"
+        ))
+    } else if !shape
+        .iter()
+        .zip(&extents)
+        .all(|(&dim, &extent)| dim.is_multiple_of(extent))
+    {
+        Some(format!(
+            "block size must divide every dimension; block {extents:?}"
+        ))
+    } else {
+        None
+    };
+    match reason {
+        None => Ok(()),
+        Some(reason) => Err(GuardError::InvalidQuantScheme {
+            op,
+            scheme: *scheme,
+            shape: shape.to_vec(),
+            reason,
+        }),
+    }
+}
+
+/// `compute_q_params` with a two-level scheme (a per-tensor scale over block scales): the block
+/// scale dtype must stay within f16's range (burn-backend `normalize_scales` asserts it).
+///
+/// # Errors
+///
+/// [`GuardError::InvalidQuantScheme`] naming the block scale dtype.
+pub fn quant_two_level(op: &'static str, scheme: &QuantScheme, shape: &[usize]) -> Result<()> {
+    if global_scale_dtype(scheme).is_none() {
+        return Ok(());
+    }
+    let block = scheme.scale_dtype();
+    if block.max_representable() <= F16_MAX {
+        Ok(())
+    } else {
+        Err(GuardError::InvalidQuantScheme {
+            op,
+            scheme: *scheme,
+            shape: shape.to_vec(),
+            reason: format!(
+                "a two-level scheme needs block scales no wider than F16, which a per-tensor scale can absorb; block scale {block:?}"
+            ),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn creation_rank_table() {
+        assert!(creation_rank("zeros", &[2, 3], 2).is_ok());
+        let rows: [(&[usize], usize, &str); 3] = [
+            (&[2], 2, "the shape's rank must equal the tensor's rank D"),
+            (
+                &[2, 3, 4],
+                2,
+                "the shape's rank must equal the tensor's rank D",
+            ),
+            (&[], 0, "a tensor needs rank 1 or more"),
+        ];
+        for (dims, rank, text) in rows {
+            let err = creation_rank("zeros", dims, rank).unwrap_err();
+            assert!(matches!(err, GuardError::RankMismatch { .. }), "{err:?}");
+            assert!(err.to_string().contains(text), "{err}");
+            assert!(err.to_string().starts_with("zeros: "), "{err}");
+        }
+    }
+
+    #[test]
+    fn creation_dtype_table() {
+        let rows = [
+            (Kind::Float, DType::F32, None),
+            (Kind::Float, DType::BF16, None),
+            (
+                Kind::Float,
+                DType::I32,
+                Some("a float tensor needs a float dtype"),
+            ),
+            (Kind::Int, DType::U8, None),
+            (
+                Kind::Int,
+                DType::F32,
+                Some("an int tensor needs an integer dtype"),
+            ),
+            (Kind::Bool, DType::Bool(BoolStore::Native), None),
+            (
+                Kind::Bool,
+                DType::F32,
+                Some("a bool tensor needs a bool dtype"),
+            ),
+        ];
+        for (kind, dtype, expected) in rows {
+            match (creation_dtype("ones", kind, dtype), expected) {
+                (Ok(d), None) => assert_eq!(d, dtype),
+                (Err(err @ GuardError::InvalidArgument { .. }), Some(text)) => {
+                    assert!(err.to_string().contains(text), "{err}");
+                }
+                (got, expected) => panic!("{kind:?} {dtype:?}: {got:?} vs {expected:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn scalar_fits_table() {
+        let rows = [
+            (f64::NAN, DType::F32, true),
+            (f64::INFINITY, DType::F16, true),
+            (f64::NAN, DType::I32, false),
+            (f64::INFINITY, DType::I64, false),
+            (-1.0, DType::U32, false),
+            (-0.5, DType::U32, true),
+            (1e19, DType::I64, false),
+            (1e19, DType::U64, true),
+            (3e9, DType::I32, false),
+            (3e9, DType::U32, true),
+            (2.5, DType::I8, true),
+            (300.0, DType::U8, false),
+            (3.0, DType::Bool(BoolStore::Native), true),
+            (-3.0, DType::Bool(BoolStore::U8), false),
+        ];
+        for (value, dtype, ok) in rows {
+            let got = scalar_fits("full", value, dtype);
+            assert_eq!(got.is_ok(), ok, "{value} {dtype:?}: {got:?}");
+            if let Err(err) = got {
+                assert!(matches!(err, GuardError::InvalidArgument { .. }));
+                assert!(err.to_string().contains("not representable"), "{err}");
+            }
+        }
+    }
+
+    #[test]
+    fn data_fits_table() {
+        let floats = TensorData::from([1.5f32, -2.0]);
+        assert!(data_fits("d", &floats, DType::I32).is_ok());
+        assert!(data_fits("d", &floats, DType::U8).is_err());
+        let big = TensorData::from([5_000_000_000i64]);
+        let err = data_fits("from_ints", &big, DType::I32).unwrap_err();
+        assert!(matches!(err, GuardError::InvalidArgument { .. }));
+        assert!(err.to_string().contains("value=5000000000"), "{err}");
+        assert!(data_fits("d", &big, DType::F32).is_ok());
+        let nan = TensorData::from([f64::NAN]);
+        assert!(data_fits("d", &nan, DType::I64).is_err());
+        let bools = TensorData::from([true, false]);
+        assert!(data_fits("d", &bools, DType::U8).is_ok());
+        assert!(conversion("d", DType::F32, DType::I8).is_ok());
+    }
+
+    #[test]
+    fn distribution_table() {
+        let rows = [
+            (Distribution::Default, DType::F32, None),
+            (Distribution::Uniform(0.0, 1.0), DType::F32, None),
+            (
+                Distribution::Uniform(1.0, 0.0),
+                DType::F32,
+                Some("low < high"),
+            ),
+            (
+                Distribution::Uniform(0.2, 0.7),
+                DType::I64,
+                Some("low < high"),
+            ),
+            (
+                Distribution::Uniform(0.0, f64::INFINITY),
+                DType::F64,
+                Some("finite"),
+            ),
+            (
+                Distribution::Uniform(-1.7e308, 1.7e308),
+                DType::F64,
+                Some("high - low"),
+            ),
+            (Distribution::Bernoulli(1.0), DType::F32, None),
+            (Distribution::Bernoulli(-0.1), DType::F32, Some("[0, 1]")),
+            (Distribution::Normal(0.0, -1.0), DType::F32, None),
+            (
+                Distribution::Normal(0.0, f64::NAN),
+                DType::F32,
+                Some("finite"),
+            ),
+        ];
+        for (dist, dtype, expected) in rows {
+            match (distribution("random", dist, dtype), expected) {
+                (Ok(()), None) => {}
+                (Err(err @ GuardError::InvalidArgument { .. }), Some(text)) => {
+                    assert!(err.to_string().contains(text), "{err}");
+                }
+                (got, expected) => panic!("{dist:?} {dtype:?}: {got:?} vs {expected:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn small_rules() {
+        let err = arange_step("arange_step", 0).unwrap_err();
+        assert!(matches!(err, GuardError::InvalidArgument { .. }));
+        assert!(err.to_string().contains("step must be greater than 0"));
+        assert!(arange_step("arange_step", 2).is_ok());
+
+        assert_eq!(
+            cartesian_grid("g", &[2, 3], 2, 3).unwrap(),
+            (vec![2, 3, 2], false)
+        );
+        assert_eq!(
+            cartesian_grid("g", &[2, 0], 2, 3).unwrap(),
+            (vec![2, 0, 2], true)
+        );
+        assert!(eye_is_empty(0) && !eye_is_empty(1));
+        let q = DType::QFloat(Default::default());
+        assert!(!from_data_converts(Kind::Float, q));
+        assert!(from_data_converts(Kind::Int, q));
+        assert!(from_data_converts(Kind::Float, DType::F32));
+        let err = cartesian_grid("g", &[2, 3], 2, 4).unwrap_err();
+        assert!(matches!(err, GuardError::RankMismatch { .. }));
+        assert!(err.to_string().contains("D2 must be D + 1"));
+        let err = cartesian_grid("g", &[2], 2, 3).unwrap_err();
+        assert!(err.to_string().contains("the shape's rank must equal D"));
+
+        assert!(scalar_read("into_scalar", &[1, 1]).is_ok());
+        let err = scalar_read("into_scalar", &[2]).unwrap_err();
+        assert!(matches!(err, GuardError::InvalidArgument { .. }));
+        assert!(err.to_string().contains("exactly one element"));
+
+        assert!(
+            cast(
+                "cast",
+                Kind::Float,
+                DType::F32,
+                DType::I32,
+                false,
+                Kind::Int
+            )
+            .is_ok()
+        );
+        let err = cast(
+            "cast",
+            Kind::Float,
+            DType::F32,
+            DType::I32,
+            true,
+            Kind::Float,
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("stays within the tensor's kind"));
+        let q = DType::QFloat(Default::default());
+        assert!(cast("cast", Kind::Float, q, DType::I32, false, Kind::Int).is_ok());
+        assert!(cast("cast", Kind::Float, q, DType::F16, false, Kind::Float).is_err());
+
+        assert!(categorical("c", &[0, 3], 2).unwrap());
+        assert!(!categorical("c", &[2, 3], 2).unwrap());
+        assert!(
+            categorical("c", &[2, 0], 2)
+                .unwrap_err()
+                .to_string()
+                .contains("categories")
+        );
+        assert!(
+            categorical("c", &[2, 3], 0)
+                .unwrap_err()
+                .to_string()
+                .contains("num_samples")
+        );
+
+        assert!(require_grad("r", false, false, false, false).is_ok());
+        assert!(require_grad("r", true, true, false, false).is_ok());
+        let err = require_grad("r", true, false, false, false).unwrap_err();
+        assert!(err.to_string().contains("needs an autodiff tensor"));
+        let err = require_grad("r", true, false, true, true).unwrap_err();
+        assert!(err.to_string().contains("only a leaf tensor"));
+
+        assert!(quantize_params("q", false, None).is_ok());
+        assert!(quantize_params("q", true, Some((&[1], DType::F32))).is_ok());
+        let err = quantize_params("q", true, None).unwrap_err();
+        assert!(err.to_string().contains("must be given"));
+        let err = quantize_params("q", true, Some((&[2], DType::F32))).unwrap_err();
+        assert!(err.to_string().contains("exactly one element"));
+        let err = quantize_params("q", true, Some((&[1], DType::F16))).unwrap_err();
+        assert!(err.to_string().contains("f32 tensor"));
+        assert!(quantize_params("q", false, Some((&[1], DType::F32))).is_err());
+
+        let err = distributed("set_distributed", DType::F32, false, false).unwrap_err();
+        assert!(matches!(err, GuardError::InvalidArgument { .. }));
+        assert!(err.to_string().contains("need an autodiff tensor"));
+        let err = distributed("set_distributed", DType::F32, true, false).unwrap_err();
+        assert!(err.to_string().contains("no distributed support"));
+        assert!(distributed("is_distributed", DType::F32, true, true).is_ok());
+
+        let err = not_quantized("zeros_like", DType::QFloat(Default::default())).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("quantized tensors are not supported")
+        );
+    }
+}

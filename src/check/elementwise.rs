@@ -1,3 +1,504 @@
 //! Checks for the element-wise family: comparisons, pairwise max/min, closeness, powers, fmod/remainder, atan2/hypot, cross, dot, and every scalar op (class S).
 //!
 //! Pure functions over shapes, dims and scalars; each names the burn check it mirrors.
+//!
+//! | check | mirrors |
+//! |---|---|
+//! | [`scalar`] | burn-std `Scalar::new` (element/scalar.rs) and the `ToElement` conversions it calls (element/cast.rs), then the backends' conversion to the tensor's own dtype |
+//! | [`nonzero_divisor`] | nothing in burn: Int `div_scalar(0)` / `remainder_scalar(0)` panic in the backend |
+//! | [`powi_exponent`] | nothing in burn: the backends' `powi_scalar` convert the exponent with `unwrap` |
+//! | [`shift_amount`] | nothing in burn: NdArray panics on a negative or too large shift, Flex wraps |
+//! | [`cross`] | `TensorCheck::cross` (check.rs:547) |
+//!
+//! Element-wise binary operations reuse [`broadcast`](super::broadcast) and
+//! [`same_device`](super::same_device) (`TensorCheck::binary_ops_ew`).
+
+use std::fmt;
+
+use burn::tensor::{BoolStore, DType};
+
+use crate::error::{GuardError, Result};
+
+/// A scalar argument, widened without loss to the widest type of its family.
+///
+/// Built from the caller's value before burn sees it; burn's own conversion
+/// (`Scalar::new`) starts from the same value, so checking this is checking burn's input.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ScalarValue {
+    /// A floating-point value (`f16`, `bf16`, `f32`, `f64`).
+    Float(f64),
+    /// A signed integer (and any integer of fewer than 64 bits).
+    Int(i64),
+    /// A 64-bit unsigned integer.
+    UInt(u64),
+    /// A boolean.
+    Bool(bool),
+}
+
+impl fmt::Display for ScalarValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Float(x) => write!(f, "{x:?}"),
+            Self::Int(x) => write!(f, "{x}"),
+            Self::UInt(x) => write!(f, "{x}"),
+            Self::Bool(x) => write!(f, "{x}"),
+        }
+    }
+}
+
+/// 2^63, the first `f64` above `i64::MAX`.
+const TWO_POW_63: f64 = 9_223_372_036_854_775_808.0;
+/// 2^64, the first `f64` above `u64::MAX`.
+const TWO_POW_64: f64 = 18_446_744_073_709_551_616.0;
+
+impl ScalarValue {
+    /// burn-std `ToElement::to_f64`: never fails.
+    fn to_f64(self) -> f64 {
+        match self {
+            Self::Float(x) => x,
+            Self::Int(x) => x as f64,
+            Self::UInt(x) => x as f64,
+            Self::Bool(x) => f64::from(u8::from(x)),
+        }
+    }
+
+    /// burn-std `ToElement::to_i64`: `None` where it panics (NaN, ±inf, out of range).
+    fn to_i64(self) -> Option<i64> {
+        match self {
+            // Truncation toward zero, as `to_int_unchecked` after burn's range test.
+            Self::Float(x) => (-TWO_POW_63..TWO_POW_63).contains(&x).then_some(x as i64),
+            Self::Int(x) => Some(x),
+            Self::UInt(x) => i64::try_from(x).ok(),
+            Self::Bool(x) => Some(i64::from(x)),
+        }
+    }
+
+    /// burn-std `ToElement::to_u64`: `None` where it panics (NaN, ±inf, negative, too large).
+    fn to_u64(self) -> Option<u64> {
+        match self {
+            Self::Float(x) => (x > -1.0 && x < TWO_POW_64).then_some(x as u64),
+            Self::Int(x) => u64::try_from(x).ok(),
+            Self::UInt(x) => Some(x),
+            Self::Bool(x) => Some(u64::from(x)),
+        }
+    }
+
+    /// burn-std `ToElement::to_bool`: anything but zero is `true`.
+    fn to_bool(self) -> bool {
+        match self {
+            Self::Float(x) => x != 0.0,
+            Self::Int(x) => x != 0,
+            Self::UInt(x) => x != 0,
+            Self::Bool(x) => x,
+        }
+    }
+
+    /// Whether the value is zero (of any family).
+    fn is_zero(self) -> bool {
+        !self.to_bool()
+    }
+}
+
+/// Range of a signed integer dtype, as `i64`.
+fn signed_range(dtype: &DType) -> (i64, i64) {
+    match dtype {
+        DType::I32 => (i64::from(i32::MIN), i64::from(i32::MAX)),
+        DType::I16 => (i64::from(i16::MIN), i64::from(i16::MAX)),
+        DType::I8 => (i64::from(i8::MIN), i64::from(i8::MAX)),
+        _ => (i64::MIN, i64::MAX),
+    }
+}
+
+/// Largest value of an unsigned integer dtype (or bool store), as `u64`.
+fn unsigned_max(dtype: &DType) -> u64 {
+    match dtype {
+        DType::U32 | DType::Bool(BoolStore::U32) => u64::from(u32::MAX),
+        DType::U16 => u64::from(u16::MAX),
+        DType::U8 | DType::Bool(BoolStore::U8) => u64::from(u8::MAX),
+        _ => u64::MAX,
+    }
+}
+
+/// A scalar argument must be representable in the tensor's dtype. Returns the value as the
+/// tensor will see it (burn's `Scalar` for that dtype): a float for float and quantized
+/// tensors, a truncated `i64` for signed integer tensors, a `u64` for unsigned ones, a bool
+/// for native bool tensors.
+///
+/// Two rules, checked in this order:
+///
+/// 1. burn-std `Scalar::new` converts the value to the widest type of the dtype's family
+///    (`f64`, `i64`, `u64`, `bool`) and panics when it cannot: NaN, ±inf or a value outside
+///    `i64` on a signed integer tensor; NaN, ±inf, a value ≤ -1 or ≥ 2^64 on an unsigned one
+///    (and on a bool tensor stored as `u8`/`u32`).
+/// 2. Beyond burn: the value must also fit the tensor's own dtype (`i32` for an `I32`
+///    tensor, ...). NdArray and CubeCL (wgpu) panic when they narrow it; Flex silently wraps.
+///
+/// # Errors
+///
+/// [`GuardError::InvalidArgument`] naming the scalar and the dtype.
+///
+/// ```
+/// use burn::tensor::DType;
+/// use burn_guard::check::elementwise::{ScalarValue, scalar};
+///
+/// assert_eq!(
+///     scalar("add_scalar", ScalarValue::Float(2.7), &DType::I64).unwrap(),
+///     ScalarValue::Int(2)
+/// );
+/// let err = scalar("add_scalar", ScalarValue::Float(f64::NAN), &DType::I64).unwrap_err();
+/// assert_eq!(
+///     err.to_string(),
+///     "add_scalar: scalar is not representable in the tensor's dtype family; got scalar=NaN, dtype=I64"
+/// );
+/// ```
+pub fn scalar(op: &'static str, value: ScalarValue, dtype: &DType) -> Result<ScalarValue> {
+    let err = |rule: &'static str| GuardError::InvalidArgument {
+        op,
+        rule,
+        got: format!("scalar={value}, dtype={dtype:?}"),
+    };
+    const FAMILY: &str = "scalar is not representable in the tensor's dtype family";
+    const RANGE: &str = "scalar is out of range for the tensor's dtype";
+    if dtype.is_float() || matches!(dtype, DType::QFloat(_)) {
+        return Ok(ScalarValue::Float(value.to_f64()));
+    }
+    match dtype {
+        DType::I64 | DType::I32 | DType::I16 | DType::I8 => {
+            let x = value.to_i64().ok_or_else(|| err(FAMILY))?;
+            let (min, max) = signed_range(dtype);
+            if x < min || x > max {
+                return Err(err(RANGE));
+            }
+            Ok(ScalarValue::Int(x))
+        }
+        DType::U64
+        | DType::U32
+        | DType::U16
+        | DType::U8
+        | DType::Bool(BoolStore::U8)
+        | DType::Bool(BoolStore::U32) => {
+            let x = value.to_u64().ok_or_else(|| err(FAMILY))?;
+            if x > unsigned_max(dtype) {
+                return Err(err(RANGE));
+            }
+            Ok(ScalarValue::UInt(x))
+        }
+        DType::Bool(BoolStore::Native) => Ok(ScalarValue::Bool(value.to_bool())),
+        // burn: `unimplemented!("Scalar not supported for {dtype:?}")`.
+        _ => Err(err("scalars are not supported for this dtype")),
+    }
+}
+
+/// Beyond burn: an integer tensor must not be divided by a scalar 0 (`div_scalar`,
+/// `remainder_scalar`). burn does not check it; Flex and NdArray panic in the backend
+/// (`attempt to divide by zero`). `value` is the scalar as returned by [`scalar`].
+///
+/// # Errors
+///
+/// [`GuardError::InvalidArgument`] for a zero divisor on an integer tensor.
+///
+/// ```
+/// use burn::tensor::DType;
+/// use burn_guard::check::elementwise::{ScalarValue, nonzero_divisor};
+///
+/// assert!(nonzero_divisor("div_scalar", ScalarValue::Float(0.0), &DType::F32).is_ok());
+/// assert!(nonzero_divisor("div_scalar", ScalarValue::Int(0), &DType::I64).is_err());
+/// ```
+pub fn nonzero_divisor(op: &'static str, value: ScalarValue, dtype: &DType) -> Result<()> {
+    if (dtype.is_int() || dtype.is_uint()) && value.is_zero() {
+        Err(GuardError::InvalidArgument {
+            op,
+            rule: "integer division by zero",
+            got: format!("scalar={value}, dtype={dtype:?}"),
+        })
+    } else {
+        Ok(())
+    }
+}
+
+/// Beyond burn: the exponent of `powi_scalar` must be an integer the backends can take.
+/// `value` is the scalar as returned by [`scalar`].
+///
+/// - On a float tensor the backends convert it to `i64` with `unwrap` (Flex
+///   `float_powi_scalar`, burn-backend's default): NaN, ±inf and values outside `i64` panic.
+/// - On an integer tensor burn-backend's default `int_powi_scalar` (NdArray, CubeCL) converts
+///   it to `i32` and panics outside that range.
+///
+/// # Errors
+///
+/// [`GuardError::InvalidArgument`] naming the exponent.
+///
+/// ```
+/// use burn::tensor::DType;
+/// use burn_guard::check::elementwise::{ScalarValue, powi_exponent};
+///
+/// assert!(powi_exponent("powi_scalar", ScalarValue::Float(3.0), &DType::F32).is_ok());
+/// assert!(powi_exponent("powi_scalar", ScalarValue::Float(f64::INFINITY), &DType::F32).is_err());
+/// ```
+pub fn powi_exponent(op: &'static str, value: ScalarValue, dtype: &DType) -> Result<()> {
+    let ok = if dtype.is_int() || dtype.is_uint() {
+        value.to_i64().is_some_and(|x| i32::try_from(x).is_ok())
+    } else {
+        value.to_i64().is_some()
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(GuardError::InvalidArgument {
+            op,
+            rule: "exponent must be an integer the backend can represent",
+            got: format!("exponent={value}, dtype={dtype:?}"),
+        })
+    }
+}
+
+/// Beyond burn: the amount of `bitwise_left_shift_scalar` / `bitwise_right_shift_scalar`
+/// must be in `0..bits` of the tensor's integer dtype. burn does not check it; NdArray panics
+/// (a negative amount fails its conversion to `u32`, an amount of `bits` or more overflows
+/// the shift) while Flex wraps the amount modulo `bits`. `value` is the scalar as returned by
+/// [`scalar`].
+///
+/// # Errors
+///
+/// [`GuardError::InvalidArgument`] naming the amount and the dtype.
+///
+/// ```
+/// use burn::tensor::DType;
+/// use burn_guard::check::elementwise::{ScalarValue, shift_amount};
+///
+/// assert!(shift_amount("bitwise_left_shift_scalar", ScalarValue::Int(3), &DType::I64).is_ok());
+/// assert!(shift_amount("bitwise_left_shift_scalar", ScalarValue::Int(64), &DType::I64).is_err());
+/// assert!(shift_amount("bitwise_left_shift_scalar", ScalarValue::Int(-1), &DType::I32).is_err());
+/// ```
+pub fn shift_amount(op: &'static str, value: ScalarValue, dtype: &DType) -> Result<u32> {
+    let bits: i64 = match dtype {
+        DType::I8 | DType::U8 => 8,
+        DType::I16 | DType::U16 => 16,
+        DType::I32 | DType::U32 => 32,
+        _ => 64,
+    };
+    match value.to_i64() {
+        Some(n) if (0..bits).contains(&n) => {
+            u32::try_from(n).map_err(|_| shift_err(op, value, dtype))
+        }
+        _ => Err(shift_err(op, value, dtype)),
+    }
+}
+
+fn shift_err(op: &'static str, value: ScalarValue, dtype: &DType) -> GuardError {
+    GuardError::InvalidArgument {
+        op,
+        rule: "shift amount must be in 0..bits of the tensor's dtype",
+        got: format!("amount={value}, dtype={dtype:?}"),
+    }
+}
+
+/// `cross(other, dim)`: size 3 along `dim` on both sides, every other dim equal or 1
+/// (`TensorCheck::cross`). `dim` must already be resolved with [`dim`](super::dim). Returns
+/// the output shape.
+///
+/// # Errors
+///
+/// [`GuardError::ShapeMismatch`] with both shapes.
+///
+/// ```
+/// use burn_guard::check::elementwise::cross;
+/// assert_eq!(cross("cross", &[2, 3], &[1, 3], 1).unwrap(), vec![2, 3]);
+/// let err = cross("cross", &[2, 4], &[2, 4], 1).unwrap_err();
+/// assert_eq!(
+///     err.to_string(),
+///     "cross: cross product needs size 3 along dim on both sides; got [2, 4] and [2, 4]"
+/// );
+/// ```
+pub fn cross(op: &'static str, lhs: &[usize], rhs: &[usize], dim: usize) -> Result<Vec<usize>> {
+    let mismatch = |rule: &'static str| GuardError::ShapeMismatch {
+        op,
+        rule,
+        shapes: vec![lhs.to_vec(), rhs.to_vec()],
+    };
+    if lhs.len() != rhs.len() {
+        return Err(mismatch("lhs and rhs must have the same rank"));
+    }
+    if lhs.get(dim) != Some(&3) || rhs.get(dim) != Some(&3) {
+        return Err(mismatch(
+            "cross product needs size 3 along dim on both sides",
+        ));
+    }
+    lhs.iter()
+        .zip(rhs)
+        .map(|(&l, &r)| match (l, r) {
+            _ if l == r => Ok(l),
+            (1, r) => Ok(r),
+            (l, 1) => Ok(l),
+            _ => Err(mismatch(
+                "shapes must be equal or 1 in every dimension other than dim to broadcast",
+            )),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NAN: f64 = f64::NAN;
+
+    #[test]
+    fn scalar_table() {
+        use ScalarValue::*;
+        // (value, dtype, expected Ok value or Err display substring)
+        let cases: Vec<(ScalarValue, DType, std::result::Result<ScalarValue, &str>)> = vec![
+            (Float(2.5), DType::F32, Ok(Float(2.5))),
+            (Int(3), DType::F32, Ok(Float(3.0))),
+            (UInt(u64::MAX), DType::F64, Ok(Float(u64::MAX as f64))),
+            (Float(NAN), DType::F16, Ok(Float(NAN))),
+            (Bool(true), DType::F32, Ok(Float(1.0))),
+            (Float(-2.7), DType::I64, Ok(Int(-2))),
+            (Float(NAN), DType::I64, Err("dtype family")),
+            (Float(f64::INFINITY), DType::I64, Err("dtype family")),
+            (Float(f64::NEG_INFINITY), DType::I32, Err("dtype family")),
+            (Float(TWO_POW_63), DType::I64, Err("dtype family")),
+            (Float(-TWO_POW_63), DType::I64, Ok(Int(i64::MIN))),
+            (Int(i64::MAX), DType::I64, Ok(Int(i64::MAX))),
+            (UInt(u64::MAX), DType::I64, Err("dtype family")),
+            (UInt(i64::MAX as u64), DType::I64, Ok(Int(i64::MAX))),
+            (Int(1 << 40), DType::I32, Err("out of range")),
+            (Int(-129), DType::I8, Err("out of range")),
+            (Int(-128), DType::I8, Ok(Int(-128))),
+            (Int(-1), DType::U32, Err("dtype family")),
+            (Float(-0.5), DType::U32, Ok(UInt(0))),
+            (Float(-1.0), DType::U64, Err("dtype family")),
+            (Float(TWO_POW_64), DType::U64, Err("dtype family")),
+            (UInt(u64::MAX), DType::U64, Ok(UInt(u64::MAX))),
+            (Int(256), DType::U8, Err("out of range")),
+            (Float(0.5), DType::Bool(BoolStore::Native), Ok(Bool(true))),
+            (Int(0), DType::Bool(BoolStore::Native), Ok(Bool(false))),
+            (Float(NAN), DType::Bool(BoolStore::Native), Ok(Bool(true))),
+            (Int(-1), DType::Bool(BoolStore::U8), Err("dtype family")),
+            (Int(300), DType::Bool(BoolStore::U8), Err("out of range")),
+            (Int(300), DType::Bool(BoolStore::U32), Ok(UInt(300))),
+        ];
+        for (value, dtype, expected) in cases {
+            let got = scalar("add_scalar", value, &dtype);
+            match (expected, got) {
+                (Ok(want), Ok(have)) => {
+                    // NaN != NaN: compare the formatting instead.
+                    assert_eq!(
+                        format!("{want:?}"),
+                        format!("{have:?}"),
+                        "{value} {dtype:?}"
+                    );
+                }
+                (Err(text), Err(err)) => {
+                    assert!(
+                        matches!(err, GuardError::InvalidArgument { .. }),
+                        "{value} {dtype:?}: {err:?}"
+                    );
+                    let shown = err.to_string();
+                    assert!(shown.contains(text), "{shown}");
+                    assert!(shown.starts_with("add_scalar: "), "{shown}");
+                    assert!(shown.contains(&format!("dtype={dtype:?}")), "{shown}");
+                }
+                (want, have) => panic!("{value} {dtype:?}: expected {want:?}, got {have:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn nonzero_divisor_table() {
+        use ScalarValue::*;
+        let cases = [
+            (Int(0), DType::I64, false),
+            (UInt(0), DType::U8, false),
+            (Int(2), DType::I32, true),
+            (Float(0.0), DType::F32, true),
+            (Bool(false), DType::Bool(BoolStore::Native), true),
+        ];
+        for (value, dtype, ok) in cases {
+            let got = nonzero_divisor("div_scalar", value, &dtype);
+            assert_eq!(got.is_ok(), ok, "{value} {dtype:?}");
+            if let Err(err) = got {
+                assert!(matches!(err, GuardError::InvalidArgument { .. }));
+                assert!(err.to_string().contains("integer division by zero"));
+            }
+        }
+    }
+
+    #[test]
+    fn powi_exponent_table() {
+        use ScalarValue::*;
+        let cases = [
+            (Float(3.0), DType::F32, true),
+            (Float(2.5), DType::F32, true),
+            (Float(NAN), DType::F32, false),
+            (Float(1e30), DType::F64, false),
+            (Int(i64::MAX), DType::F32, true),
+            (Int(5), DType::I64, true),
+            (Int(1 << 40), DType::I64, false),
+            (Int(-3), DType::I64, true),
+        ];
+        for (value, dtype, ok) in cases {
+            let got = powi_exponent("powi_scalar", value, &dtype);
+            assert_eq!(got.is_ok(), ok, "{value} {dtype:?}");
+            if let Err(err) = got {
+                assert!(matches!(err, GuardError::InvalidArgument { .. }));
+                assert!(err.to_string().contains("exponent must be an integer"));
+            }
+        }
+    }
+
+    #[test]
+    fn shift_amount_table() {
+        use ScalarValue::*;
+        let cases = [
+            (Int(0), DType::I64, Some(0)),
+            (Int(63), DType::I64, Some(63)),
+            (Int(64), DType::I64, None),
+            (Int(31), DType::I32, Some(31)),
+            (Int(32), DType::I32, None),
+            (Int(-1), DType::I64, None),
+            (UInt(5), DType::U8, Some(5)),
+            (UInt(8), DType::U8, None),
+        ];
+        for (value, dtype, expected) in cases {
+            let got = shift_amount("bitwise_left_shift_scalar", value, &dtype);
+            match (expected, got) {
+                (Some(want), Ok(have)) => assert_eq!(want, have),
+                (None, Err(err)) => {
+                    assert!(matches!(err, GuardError::InvalidArgument { .. }));
+                    assert!(err.to_string().contains("shift amount must be in 0..bits"));
+                }
+                (want, have) => panic!("{value} {dtype:?}: expected {want:?}, got {have:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn cross_table() {
+        type Case<'a> = (
+            &'a [usize],
+            &'a [usize],
+            usize,
+            std::result::Result<Vec<usize>, &'a str>,
+        );
+        let cases: [Case; 6] = [
+            (&[2, 3], &[2, 3], 1, Ok(vec![2, 3])),
+            (&[1, 3], &[4, 3], 1, Ok(vec![4, 3])),
+            (&[3, 5], &[3, 1], 0, Ok(vec![3, 5])),
+            (&[2, 4], &[2, 3], 1, Err("size 3 along dim")),
+            (&[2, 3], &[4, 3], 1, Err("other than dim")),
+            (&[2, 3], &[2, 3, 1], 1, Err("same rank")),
+        ];
+        for (lhs, rhs, dim, expected) in cases {
+            let got = cross("cross", lhs, rhs, dim);
+            match (expected, got) {
+                (Ok(want), Ok(have)) => assert_eq!(want, have),
+                (Err(text), Err(err)) => {
+                    assert!(matches!(err, GuardError::ShapeMismatch { .. }), "{err:?}");
+                    assert!(err.to_string().contains(text), "{err}");
+                }
+                (want, have) => panic!("{lhs:?} {rhs:?} {dim}: expected {want:?}, got {have:?}"),
+            }
+        }
+    }
+}

@@ -1,3 +1,890 @@
 //! Checks for the indexing family: slice*, select_dim, select_assign, gather*, scatter*, mask_select*, mask_fill, take, one_hot*, tril/triu and their masks.
 //!
 //! Pure functions over shapes, dims and scalars; each names the burn check it mirrors.
+//! Index *values* are range-checked here too (burn leaves them to the backend): the twins read
+//! the index tensor once and pass the values in.
+
+use burn::tensor::{DType, IndexingUpdateOp, Scalar, Shape, Slice, SliceArg};
+
+use crate::error::{GuardError, Result};
+use crate::panic::catch;
+
+/// The size of `shape` along `dim`, 0 when `dim` is past the end.
+fn size_at(shape: &[usize], dim: usize) -> usize {
+    shape.get(dim).copied().unwrap_or(0)
+}
+
+/// Turns a panic raised while converting a slice argument into a typed refusal.
+fn slice_arg_error(op: &'static str, rank: usize, message: &str) -> GuardError {
+    if let Some(rest) = message.strip_prefix("Too many slices provided for shape, got ") {
+        let count = rest.split_whitespace().next().unwrap_or("?");
+        GuardError::InvalidArgument {
+            op,
+            rule: "more slices than the tensor has dimensions",
+            got: format!("slices={count}, rank={rank}"),
+        }
+    } else if message.contains("Step cannot be zero") {
+        GuardError::InvalidArgument {
+            op,
+            rule: "slice step must not be zero",
+            got: "step=0".into(),
+        }
+    } else {
+        GuardError::InvalidArgument {
+            op,
+            rule: "slice argument cannot be converted",
+            got: format!("panic=\"{}\"", crate::error::one_line(message)),
+        }
+    }
+}
+
+/// Resolves a slice argument against `shape`, as burn-std's `SliceArg::into_slices` does
+/// (clamping every range to the dimension size), refusing what makes it assert: more slices
+/// than dimensions, a step of 0, an index whose conversion overflows.
+///
+/// Returns one clamped [`Slice`] per dimension.
+///
+/// # Errors
+///
+/// [`GuardError::InvalidArgument`] naming the broken rule.
+///
+/// ```
+/// use burn_guard::check::indexing;
+/// let slices = indexing::slices("slice", 0..2, &[4, 3]).unwrap();
+/// assert_eq!(slices.len(), 2);
+/// assert!(indexing::slices("slice", [0..1, 0..1, 0..1], &[4, 3]).is_err());
+/// ```
+pub fn slices<S: SliceArg>(op: &'static str, slices: S, shape: &[usize]) -> Result<Vec<Slice>> {
+    let burn_shape = Shape::from(shape.to_vec());
+    match catch(op, || slices.into_slices(&burn_shape)) {
+        Ok(resolved) => Ok(resolved),
+        Err(GuardError::BackendPanic { message, .. }) => {
+            Err(slice_arg_error(op, shape.len(), &message))
+        }
+        Err(other) => Err(other),
+    }
+}
+
+/// Converts a single-dimension slice argument (`slice_dim`), refusing a step of 0 (burn's
+/// `Slice::new` asserts) and conversions that overflow.
+///
+/// # Errors
+///
+/// [`GuardError::InvalidArgument`].
+pub fn slice_one<S: Into<Slice>>(op: &'static str, slice: S, rank: usize) -> Result<Slice> {
+    let slice = match catch(op, || slice.into()) {
+        Ok(slice) => slice,
+        Err(GuardError::BackendPanic { message, .. }) => {
+            return Err(slice_arg_error(op, rank, &message));
+        }
+        Err(other) => return Err(other),
+    };
+    if slice.step == 0 {
+        return Err(slice_arg_error(op, rank, "Step cannot be zero"));
+    }
+    Ok(slice)
+}
+
+/// The shape selected by resolved `slices` (burn's `Slice::output_size` per dimension).
+pub fn sliced_shape(shape: &[usize], slices: &[Slice]) -> Vec<usize> {
+    shape
+        .iter()
+        .enumerate()
+        .map(|(i, &size)| slices.get(i).map_or(size, |s| s.output_size(size)))
+        .collect()
+}
+
+/// What `slice_assign` will do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SliceAssign {
+    /// The selection is empty: burn returns the tensor unchanged without looking at `values`.
+    Empty,
+    /// The selection has this shape, which `values` matches.
+    Selected(Vec<usize>),
+}
+
+/// `slice_assign`: an empty selection is a no-op; otherwise `values` must have the selected
+/// shape (`TensorCheck::slice_assign`; its rank and range-end branches cannot fire after
+/// `into_slices`).
+///
+/// # Errors
+///
+/// [`GuardError::ShapeMismatch`] with the selected shape and the values' shape.
+///
+/// ```
+/// use burn_guard::check::indexing::{self, SliceAssign};
+/// let s = indexing::slices("slice_assign", 1..3, &[4, 2]).unwrap();
+/// assert_eq!(
+///     indexing::slice_assign("slice_assign", &[4, 2], &s, &[2, 2]).unwrap(),
+///     SliceAssign::Selected(vec![2, 2])
+/// );
+/// assert!(indexing::slice_assign("slice_assign", &[4, 2], &s, &[3, 2]).is_err());
+/// ```
+pub fn slice_assign(
+    op: &'static str,
+    shape: &[usize],
+    slices: &[Slice],
+    values_shape: &[usize],
+) -> Result<SliceAssign> {
+    let selected = sliced_shape(shape, slices);
+    if selected.contains(&0) {
+        return Ok(SliceAssign::Empty);
+    }
+    if selected != values_shape {
+        return Err(GuardError::ShapeMismatch {
+            op,
+            rule: "values must have the shape of the selected slice",
+            shapes: vec![selected, values_shape.to_vec()],
+        });
+    }
+    Ok(SliceAssign::Selected(selected))
+}
+
+/// `select_dim::<D2>(dim, index)`: `D2 == D - 1` and `D2 >= 1` (burn's `squeeze_dim` copies
+/// dims into a `[usize; D2]` and refuses rank 0), and `index ∈ [-size, size)` (burn clamps an
+/// out-of-range index to an empty slice, then fails to squeeze it). `dim` must already be
+/// resolved.
+///
+/// # Errors
+///
+/// [`GuardError::RankMismatch`] for `D2`; [`GuardError::IndexOutOfRange`] for `index`.
+///
+/// ```
+/// use burn_guard::check::indexing;
+/// assert!(indexing::select_dim("select_dim", &[2, 3], 1, -3, 1).is_ok());
+/// assert!(indexing::select_dim("select_dim", &[2, 3], 1, 3, 1).is_err());
+/// assert!(indexing::select_dim("select_dim", &[2, 3], 1, 0, 2).is_err());
+/// ```
+pub fn select_dim(
+    op: &'static str,
+    shape: &[usize],
+    dim: usize,
+    index: isize,
+    rank_out: usize,
+) -> Result<()> {
+    let rank = shape.len();
+    if rank_out == 0 || rank_out.checked_add(1) != Some(rank) {
+        return Err(GuardError::RankMismatch {
+            op,
+            rule: "select_dim removes one dimension: the output rank must be the input rank - 1 and at least 1",
+            expected: rank.saturating_sub(1),
+            got: rank_out,
+            shape: shape.to_vec(),
+        });
+    }
+    let size = size_at(shape, dim);
+    let signed = isize::try_from(size).unwrap_or(isize::MAX);
+    if index >= signed || index < -signed {
+        return Err(GuardError::IndexOutOfRange {
+            op,
+            index: i64::try_from(index).unwrap_or(i64::MAX),
+            size,
+            dim,
+        });
+    }
+    Ok(())
+}
+
+/// `gather(dim, indices)`: the indices' shape equals the tensor's on every dim but `dim`
+/// (`TensorCheck::gather`). `dim` must already be resolved.
+///
+/// # Errors
+///
+/// [`GuardError::ShapeMismatch`] with both shapes.
+///
+/// ```
+/// use burn_guard::check::indexing;
+/// assert!(indexing::gather("gather", 1, &[2, 3], &[2, 5]).is_ok());
+/// assert!(indexing::gather("gather", 1, &[2, 3], &[3, 3]).is_err());
+/// ```
+pub fn gather(op: &'static str, dim: usize, shape: &[usize], indices: &[usize]) -> Result<()> {
+    let agrees = shape.len() == indices.len()
+        && shape
+            .iter()
+            .zip(indices)
+            .enumerate()
+            .all(|(i, (a, b))| i == dim || a == b);
+    if agrees {
+        Ok(())
+    } else {
+        Err(GuardError::ShapeMismatch {
+            op,
+            rule: "indices must have the tensor's shape except along the indexed dimension",
+            shapes: vec![shape.to_vec(), indices.to_vec()],
+        })
+    }
+}
+
+/// `scatter(dim, indices, values)`: as [`gather`], and the values' shape equals the indices'
+/// (`TensorCheck::scatter`).
+///
+/// # Errors
+///
+/// [`GuardError::ShapeMismatch`].
+pub fn scatter(
+    op: &'static str,
+    dim: usize,
+    shape: &[usize],
+    indices: &[usize],
+    values: &[usize],
+) -> Result<()> {
+    gather(op, dim, shape, indices)?;
+    if indices != values {
+        return Err(GuardError::ShapeMismatch {
+            op,
+            rule: "values must have the shape of the indices",
+            shapes: vec![indices.to_vec(), values.to_vec()],
+        });
+    }
+    Ok(())
+}
+
+/// Bool tensors support only [`IndexingUpdateOp::Add`] (logical or) in `select_assign` and
+/// `scatter`: burn's bool bridge hits `unimplemented!()` for any other update.
+///
+/// # Errors
+///
+/// [`GuardError::InvalidArgument`] naming the update.
+pub fn bool_update(op: &'static str, dtype: &DType, update: &IndexingUpdateOp) -> Result<()> {
+    if matches!(dtype, DType::Bool(_)) && !matches!(update, IndexingUpdateOp::Add) {
+        return Err(GuardError::InvalidArgument {
+            op,
+            rule: "bool tensors only support the add (logical or) update",
+            got: format!("update={update:?}"),
+        });
+    }
+    Ok(())
+}
+
+/// `select_assign(dim, indices, values)`: `values.shape[dim] == indices.len()`
+/// (`TensorCheck::select_assign`) and — beyond burn, which leaves it to the backend — every
+/// other dim of `values` equal to the tensor's. `dim` must already be resolved.
+///
+/// # Errors
+///
+/// [`GuardError::ShapeMismatch`] with the tensor's shape and the values' shape.
+///
+/// ```
+/// use burn_guard::check::indexing;
+/// assert!(indexing::select_assign("select_assign", 0, &[4, 2], 3, &[3, 2]).is_ok());
+/// assert!(indexing::select_assign("select_assign", 0, &[4, 2], 2, &[3, 2]).is_err());
+/// assert!(indexing::select_assign("select_assign", 0, &[4, 2], 3, &[3, 5]).is_err());
+/// ```
+pub fn select_assign(
+    op: &'static str,
+    dim: usize,
+    shape: &[usize],
+    indices_len: usize,
+    values: &[usize],
+) -> Result<()> {
+    if size_at(values, dim) != indices_len {
+        return Err(GuardError::ShapeMismatch {
+            op,
+            rule: "values must have as many entries along the dimension as there are indices",
+            shapes: vec![vec![indices_len], values.to_vec()],
+        });
+    }
+    gather(op, dim, shape, values).map_err(|_| GuardError::ShapeMismatch {
+        op,
+        rule: "values must have the tensor's shape except along the indexed dimension",
+        shapes: vec![shape.to_vec(), values.to_vec()],
+    })
+}
+
+/// `mask_select(mask)`: the mask has exactly the tensor's shape, no broadcasting
+/// (`TensorCheck::mask_select`).
+///
+/// # Errors
+///
+/// [`GuardError::ShapeMismatch`] with both shapes.
+pub fn mask_select(op: &'static str, shape: &[usize], mask: &[usize]) -> Result<()> {
+    if shape == mask {
+        Ok(())
+    } else {
+        Err(GuardError::ShapeMismatch {
+            op,
+            rule: "the mask must have the tensor's shape",
+            shapes: vec![shape.to_vec(), mask.to_vec()],
+        })
+    }
+}
+
+/// `mask_fill(mask, value)`: burn does not check the mask; the backends broadcast the tensor
+/// and the mask against each other, so we require the two shapes to broadcast (each dim equal
+/// or 1 on one side). Returns the result's shape.
+///
+/// # Errors
+///
+/// [`GuardError::ShapeMismatch`] with both shapes.
+///
+/// ```
+/// use burn_guard::check::indexing;
+/// assert_eq!(indexing::mask_fill("mask_fill", &[2, 3], &[1, 3]).unwrap(), vec![2, 3]);
+/// assert!(indexing::mask_fill("mask_fill", &[2, 3], &[2, 2]).is_err());
+/// ```
+pub fn mask_fill(op: &'static str, shape: &[usize], mask: &[usize]) -> Result<Vec<usize>> {
+    crate::check::broadcast(op, shape, mask).map_err(|_| GuardError::ShapeMismatch {
+        op,
+        rule: "the mask and the tensor must broadcast",
+        shapes: vec![shape.to_vec(), mask.to_vec()],
+    })
+}
+
+/// Converts a fill value to the tensor's dtype as burn's `Scalar::new` does, refusing values
+/// that conversion cannot represent (NaN, ±inf or beyond `i64`/`u64` for an integer dtype).
+/// Values that fit the scalar but not a narrower dtype (`3e9` for `I32`) pass, as in burn.
+///
+/// # Errors
+///
+/// [`GuardError::InvalidArgument`] naming the dtype.
+///
+/// ```
+/// use burn::tensor::DType;
+/// use burn_guard::check::indexing;
+/// assert!(indexing::fill_value("mask_fill", 2.0f32, &DType::I64).is_ok());
+/// assert!(indexing::fill_value("mask_fill", f32::NAN, &DType::I64).is_err());
+/// ```
+pub fn fill_value<E: burn::tensor::ElementConversion>(
+    op: &'static str,
+    value: E,
+    dtype: &DType,
+) -> Result<Scalar> {
+    catch(op, || Scalar::new(value, dtype)).map_err(|_| GuardError::InvalidArgument {
+        op,
+        rule: "the value is not representable in the tensor's dtype",
+        got: format!("dtype={dtype:?}"),
+    })
+}
+
+/// Converts a fill value into the tensor's dtype as burn's `slice_fill` does (through
+/// `TensorData::convert_dtype`), refusing values that conversion cannot represent (NaN, ±inf,
+/// or out of range for the integer dtype, e.g. `3e9` for `I32`).
+///
+/// # Errors
+///
+/// [`GuardError::InvalidArgument`] naming the dtype.
+///
+/// ```
+/// use burn::tensor::DType;
+/// use burn_guard::check::indexing;
+/// assert!(indexing::fill_element("slice_fill", 2.0f32, &DType::I32).is_ok());
+/// assert!(indexing::fill_element("slice_fill", 3e9f32, &DType::I32).is_err());
+/// ```
+pub fn fill_element<E: burn::tensor::Element>(
+    op: &'static str,
+    value: E,
+    dtype: &DType,
+) -> Result<()> {
+    let data = burn::tensor::TensorData::new(vec![value], [1]);
+    catch(op, || data.convert_dtype(*dtype))
+        .map(|_| ())
+        .map_err(|_| GuardError::InvalidArgument {
+            op,
+            rule: "the value is not representable in the tensor's dtype",
+            got: format!("value={value:?}, dtype={dtype:?}"),
+        })
+}
+
+/// Refuses a quantized tensor (`TensorCheck::quantized_unsupported`, and the paths that panic
+/// with "Expected float dtype" on one).
+///
+/// # Errors
+///
+/// [`GuardError::InvalidArgument`] naming the dtype.
+pub fn not_quantized(op: &'static str, dtype: &DType) -> Result<()> {
+    if matches!(dtype, DType::QFloat(_)) {
+        return Err(GuardError::InvalidArgument {
+            op,
+            rule: "quantized tensors are not supported",
+            got: format!("dtype={dtype:?}"),
+        });
+    }
+    Ok(())
+}
+
+/// `triu`/`tril`: rank at least 2 (`TensorCheck::tri`).
+///
+/// # Errors
+///
+/// [`GuardError::RankMismatch`].
+pub fn tri(op: &'static str, shape: &[usize]) -> Result<()> {
+    if shape.len() < 2 {
+        return Err(GuardError::RankMismatch {
+            op,
+            rule: "needs a tensor of rank 2 or more",
+            expected: 2,
+            got: shape.len(),
+            shape: shape.to_vec(),
+        });
+    }
+    Ok(())
+}
+
+/// `triu_mask`/`tril_mask`/`diag_mask::<D>(shape, ..)`: `D >= 2` and `shape` has at least `D`
+/// dims (burn reads `shape[D-2]` and `shape[D-1]`; further dims are ignored). Returns the mask's
+/// shape, `[1, …, 1, shape[D-2], shape[D-1]]` of rank `D`.
+///
+/// # Errors
+///
+/// [`GuardError::RankMismatch`].
+///
+/// ```
+/// use burn_guard::check::indexing;
+/// assert_eq!(indexing::tri_mask("triu_mask", &[2, 3, 4], 3).unwrap(), vec![1, 3, 4]);
+/// assert!(indexing::tri_mask("triu_mask", &[3], 2).is_err());
+/// ```
+pub fn tri_mask(op: &'static str, shape: &[usize], rank: usize) -> Result<Vec<usize>> {
+    if rank < 2 {
+        return Err(GuardError::RankMismatch {
+            op,
+            rule: "the mask's rank must be 2 or more",
+            expected: 2,
+            got: rank,
+            shape: shape.to_vec(),
+        });
+    }
+    if shape.len() < rank {
+        return Err(GuardError::RankMismatch {
+            op,
+            rule: "the shape must have at least as many dimensions as the mask",
+            expected: rank,
+            got: shape.len(),
+            shape: shape.to_vec(),
+        });
+    }
+    let mut out = vec![1; rank - 2];
+    out.push(size_at(shape, rank - 2));
+    out.push(size_at(shape, rank - 1));
+    Ok(out)
+}
+
+/// Shared head of `gather_nd`/`scatter_nd` (`TensorCheck::gather_nd`): `M >= 1`, non-empty
+/// indices, `K = indices[M-1] <= D`, `DV == M - 1 + D - K`. Returns `K`.
+fn nd_head(op: &'static str, rank: usize, indices: &[usize], rank_values: usize) -> Result<usize> {
+    let Some(&k) = indices.last() else {
+        return Err(GuardError::RankMismatch {
+            op,
+            rule: "the indices must have rank 1 or more",
+            expected: 1,
+            got: 0,
+            shape: indices.to_vec(),
+        });
+    };
+    if indices.contains(&0) {
+        return Err(GuardError::InvalidArgument {
+            op,
+            rule: "the indices must not be empty",
+            got: format!("indices shape={indices:?}"),
+        });
+    }
+    if k > rank {
+        return Err(GuardError::InvalidArgument {
+            op,
+            rule: "the last dimension of the indices (k) must not exceed the data rank",
+            got: format!("k={k}, rank={rank}"),
+        });
+    }
+    let expected = indices.len() - 1 + (rank - k);
+    if rank_values != expected {
+        return Err(GuardError::RankMismatch {
+            op,
+            rule: "the output/values rank must be indices rank - 1 + data rank - k",
+            expected,
+            got: rank_values,
+            shape: indices.to_vec(),
+        });
+    }
+    Ok(k)
+}
+
+/// `gather_nd::<M, DV>(indices)` (`TensorCheck::gather_nd`). Returns `K`, the length of each
+/// index tuple.
+///
+/// # Errors
+///
+/// [`GuardError::RankMismatch`] or [`GuardError::InvalidArgument`].
+///
+/// ```
+/// use burn_guard::check::indexing;
+/// assert_eq!(indexing::gather_nd("gather_nd", &[3, 4], &[5, 2], 1).unwrap(), 2);
+/// assert!(indexing::gather_nd("gather_nd", &[3, 4], &[5, 3], 1).is_err());
+/// ```
+pub fn gather_nd(
+    op: &'static str,
+    shape: &[usize],
+    indices: &[usize],
+    rank_out: usize,
+) -> Result<usize> {
+    nd_head(op, shape.len(), indices, rank_out)
+}
+
+/// `scatter_nd::<M, DV>(indices, values)` (`TensorCheck::scatter_nd`): as [`gather_nd`], and
+/// `values.shape == indices.shape[..M-1] ++ data.shape[K..]`. Returns `K`.
+///
+/// # Errors
+///
+/// [`GuardError::RankMismatch`], [`GuardError::InvalidArgument`] or
+/// [`GuardError::ShapeMismatch`].
+pub fn scatter_nd(
+    op: &'static str,
+    shape: &[usize],
+    indices: &[usize],
+    values: &[usize],
+) -> Result<usize> {
+    let k = nd_head(op, shape.len(), indices, values.len())?;
+    let batch = indices.split_last().map_or(&[][..], |(_, batch)| batch);
+    let expected: Vec<usize> = batch.iter().chain(shape.iter().skip(k)).copied().collect();
+    if expected != values {
+        return Err(GuardError::ShapeMismatch {
+            op,
+            rule: "values must have shape indices[..m-1] followed by data[k..]",
+            shapes: vec![expected, values.to_vec()],
+        });
+    }
+    Ok(k)
+}
+
+/// Every `k`-tuple of `indices` (flattened, row-major) addresses `shape[..k]`: each entry in
+/// `0..shape[j]` (burn leaves this to the backend).
+///
+/// # Errors
+///
+/// [`GuardError::IndexOutOfRange`] naming the first bad entry.
+pub fn nd_indices(op: &'static str, indices: &[i64], k: usize, shape: &[usize]) -> Result<()> {
+    if k == 0 {
+        return Ok(());
+    }
+    for tuple in indices.chunks(k) {
+        for (dim, (&index, &size)) in tuple.iter().zip(shape).enumerate() {
+            crate::check::indices(op, &[index], size, dim)?;
+        }
+    }
+    Ok(())
+}
+
+/// `take::<DI, DO>(dim, indices)`: `DO == D + DI - 1` (`TensorCheck::take`). `dim` must
+/// already be resolved. Returns the output shape, `shape[..dim] ++ indices ++ shape[dim+1..]`.
+///
+/// # Errors
+///
+/// [`GuardError::RankMismatch`].
+///
+/// ```
+/// use burn_guard::check::indexing;
+/// assert_eq!(indexing::take("take", &[3, 4], 1, &[2, 5], 3).unwrap(), vec![3, 2, 5]);
+/// assert!(indexing::take("take", &[3, 4], 1, &[2, 5], 2).is_err());
+/// ```
+pub fn take(
+    op: &'static str,
+    shape: &[usize],
+    dim: usize,
+    indices: &[usize],
+    rank_out: usize,
+) -> Result<Vec<usize>> {
+    let expected = (shape.len() + indices.len()).saturating_sub(1);
+    if rank_out != expected {
+        return Err(GuardError::RankMismatch {
+            op,
+            rule: "the output rank must be the tensor rank + the indices rank - 1",
+            expected,
+            got: rank_out,
+            shape: shape.to_vec(),
+        });
+    }
+    Ok(shape
+        .iter()
+        .take(dim)
+        .chain(indices)
+        .chain(shape.iter().skip(dim + 1))
+        .copied()
+        .collect())
+}
+
+/// `gather_nd`/`scatter_nd` on bool tensors: burn's bool bridge panics ("not supported for
+/// bool tensors").
+///
+/// # Errors
+///
+/// [`GuardError::InvalidArgument`] naming the dtype.
+pub fn not_bool(op: &'static str, dtype: &DType) -> Result<()> {
+    if matches!(dtype, DType::Bool(_)) {
+        return Err(GuardError::InvalidArgument {
+            op,
+            rule: "bool tensors are not supported",
+            got: format!("dtype={dtype:?}"),
+        });
+    }
+    Ok(())
+}
+
+/// `one_hot_fill::<D2>`: `D2 == D + 1` (`TensorCheck::one_hot_tensor_rank`).
+///
+/// # Errors
+///
+/// [`GuardError::RankMismatch`].
+pub fn one_hot_rank(op: &'static str, shape: &[usize], rank_out: usize) -> Result<()> {
+    if rank_out != shape.len() + 1 {
+        return Err(GuardError::RankMismatch {
+            op,
+            rule: "the one-hot rank must be the tensor rank + 1",
+            expected: shape.len() + 1,
+            got: rank_out,
+            shape: shape.to_vec(),
+        });
+    }
+    Ok(())
+}
+
+/// `one_hot(num_classes)`: `num_classes >= 2` (`TensorCheck::one_hot_tensor`), and — since
+/// burn compares the values with `num_classes as i32`, which wraps — `num_classes <= i32::MAX`.
+///
+/// # Errors
+///
+/// [`GuardError::InvalidArgument`].
+pub fn one_hot_classes(op: &'static str, num_classes: usize) -> Result<()> {
+    let rule = if num_classes <= 1 {
+        "needs at least 2 classes"
+    } else if i32::try_from(num_classes).is_err() {
+        // burn compares the values with `num_classes as i32`, which wraps.
+        "num_classes must fit in an i32"
+    } else {
+        return Ok(());
+    };
+    Err(GuardError::InvalidArgument {
+        op,
+        rule,
+        got: format!("num_classes={num_classes}"),
+    })
+}
+
+/// The class values of a one-hot input: `values` as burn compares them (`f64`) and `truncated`
+/// as it converts them (`i64`). burn refuses `value >= num_classes` (for `one_hot` only); a
+/// negative value `v` addresses class `num_classes + trunc(v)`; every resulting class must be in
+/// `0..num_classes` (burn leaves that to the backend).
+///
+/// # Errors
+///
+/// [`GuardError::IndexOutOfRange`] naming the first bad value (truncated).
+pub fn one_hot_values(
+    op: &'static str,
+    values: &[f64],
+    truncated: &[i64],
+    num_classes: usize,
+    axis: usize,
+) -> Result<()> {
+    let classes = i64::try_from(num_classes).unwrap_or(i64::MAX);
+    for (&value, &index) in values.iter().zip(truncated) {
+        let class = if value < 0.0 {
+            index.checked_add(classes)
+        } else {
+            Some(index)
+        };
+        if value.is_nan() || class.is_none_or(|c| c < 0 || c >= classes) {
+            return Err(GuardError::IndexOutOfRange {
+                op,
+                index,
+                size: num_classes,
+                dim: axis,
+            });
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slices_table() {
+        assert_eq!(slices("slice", 0..2, &[4, 3]).unwrap().len(), 2);
+        let rows: Vec<(Result<Vec<Slice>>, &str)> = vec![
+            (
+                slices("slice", [0..1, 0..1, 0..1], &[4, 3]),
+                "more slices than the tensor has dimensions",
+            ),
+            (
+                slices(
+                    "slice",
+                    [Slice {
+                        start: 0,
+                        end: None,
+                        step: 0,
+                    }],
+                    &[4],
+                ),
+                "slice step must not be zero",
+            ),
+            (
+                slices("slice", [isize::MAX], &[4]),
+                "slice argument cannot be converted",
+            ),
+        ];
+        for (outcome, text) in rows {
+            let err = outcome.unwrap_err();
+            assert!(matches!(err, GuardError::InvalidArgument { .. }), "{err}");
+            assert!(err.to_string().contains(text), "{err}");
+        }
+        let err = slice_one(
+            "slice_dim",
+            Slice {
+                start: 0,
+                end: None,
+                step: 0,
+            },
+            2,
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("slice step must not be zero"));
+    }
+
+    #[test]
+    fn slice_assign_table() {
+        let s = slices("slice_assign", 1..3, &[4, 2]).unwrap();
+        assert_eq!(
+            slice_assign("slice_assign", &[4, 2], &s, &[2, 2]).unwrap(),
+            SliceAssign::Selected(vec![2, 2])
+        );
+        let empty = slices("slice_assign", 2..2, &[4, 2]).unwrap();
+        assert_eq!(
+            slice_assign("slice_assign", &[4, 2], &empty, &[9, 9]).unwrap(),
+            SliceAssign::Empty
+        );
+        let err = slice_assign("slice_assign", &[4, 2], &s, &[3, 2]).unwrap_err();
+        assert!(matches!(err, GuardError::ShapeMismatch { .. }));
+        assert!(err.to_string().contains("values must have the shape"));
+    }
+
+    #[test]
+    fn select_dim_table() {
+        assert!(select_dim("select_dim", &[2, 3], 1, 2, 1).is_ok());
+        assert!(select_dim("select_dim", &[2, 3], 1, -3, 1).is_ok());
+        let err = select_dim("select_dim", &[2, 3], 1, -4, 1).unwrap_err();
+        assert!(matches!(err, GuardError::IndexOutOfRange { .. }));
+        assert!(err.to_string().contains("index out of range"));
+        let err = select_dim("select_dim", &[3], 0, 0, 0).unwrap_err();
+        assert!(matches!(err, GuardError::RankMismatch { .. }));
+        assert!(
+            err.to_string()
+                .contains("output rank must be the input rank - 1")
+        );
+    }
+
+    #[test]
+    fn gather_scatter_table() {
+        assert!(gather("gather", 0, &[2, 3], &[7, 3]).is_ok());
+        let err = gather("gather", 0, &[2, 3], &[2, 2]).unwrap_err();
+        assert!(matches!(err, GuardError::ShapeMismatch { .. }));
+        assert!(
+            err.to_string()
+                .contains("except along the indexed dimension")
+        );
+        let err = scatter("scatter", 0, &[2, 3], &[1, 3], &[2, 3]).unwrap_err();
+        assert!(matches!(err, GuardError::ShapeMismatch { .. }));
+        assert!(
+            err.to_string()
+                .contains("values must have the shape of the indices")
+        );
+        let err = bool_update(
+            "scatter",
+            &DType::Bool(burn::tensor::BoolStore::Native),
+            &IndexingUpdateOp::Assign,
+        )
+        .unwrap_err();
+        assert!(matches!(err, GuardError::InvalidArgument { .. }));
+        assert!(err.to_string().contains("bool tensors only support"));
+        assert!(bool_update("scatter", &DType::F32, &IndexingUpdateOp::Assign).is_ok());
+    }
+
+    #[test]
+    fn select_assign_and_masks() {
+        let err = select_assign("select_assign", 0, &[4, 2], 2, &[3, 2]).unwrap_err();
+        assert!(err.to_string().contains("as many entries"));
+        let err = select_assign("select_assign", 0, &[4, 2], 3, &[3, 5]).unwrap_err();
+        assert!(err.to_string().contains("tensor's shape except"));
+        let err = mask_select("mask_select", &[2, 3], &[1, 3]).unwrap_err();
+        assert!(matches!(err, GuardError::ShapeMismatch { .. }));
+        assert!(
+            err.to_string()
+                .contains("the mask must have the tensor's shape")
+        );
+        let err = mask_fill("mask_fill", &[2, 3], &[2, 2]).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("the mask and the tensor must broadcast")
+        );
+        let err = fill_value("mask_fill", f32::INFINITY, &DType::I32).unwrap_err();
+        assert!(matches!(err, GuardError::InvalidArgument { .. }));
+        assert!(err.to_string().contains("not representable"));
+        assert!(fill_value("mask_fill", f32::NAN, &DType::F32).is_ok());
+    }
+
+    #[test]
+    fn tri_table() {
+        let err = tri("triu", &[3]).unwrap_err();
+        assert!(matches!(err, GuardError::RankMismatch { .. }));
+        assert!(err.to_string().contains("rank 2 or more"));
+        assert_eq!(tri_mask("tril_mask", &[3, 4], 2).unwrap(), vec![3, 4]);
+        let err = tri_mask("tril_mask", &[3, 4], 3).unwrap_err();
+        assert!(err.to_string().contains("at least as many dimensions"));
+        let err = tri_mask("tril_mask", &[3], 1).unwrap_err();
+        assert!(err.to_string().contains("rank must be 2 or more"));
+    }
+
+    #[test]
+    fn nd_table() {
+        assert_eq!(gather_nd("gather_nd", &[3, 4], &[5, 1], 2).unwrap(), 1);
+        let rows: [(&[usize], usize, &str); 4] = [
+            (&[], 2, "rank 1 or more"),
+            (&[0, 2], 1, "must not be empty"),
+            (&[5, 3], 1, "must not exceed the data rank"),
+            (&[5, 2], 2, "indices rank - 1 + data rank - k"),
+        ];
+        for (indices, rank_out, text) in rows {
+            let err = gather_nd("gather_nd", &[3, 4], indices, rank_out).unwrap_err();
+            assert!(err.to_string().contains(text), "{err}");
+        }
+        assert_eq!(
+            scatter_nd("scatter_nd", &[3, 4], &[5, 1], &[5, 4]).unwrap(),
+            1
+        );
+        let err = scatter_nd("scatter_nd", &[3, 4], &[5, 1], &[5, 3]).unwrap_err();
+        assert!(matches!(err, GuardError::ShapeMismatch { .. }));
+        assert!(err.to_string().contains("values must have shape"));
+        assert!(nd_indices("gather_nd", &[0, 3, 2, 1], 2, &[3, 4]).is_ok());
+        let err = nd_indices("gather_nd", &[0, 4], 2, &[3, 4]).unwrap_err();
+        assert!(matches!(
+            err,
+            GuardError::IndexOutOfRange {
+                index: 4,
+                dim: 1,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn take_and_one_hot() {
+        assert_eq!(take("take", &[3, 4], 0, &[2, 2], 3).unwrap(), vec![2, 2, 4]);
+        let err = take("take", &[3, 4], 0, &[2, 2], 2).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("tensor rank + the indices rank - 1")
+        );
+        let err = one_hot_rank("one_hot", &[3], 3).unwrap_err();
+        assert!(matches!(err, GuardError::RankMismatch { .. }));
+        assert!(err.to_string().contains("one-hot rank"));
+        let err = one_hot_classes("one_hot", 1).unwrap_err();
+        assert!(err.to_string().contains("at least 2 classes"));
+        let err = one_hot_classes("one_hot", 1 << 40).unwrap_err();
+        assert!(matches!(err, GuardError::InvalidArgument { .. }));
+        assert!(err.to_string().contains("fit in an i32"));
+        assert!(one_hot_values("one_hot", &[-3.0, 2.0], &[-3, 2], 3, 1).is_ok());
+        let err = one_hot_values("one_hot", &[-4.0], &[-4], 3, 1).unwrap_err();
+        assert!(matches!(err, GuardError::IndexOutOfRange { index: -4, .. }));
+        assert!(one_hot_values("one_hot", &[3.0], &[3], 3, 1).is_err());
+        assert!(one_hot_values("one_hot", &[-0.5], &[0], 3, 1).is_err());
+        let err = not_quantized("one_hot", &DType::F32);
+        assert!(err.is_ok());
+    }
+}

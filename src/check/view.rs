@@ -1,3 +1,1746 @@
 //! Checks for the reshape/view and split family: reshape, permute, movedim, flip, flatten, squeeze*, unsqueeze*, expand, unfold, roll*, repeat*, pad, chunk, split*, iter_dim, meshgrid*.
 //!
-//! Pure functions over shapes, dims and scalars; each names the burn check it mirrors.
+//! Pure functions over shapes, dims and scalars; each names the burn check it mirrors. Each
+//! returns what it proved (canonical dims, the output shape) so the twin never recomputes it.
+//!
+//! Dims arrive as `isize`, as burn's `AsIndex::as_index` gives them, and are resolved with
+//! [`check::dim`](crate::check::dim) (burn's negative-dim wrapping).
+
+use burn::tensor::DType;
+use burn::tensor::ops::PadMode;
+
+use super::shape::dim;
+use crate::error::{GuardError, Result};
+
+/// A target shape as the caller gave it: burn's `[I; D2]` array form (entries may be `-1` or
+/// `0`) or a `Shape`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ShapeArg {
+    /// An array of entries, read with `AsIndex::as_index`.
+    Entries(Vec<isize>),
+    /// A `burn::tensor::Shape`, whose rank is not tied to the output rank by the type system.
+    Shape(Vec<usize>),
+}
+
+/// A padding specification as the caller gave it (burn's `IntoPadding` forms).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PadArg {
+    /// `(before, after)` pairs for the last `len` dimensions (array, slice or `Vec` form).
+    Pairs(Vec<(usize, usize)>),
+    /// The `(left, right, top, bottom)` tuple form: pads the last two dimensions.
+    Ltrb(usize, usize, usize, usize),
+}
+
+/// The product of `dims`, or `None` when it overflows `usize`.
+fn elements(dims: &[usize]) -> Option<usize> {
+    dims.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d))
+}
+
+/// An output shape whose element count does not fit in `usize`.
+fn too_large(op: &'static str, shape: &[usize]) -> GuardError {
+    GuardError::InvalidArgument {
+        op,
+        rule: "the output element count overflows usize",
+        got: format!("shape={shape:?}"),
+    }
+}
+
+/// Resolves every dim of `dims` against `rank`, in order (burn unwraps them one by one).
+fn resolve_all(op: &'static str, dims: &[isize], rank: usize) -> Result<Vec<usize>> {
+    dims.iter().map(|&d| dim(op, d, rank)).collect()
+}
+
+/// The first value that appears twice in `dims`, if any.
+fn first_duplicate(dims: &[usize]) -> Option<usize> {
+    dims.iter()
+        .enumerate()
+        .find(|&(i, d)| dims.iter().skip(i + 1).any(|e| e == d))
+        .map(|(_, &d)| d)
+}
+
+/// `reshape(shape)`: mirrors cubecl-zspace `Shape::reshape` (through burn's
+/// `unwrap_shape_reshape`). Entries are positive, `0` (keep the source dimension at the same
+/// index) or a single `-1` (inferred); the element count must be preserved. Returns the output
+/// shape.
+///
+/// Beyond burn, it refuses a `Shape` argument whose rank is not `rank_out` (burn accepts it and
+/// returns a tensor whose rank no longer matches its type, so that a later `dims()` panics), and a
+/// `-1` next to entries that multiply to 0 (burn divides by zero).
+///
+/// # Errors
+///
+/// - [`GuardError::RankMismatch`] for a `Shape` of the wrong rank.
+/// - [`GuardError::InvalidArgument`] for a bad entry, a second `-1`, a `0` entry past the source
+///   rank, an uninferable `-1` or an element count that overflows.
+/// - [`GuardError::ShapeMismatch`] when the element counts differ.
+///
+/// ```
+/// use burn_guard::check::view::{ShapeArg, reshape};
+/// assert_eq!(reshape("reshape", &[2, 3, 4], &ShapeArg::Entries(vec![2, -1]), 2).unwrap(), vec![2, 12]);
+/// assert!(reshape("reshape", &[2, 3], &ShapeArg::Entries(vec![4, 2]), 2).is_err());
+/// ```
+pub fn reshape(
+    op: &'static str,
+    source: &[usize],
+    shape: &ShapeArg,
+    rank_out: usize,
+) -> Result<Vec<usize>> {
+    let entries: Vec<isize> = match shape {
+        ShapeArg::Entries(entries) => entries.clone(),
+        ShapeArg::Shape(dims) => {
+            if dims.len() != rank_out {
+                return Err(GuardError::RankMismatch {
+                    op,
+                    rule: "a shape argument must have the output rank",
+                    expected: rank_out,
+                    got: dims.len(),
+                    shape: dims.clone(),
+                });
+            }
+            // `AsIndex for usize` is `as isize`: huge sizes turn negative.
+            dims.iter()
+                .map(|&d| isize::try_from(d).unwrap_or(-2))
+                .collect()
+        }
+    };
+    let got = || format!("shape={entries:?}, source={source:?}");
+    let invalid = |rule| GuardError::InvalidArgument {
+        op,
+        rule,
+        got: got(),
+    };
+    let mut infer = None;
+    let mut dims = Vec::with_capacity(entries.len());
+    let mut new_size = 1usize;
+    for (idx, &entry) in entries.iter().enumerate() {
+        let size = match entry {
+            s if s > 0 => {
+                usize::try_from(s).map_err(|_| invalid("entries must be positive, 0 or -1"))?
+            }
+            0 => *source.get(idx).ok_or_else(|| {
+                invalid("a 0 entry keeps the source dimension at the same index, which must exist")
+            })?,
+            -1 => {
+                if infer.is_some() {
+                    return Err(invalid("at most one entry may be -1"));
+                }
+                infer = Some(idx);
+                1
+            }
+            _ => return Err(invalid("entries must be positive, 0 (keep) or -1 (infer)")),
+        };
+        new_size = new_size
+            .checked_mul(size)
+            .ok_or_else(|| invalid("the target element count overflows usize"))?;
+        dims.push(size);
+    }
+    let source_size = elements(source).ok_or_else(|| too_large(op, source))?;
+    match infer {
+        None if source_size != new_size => Err(GuardError::ShapeMismatch {
+            op,
+            rule: "the target shape must have as many elements as the tensor",
+            shapes: vec![source.to_vec(), dims],
+        }),
+        None => Ok(dims),
+        Some(_) if new_size == 0 => Err(invalid(
+            "cannot infer a -1 entry when the other entries multiply to 0",
+        )),
+        Some(_) if source_size % new_size != 0 => Err(invalid(
+            "cannot infer a -1 entry: the element count is not a multiple of the other entries",
+        )),
+        Some(idx) => {
+            if let Some(slot) = dims.get_mut(idx) {
+                *slot = source_size / new_size;
+            }
+            Ok(dims)
+        }
+    }
+}
+
+/// `permute(axes)`: every axis in `-D..D` (`unwrap_dim_index`) and, after wrapping, no axis twice
+/// (`TensorCheck::permute`). Returns the resolved axes.
+///
+/// # Errors
+///
+/// [`GuardError::DimOutOfRange`] for a bad axis; [`GuardError::InvalidArgument`] for a repeated
+/// one.
+///
+/// ```
+/// use burn_guard::check::view::permute;
+/// assert_eq!(permute("permute", &[-1, 0], 2).unwrap(), vec![1, 0]);
+/// assert!(permute("permute", &[1, -1], 2).is_err());
+/// ```
+pub fn permute(op: &'static str, axes: &[isize], rank: usize) -> Result<Vec<usize>> {
+    let resolved = resolve_all(op, axes, rank)?;
+    if let Some(axis) = first_duplicate(&resolved) {
+        return Err(GuardError::InvalidArgument {
+            op,
+            rule: "axes must be unique",
+            got: format!("axes={axes:?} (axis {axis} twice)"),
+        });
+    }
+    Ok(resolved)
+}
+
+/// `flip(axes)`: every axis in `-D..D` and unique after wrapping (`TensorCheck::flip`). Returns
+/// the resolved axes.
+///
+/// # Errors
+///
+/// [`GuardError::DimOutOfRange`] for a bad axis; [`GuardError::InvalidArgument`] for a repeated
+/// one (`1` and `1 - D` are the same axis).
+///
+/// ```
+/// use burn_guard::check::view::flip;
+/// assert_eq!(flip("flip", &[0, -1], 3).unwrap(), vec![0, 2]);
+/// assert!(flip("flip", &[2, -1], 3).is_err());
+/// ```
+pub fn flip(op: &'static str, axes: &[isize], rank: usize) -> Result<Vec<usize>> {
+    permute(op, axes, rank)
+}
+
+/// One side of `movedim`: each dim in `-D..D`, and for a `Vec` argument no dim twice
+/// (`MovedimArgs::into_dim_vec`, `TensorCheck::movedim_args_vec`).
+fn movedim_side(op: &'static str, dims: &[isize], is_vec: bool, rank: usize) -> Result<Vec<usize>> {
+    let resolved = resolve_all(op, dims, rank)?;
+    if is_vec && let Some(d) = first_duplicate(&resolved) {
+        return Err(GuardError::InvalidArgument {
+            op,
+            rule: "source and destination dims must be unique",
+            got: format!("dims={dims:?} (dim {d} twice)"),
+        });
+    }
+    Ok(resolved)
+}
+
+/// `movedim(src, dst)`: both sides resolved and free of duplicates, then of equal length
+/// (`TensorCheck::movedim_args_vec`, `movedim_args_length`). `*_is_vec` says whether the side
+/// was a `Vec` (a single dim cannot repeat). Returns the resolved `(src, dst)`.
+///
+/// # Errors
+///
+/// [`GuardError::DimOutOfRange`]; [`GuardError::InvalidArgument`] for duplicates or unequal
+/// lengths.
+///
+/// ```
+/// use burn_guard::check::view::movedim;
+/// assert_eq!(movedim("movedim", &[0], false, &[-1], false, 3).unwrap(), (vec![0], vec![2]));
+/// assert!(movedim("movedim", &[0, 1], true, &[2], true, 3).is_err());
+/// ```
+pub fn movedim(
+    op: &'static str,
+    src: &[isize],
+    src_is_vec: bool,
+    dst: &[isize],
+    dst_is_vec: bool,
+    rank: usize,
+) -> Result<(Vec<usize>, Vec<usize>)> {
+    let source = movedim_side(op, src, src_is_vec, rank)?;
+    let destination = movedim_side(op, dst, dst_is_vec, rank)?;
+    if source.len() != destination.len() {
+        return Err(GuardError::InvalidArgument {
+            op,
+            rule: "source and destination must have the same number of dims",
+            got: format!("src={src:?}, dst={dst:?}"),
+        });
+    }
+    Ok((source, destination))
+}
+
+/// `flatten::<D2>(start_dim, end_dim)`: both dims in `-D..D`, `start <= end`, and `D2` equal to
+/// `D - (end - start)` (`TensorCheck::flatten` bounds `D2` from below and by `D`; beyond burn, a
+/// larger `D2` is refused too, since burn returns a tensor whose rank no longer matches its
+/// type). Returns the output shape.
+///
+/// # Errors
+///
+/// [`GuardError::DimOutOfRange`]; [`GuardError::InvalidArgument`] for `start > end`;
+/// [`GuardError::RankMismatch`] for a wrong `D2`.
+///
+/// ```
+/// use burn_guard::check::view::flatten;
+/// assert_eq!(flatten("flatten", &[2, 3, 4], 1, -1, 2).unwrap(), vec![2, 12]);
+/// assert!(flatten("flatten", &[2, 3, 4], 1, 2, 3).is_err());
+/// ```
+pub fn flatten(
+    op: &'static str,
+    shape: &[usize],
+    start_dim: isize,
+    end_dim: isize,
+    rank_out: usize,
+) -> Result<Vec<usize>> {
+    let rank = shape.len();
+    let start = dim(op, start_dim, rank)?;
+    let end = dim(op, end_dim, rank)?;
+    if start > end {
+        return Err(GuardError::InvalidArgument {
+            op,
+            rule: "start_dim must not come after end_dim",
+            got: format!("start_dim={start_dim}, end_dim={end_dim} (resolved {start} > {end})"),
+        });
+    }
+    let expected = rank - (end - start);
+    if rank_out != expected {
+        return Err(GuardError::RankMismatch {
+            op,
+            rule: "the output rank must be the input rank minus the flattened dims plus one",
+            expected,
+            got: rank_out,
+            shape: shape.to_vec(),
+        });
+    }
+    let merged = shape
+        .get(start..=end)
+        .map(elements)
+        .unwrap_or(Some(1))
+        .ok_or_else(|| too_large(op, shape))?;
+    let mut out: Vec<usize> = shape.iter().take(start).copied().collect();
+    out.push(merged);
+    out.extend(shape.iter().skip(end + 1));
+    Ok(out)
+}
+
+/// A rank-mismatch error for the squeeze family.
+fn squeeze_rank(op: &'static str, shape: &[usize], expected: usize, got: usize) -> GuardError {
+    if expected == 0 {
+        GuardError::RankMismatch {
+            op,
+            rule: "squeezing would leave a rank-0 tensor, which burn does not support",
+            expected: 1,
+            got: 0,
+            shape: shape.to_vec(),
+        }
+    } else {
+        GuardError::RankMismatch {
+            op,
+            rule: "the output rank must be the number of dimensions left after squeezing",
+            expected,
+            got,
+            shape: shape.to_vec(),
+        }
+    }
+}
+
+/// `squeeze::<D2>()`: removes every size-1 dimension; at least one must remain and their number
+/// must be `D2` (`TensorCheck::squeeze_dims_len`). Returns the output shape.
+///
+/// # Errors
+///
+/// [`GuardError::RankMismatch`].
+///
+/// ```
+/// use burn_guard::check::view::squeeze;
+/// assert_eq!(squeeze("squeeze", &[1, 3, 1, 2], 2).unwrap(), vec![3, 2]);
+/// assert!(squeeze("squeeze", &[1, 1], 1).is_err());
+/// ```
+pub fn squeeze(op: &'static str, shape: &[usize], rank_out: usize) -> Result<Vec<usize>> {
+    let out: Vec<usize> = shape.iter().copied().filter(|&d| d != 1).collect();
+    if out.is_empty() || out.len() != rank_out {
+        return Err(squeeze_rank(op, shape, out.len(), rank_out));
+    }
+    Ok(out)
+}
+
+/// A dimension to squeeze whose size is not 1 (`TensorCheck::squeeze`).
+fn not_unit(op: &'static str, shape: &[usize], index: usize) -> GuardError {
+    GuardError::InvalidArgument {
+        op,
+        rule: "only a dimension of size 1 can be squeezed",
+        got: format!(
+            "dim={index}, size={} (shape {shape:?})",
+            shape.get(index).copied().unwrap_or(0)
+        ),
+    }
+}
+
+/// `squeeze_dim::<D2>(dim)`: `dim` in `-D..D`, its size 1 (`TensorCheck::squeeze`), and
+/// `D2 == D - 1 >= 1` (burn's slice copy panics otherwise; `squeeze_dims_len`). Returns the
+/// output shape.
+///
+/// # Errors
+///
+/// [`GuardError::DimOutOfRange`]; [`GuardError::InvalidArgument`] for a size other than 1;
+/// [`GuardError::RankMismatch`] for a wrong `D2`.
+///
+/// ```
+/// use burn_guard::check::view::squeeze_dim;
+/// assert_eq!(squeeze_dim("squeeze_dim", &[3, 1, 2], -2, 2).unwrap(), vec![3, 2]);
+/// assert!(squeeze_dim("squeeze_dim", &[3, 1, 2], 0, 2).is_err());
+/// ```
+pub fn squeeze_dim(
+    op: &'static str,
+    shape: &[usize],
+    dim_arg: isize,
+    rank_out: usize,
+) -> Result<Vec<usize>> {
+    let expected = shape.len().saturating_sub(1);
+    if rank_out != expected || expected == 0 {
+        return Err(squeeze_rank(op, shape, expected, rank_out));
+    }
+    let index = dim(op, dim_arg, shape.len())?;
+    if shape.get(index) != Some(&1) {
+        return Err(not_unit(op, shape, index));
+    }
+    Ok(shape
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| i != index)
+        .map(|(_, &d)| d)
+        .collect())
+}
+
+/// `squeeze_dims::<D2>(dims)`: each dim in `-D..D` (an empty list means every size-1 dim);
+/// after removing duplicates fewer than `D` dims (`TensorCheck::squeeze_dims_input`); each of
+/// size 1 (`TensorCheck::squeeze` — burn panics, although its doc says such dims are skipped);
+/// `D2` the number left (`squeeze_dims_len`). Returns the output shape.
+///
+/// # Errors
+///
+/// [`GuardError::DimOutOfRange`]; [`GuardError::InvalidArgument`] for too many dims or a size
+/// other than 1; [`GuardError::RankMismatch`] for a wrong `D2`.
+///
+/// ```
+/// use burn_guard::check::view::squeeze_dims;
+/// assert_eq!(squeeze_dims("squeeze_dims", &[1, 3, 1], &[0, -1], 1).unwrap(), vec![3]);
+/// assert_eq!(squeeze_dims("squeeze_dims", &[1, 3, 1], &[], 1).unwrap(), vec![3]);
+/// assert!(squeeze_dims("squeeze_dims", &[1, 3, 1], &[1], 2).is_err());
+/// ```
+pub fn squeeze_dims(
+    op: &'static str,
+    shape: &[usize],
+    dims: &[isize],
+    rank_out: usize,
+) -> Result<Vec<usize>> {
+    let rank = shape.len();
+    let mut indices: Vec<usize> = if dims.is_empty() {
+        shape
+            .iter()
+            .enumerate()
+            .filter(|&(_, &d)| d == 1)
+            .map(|(i, _)| i)
+            .collect()
+    } else {
+        resolve_all(op, dims, rank)?
+    };
+    indices.sort_unstable();
+    indices.dedup();
+    if indices.len() >= rank {
+        return Err(GuardError::InvalidArgument {
+            op,
+            rule: "at least one dimension must remain after squeezing",
+            got: format!("dims={indices:?} (shape {shape:?})"),
+        });
+    }
+    if let Some(&index) = indices.iter().find(|&&i| shape.get(i) != Some(&1)) {
+        return Err(not_unit(op, shape, index));
+    }
+    let out: Vec<usize> = shape
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !indices.contains(i))
+        .map(|(_, &d)| d)
+        .collect();
+    if out.len() != rank_out {
+        return Err(squeeze_rank(op, shape, out.len(), rank_out));
+    }
+    Ok(out)
+}
+
+/// `unsqueeze::<D2>()`: `D2 >= D` (`TensorCheck::unsqueeze`). Returns the output shape,
+/// `D2 - D` leading ones then the input shape.
+///
+/// # Errors
+///
+/// [`GuardError::RankMismatch`].
+///
+/// ```
+/// use burn_guard::check::view::unsqueeze;
+/// assert_eq!(unsqueeze("unsqueeze", &[3, 4], 4).unwrap(), vec![1, 1, 3, 4]);
+/// assert!(unsqueeze("unsqueeze", &[3, 4], 1).is_err());
+/// ```
+pub fn unsqueeze(op: &'static str, shape: &[usize], rank_out: usize) -> Result<Vec<usize>> {
+    let Some(ones) = rank_out.checked_sub(shape.len()) else {
+        return Err(GuardError::RankMismatch {
+            op,
+            rule: "unsqueeze cannot lower the rank",
+            expected: shape.len(),
+            got: rank_out,
+            shape: shape.to_vec(),
+        });
+    };
+    let mut out = vec![1; ones];
+    out.extend_from_slice(shape);
+    Ok(out)
+}
+
+/// `unsqueeze_dim::<D2>(dim)`: `dim` in `-(D+1)..D+1`, `D2 > D` and `dim < D2`
+/// (`TensorCheck::unsqueeze_dim`). Returns the output shape: a 1 inserted at `dim`, and burn's
+/// trailing ones when `D2 > D + 1`.
+///
+/// # Errors
+///
+/// [`GuardError::DimOutOfRange`]; [`GuardError::RankMismatch`] for `D2 <= D`.
+///
+/// ```
+/// use burn_guard::check::view::unsqueeze_dim;
+/// assert_eq!(unsqueeze_dim("unsqueeze_dim", &[3, 4], -1, 3).unwrap(), vec![3, 4, 1]);
+/// assert!(unsqueeze_dim("unsqueeze_dim", &[3, 4], 0, 2).is_err());
+/// ```
+pub fn unsqueeze_dim(
+    op: &'static str,
+    shape: &[usize],
+    dim_arg: isize,
+    rank_out: usize,
+) -> Result<Vec<usize>> {
+    let rank = shape.len();
+    if rank_out <= rank {
+        return Err(GuardError::RankMismatch {
+            op,
+            rule: "unsqueeze_dim adds a dimension: the output rank must exceed the input rank",
+            expected: rank + 1,
+            got: rank_out,
+            shape: shape.to_vec(),
+        });
+    }
+    let index = dim(op, dim_arg, rank + 1)?;
+    // `index <= rank < rank_out`: the `dim < D2` branch of the check cannot fire here.
+    let mut out: Vec<usize> = shape.iter().take(index).copied().collect();
+    out.push(1);
+    out.extend(shape.iter().skip(index));
+    out.resize(rank_out, 1);
+    Ok(out)
+}
+
+/// `unsqueeze_dims::<D2>(axes)`: a step-by-step replay of burn's algorithm (base.rs:1000): each
+/// axis in `-D2..D2` (`TensorCheck::unsqueeze_dims`), negative axes offset from the end, sorted,
+/// duplicates bumped to the next slot and re-checked, then the input dims copied around the new
+/// ones; every place where burn's index arithmetic or slice copies would panic is an error.
+/// Returns the output shape; its element count equals the input's.
+///
+/// # Errors
+///
+/// [`GuardError::DimOutOfRange`] for an axis outside `-D2..D2`;
+/// [`GuardError::InvalidArgument`] when the axes do not fit the output rank;
+/// [`GuardError::ShapeMismatch`] when the shape burn builds loses elements.
+///
+/// ```
+/// use burn_guard::check::view::unsqueeze_dims;
+/// assert_eq!(unsqueeze_dims("unsqueeze_dims", &[3, 4, 5], &[0, -1, -1], 6).unwrap(), vec![1, 3, 4, 5, 1, 1]);
+/// assert!(unsqueeze_dims("unsqueeze_dims", &[3], &[2, 2], 3).is_err());
+/// ```
+pub fn unsqueeze_dims(
+    op: &'static str,
+    shape: &[usize],
+    axes: &[isize],
+    rank_out: usize,
+) -> Result<Vec<usize>> {
+    let bad_axes = || GuardError::InvalidArgument {
+        op,
+        rule: "the unsqueeze axes do not fit the output rank",
+        got: format!("axes={axes:?}, rank={rank_out} (shape {shape:?})"),
+    };
+    let signed_out = isize::try_from(rank_out).map_err(|_| bad_axes())?;
+    let in_range = |d: isize| (-signed_out..signed_out).contains(&d);
+    let mut neg_offset = rank_out;
+    let mut indices = Vec::with_capacity(axes.len());
+    for &axis in axes {
+        if !in_range(axis) {
+            return Err(GuardError::DimOutOfRange {
+                op,
+                dim: axis,
+                rank: rank_out,
+            });
+        }
+        let index = if axis < 0 {
+            neg_offset = neg_offset.checked_sub(1).ok_or_else(bad_axes)?;
+            let offset = isize::try_from(neg_offset).map_err(|_| bad_axes())?;
+            let sum = axis
+                .checked_add(offset)
+                .and_then(|v| v.checked_add(1))
+                .ok_or_else(bad_axes)?;
+            // burn casts with `as usize`: a negative sum becomes a huge index.
+            sum as usize
+        } else {
+            usize::try_from(axis).map_err(|_| bad_axes())?
+        };
+        indices.push(index);
+    }
+    indices.sort_unstable();
+    for i in 1..indices.len() {
+        if let (Some(&prev), Some(&cur)) = (indices.get(i - 1), indices.get(i))
+            && cur <= prev
+        {
+            let bumped = prev.checked_add(1).ok_or_else(bad_axes)?;
+            if let Some(slot) = indices.get_mut(i) {
+                *slot = bumped;
+            }
+        }
+    }
+    // burn re-checks with `as isize`, so a huge index reads as a small negative one.
+    let as_signed = |i: usize| i as isize;
+    if let Some(&index) = indices.iter().find(|&&i| !in_range(as_signed(i))) {
+        return Err(GuardError::DimOutOfRange {
+            op,
+            dim: as_signed(index),
+            rank: rank_out,
+        });
+    }
+    let mut out = vec![1usize; rank_out];
+    let mut next_index = 0;
+    let mut next_old = 0;
+    for position in 0..rank_out {
+        let Some(&wanted) = indices.get(next_index) else {
+            // burn copies the rest of the input: the lengths must agree.
+            let rest = shape.get(next_old..).unwrap_or(&[]);
+            if rest.len() != rank_out - position {
+                return Err(bad_axes());
+            }
+            for (slot, &d) in out.iter_mut().skip(position).zip(rest) {
+                *slot = d;
+            }
+            break;
+        };
+        if position == wanted {
+            next_index += 1;
+        } else {
+            let d = *shape.get(next_old).ok_or_else(bad_axes)?;
+            if let Some(slot) = out.get_mut(position) {
+                *slot = d;
+            }
+            next_old += 1;
+        }
+    }
+    let before = elements(shape).ok_or_else(|| too_large(op, shape))?;
+    if elements(&out) != Some(before) {
+        return Err(GuardError::ShapeMismatch {
+            op,
+            rule: "the unsqueezed shape must keep every input element",
+            shapes: vec![shape.to_vec(), out],
+        });
+    }
+    Ok(out)
+}
+
+/// `expand::<D2>(shape)`: mirrors burn's `BroadcastArgs::into_shape` and
+/// `TensorCheck::expand`. For the array form: at least `D` entries, each positive or `-1`, a
+/// `-1` only where it copies an existing non-empty dim. Then, right-aligned, each target dim
+/// must equal the input's or the input's must be 1.
+///
+/// Beyond burn: a `Shape` argument must have rank `D2` and `D2 >= D` (burn indexes out of
+/// bounds, desynchronises the rank, or leaves the backend to panic), and a target dim of 1 over
+/// an input dim other than 1 is refused (`TensorCheck::expand` lets it through and every CPU
+/// backend panics). Returns the output shape.
+///
+/// # Errors
+///
+/// [`GuardError::RankMismatch`]; [`GuardError::InvalidArgument`] for a bad entry;
+/// [`GuardError::ShapeMismatch`] when the shapes cannot broadcast.
+///
+/// ```
+/// use burn_guard::check::view::{ShapeArg, expand};
+/// assert_eq!(expand("expand", &[3, 1], &ShapeArg::Entries(vec![2, -1, 4]), 3).unwrap(), vec![2, 3, 4]);
+/// assert!(expand("expand", &[3, 2], &ShapeArg::Entries(vec![3, 4]), 2).is_err());
+/// ```
+pub fn expand(
+    op: &'static str,
+    shape: &[usize],
+    target: &ShapeArg,
+    rank_out: usize,
+) -> Result<Vec<usize>> {
+    let rank = shape.len();
+    let rank_error = |expected: usize, got: usize, rule| GuardError::RankMismatch {
+        op,
+        rule,
+        expected,
+        got,
+        shape: shape.to_vec(),
+    };
+    let to: Vec<usize> = match target {
+        ShapeArg::Entries(entries) => {
+            if entries.len() < rank {
+                return Err(rank_error(
+                    rank,
+                    entries.len(),
+                    "expand cannot lower the rank: the target needs at least as many dims as the tensor",
+                ));
+            }
+            let got = || format!("shape={entries:?}, tensor={shape:?}");
+            if entries.iter().any(|&e| e == 0 || e < -1) {
+                return Err(GuardError::InvalidArgument {
+                    op,
+                    rule: "expand entries must be positive or -1",
+                    got: got(),
+                });
+            }
+            let lead = entries.len() - rank;
+            let mut to = Vec::with_capacity(entries.len());
+            for (i, &e) in entries.iter().enumerate() {
+                let size = if e == -1 {
+                    i.checked_sub(lead)
+                        .and_then(|j| shape.get(j))
+                        .copied()
+                        .unwrap_or(0)
+                } else {
+                    usize::try_from(e).unwrap_or(0)
+                };
+                if size == 0 {
+                    return Err(GuardError::InvalidArgument {
+                        op,
+                        rule: "-1 must stand for an existing, non-empty dimension",
+                        got: got(),
+                    });
+                }
+                to.push(size);
+            }
+            to
+        }
+        ShapeArg::Shape(dims) => {
+            if dims.len() != rank_out {
+                return Err(rank_error(
+                    rank_out,
+                    dims.len(),
+                    "a shape argument must have the output rank",
+                ));
+            }
+            if dims.len() < rank {
+                return Err(rank_error(
+                    rank,
+                    dims.len(),
+                    "expand cannot lower the rank: the target needs at least as many dims as the tensor",
+                ));
+            }
+            dims.clone()
+        }
+    };
+    let lead = to.len() - rank;
+    let compatible = to
+        .iter()
+        .skip(lead)
+        .zip(shape)
+        .all(|(&t, &s)| t == s || s == 1);
+    if !compatible {
+        return Err(GuardError::ShapeMismatch {
+            op,
+            rule: "each target dim must equal the tensor's, or the tensor's must be 1",
+            shapes: vec![shape.to_vec(), to],
+        });
+    }
+    Ok(to)
+}
+
+/// `unfold::<D2>(dim, size, step)`: `dim` in `-D..D` and `D2 == D + 1` (`TensorCheck::unfold`).
+/// Beyond burn, which leaves them to the backend (Flex and NdArray panic, or NdArray returns
+/// windows of size 0): `size > 0`, `step > 0` and `size` at most the dim size. Returns the output
+/// shape `[pre.., windows, post.., size]`.
+///
+/// # Errors
+///
+/// [`GuardError::DimOutOfRange`]; [`GuardError::RankMismatch`];
+/// [`GuardError::InvalidArgument`] for the window.
+///
+/// ```
+/// use burn_guard::check::view::unfold;
+/// assert_eq!(unfold("unfold", &[2, 5], 1, 2, 2, 3).unwrap(), vec![2, 2, 2]);
+/// assert!(unfold("unfold", &[2, 5], 1, 6, 1, 3).is_err());
+/// ```
+pub fn unfold(
+    op: &'static str,
+    shape: &[usize],
+    dim_arg: isize,
+    size: usize,
+    step: usize,
+    rank_out: usize,
+) -> Result<Vec<usize>> {
+    let rank = shape.len();
+    if rank_out != rank + 1 {
+        return Err(GuardError::RankMismatch {
+            op,
+            rule: "unfold adds one dimension: the output rank must be the input rank + 1",
+            expected: rank + 1,
+            got: rank_out,
+            shape: shape.to_vec(),
+        });
+    }
+    let index = dim(op, dim_arg, rank)?;
+    let length = shape.get(index).copied().unwrap_or(0);
+    let got = || format!("size={size}, step={step}, dim_size={length} (dim {index})");
+    let rule = if size == 0 {
+        Some("the window size must be greater than 0")
+    } else if step == 0 {
+        Some("the step must be greater than 0")
+    } else if size > length {
+        Some("the window size must not exceed the dimension size")
+    } else {
+        None
+    };
+    if let Some(rule) = rule {
+        return Err(GuardError::InvalidArgument {
+            op,
+            rule,
+            got: got(),
+        });
+    }
+    let windows = (length - size) / step + 1;
+    let mut out = shape.to_vec();
+    if let Some(slot) = out.get_mut(index) {
+        *slot = windows;
+    }
+    out.push(size);
+    Ok(out)
+}
+
+/// `roll(shifts, dims)`: equal lengths (`assert_eq!` in burn), each dim in `-D..D`, and the
+/// shifts accumulated per dim without overflowing `isize` (burn adds them with `+=`).
+///
+/// # Errors
+///
+/// [`GuardError::InvalidArgument`] for unequal lengths or an overflowing sum;
+/// [`GuardError::DimOutOfRange`].
+///
+/// ```
+/// use burn_guard::check::view::roll;
+/// assert!(roll("roll", &[1, -2], &[0, -1], 2).is_ok());
+/// assert!(roll("roll", &[1], &[0, 1], 2).is_err());
+/// ```
+pub fn roll(op: &'static str, shifts: &[isize], dims: &[isize], rank: usize) -> Result<()> {
+    if dims.len() != shifts.len() {
+        return Err(GuardError::InvalidArgument {
+            op,
+            rule: "dims and shifts must have the same length",
+            got: format!("shifts={shifts:?}, dims={dims:?}"),
+        });
+    }
+    let mut accumulated = vec![0isize; rank];
+    for (&d, &shift) in dims.iter().zip(shifts) {
+        let index = dim(op, d, rank)?;
+        if let Some(slot) = accumulated.get_mut(index) {
+            *slot = slot
+                .checked_add(shift)
+                .ok_or_else(|| GuardError::InvalidArgument {
+                    op,
+                    rule: "the shifts of one dim overflow isize when added",
+                    got: format!("shifts={shifts:?}, dims={dims:?}"),
+                })?;
+        }
+    }
+    Ok(())
+}
+
+/// `repeat_dim(dim, times)`: `dim` in `-D..D`; beyond burn, the output element count must fit in
+/// `usize` (burn multiplies without checking). Returns the output shape.
+///
+/// # Errors
+///
+/// [`GuardError::DimOutOfRange`]; [`GuardError::InvalidArgument`] for an overflowing size.
+///
+/// ```
+/// use burn_guard::check::view::repeat_dim;
+/// assert_eq!(repeat_dim("repeat_dim", &[2, 3], -1, 2).unwrap(), vec![2, 6]);
+/// assert!(repeat_dim("repeat_dim", &[2, 3], 2, 2).is_err());
+/// ```
+pub fn repeat_dim(
+    op: &'static str,
+    shape: &[usize],
+    dim_arg: isize,
+    times: usize,
+) -> Result<Vec<usize>> {
+    let index = dim(op, dim_arg, shape.len())?;
+    let mut out = shape.to_vec();
+    if let Some(slot) = out.get_mut(index) {
+        *slot = slot
+            .checked_mul(times)
+            .ok_or_else(|| too_large(op, shape))?;
+    }
+    elements(&out).ok_or_else(|| too_large(op, &out))?;
+    Ok(out)
+}
+
+/// `repeat(sizes)`: burn ignores entries past the rank when they are 1 and panics on any other
+/// (`unwrap_dim_index` through `repeat_dim`), or on any entry at all past the rank when some size
+/// is 0 (`Shape::repeat(..).unwrap()`). Beyond burn, the output element count must fit in
+/// `usize`. Returns the output shape.
+///
+/// # Errors
+///
+/// [`GuardError::InvalidArgument`].
+///
+/// ```
+/// use burn_guard::check::view::repeat;
+/// assert_eq!(repeat("repeat", &[2, 3], &[2, 1, 1]).unwrap(), vec![4, 3]);
+/// assert!(repeat("repeat", &[2, 3], &[2, 1, 3]).is_err());
+/// ```
+pub fn repeat(op: &'static str, shape: &[usize], sizes: &[usize]) -> Result<Vec<usize>> {
+    let extra = sizes.get(shape.len()..).unwrap_or(&[]);
+    let has_zero = sizes.contains(&0);
+    if (has_zero && !extra.is_empty()) || extra.iter().any(|&t| t > 1) {
+        return Err(GuardError::InvalidArgument {
+            op,
+            rule: if has_zero {
+                "with a 0 size, there must be no more sizes than dimensions"
+            } else {
+                "sizes past the tensor's rank must be 1"
+            },
+            got: format!("sizes={sizes:?}, shape={shape:?}"),
+        });
+    }
+    let mut out = shape.to_vec();
+    for (slot, &times) in out.iter_mut().zip(sizes) {
+        *slot = slot
+            .checked_mul(times)
+            .ok_or_else(|| too_large(op, shape))?;
+    }
+    elements(&out).ok_or_else(|| too_large(op, &out))?;
+    Ok(out)
+}
+
+/// `pad(padding, mode)`: mirrors burn's `IntoPadding` (no more pairs than dims; the
+/// `(left, right, top, bottom)` form needs rank 2 or more — burn underflows `D - 2`) and
+/// burn-backend's `validate_padding` (Reflect: both pads smaller than the dim size, on every
+/// dim, padded or not; Edge: no padding on an empty dim). Beyond burn, each padded size must fit
+/// in `usize`. Returns one `(before, after)` pair per dim.
+///
+/// # Errors
+///
+/// [`GuardError::InvalidArgument`]; [`GuardError::RankMismatch`] for the tuple form on rank < 2.
+///
+/// ```
+/// use burn::tensor::ops::PadMode;
+/// use burn_guard::check::view::{PadArg, pad};
+/// let pairs = pad("pad", &[2, 3], &PadArg::Pairs(vec![(1, 2)]), &PadMode::Reflect).unwrap();
+/// assert_eq!(pairs, vec![(0, 0), (1, 2)]);
+/// assert!(pad("pad", &[2, 3], &PadArg::Pairs(vec![(3, 0)]), &PadMode::Reflect).is_err());
+/// ```
+pub fn pad(
+    op: &'static str,
+    shape: &[usize],
+    padding: &PadArg,
+    mode: &PadMode,
+) -> Result<Vec<(usize, usize)>> {
+    let rank = shape.len();
+    let pairs: Vec<(usize, usize)> = match padding {
+        PadArg::Pairs(given) => {
+            let Some(lead) = rank.checked_sub(given.len()) else {
+                return Err(GuardError::InvalidArgument {
+                    op,
+                    rule: "there must be no more padding pairs than dimensions",
+                    got: format!("pairs={given:?}, rank={rank}"),
+                });
+            };
+            let mut pairs = vec![(0, 0); lead];
+            pairs.extend_from_slice(given);
+            pairs
+        }
+        &PadArg::Ltrb(left, right, top, bottom) => {
+            let Some(lead) = rank.checked_sub(2) else {
+                return Err(GuardError::RankMismatch {
+                    op,
+                    rule: "the (left, right, top, bottom) form pads the last two dims: it needs rank 2 or more",
+                    expected: 2,
+                    got: rank,
+                    shape: shape.to_vec(),
+                });
+            };
+            let mut pairs = vec![(0, 0); lead];
+            pairs.push((top, bottom));
+            pairs.push((left, right));
+            pairs
+        }
+    };
+    for (index, (&(before, after), &size)) in pairs.iter().zip(shape).enumerate() {
+        let got = || format!("padding=({before}, {after}), size={size} (dim {index})");
+        let rule = match mode {
+            PadMode::Reflect if before >= size || after >= size => {
+                Some("reflect padding must be smaller than the dimension size, on every dimension")
+            }
+            PadMode::Edge if (before != 0 || after != 0) && size == 0 => {
+                Some("edge padding cannot extend an empty dimension")
+            }
+            _ => None,
+        };
+        if let Some(rule) = rule {
+            return Err(GuardError::InvalidArgument {
+                op,
+                rule,
+                got: got(),
+            });
+        }
+        if size
+            .checked_add(before)
+            .and_then(|s| s.checked_add(after))
+            .is_none()
+        {
+            return Err(too_large(op, shape));
+        }
+    }
+    Ok(pairs)
+}
+
+/// The constant of a `PadMode::Constant` for a tensor of `dtype`: burn passes it to the
+/// backend's `full` as a float, which panics for an integer tensor when it is not finite or
+/// outside `i64`. Beyond burn, it must also fit the integer dtype after truncation toward zero
+/// (Flex wraps an `I32` value silently). Float tensors accept any value.
+///
+/// # Errors
+///
+/// [`GuardError::InvalidArgument`].
+///
+/// ```
+/// use burn::tensor::DType;
+/// use burn_guard::check::view::pad_value;
+/// assert!(pad_value("pad", -1.5, DType::I32).is_ok());
+/// assert!(pad_value("pad", f32::NAN, DType::I64).is_err());
+/// assert!(pad_value("pad", f32::NAN, DType::F32).is_ok());
+/// ```
+pub fn pad_value(op: &'static str, value: f32, dtype: DType) -> Result<()> {
+    // [low, high) after truncation toward zero; 64-bit types go through i64 in the backend.
+    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+    let (low, high): (f64, f64) = match dtype {
+        DType::I64 => (-TWO_63, TWO_63),
+        DType::U64 => (0.0, TWO_63),
+        DType::I32 => (f64::from(i32::MIN), f64::from(i32::MAX) + 1.0),
+        DType::I16 => (f64::from(i16::MIN), f64::from(i16::MAX) + 1.0),
+        DType::I8 => (f64::from(i8::MIN), f64::from(i8::MAX) + 1.0),
+        DType::U32 => (0.0, f64::from(u32::MAX) + 1.0),
+        DType::U16 => (0.0, f64::from(u16::MAX) + 1.0),
+        DType::U8 => (0.0, f64::from(u8::MAX) + 1.0),
+        _ => return Ok(()),
+    };
+    let truncated = f64::from(value).trunc();
+    if truncated.is_finite() && truncated >= low && truncated < high {
+        Ok(())
+    } else {
+        Err(GuardError::InvalidArgument {
+            op,
+            rule: "the pad constant must be finite and fit the integer dtype",
+            got: format!("value={value}, dtype={dtype:?}"),
+        })
+    }
+}
+
+/// `chunk(chunks, dim)`: `dim` in `-D..D` and `chunks > 0` (burn divides by zero). Returns the
+/// `(start, length)` of each chunk with PyTorch's rule: chunks of `ceil(size / chunks)` until the
+/// dimension is used up, so there may be fewer than `chunks` (burn panics in those cases, e.g.
+/// size 4 in 3 chunks, because it forces exactly `chunks` pieces).
+///
+/// # Errors
+///
+/// [`GuardError::DimOutOfRange`]; [`GuardError::InvalidArgument`] for `chunks == 0`.
+///
+/// ```
+/// use burn_guard::check::view::chunk;
+/// assert_eq!(chunk("chunk", &[5], 3, 0).unwrap(), vec![(0, 2), (2, 2), (4, 1)]);
+/// assert_eq!(chunk("chunk", &[4], 3, 0).unwrap(), vec![(0, 2), (2, 2)]);
+/// assert!(chunk("chunk", &[4], 0, 0).is_err());
+/// ```
+pub fn chunk(
+    op: &'static str,
+    shape: &[usize],
+    chunks: usize,
+    dim_arg: isize,
+) -> Result<Vec<(usize, usize)>> {
+    let index = dim(op, dim_arg, shape.len())?;
+    if chunks == 0 {
+        return Err(GuardError::InvalidArgument {
+            op,
+            rule: "chunks must be greater than 0",
+            got: "chunks=0".into(),
+        });
+    }
+    let size = shape.get(index).copied().unwrap_or(0);
+    Ok(pieces(size, size.div_ceil(chunks)))
+}
+
+/// Consecutive `(start, length)` pieces of `step` (the last one shorter) covering `0..size`.
+fn pieces(size: usize, step: usize) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < size && step > 0 {
+        let length = step.min(size - start);
+        out.push((start, length));
+        start += length;
+    }
+    out
+}
+
+/// `split(split_size, dim)`: `dim` in `-D..D` and `split_size > 0` unless the dim is empty
+/// (`TensorCheck::split`). Returns the `(start, length)` pieces.
+///
+/// # Errors
+///
+/// [`GuardError::DimOutOfRange`]; [`GuardError::InvalidArgument`].
+///
+/// ```
+/// use burn_guard::check::view::split;
+/// assert_eq!(split("split", &[5], 2, 0).unwrap(), vec![(0, 2), (2, 2), (4, 1)]);
+/// assert!(split("split", &[5], 0, 0).is_err());
+/// ```
+pub fn split(
+    op: &'static str,
+    shape: &[usize],
+    split_size: usize,
+    dim_arg: isize,
+) -> Result<Vec<(usize, usize)>> {
+    let index = dim(op, dim_arg, shape.len())?;
+    let size = shape.get(index).copied().unwrap_or(0);
+    if split_size == 0 && size != 0 {
+        return Err(GuardError::InvalidArgument {
+            op,
+            rule: "split_size must be greater than 0 unless the dimension is empty",
+            got: format!("split_size=0, size={size} (dim {index})"),
+        });
+    }
+    Ok(pieces(size, split_size))
+}
+
+/// `split_with_sizes(split_sizes, dim)`: `dim` in `-D..D` and the sizes summing to the dim size
+/// (`TensorCheck::split_with_sizes`; a sum that overflows is refused too, burn's `sum` panics).
+/// Returns the resolved dim.
+///
+/// # Errors
+///
+/// [`GuardError::DimOutOfRange`]; [`GuardError::InvalidArgument`].
+///
+/// ```
+/// use burn_guard::check::view::split_with_sizes;
+/// assert_eq!(split_with_sizes("split_with_sizes", &[5, 2], &[2, 0, 3], 0).unwrap(), 0);
+/// assert!(split_with_sizes("split_with_sizes", &[5, 2], &[2, 2], 0).is_err());
+/// ```
+pub fn split_with_sizes(
+    op: &'static str,
+    shape: &[usize],
+    split_sizes: &[usize],
+    dim_arg: isize,
+) -> Result<usize> {
+    let index = dim(op, dim_arg, shape.len())?;
+    let size = shape.get(index).copied().unwrap_or(0);
+    let sum = split_sizes
+        .iter()
+        .try_fold(0usize, |acc, &s| acc.checked_add(s));
+    if sum != Some(size) {
+        return Err(GuardError::InvalidArgument {
+            op,
+            rule: "split sizes must sum to the dimension size",
+            got: format!("split_sizes={split_sizes:?}, size={size} (dim {index})"),
+        });
+    }
+    Ok(index)
+}
+
+/// `meshgrid(tensors, options)`: burn reshapes input `i` to a shape whose only non-1 entry is
+/// its length (a length of 0 reads as "keep the source dim", which only exists for `i == 0`) and,
+/// when dense, expands it to the grid (which refuses a 0). So an empty input panics when the grid
+/// is dense, or when it is not the first input. Returns the grid shape.
+///
+/// # Errors
+///
+/// [`GuardError::InvalidArgument`] naming the empty input.
+///
+/// ```
+/// use burn_guard::check::view::meshgrid;
+/// assert_eq!(meshgrid("meshgrid", &[2, 3], true).unwrap(), vec![2, 3]);
+/// assert!(meshgrid("meshgrid", &[2, 0], true).is_err());
+/// assert!(meshgrid("meshgrid", &[0, 2], false).is_ok());
+/// ```
+pub fn meshgrid(op: &'static str, lengths: &[usize], dense: bool) -> Result<Vec<usize>> {
+    if let Some(index) = lengths
+        .iter()
+        .enumerate()
+        .position(|(i, &len)| len == 0 && (dense || i > 0))
+    {
+        return Err(GuardError::InvalidArgument {
+            op,
+            rule: if dense {
+                "a dense grid cannot have an empty input"
+            } else {
+                "a sparse grid can have an empty input only in first position"
+            },
+            got: format!("input={index}, lengths={lengths:?}"),
+        });
+    }
+    Ok(lengths.to_vec())
+}
+
+/// `meshgrid_stack::<D, D2>(tensors, index_pos)`: `D2 == D + 1` (`assert_eq!`), at least one input
+/// (burn stacks an empty list), then the dense [`meshgrid`] rule. Returns the grid shape.
+///
+/// # Errors
+///
+/// [`GuardError::RankMismatch`]; [`GuardError::InvalidArgument`].
+///
+/// ```
+/// use burn_guard::check::view::meshgrid_stack;
+/// assert_eq!(meshgrid_stack("meshgrid_stack", &[2, 3], 3).unwrap(), vec![2, 3]);
+/// assert!(meshgrid_stack("meshgrid_stack", &[2, 3], 2).is_err());
+/// ```
+pub fn meshgrid_stack(op: &'static str, lengths: &[usize], rank_out: usize) -> Result<Vec<usize>> {
+    let rank = lengths.len();
+    if rank_out != rank + 1 {
+        return Err(GuardError::RankMismatch {
+            op,
+            rule: "meshgrid_stack adds one dimension: the output rank must be the number of inputs + 1",
+            expected: rank + 1,
+            got: rank_out,
+            shape: lengths.to_vec(),
+        });
+    }
+    if lengths.is_empty() {
+        return Err(GuardError::InvalidArgument {
+            op,
+            rule: "needs at least one tensor",
+            got: "an empty list".into(),
+        });
+    }
+    meshgrid(op, lengths, true)
+}
+
+/// The positions of a `target` shape that are unit dims inserted into `source` (the other
+/// positions take `source`'s dims in order), or `None` when `target` is not `source` with unit
+/// dims inserted. Which 1s count as inserted does not matter for the data.
+///
+/// ```
+/// use burn_guard::check::view::inserted_units;
+/// assert_eq!(inserted_units(&[0, 3], &[1, 0, 3, 1]), Some(vec![true, false, false, true]));
+/// assert_eq!(inserted_units(&[0, 3], &[3, 0]), None);
+/// ```
+pub fn inserted_units(source: &[usize], target: &[usize]) -> Option<Vec<bool>> {
+    let mut mask = Vec::with_capacity(target.len());
+    let mut next = 0;
+    for &t in target {
+        if source.get(next) == Some(&t) {
+            // Greedy earliest matching finds an embedding whenever one exists.
+            mask.push(false);
+            next += 1;
+        } else if t == 1 {
+            mask.push(true);
+        } else {
+            return None;
+        }
+    }
+    (next == source.len()).then_some(mask)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Asserts `result` is an error of the variant `matches` accepts whose Display contains `text`.
+    fn refused<T: std::fmt::Debug>(
+        result: Result<T>,
+        matches: fn(&GuardError) -> bool,
+        text: &str,
+    ) {
+        let err = result.unwrap_err();
+        assert!(matches(&err), "wrong variant: {err:?}");
+        assert!(err.to_string().contains(text), "{err}");
+    }
+
+    fn invalid(e: &GuardError) -> bool {
+        matches!(e, GuardError::InvalidArgument { .. })
+    }
+    fn rank(e: &GuardError) -> bool {
+        matches!(e, GuardError::RankMismatch { .. })
+    }
+    fn shapes(e: &GuardError) -> bool {
+        matches!(e, GuardError::ShapeMismatch { .. })
+    }
+    fn dim_range(e: &GuardError) -> bool {
+        matches!(e, GuardError::DimOutOfRange { .. })
+    }
+
+    #[test]
+    fn reshape_table() {
+        let e = |v: &[isize]| ShapeArg::Entries(v.to_vec());
+        assert_eq!(
+            reshape("reshape", &[2, 3, 4], &e(&[0, -1]), 2).unwrap(),
+            vec![2, 12]
+        );
+        assert_eq!(
+            reshape("reshape", &[0, 3], &e(&[3, 0]), 2)
+                .unwrap_err()
+                .op(),
+            "reshape"
+        );
+        assert_eq!(
+            reshape("reshape", &[0, 3], &e(&[0, 3, 1]), 3).unwrap(),
+            vec![0, 3, 1]
+        );
+        assert_eq!(
+            reshape("reshape", &[6], &ShapeArg::Shape(vec![2, 3]), 2).unwrap(),
+            vec![2, 3]
+        );
+        type Row = (
+            &'static [usize],
+            ShapeArg,
+            usize,
+            fn(&GuardError) -> bool,
+            &'static str,
+        );
+        let rows: Vec<Row> = vec![
+            (
+                &[2, 3],
+                e(&[-1, -1]),
+                2,
+                invalid,
+                "at most one entry may be -1",
+            ),
+            (
+                &[2, 3],
+                e(&[-2, 3]),
+                2,
+                invalid,
+                "entries must be positive, 0 (keep) or -1",
+            ),
+            (
+                &[2, 3],
+                e(&[4, 2]),
+                2,
+                shapes,
+                "as many elements as the tensor",
+            ),
+            (&[6], e(&[1, 0]), 2, invalid, "which must exist"),
+            (&[0, 3], e(&[0, -1]), 2, invalid, "multiply to 0"),
+            (&[2, 3], e(&[4, -1]), 2, invalid, "not a multiple"),
+            (&[2, 3], e(&[isize::MAX, 4]), 2, invalid, "overflows usize"),
+            (
+                &[2, 3],
+                ShapeArg::Shape(vec![6]),
+                2,
+                rank,
+                "must have the output rank",
+            ),
+        ];
+        for (source, arg, out, variant, text) in rows {
+            refused(reshape("reshape", source, &arg, out), variant, text);
+        }
+    }
+
+    #[test]
+    fn permute_flip_movedim_table() {
+        assert_eq!(permute("permute", &[2, -3, 1], 3).unwrap(), vec![2, 0, 1]);
+        refused(
+            permute("permute", &[0, 3, 1], 3),
+            dim_range,
+            "dimension out of range",
+        );
+        refused(
+            permute("permute", &[0, -3, 1], 3),
+            invalid,
+            "axes must be unique",
+        );
+        assert_eq!(flip("flip", &[], 2).unwrap(), Vec::<usize>::new());
+        refused(flip("flip", &[1, -1], 2), invalid, "axes must be unique");
+        refused(flip("flip", &[-3], 2), dim_range, "got dim -3 for rank 2");
+        assert_eq!(
+            movedim("movedim", &[0, 1], true, &[-1, 0], true, 3).unwrap(),
+            (vec![0, 1], vec![2, 0])
+        );
+        refused(
+            movedim("movedim", &[0, -3], true, &[1, 2], true, 3),
+            invalid,
+            "must be unique",
+        );
+        refused(
+            movedim("movedim", &[0], true, &[1, -2], true, 3),
+            invalid,
+            "must be unique",
+        );
+        refused(
+            movedim("movedim", &[0], true, &[1, 2], true, 3),
+            invalid,
+            "same number of dims",
+        );
+        refused(
+            movedim("movedim", &[3], false, &[1], false, 3),
+            dim_range,
+            "dim 3",
+        );
+    }
+
+    #[test]
+    fn flatten_and_squeeze_table() {
+        assert_eq!(flatten("flatten", &[2, 3, 4], 0, -1, 1).unwrap(), vec![24]);
+        assert_eq!(
+            flatten("flatten", &[2, 3, 4], 1, 1, 3).unwrap(),
+            vec![2, 3, 4]
+        );
+        refused(
+            flatten("flatten", &[2, 3, 4], 2, 1, 2),
+            invalid,
+            "start_dim must not come after end_dim",
+        );
+        refused(
+            flatten("flatten", &[2, 3, 4], 0, 1, 1),
+            rank,
+            "flattened dims plus one",
+        );
+        refused(
+            flatten("flatten", &[2, 3, 4], 0, 1, 3),
+            rank,
+            "flattened dims plus one",
+        );
+        refused(flatten("flatten", &[2, 3, 4], 0, 3, 1), dim_range, "dim 3");
+
+        assert_eq!(squeeze("squeeze", &[1, 2, 1], 1).unwrap(), vec![2]);
+        refused(squeeze("squeeze", &[1, 1], 1), rank, "rank-0 tensor");
+        refused(
+            squeeze("squeeze", &[1, 2, 3], 1),
+            rank,
+            "number of dimensions left",
+        );
+
+        assert_eq!(squeeze_dim("squeeze_dim", &[2, 1], -1, 1).unwrap(), vec![2]);
+        refused(
+            squeeze_dim("squeeze_dim", &[2, 1], 0, 1),
+            invalid,
+            "only a dimension of size 1",
+        );
+        refused(
+            squeeze_dim("squeeze_dim", &[2, 1], 1, 2),
+            rank,
+            "number of dimensions left",
+        );
+        refused(
+            squeeze_dim("squeeze_dim", &[1], 0, 0),
+            rank,
+            "rank-0 tensor",
+        );
+        refused(
+            squeeze_dim("squeeze_dim", &[2, 1], 2, 1),
+            dim_range,
+            "dim 2",
+        );
+
+        assert_eq!(
+            squeeze_dims("squeeze_dims", &[1, 2, 1], &[0, 0], 2).unwrap(),
+            vec![2, 1]
+        );
+        refused(
+            squeeze_dims("squeeze_dims", &[1, 1], &[], 1),
+            invalid,
+            "at least one dimension must remain",
+        );
+        refused(
+            squeeze_dims("squeeze_dims", &[1, 2, 1], &[1], 2),
+            invalid,
+            "only a dimension of size 1",
+        );
+        refused(
+            squeeze_dims("squeeze_dims", &[1, 2, 1], &[0], 1),
+            rank,
+            "number of dimensions left",
+        );
+        refused(
+            squeeze_dims("squeeze_dims", &[1, 2, 1], &[-4], 1),
+            dim_range,
+            "dim -4",
+        );
+    }
+
+    #[test]
+    fn unsqueeze_table() {
+        refused(
+            unsqueeze("unsqueeze", &[2, 3], 1),
+            rank,
+            "cannot lower the rank",
+        );
+        assert_eq!(unsqueeze("unsqueeze", &[2, 3], 2).unwrap(), vec![2, 3]);
+        assert_eq!(
+            unsqueeze_dim("unsqueeze_dim", &[2, 3], 1, 4).unwrap(),
+            vec![2, 1, 3, 1]
+        );
+        refused(
+            unsqueeze_dim("unsqueeze_dim", &[2, 3], 0, 2),
+            rank,
+            "must exceed the input rank",
+        );
+        refused(
+            unsqueeze_dim("unsqueeze_dim", &[2, 3], -4, 3),
+            dim_range,
+            "rank 3",
+        );
+        // burn's replay: duplicates bump forward; negatives count from the end.
+        assert_eq!(
+            unsqueeze_dims("unsqueeze_dims", &[3], &[0, 0], 3).unwrap(),
+            vec![1, 1, 3]
+        );
+        assert_eq!(
+            unsqueeze_dims("unsqueeze_dims", &[3], &[-1, -1], 3).unwrap(),
+            vec![3, 1, 1]
+        );
+        // burn accepts a rank that drops a unit dim and inserts one.
+        assert_eq!(
+            unsqueeze_dims("unsqueeze_dims", &[3, 1], &[1], 2).unwrap(),
+            vec![3, 1]
+        );
+        refused(
+            unsqueeze_dims("unsqueeze_dims", &[3], &[3], 3),
+            dim_range,
+            "dim 3 for rank 3",
+        );
+        refused(
+            unsqueeze_dims("unsqueeze_dims", &[3], &[2, 2], 3),
+            dim_range,
+            "rank 3",
+        );
+        refused(
+            unsqueeze_dims("unsqueeze_dims", &[3], &[-1, -1, -1], 2),
+            invalid,
+            "do not fit the output rank",
+        );
+        // burn turns -3 - 1 + 1 + 1 into a huge index with `as usize`, then reads out of bounds.
+        refused(
+            unsqueeze_dims("unsqueeze_dims", &[5], &[-3, -3], 3),
+            invalid,
+            "do not fit the output rank",
+        );
+        refused(
+            unsqueeze_dims("unsqueeze_dims", &[3, 4], &[0], 2),
+            invalid,
+            "do not fit the output rank",
+        );
+        refused(
+            unsqueeze_dims("unsqueeze_dims", &[3, 4], &[1], 2),
+            shapes,
+            "keep every input element",
+        );
+        assert_eq!(
+            inserted_units(&[1, 5], &[1, 1, 5]),
+            Some(vec![false, true, false])
+        );
+        assert_eq!(inserted_units(&[2, 3], &[2, 3]), Some(vec![false, false]));
+        assert_eq!(inserted_units(&[2, 3], &[3, 2]), None);
+    }
+
+    #[test]
+    fn expand_unfold_table() {
+        let e = |v: &[isize]| ShapeArg::Entries(v.to_vec());
+        assert_eq!(
+            expand("expand", &[1, 3], &e(&[2, -1]), 2).unwrap(),
+            vec![2, 3]
+        );
+        assert_eq!(
+            expand("expand", &[1, 3], &ShapeArg::Shape(vec![0, 3]), 2).unwrap(),
+            vec![0, 3]
+        );
+        refused(
+            expand("expand", &[1, 3], &e(&[3]), 1),
+            rank,
+            "cannot lower the rank",
+        );
+        refused(
+            expand("expand", &[1, 3], &e(&[0, 3]), 2),
+            invalid,
+            "positive or -1",
+        );
+        refused(
+            expand("expand", &[1, 3], &e(&[-1, 1, 3]), 3),
+            invalid,
+            "existing, non-empty dimension",
+        );
+        refused(
+            expand("expand", &[0, 3], &e(&[-1, 3]), 2),
+            invalid,
+            "existing, non-empty dimension",
+        );
+        refused(
+            expand("expand", &[2, 3], &e(&[2, 1]), 2),
+            shapes,
+            "or the tensor's must be 1",
+        );
+        refused(
+            expand("expand", &[2, 3], &ShapeArg::Shape(vec![2, 3]), 3),
+            rank,
+            "must have the output rank",
+        );
+
+        assert_eq!(
+            unfold("unfold", &[2, 5], -1, 5, 3, 3).unwrap(),
+            vec![2, 1, 5]
+        );
+        refused(
+            unfold("unfold", &[2, 5], 1, 0, 1, 3),
+            invalid,
+            "window size must be greater than 0",
+        );
+        refused(
+            unfold("unfold", &[2, 5], 1, 2, 0, 3),
+            invalid,
+            "step must be greater than 0",
+        );
+        refused(
+            unfold("unfold", &[2, 5], 1, 6, 1, 3),
+            invalid,
+            "must not exceed the dimension size",
+        );
+        refused(
+            unfold("unfold", &[2, 5], 1, 2, 1, 2),
+            rank,
+            "input rank + 1",
+        );
+        refused(unfold("unfold", &[2, 5], 2, 2, 1, 3), dim_range, "dim 2");
+    }
+
+    #[test]
+    fn roll_repeat_table() {
+        assert!(roll("roll", &[], &[], 2).is_ok());
+        refused(roll("roll", &[1], &[], 2), invalid, "same length");
+        refused(
+            roll("roll", &[isize::MAX, 1], &[0, -2], 2),
+            invalid,
+            "overflow isize",
+        );
+        refused(roll("roll", &[1], &[2], 2), dim_range, "dim 2");
+        assert_eq!(repeat_dim("repeat_dim", &[2, 3], 0, 0).unwrap(), vec![0, 3]);
+        refused(
+            repeat_dim("repeat_dim", &[2, 3], 0, usize::MAX),
+            invalid,
+            "overflows usize",
+        );
+        refused(
+            repeat_dim("repeat_dim", &[2, 3], -3, 1),
+            dim_range,
+            "dim -3",
+        );
+        assert_eq!(repeat("repeat", &[2, 3], &[0]).unwrap(), vec![0, 3]);
+        refused(
+            repeat("repeat", &[2, 3], &[0, 1, 1]),
+            invalid,
+            "no more sizes than dimensions",
+        );
+        refused(
+            repeat("repeat", &[2, 3], &[1, 1, 2]),
+            invalid,
+            "past the tensor's rank must be 1",
+        );
+        refused(
+            repeat("repeat", &[2, 3], &[usize::MAX, 2]),
+            invalid,
+            "overflows usize",
+        );
+    }
+
+    #[test]
+    fn pad_table() {
+        let pairs = |v: &[(usize, usize)]| PadArg::Pairs(v.to_vec());
+        assert_eq!(
+            pad(
+                "pad",
+                &[2, 3],
+                &PadArg::Ltrb(1, 2, 3, 4),
+                &PadMode::Constant(0.0)
+            )
+            .unwrap(),
+            vec![(3, 4), (1, 2)]
+        );
+        assert!(pad("pad", &[0, 3], &pairs(&[(0, 0), (1, 1)]), &PadMode::Edge).is_ok());
+        refused(
+            pad("pad", &[2], &pairs(&[(1, 1), (1, 1)]), &PadMode::Edge),
+            invalid,
+            "no more padding pairs",
+        );
+        refused(
+            pad("pad", &[2], &PadArg::Ltrb(1, 1, 0, 0), &PadMode::Edge),
+            rank,
+            "needs rank 2 or more",
+        );
+        refused(
+            pad("pad", &[0, 3], &pairs(&[(1, 1)]), &PadMode::Reflect),
+            invalid,
+            "on every dimension",
+        );
+        refused(
+            pad("pad", &[0, 3], &pairs(&[(1, 0), (1, 1)]), &PadMode::Edge),
+            invalid,
+            "cannot extend an empty dimension",
+        );
+        refused(
+            pad(
+                "pad",
+                &[2, 3],
+                &pairs(&[(usize::MAX, 0)]),
+                &PadMode::Constant(0.0),
+            ),
+            invalid,
+            "overflows usize",
+        );
+        assert!(pad_value("pad", 2_147_483_647.0, DType::I64).is_ok());
+        assert!(pad_value("pad", -2_147_483_648.0, DType::I32).is_ok());
+        refused(
+            pad_value("pad", 3e9, DType::I32),
+            invalid,
+            "fit the integer dtype",
+        );
+        refused(
+            pad_value("pad", -1.0, DType::U8),
+            invalid,
+            "fit the integer dtype",
+        );
+        refused(
+            pad_value("pad", 9.3e18, DType::I64),
+            invalid,
+            "fit the integer dtype",
+        );
+        refused(
+            pad_value("pad", f32::INFINITY, DType::I64),
+            invalid,
+            "finite",
+        );
+    }
+
+    #[test]
+    fn chunk_split_meshgrid_table() {
+        // Where burn works, the pieces match burn's; (4, 3) is burn's bug.
+        assert_eq!(
+            chunk("chunk", &[6], 3, 0).unwrap(),
+            vec![(0, 2), (2, 2), (4, 2)]
+        );
+        assert_eq!(chunk("chunk", &[2], 3, 0).unwrap(), vec![(0, 1), (1, 1)]);
+        assert_eq!(chunk("chunk", &[0], 3, 0).unwrap(), vec![]);
+        assert_eq!(
+            chunk("chunk", &[9], 4, 0).unwrap(),
+            vec![(0, 3), (3, 3), (6, 3)]
+        );
+        refused(
+            chunk("chunk", &[4], 0, 0),
+            invalid,
+            "chunks must be greater than 0",
+        );
+        refused(chunk("chunk", &[4], 1, 1), dim_range, "dim 1");
+        assert_eq!(split("split", &[0], 0, 0).unwrap(), vec![]);
+        refused(
+            split("split", &[3], 0, 0),
+            invalid,
+            "unless the dimension is empty",
+        );
+        refused(
+            split_with_sizes("split_with_sizes", &[3], &[usize::MAX, 4], 0),
+            invalid,
+            "sum to the dimension size",
+        );
+        refused(
+            meshgrid("meshgrid", &[0, 2], true),
+            invalid,
+            "dense grid cannot have an empty input",
+        );
+        refused(
+            meshgrid("meshgrid", &[2, 0], false),
+            invalid,
+            "only in first position",
+        );
+        refused(
+            meshgrid_stack("meshgrid_stack", &[], 1),
+            invalid,
+            "at least one tensor",
+        );
+        refused(
+            meshgrid_stack("meshgrid_stack", &[0, 2], 3),
+            invalid,
+            "dense grid",
+        );
+        refused(
+            meshgrid_stack("meshgrid_stack", &[2, 2], 4),
+            rank,
+            "number of inputs + 1",
+        );
+    }
+}

@@ -1,13 +1,1496 @@
 //! Twins of the creation, conversion, autodiff and misc family: empty/zeros/ones/full (+ _like), from_data/floats/ints/bool, random, arange, eye, cartesian_grid, cast, scalar/data reads, autodiff switches, quantize.
+//!
+//! Most of burn's creation functions are associated functions (`Tensor::zeros(shape, &device)`),
+//! so their twins are free functions with burn's generics (`try_zeros::<D, K, _>(shape, &device)`).
+//! Methods whose twin name burn already uses for an inherent method (`try_into_scalar`,
+//! `try_to_data_as`, …) are free functions too, so that method-call syntax never silently picks
+//! burn's version.
 
-use burn::tensor::Tensor;
-use burn::tensor::kind::Basic;
+use std::any::TypeId;
+use std::ops::Range;
+
+use burn::tensor::kind::{Basic, Kind, Numeric, TensorKind, Transaction as TransactionKind};
+use burn::tensor::quantization::{
+    Calibration, CalibrationRange, QuantScheme, QuantizationParameters, global_scale_dtype,
+};
+use burn::tensor::{
+    Bool, Cast, DType, Device, Distribution, Element, ElementConversion, Float, Int, Shape, Tensor,
+    TensorCreationOptions, TensorData, TensorReadError, Transaction,
+};
 
 use super::sealed::Sealed;
+use crate::check::creation as rules;
+use crate::error::{GuardError, Result};
+use crate::panic::catch;
+
+/// The dtype burn will create a `K` tensor with (burn's `TensorCreationOptions::resolve_dtype`):
+/// the explicit dtype for Float and Int, else the device default; Bool always uses the device
+/// default. Reads the settings without locking them.
+fn resolve_dtype<K: Basic>(options: &TensorCreationOptions) -> DType {
+    let settings = options.device.settings();
+    match <K as TensorKind>::KIND {
+        Kind::Float => options.dtype.unwrap_or_else(|| settings.float_dtype.into()),
+        Kind::Int => options.dtype.unwrap_or_else(|| settings.int_dtype.into()),
+        Kind::Bool => settings.bool_dtype.into(),
+    }
+}
+
+/// The shape's dims, as a vector.
+fn dims_of(shape: &Shape) -> Vec<usize> {
+    shape.iter().copied().collect()
+}
+
+/// Shape and dtype checks shared by `empty`, `zeros`, `ones` and `full`.
+fn creation_checks<const D: usize, K: Basic>(
+    op: &'static str,
+    shape: &Shape,
+    options: &TensorCreationOptions,
+) -> Result<DType> {
+    rules::creation_rank(op, &dims_of(shape), D)?;
+    rules::creation_dtype(op, <K as TensorKind>::KIND, resolve_dtype::<K>(options))
+}
+
+/// Maps burn's read error: execution failures stay execution failures; the rest are conversion
+/// refusals burn reported itself.
+fn read_error(op: &'static str, err: TensorReadError) -> GuardError {
+    match err {
+        TensorReadError::Execution(source) => GuardError::Execution { op, source },
+        other => GuardError::InvalidArgument {
+            op,
+            rule: "the data cannot be read as requested",
+            got: crate::error::one_line(&other.to_string()),
+        },
+    }
+}
+
+/// Fallible twin of [`Tensor::empty`].
+///
+/// Checks that `D > 0`, that the shape has rank `D`, and that an explicit dtype in `options`
+/// belongs to the kind (a float dtype for Float, an integer dtype for Int; Bool ignores it, as
+/// burn does).
+///
+/// # Errors
+///
+/// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for a shape of another rank.
+/// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a dtype of another
+///   kind.
+///
+/// # Fallback
+///
+/// Never.
+///
+/// ```
+/// use burn::tensor::{DType, Device, Float, Tensor};
+/// use burn_guard::tensor::try_empty;
+///
+/// let device = Device::flex();
+/// let t: Tensor<2> = try_empty::<2, Float, _>([2, 3], &device)?;
+/// assert_eq!(t.dims(), [2, 3]);
+/// assert!(try_empty::<2, Float, _>([2, 3, 4], &device).is_err());
+/// assert!(try_empty::<2, Float, _>([2, 3], (&device, DType::I32)).is_err());
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+#[doc(alias = "empty")]
+pub fn try_empty<const D: usize, K: Basic, S: Into<Shape>>(
+    shape: S,
+    options: impl Into<TensorCreationOptions>,
+) -> Result<Tensor<D, K>> {
+    const OP: &str = "empty";
+    let (shape, options) = (shape.into(), options.into());
+    creation_checks::<D, K>(OP, &shape, &options)?;
+    catch(OP, || Tensor::<D, K>::empty(shape, options))
+}
+
+/// Fallible twin of [`Tensor::zeros`]; the same checks as [`try_empty`].
+///
+/// # Errors
+///
+/// As [`try_empty`].
+///
+/// # Fallback
+///
+/// Never.
+///
+/// ```
+/// use burn::tensor::{Device, Int, Tensor};
+/// use burn_guard::tensor::try_zeros;
+///
+/// let t: Tensor<1, Int> = try_zeros::<1, Int, _>([3], &Device::flex())?;
+/// assert_eq!(t.sum().into_scalar::<i64>(), 0);
+/// let err = try_zeros::<1, Int, _>([3, 1], &Device::flex()).unwrap_err();
+/// assert!(err.to_string().starts_with("zeros: the shape's rank must equal the tensor's rank D"));
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+#[doc(alias = "zeros")]
+pub fn try_zeros<const D: usize, K: Basic, S: Into<Shape>>(
+    shape: S,
+    options: impl Into<TensorCreationOptions>,
+) -> Result<Tensor<D, K>> {
+    const OP: &str = "zeros";
+    let (shape, options) = (shape.into(), options.into());
+    creation_checks::<D, K>(OP, &shape, &options)?;
+    catch(OP, || Tensor::<D, K>::zeros(shape, options))
+}
+
+/// Fallible twin of [`Tensor::ones`]; the same checks as [`try_empty`].
+///
+/// # Errors
+///
+/// As [`try_empty`].
+///
+/// # Fallback
+///
+/// Never.
+///
+/// ```
+/// use burn::tensor::{Device, Float, Tensor};
+/// use burn_guard::tensor::try_ones;
+///
+/// let t: Tensor<2> = try_ones::<2, Float, _>([2, 2], &Device::flex())?;
+/// assert_eq!(t.sum().into_scalar::<f32>(), 4.0);
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+#[doc(alias = "ones")]
+pub fn try_ones<const D: usize, K: Basic, S: Into<Shape>>(
+    shape: S,
+    options: impl Into<TensorCreationOptions>,
+) -> Result<Tensor<D, K>> {
+    const OP: &str = "ones";
+    let (shape, options) = (shape.into(), options.into());
+    creation_checks::<D, K>(OP, &shape, &options)?;
+    catch(OP, || Tensor::<D, K>::ones(shape, options))
+}
+
+/// Fallible twin of [`Tensor::full`].
+///
+/// The checks of [`try_empty`], and that `fill_value` is representable in the tensor's dtype
+/// (burn-std's `Scalar::new` panics on NaN, ±inf or a value outside `i64` for an integer dtype;
+/// beyond burn, a value outside a narrower integer dtype is refused too: NdArray panics on it
+/// and Flex silently wraps it around).
+/// `E: Copy` is added to burn's bounds so the value can be checked before it is handed over;
+/// every burn element type is `Copy`. Integer values are compared through `f64`, so a value
+/// within `2^10` of `i64::MAX` is refused although burn would accept it.
+///
+/// # Errors
+///
+/// As [`try_empty`], and [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument)
+/// for an unrepresentable value.
+///
+/// # Fallback
+///
+/// Never.
+///
+/// ```
+/// use burn::tensor::{Device, Int, Tensor};
+/// use burn_guard::tensor::try_full;
+///
+/// let device = Device::flex();
+/// let t: Tensor<1, Int> = try_full::<1, Int, _, _>([2], 7, &device)?;
+/// assert_eq!(t.sum().into_scalar::<i64>(), 14);
+/// assert!(try_full::<1, Int, _, _>([2], f32::NAN, &device).is_err());
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+#[doc(alias = "full")]
+pub fn try_full<const D: usize, K: Basic, S: Into<Shape>, E: ElementConversion + Copy>(
+    shape: S,
+    fill_value: E,
+    options: impl Into<TensorCreationOptions>,
+) -> Result<Tensor<D, K>> {
+    const OP: &str = "full";
+    let (shape, options) = (shape.into(), options.into());
+    let dtype = creation_checks::<D, K>(OP, &shape, &options)?;
+    rules::scalar_fits(OP, fill_value.elem::<f64>(), dtype)?;
+    catch(OP, || Tensor::<D, K>::full(shape, fill_value, options))
+}
+
+/// Fallible twin of [`Tensor::from_data`].
+///
+/// Checks that `D > 0` and the data has rank `D`; that the dtype the tensor is created with
+/// belongs to the kind (burn panics for a Float tensor; for an Int tensor given a float dtype
+/// burn stores floats in an Int tensor, which we refuse too); that the data converts to it
+/// (quantized data only into a Float tensor); and that every value fits an integer dtype
+/// (burn-std's conversion panics on the first that does not).
+///
+/// # Errors
+///
+/// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for data of another rank.
+/// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for the dtype or a
+///   value that does not fit.
+///
+/// # Fallback
+///
+/// Never.
+///
+/// ```
+/// use burn::tensor::{Device, Float, Tensor, TensorData};
+/// use burn_guard::tensor::try_from_data;
+///
+/// let device = Device::flex();
+/// let t: Tensor<2> = try_from_data::<2, Float, _>([[1.0, 2.0]], &device)?;
+/// assert_eq!(t.dims(), [1, 2]);
+/// assert!(try_from_data::<1, Float, _>([[1.0, 2.0]], &device).is_err());
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+#[doc(alias = "from_data")]
+pub fn try_from_data<const D: usize, K: Basic, T: Into<TensorData>>(
+    data: T,
+    options: impl Into<TensorCreationOptions>,
+) -> Result<Tensor<D, K>> {
+    const OP: &str = "from_data";
+    let (data, options) = (data.into(), options.into());
+    from_data_checks::<D, K>(OP, &data, &options)?;
+    catch(OP, || Tensor::<D, K>::from_data(data, options))
+}
+
+/// The checks of `from_data`, shared with `from_floats`, `from_ints` and `from_bool`.
+fn from_data_checks<const D: usize, K: Basic>(
+    op: &'static str,
+    data: &TensorData,
+    options: &TensorCreationOptions,
+) -> Result<()> {
+    rules::creation_rank(op, &dims_of(data.shape()), D)?;
+    let kind = <K as TensorKind>::KIND;
+    if !rules::from_data_converts(kind, data.dtype()) {
+        return Ok(());
+    }
+    let dtype = rules::creation_dtype(op, kind, resolve_dtype::<K>(options))?;
+    rules::data_fits(op, data, dtype)
+}
+
+/// Fallible twin of [`Tensor::from_floats`]: the data is converted to `f32` first, then
+/// created as [`try_from_data`] does.
+///
+/// # Errors
+///
+/// As [`try_from_data`]; quantized data cannot be converted to `f32`.
+///
+/// # Fallback
+///
+/// Never.
+///
+/// ```
+/// use burn::tensor::{Device, Tensor};
+/// use burn_guard::tensor::try_from_floats;
+///
+/// let t: Tensor<1> = try_from_floats([1.0, 2.0], &Device::flex())?;
+/// assert_eq!(t.dims(), [2]);
+/// assert!(try_from_floats::<2, _>([1.0, 2.0], &Device::flex()).is_err());
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+#[doc(alias = "from_floats")]
+pub fn try_from_floats<const D: usize, A: Into<TensorData>>(
+    floats: A,
+    device: &Device,
+) -> Result<Tensor<D>> {
+    const OP: &str = "from_floats";
+    let data = floats.into();
+    rules::data_fits(OP, &data, DType::F32)?;
+    let data = catch(OP, || data.convert::<f32>())?;
+    from_data_checks::<D, Float>(OP, &data, &device.into())?;
+    catch(OP, || Tensor::<D>::from_data(data, device))
+}
+
+/// Fallible twin of [`Tensor::from_ints`]: the data is converted to `i32` first (every value
+/// must fit), then created as [`try_from_data`] does.
+///
+/// # Errors
+///
+/// As [`try_from_data`]; a value outside `i32` is refused.
+///
+/// # Fallback
+///
+/// Never.
+///
+/// ```
+/// use burn::tensor::{Device, Int, Tensor};
+/// use burn_guard::tensor::try_from_ints;
+///
+/// let t: Tensor<1, Int> = try_from_ints([1, 2], &Device::flex())?;
+/// assert_eq!(t.dims(), [2]);
+/// assert!(try_from_ints::<1, _>([5_000_000_000i64], &Device::flex()).is_err());
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+#[doc(alias = "from_ints")]
+pub fn try_from_ints<const D: usize, A: Into<TensorData>>(
+    ints: A,
+    device: &Device,
+) -> Result<Tensor<D, Int>> {
+    const OP: &str = "from_ints";
+    let data = ints.into();
+    rules::data_fits(OP, &data, DType::I32)?;
+    let data = catch(OP, || data.convert::<i32>())?;
+    from_data_checks::<D, Int>(OP, &data, &device.into())?;
+    catch(OP, || Tensor::<D, Int>::from_data(data, device))
+}
+
+/// Fallible twin of [`Tensor::from_bool`]; the checks of [`try_from_data`].
+///
+/// # Errors
+///
+/// As [`try_from_data`].
+///
+/// # Fallback
+///
+/// Never.
+///
+/// ```
+/// use burn::tensor::{Bool, Device, Tensor};
+/// use burn_guard::tensor::try_from_bool;
+///
+/// let t: Tensor<1, Bool> = try_from_bool([true, false], &Device::flex())?;
+/// assert_eq!(t.dims(), [2]);
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+#[doc(alias = "from_bool")]
+pub fn try_from_bool<const D: usize, A: Into<TensorData>>(
+    data: A,
+    device: &Device,
+) -> Result<Tensor<D, Bool>> {
+    const OP: &str = "from_bool";
+    let data = data.into();
+    from_data_checks::<D, Bool>(OP, &data, &device.into())?;
+    catch(OP, || Tensor::<D, Bool>::from_bool(data, device))
+}
+
+/// Fallible twin of [`Tensor::random`].
+///
+/// Checks an explicit dtype's kind, and — beyond burn, which checks neither — that the shape
+/// has rank `D` (burn returns a tensor whose rank is not `D`, and a later `dims()` panics) and
+/// that the distribution's parameters are valid (Flex and NdArray sample on the host and panic
+/// on `Uniform(lo >= hi)`, `Bernoulli(p ∉ [0, 1])` or a non-finite `Normal` deviation).
+///
+/// # Errors
+///
+/// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for a shape of another rank.
+/// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for the dtype or the
+///   distribution.
+///
+/// # Fallback
+///
+/// Never.
+///
+/// ```
+/// use burn::tensor::{Device, Distribution, Float, Tensor};
+/// use burn_guard::tensor::try_random;
+///
+/// let device = Device::flex();
+/// let t: Tensor<2> = try_random::<2, Float, _>([2, 3], Distribution::Default, &device)?;
+/// assert_eq!(t.dims(), [2, 3]);
+/// assert!(try_random::<2, Float, _>([2, 3], Distribution::Uniform(1.0, 0.0), &device).is_err());
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+#[doc(alias = "random")]
+pub fn try_random<const D: usize, K: Numeric, S: Into<Shape>>(
+    shape: S,
+    distribution: Distribution,
+    options: impl Into<TensorCreationOptions>,
+) -> Result<Tensor<D, K>> {
+    const OP: &str = "random";
+    let (shape, options) = (shape.into(), options.into());
+    let dtype = creation_checks::<D, K>(OP, &shape, &options)?;
+    rules::distribution(OP, distribution, dtype)?;
+    catch(OP, || Tensor::<D, K>::random(shape, distribution, options))
+}
+
+/// Fallible twin of [`Tensor::arange`]: checks that an explicit dtype is an integer dtype.
+///
+/// # Errors
+///
+/// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for the dtype.
+///
+/// # Fallback
+///
+/// Never.
+///
+/// ```
+/// use burn::tensor::{DType, Device};
+/// use burn_guard::tensor::try_arange;
+///
+/// let device = Device::flex();
+/// assert_eq!(try_arange(0..4, &device)?.dims(), [4]);
+/// assert!(try_arange(0..4, (&device, DType::F32)).is_err());
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+#[doc(alias = "arange")]
+pub fn try_arange(
+    range: Range<i64>,
+    options: impl Into<TensorCreationOptions>,
+) -> Result<Tensor<1, Int>> {
+    const OP: &str = "arange";
+    let options = options.into();
+    rules::creation_dtype(OP, Kind::Int, resolve_dtype::<Int>(&options))?;
+    catch(OP, || Tensor::<1, Int>::arange(range, options))
+}
+
+/// Fallible twin of [`Tensor::arange_step`]: checks the dtype as [`try_arange`] does, and —
+/// beyond burn, which leaves it to the backend's `step_by(0)` assert — that `step > 0`.
+///
+/// # Errors
+///
+/// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for the dtype or a zero
+/// step.
+///
+/// # Fallback
+///
+/// Never.
+///
+/// ```
+/// use burn::tensor::Device;
+/// use burn_guard::tensor::try_arange_step;
+///
+/// let device = Device::flex();
+/// assert_eq!(try_arange_step(0..5, 2, &device)?.dims(), [3]);
+/// assert!(try_arange_step(0..5, 0, &device).is_err());
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+#[doc(alias = "arange_step")]
+pub fn try_arange_step(
+    range: Range<i64>,
+    step: usize,
+    options: impl Into<TensorCreationOptions>,
+) -> Result<Tensor<1, Int>> {
+    const OP: &str = "arange_step";
+    let options = options.into();
+    rules::creation_dtype(OP, Kind::Int, resolve_dtype::<Int>(&options))?;
+    rules::arange_step(OP, step)?;
+    catch(OP, || Tensor::<1, Int>::arange_step(range, step, options))
+}
+
+/// Fallible twin of [`Tensor::eye`].
+///
+/// burn panics on `eye(0)` (its `unsqueeze` reshapes `[0]` to `[1, 0]`, and reshape reads the
+/// `0` as "keep this dim"); we compute it correctly instead: an empty `[0, 0]` tensor.
+///
+/// # Errors
+///
+/// None expected; a backend panic is returned as
+/// [`GuardError::BackendPanic`](crate::GuardError::BackendPanic).
+///
+/// # Fallback
+///
+/// Never.
+///
+/// ```
+/// use burn::tensor::{Device, Float, Tensor};
+/// use burn_guard::tensor::try_eye;
+///
+/// let device = Device::flex();
+/// let eye: Tensor<2> = try_eye::<Float>(3, &device)?;
+/// assert_eq!(eye.sum().into_scalar::<f32>(), 3.0);
+/// assert_eq!(try_eye::<Float>(0, &device)?.dims(), [0, 0]);
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+#[doc(alias = "eye")]
+pub fn try_eye<K: Numeric>(size: usize, device: &Device) -> Result<Tensor<2, K>> {
+    const OP: &str = "eye";
+    if rules::eye_is_empty(size) {
+        return catch(OP, || Tensor::<2, K>::zeros([0, 0], device));
+    }
+    catch(OP, || Tensor::<2, K>::eye(size, device))
+}
+
+/// Fallible twin of [`cartesian_grid`](burn::tensor::cartesian_grid) and
+/// [`Tensor::cartesian_grid`]: `try_cartesian_grid::<S, D, D2>(shape, device)`.
+///
+/// Checks `D2 == D + 1` and that the shape has rank `D` (burn indexes it out of bounds when it
+/// is shorter, and repeats along dims that do not exist when it is longer). burn panics on any
+/// zero-sized dim (its reshape reads `0` as "keep this dim"); we compute it correctly instead:
+/// an empty Int tensor of shape `[shape.., D]`.
+///
+/// # Errors
+///
+/// [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for either rank.
+///
+/// # Fallback
+///
+/// Never.
+///
+/// ```
+/// use burn::tensor::{Device, Int, Tensor};
+/// use burn_guard::tensor::try_cartesian_grid;
+///
+/// let device = Device::flex();
+/// let grid: Tensor<3, Int> = try_cartesian_grid::<_, 2, 3>([2, 3], &device)?;
+/// assert_eq!(grid.dims(), [2, 3, 2]);
+/// assert!(try_cartesian_grid::<_, 2, 4>([2, 3], &device).is_err());
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+#[doc(alias = "cartesian_grid")]
+pub fn try_cartesian_grid<S: Into<Shape>, const D: usize, const D2: usize>(
+    shape: S,
+    device: &Device,
+) -> Result<Tensor<D2, Int>> {
+    const OP: &str = "cartesian_grid";
+    let shape = shape.into();
+    let (out, empty) = rules::cartesian_grid(OP, &dims_of(&shape), D, D2)?;
+    if empty {
+        return catch(OP, || Tensor::<D2, Int>::zeros(out, device));
+    }
+    catch(OP, || {
+        burn::tensor::cartesian_grid::<Shape, D, D2>(shape, device)
+    })
+}
+
+/// Fallible twin of [`Tensor::from_dispatch`] (burn's `extension` API).
+///
+/// Checks that the dispatch tensor's dtype belongs to the kind `K` (burn panics "Expected kind
+/// …"; a quantized tensor is a Float tensor) and — beyond burn, which does not check it and
+/// returns a tensor whose rank is not `D` — that its rank is `D`.
+///
+/// # Errors
+///
+/// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for another rank.
+/// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for the dtype.
+///
+/// # Fallback
+///
+/// Never.
+///
+/// ```
+/// use burn::tensor::{Device, Float, Int, Tensor};
+/// use burn_guard::tensor::try_from_dispatch;
+///
+/// let t = Tensor::<1>::ones([2], &Device::flex());
+/// let back: Tensor<1> = try_from_dispatch::<1, Float>(t.clone().into_dispatch())?;
+/// assert_eq!(back.dims(), [2]);
+/// assert!(try_from_dispatch::<1, Int>(t.clone().into_dispatch()).is_err());
+/// assert!(try_from_dispatch::<2, Float>(t.into_dispatch()).is_err());
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+#[doc(alias = "from_dispatch")]
+pub fn try_from_dispatch<const D: usize, K: Basic>(
+    tensor: burn::tensor::DispatchTensor,
+) -> Result<Tensor<D, K>> {
+    use burn_backend::TensorMetadata;
+
+    const OP: &str = "from_dispatch";
+    rules::creation_rank(OP, &dims_of(&tensor.shape()), D)?;
+    let kind = <K as TensorKind>::KIND;
+    let dtype = tensor.dtype();
+    if rules::from_data_converts(kind, dtype) {
+        rules::creation_dtype(OP, kind, dtype)?;
+    }
+    catch(OP, || Tensor::<D, K>::from_dispatch(tensor))
+}
+
+/// Fallible twin of [`Transaction::register`]: checks that the tensor is not quantized (burn
+/// panics in its float bridge).
+///
+/// # Errors
+///
+/// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a quantized tensor;
+/// the transaction is dropped.
+///
+/// # Fallback
+///
+/// Never.
+///
+/// ```
+/// use burn::tensor::{Device, Tensor, Transaction};
+/// use burn_guard::tensor::try_transaction_register;
+///
+/// let t = Tensor::<1>::ones([2], &Device::flex());
+/// let data = try_transaction_register(Transaction::default(), t)?.execute();
+/// assert_eq!(data.len(), 1);
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+#[doc(alias = "register")]
+pub fn try_transaction_register<const D: usize, K: TransactionKind>(
+    transaction: Transaction,
+    tensor: Tensor<D, K>,
+) -> Result<Transaction> {
+    const OP: &str = "register";
+    rules::not_quantized(OP, tensor.dtype())?;
+    catch(OP, || transaction.register(tensor))
+}
+
+/// Fallible twin of [`Tensor::into_scalar`] (burn's inherent [`Tensor::try_into_scalar`]
+/// still panics on an unrepresentable value; this is a free function so it is never bypassed).
+///
+/// Checks that the tensor holds exactly one element, then reads it and checks that the value
+/// is representable in `E` (burn-std's conversion panics on NaN or an out-of-range value for an
+/// integer `E`).
+///
+/// # Errors
+///
+/// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for another element
+///   count or an unrepresentable value.
+/// - [`GuardError::Execution`](crate::GuardError::Execution) when the read fails.
+///
+/// # Fallback
+///
+/// Never.
+///
+/// ```
+/// use burn::tensor::{Device, Tensor};
+/// use burn_guard::tensor::try_into_scalar;
+///
+/// let device = Device::flex();
+/// assert_eq!(try_into_scalar::<1, _, f32>(Tensor::<1>::from_floats([2.5], &device))?, 2.5);
+/// assert!(try_into_scalar::<1, _, f32>(Tensor::<1>::ones([2], &device)).is_err());
+/// assert!(try_into_scalar::<1, _, i32>(Tensor::<1>::from_floats([f32::NAN], &device)).is_err());
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+#[doc(alias = "into_scalar")]
+pub fn try_into_scalar<const D: usize, K: Basic, E: Element>(tensor: Tensor<D, K>) -> Result<E> {
+    const OP: &str = "into_scalar";
+    rules::scalar_read(OP, &tensor.dims())?;
+    let data = catch(OP, || tensor.try_into_data())?.map_err(|e| read_error(OP, e.into()))?;
+    unpack_scalar(OP, data)
+}
+
+/// Checks the read value against `E`, then converts it as burn does.
+fn unpack_scalar<E: Element>(op: &'static str, data: TensorData) -> Result<E> {
+    rules::data_fits(op, &data, E::dtype())?;
+    let values =
+        catch(op, || data.try_into_vec_as::<E>())?.map_err(|e| read_error(op, e.into()))?;
+    let count = values.len();
+    values
+        .into_iter()
+        .next()
+        .filter(|_| count == 1)
+        .ok_or_else(|| GuardError::InvalidArgument {
+            op,
+            rule: "the tensor must hold exactly one element",
+            got: format!("elements={count}"),
+        })
+}
+
+/// Fallible twin of [`Tensor::into_scalar_async`]: the checks of [`try_into_scalar`], without
+/// blocking.
+///
+/// # Errors
+///
+/// As [`try_into_scalar`].
+///
+/// # Fallback
+///
+/// Never.
+///
+/// ```
+/// use burn::tensor::{Device, Tensor};
+/// use burn_guard::tensor::try_into_scalar_async;
+///
+/// let t = Tensor::<1>::from_floats([4.0], &Device::flex());
+/// let value: f32 = burn::tensor::read_sync(try_into_scalar_async(t))?;
+/// assert_eq!(value, 4.0);
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+#[doc(alias = "into_scalar_async")]
+pub async fn try_into_scalar_async<const D: usize, K: Basic, E: Element>(
+    tensor: Tensor<D, K>,
+) -> Result<E> {
+    const OP: &str = "into_scalar_async";
+    rules::scalar_read(OP, &tensor.dims())?;
+    let data = tensor
+        .into_data_async()
+        .await
+        .map_err(|source| GuardError::Execution { op: OP, source })?;
+    unpack_scalar(OP, data)
+}
+
+/// Reads `data` as `target`: the conversion must exist and every value must fit.
+fn convert_read(op: &'static str, data: TensorData, target: DType) -> Result<TensorData> {
+    rules::data_fits(op, &data, target)?;
+    catch(op, || data.try_cast(target))?.map_err(|e| read_error(op, e.into()))
+}
+
+/// Fallible twin of [`Tensor::to_data_as`] (a free function: burn's inherent
+/// [`Tensor::try_to_data_as`] would win over a method, and still panics on a value `E` cannot
+/// hold).
+///
+/// Reads the data, then checks that the conversion exists (quantized data converts to nothing
+/// else) and that every value fits an integer `E`, before converting.
+///
+/// # Errors
+///
+/// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for the conversion or
+///   the first value that does not fit.
+/// - [`GuardError::Execution`](crate::GuardError::Execution) when the read fails.
+///
+/// # Fallback
+///
+/// Never.
+///
+/// ```
+/// use burn::tensor::{Device, Tensor};
+/// use burn_guard::tensor::try_to_data_as;
+///
+/// let t = Tensor::<1>::from_floats([1.0, 2.0], &Device::flex());
+/// assert_eq!(try_to_data_as::<1, _, i64>(&t)?.to_vec::<i64>().unwrap(), vec![1, 2]);
+/// let bad = Tensor::<1>::from_floats([f32::INFINITY], &Device::flex());
+/// assert!(try_to_data_as::<1, _, i64>(&bad).is_err());
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+#[doc(alias = "to_data_as")]
+pub fn try_to_data_as<const D: usize, K: Basic, E: Element>(
+    tensor: &Tensor<D, K>,
+) -> Result<TensorData> {
+    const OP: &str = "to_data_as";
+    let data = catch(OP, || tensor.try_to_data())?.map_err(|e| read_error(OP, e.into()))?;
+    convert_read(OP, data, E::dtype())
+}
+
+/// Fallible twin of [`Tensor::into_data_as`]; the checks of [`try_to_data_as`].
+///
+/// # Errors
+///
+/// As [`try_to_data_as`].
+///
+/// # Fallback
+///
+/// Never.
+///
+/// ```
+/// use burn::tensor::{Device, Int, Tensor};
+/// use burn_guard::tensor::try_into_data_as;
+///
+/// let t = Tensor::<1, Int>::from_ints([-1, 2], &Device::flex());
+/// assert!(try_into_data_as::<1, _, u8>(t).is_err());
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+#[doc(alias = "into_data_as")]
+pub fn try_into_data_as<const D: usize, K: Basic, E: Element>(
+    tensor: Tensor<D, K>,
+) -> Result<TensorData> {
+    const OP: &str = "into_data_as";
+    let data = catch(OP, || tensor.try_into_data())?.map_err(|e| read_error(OP, e.into()))?;
+    convert_read(OP, data, E::dtype())
+}
+
+/// Fallible twin of [`Tensor::to_data_dtype`]; the checks of [`try_to_data_as`] for `dtype`
+/// (also refused: a quantized target dtype).
+///
+/// # Errors
+///
+/// As [`try_to_data_as`].
+///
+/// # Fallback
+///
+/// Never.
+///
+/// ```
+/// use burn::tensor::{DType, Device, Tensor};
+/// use burn_guard::tensor::try_to_data_dtype;
+///
+/// let t = Tensor::<1>::from_floats([1.5], &Device::flex());
+/// assert_eq!(try_to_data_dtype(&t, DType::F64)?.dtype(), DType::F64);
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+#[doc(alias = "to_data_dtype")]
+pub fn try_to_data_dtype<const D: usize, K: Basic>(
+    tensor: &Tensor<D, K>,
+    dtype: DType,
+) -> Result<TensorData> {
+    const OP: &str = "to_data_dtype";
+    let data = catch(OP, || tensor.try_to_data())?.map_err(|e| read_error(OP, e.into()))?;
+    convert_read(OP, data, dtype)
+}
+
+/// Fallible twin of [`Tensor::into_data_dtype`]; the checks of [`try_to_data_dtype`].
+///
+/// # Errors
+///
+/// As [`try_to_data_as`].
+///
+/// # Fallback
+///
+/// Never.
+///
+/// ```
+/// use burn::tensor::{DType, Device, Tensor};
+/// use burn_guard::tensor::try_into_data_dtype;
+///
+/// let t = Tensor::<1>::from_floats([300.0], &Device::flex());
+/// assert!(try_into_data_dtype(t, DType::U8).is_err());
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+#[doc(alias = "into_data_dtype")]
+pub fn try_into_data_dtype<const D: usize, K: Basic>(
+    tensor: Tensor<D, K>,
+    dtype: DType,
+) -> Result<TensorData> {
+    const OP: &str = "into_data_dtype";
+    let data = catch(OP, || tensor.try_into_data())?.map_err(|e| read_error(OP, e.into()))?;
+    convert_read(OP, data, dtype)
+}
+
+/// Fallible twin of [`compute_range`](burn::tensor::quantization::compute_range).
+///
+/// Checks that the tensor is not quantized (burn: `unreachable!()`), that a block scheme's
+/// block extents are at least 1 and divide every dimension, and that `AbsMean` calibration is
+/// not asked of a two-level scheme (burn-backend's asserts).
+///
+/// # Errors
+///
+/// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a quantized tensor.
+/// - [`GuardError::InvalidQuantScheme`](crate::GuardError::InvalidQuantScheme) for the scheme.
+///
+/// # Fallback
+///
+/// Never.
+///
+/// ```
+/// use burn::tensor::quantization::{Calibration, QuantScheme};
+/// use burn::tensor::{Device, Tensor};
+/// use burn_guard::tensor::try_compute_range;
+///
+/// let t = Tensor::<1>::from_floats([-1.0, 2.0], &Device::flex());
+/// let range = try_compute_range(&QuantScheme::default(), &t, &Calibration::MinMax)?;
+/// assert_eq!(range.max.into_scalar::<f32>(), 2.0);
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+#[doc(alias = "compute_range")]
+pub fn try_compute_range<const D: usize>(
+    scheme: &QuantScheme,
+    tensor: &Tensor<D>,
+    calibration: &Calibration,
+) -> Result<CalibrationRange> {
+    const OP: &str = "compute_range";
+    rules::not_quantized(OP, tensor.dtype())?;
+    rules::quant_blocks(OP, scheme, &tensor.dims())?;
+    crate::check::quant_calibration(OP, scheme, calibration, &tensor.dims())?;
+    catch(OP, || {
+        burn::tensor::quantization::compute_range(scheme, tensor, calibration)
+    })
+}
+
+/// Fallible twin of [`compute_q_params`](burn::tensor::quantization::compute_q_params).
+///
+/// Checks that `range.min` and `range.max` are not quantized (burn: `unreachable!()`), and
+/// that a two-level scheme's block scale dtype is no wider than f16 (burn-backend's assert in
+/// `normalize_scales`).
+///
+/// # Errors
+///
+/// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a quantized bound.
+/// - [`GuardError::InvalidQuantScheme`](crate::GuardError::InvalidQuantScheme) for the scheme.
+///
+/// # Fallback
+///
+/// Never.
+///
+/// ```
+/// use burn::tensor::quantization::{Calibration, QuantScheme};
+/// use burn::tensor::{Device, Tensor};
+/// use burn_guard::tensor::{try_compute_q_params, try_compute_range};
+///
+/// let t = Tensor::<1>::from_floats([-1.0, 2.0], &Device::flex());
+/// let scheme = QuantScheme::default();
+/// let range = try_compute_range(&scheme, &t, &Calibration::MinMax)?;
+/// let qparams = try_compute_q_params(&scheme, range)?;
+/// assert!(qparams.global.is_none());
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+#[doc(alias = "compute_q_params")]
+pub fn try_compute_q_params(
+    scheme: &QuantScheme,
+    range: CalibrationRange,
+) -> Result<QuantizationParameters> {
+    const OP: &str = "compute_q_params";
+    rules::not_quantized(OP, range.min.dtype())?;
+    rules::not_quantized(OP, range.max.dtype())?;
+    rules::quant_two_level(OP, scheme, &range.min.dims())?;
+    catch(OP, || {
+        burn::tensor::quantization::compute_q_params(scheme, range)
+    })
+}
 
 /// Fallible twins of the creation, conversion, autodiff and misc family: empty/zeros/ones/full (+ _like), from_data/floats/ints/bool, random, arange, eye, cartesian_grid, cast, scalar/data reads, autodiff switches, quantize.
 ///
 /// Sealed: implemented for `burn::Tensor<D, K>` only.
-pub trait TryConvert<const D: usize, K: Basic>: Sealed + Sized {}
+pub trait TryConvert<const D: usize, K: Basic>: Sealed + Sized {
+    /// Fallible twin of [`Tensor::empty_like`]: checks that the tensor is not quantized.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a quantized
+    /// tensor.
+    ///
+    /// # Fallback
+    ///
+    /// Never.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::tensor::TryConvert;
+    ///
+    /// let t = Tensor::<2>::ones([2, 3], &Device::flex());
+    /// assert_eq!(t.try_empty_like()?.dims(), [2, 3]);
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "empty_like")]
+    fn try_empty_like(&self) -> Result<Self>;
 
-impl<const D: usize, K: Basic> TryConvert<D, K> for Tensor<D, K> {}
+    /// Fallible twin of [`Tensor::zeros_like`]; the check of [`TryConvert::try_empty_like`].
+    ///
+    /// # Errors
+    ///
+    /// As [`TryConvert::try_empty_like`].
+    ///
+    /// # Fallback
+    ///
+    /// Never.
+    ///
+    /// ```
+    /// use burn::tensor::quantization::QuantScheme;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::tensor::TryConvert;
+    ///
+    /// let t = Tensor::<1>::ones([4], &Device::flex());
+    /// assert_eq!(t.try_zeros_like()?.sum().into_scalar::<f32>(), 0.0);
+    /// let q = t.quantize_dynamic(&QuantScheme::default());
+    /// assert!(q.try_zeros_like().is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "zeros_like")]
+    fn try_zeros_like(&self) -> Result<Self>;
+
+    /// Fallible twin of [`Tensor::ones_like`]; the check of [`TryConvert::try_empty_like`].
+    ///
+    /// # Errors
+    ///
+    /// As [`TryConvert::try_empty_like`].
+    ///
+    /// # Fallback
+    ///
+    /// Never.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Int, Tensor};
+    /// use burn_guard::tensor::TryConvert;
+    ///
+    /// let t = Tensor::<1, Int>::zeros([3], &Device::flex());
+    /// assert_eq!(t.try_ones_like()?.sum().into_scalar::<i64>(), 3);
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "ones_like")]
+    fn try_ones_like(&self) -> Result<Self>;
+
+    /// Fallible twin of [`Tensor::full_like`]: the check of [`TryConvert::try_empty_like`], and
+    /// that `fill_value` is representable in the tensor's dtype (as [`try_full`]; `E: Copy` is
+    /// added to burn's bounds).
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a quantized
+    /// tensor or an unrepresentable value.
+    ///
+    /// # Fallback
+    ///
+    /// Never.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Int, Tensor};
+    /// use burn_guard::tensor::TryConvert;
+    ///
+    /// let t = Tensor::<1, Int>::zeros([2], &Device::flex());
+    /// assert_eq!(t.try_full_like(5)?.sum().into_scalar::<i64>(), 10);
+    /// assert!(t.try_full_like(f64::INFINITY).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "full_like")]
+    fn try_full_like<E: ElementConversion + Copy>(&self, fill_value: E) -> Result<Self>;
+
+    /// Fallible twin of [`Tensor::cast`] (Float, Int and Bool tensors).
+    ///
+    /// Checks that a plain [`DType`] argument belongs to the tensor's kind (burn converts it
+    /// with `From<DType> for FloatDType/IntDType`, which panics; use `FloatDType`/`IntDType` to
+    /// change kind), and that a quantized tensor is not cast to a float dtype (burn: "Should be
+    /// Float primitive kind"). `T: Into<DType> + 'static` is added to burn's bounds so the
+    /// target can be inspected; `FloatDType`, `IntDType` and `DType` all satisfy it.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) naming the dtypes.
+    ///
+    /// # Fallback
+    ///
+    /// Never.
+    ///
+    /// ```
+    /// use burn::tensor::{DType, Device, FloatDType, IntDType, Tensor};
+    /// use burn_guard::tensor::TryConvert;
+    ///
+    /// let t = Tensor::<1>::from_floats([1.5], &Device::flex());
+    /// assert_eq!(t.clone().try_cast(IntDType::I64)?.dtype(), DType::I64);
+    /// assert_eq!(t.clone().try_cast(FloatDType::F64)?.dtype(), DType::F64);
+    /// assert!(t.try_cast(DType::I32).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "cast")]
+    fn try_cast<T>(self, dtype: T) -> Result<Tensor<D, T::OutputKind>>
+    where
+        T: Cast<D, K> + Into<DType> + Copy + 'static;
+
+    /// Fallible twin of [`Tensor::with_gradient_checkpointing_strategy`]: checks that the
+    /// tensor has autodiff enabled (burn `assert!`s it).
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) without autodiff.
+    ///
+    /// # Fallback
+    ///
+    /// Never.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, GradientCheckpointingStrategy, Tensor};
+    /// use burn_guard::tensor::TryConvert;
+    ///
+    /// let t = Tensor::<1>::ones([2], &Device::flex());
+    /// let strategy = GradientCheckpointingStrategy::Disabled;
+    /// assert!(t.clone().try_with_gradient_checkpointing_strategy(strategy).is_err());
+    /// assert!(t.autodiff().try_with_gradient_checkpointing_strategy(strategy).is_ok());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[cfg(feature = "autodiff")]
+    #[doc(alias = "with_gradient_checkpointing_strategy")]
+    fn try_with_gradient_checkpointing_strategy(
+        self,
+        strategy: burn::tensor::GradientCheckpointingStrategy,
+    ) -> Result<Self>
+    where
+        K: burn::tensor::kind::Autodiff;
+}
+
+impl<const D: usize, K: Basic> TryConvert<D, K> for Tensor<D, K> {
+    fn try_empty_like(&self) -> Result<Self> {
+        const OP: &str = "empty_like";
+        rules::not_quantized(OP, self.dtype())?;
+        catch(OP, || self.empty_like())
+    }
+
+    fn try_zeros_like(&self) -> Result<Self> {
+        const OP: &str = "zeros_like";
+        rules::not_quantized(OP, self.dtype())?;
+        catch(OP, || self.zeros_like())
+    }
+
+    fn try_ones_like(&self) -> Result<Self> {
+        const OP: &str = "ones_like";
+        rules::not_quantized(OP, self.dtype())?;
+        catch(OP, || self.ones_like())
+    }
+
+    fn try_full_like<E: ElementConversion + Copy>(&self, fill_value: E) -> Result<Self> {
+        const OP: &str = "full_like";
+        let dtype = self.dtype();
+        rules::not_quantized(OP, dtype)?;
+        rules::scalar_fits(OP, fill_value.elem::<f64>(), dtype)?;
+        catch(OP, || self.full_like(fill_value))
+    }
+
+    fn try_cast<T>(self, dtype: T) -> Result<Tensor<D, T::OutputKind>>
+    where
+        T: Cast<D, K> + Into<DType> + Copy + 'static,
+    {
+        const OP: &str = "cast";
+        let plain = TypeId::of::<T>() == TypeId::of::<DType>();
+        rules::cast(
+            OP,
+            <K as TensorKind>::KIND,
+            self.dtype(),
+            dtype.into(),
+            plain,
+            <T::OutputKind as TensorKind>::KIND,
+        )?;
+        catch(OP, || T::cast(self, dtype))
+    }
+
+    #[cfg(feature = "autodiff")]
+    fn try_with_gradient_checkpointing_strategy(
+        self,
+        strategy: burn::tensor::GradientCheckpointingStrategy,
+    ) -> Result<Self>
+    where
+        K: burn::tensor::kind::Autodiff,
+    {
+        const OP: &str = "with_gradient_checkpointing_strategy";
+        rules::autodiff_state(
+            OP,
+            self.is_autodiff(),
+            "a gradient checkpointing strategy needs an autodiff tensor; call Tensor::autodiff first",
+            "autodiff=false",
+        )?;
+        catch(OP, || self.with_gradient_checkpointing_strategy(strategy))
+    }
+}
+
+/// Fallible twins of the creation-family methods burn defines on Float tensors only.
+///
+/// Sealed: implemented for `burn::Tensor<D>` only.
+pub trait TryConvertFloat<const D: usize>: Sealed + Sized {
+    /// Fallible twin of [`Tensor::random_like`]: checks that the tensor is not quantized and —
+    /// beyond burn — the distribution's parameters, as [`try_random`] does.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a quantized
+    /// tensor or the distribution.
+    ///
+    /// # Fallback
+    ///
+    /// Never.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Distribution, Tensor};
+    /// use burn_guard::tensor::TryConvertFloat;
+    ///
+    /// let t = Tensor::<1>::zeros([3], &Device::flex());
+    /// assert_eq!(t.try_random_like(Distribution::Default)?.dims(), [3]);
+    /// assert!(t.try_random_like(Distribution::Bernoulli(2.0)).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "random_like")]
+    fn try_random_like(&self, distribution: Distribution) -> Result<Self>;
+
+    /// Fallible twin of [`Tensor::require_grad`]; the checks of
+    /// [`TryConvertFloat::try_set_require_grad`] with `true`.
+    ///
+    /// # Errors
+    ///
+    /// As [`TryConvertFloat::try_set_require_grad`].
+    ///
+    /// # Fallback
+    ///
+    /// Never.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::tensor::TryConvertFloat;
+    ///
+    /// let t = Tensor::<1>::ones([2], &Device::flex());
+    /// assert!(t.clone().try_require_grad().is_err());
+    /// assert!(t.autodiff().try_require_grad()?.is_require_grad());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "require_grad")]
+    fn try_require_grad(self) -> Result<Self>;
+
+    /// Fallible twin of [`Tensor::set_require_grad`].
+    ///
+    /// With `true` on a non-quantized tensor, checks that autodiff is enabled (burn
+    /// `assert!`s it) and that the tensor is a leaf (burn-autodiff panics "Can't convert a non
+    /// leaf tensor into a tracked tensor"). `false`, and quantized tensors, are always accepted.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) naming the rule.
+    ///
+    /// # Fallback
+    ///
+    /// Never.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::tensor::TryConvertFloat;
+    ///
+    /// let leaf = Tensor::<1>::ones([2], &Device::flex().autodiff()).require_grad();
+    /// let derived = leaf * 2.0;
+    /// assert!(derived.clone().try_set_require_grad(true).is_err());
+    /// assert!(derived.try_set_require_grad(false).is_ok());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "set_require_grad")]
+    fn try_set_require_grad(self, require_grad: bool) -> Result<Self>;
+
+    /// Fallible twin of [`Tensor::categorical`].
+    ///
+    /// Checks `num_samples > 0` (burn `assert!`s it) and a non-empty last dimension (burn
+    /// divides by it). A zero-sized leading dimension makes burn panic in a reshape; we compute
+    /// it correctly instead: an empty Int tensor of shape `[leading.., num_samples]`.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) naming the rule.
+    ///
+    /// # Fallback
+    ///
+    /// Never.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::tensor::TryConvertFloat;
+    ///
+    /// let probs = Tensor::<2>::from_floats([[0.0, 1.0], [1.0, 0.0]], &Device::flex());
+    /// let samples = probs.clone().try_categorical(3)?;
+    /// assert_eq!(samples.dims(), [2, 3]);
+    /// assert!(probs.try_categorical(0).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "categorical")]
+    fn try_categorical(self, num_samples: usize) -> Result<Tensor<D, Int>>;
+
+    /// Fallible twin of [`Tensor::quantize`].
+    ///
+    /// Checks burn's asserts — the scheme has a per-tensor scale iff `qparams.global` is given,
+    /// and a given global scale has one element and dtype `F32` — and the scheme against the
+    /// tensor's shape with [`check::quant_scheme`](crate::check::quant_scheme) (block sizes
+    /// that divide the shape, two-level scale dtypes, and — beyond burn — no native storage for
+    /// sub-byte values).
+    ///
+    /// # Errors
+    ///
+    /// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for `qparams`.
+    /// - [`GuardError::InvalidQuantScheme`](crate::GuardError::InvalidQuantScheme) for the
+    ///   scheme.
+    ///
+    /// # Fallback
+    ///
+    /// Never.
+    ///
+    /// ```
+    /// use burn::tensor::quantization::{Calibration, QuantScheme, QuantizationParameters};
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::tensor::{TryConvertFloat, try_compute_q_params, try_compute_range};
+    ///
+    /// let device = Device::flex();
+    /// let t = Tensor::<1>::from_floats([-1.0, 2.0], &device);
+    /// let scheme = QuantScheme::default();
+    /// let qparams = try_compute_q_params(&scheme, try_compute_range(&scheme, &t, &Calibration::MinMax)?)?;
+    /// let q = t.clone().try_quantize(&scheme, qparams)?;
+    /// assert!(matches!(q.dtype(), burn::tensor::DType::QFloat(_)));
+    /// let bad = QuantizationParameters { scales: Tensor::ones([1], &device), global: Some(Tensor::ones([1], &device)) };
+    /// assert!(t.try_quantize(&scheme, bad).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "quantize")]
+    fn try_quantize(self, scheme: &QuantScheme, qparams: QuantizationParameters) -> Result<Self>;
+
+    /// Fallible twin of [`Tensor::is_distributed`]: checks that the tensor is not quantized
+    /// (burn: `unimplemented!()`) and is an autodiff tensor (burn-dispatch: "Requires autodiff
+    /// tensor.").
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) naming the rule.
+    ///
+    /// # Fallback
+    ///
+    /// Never.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::tensor::TryConvertFloat;
+    ///
+    /// assert!(!Tensor::<1>::ones([2], &Device::flex().autodiff()).try_is_distributed()?);
+    /// assert!(Tensor::<1>::ones([2], &Device::flex()).try_is_distributed().is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "is_distributed")]
+    fn try_is_distributed(&self) -> Result<bool>;
+
+    /// Fallible twin of [`Tensor::set_distributed`]: checks that the tensor is not quantized
+    /// (burn: `unimplemented!()`), is an autodiff tensor (burn-dispatch: "Requires autodiff
+    /// tensor.", although burn's doc says the call does nothing without autodiff), and runs on a
+    /// backend with distributed support: CubeCL (wgpu, CUDA, …) or remote (burn-dispatch panics
+    /// for Flex and NdArray). The backend is read from the device's `Debug` name.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) naming the rule.
+    ///
+    /// # Fallback
+    ///
+    /// Never.
+    ///
+    /// ```
+    /// use burn_backend::distributed::DistributedParamId;
+    /// use burn::tensor::quantization::QuantScheme;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::tensor::TryConvertFloat;
+    ///
+    /// let q = Tensor::<1>::ones([4], &Device::flex()).quantize_dynamic(&QuantScheme::default());
+    /// assert!(q.try_set_distributed(DistributedParamId::new()).is_err());
+    /// let flex = Tensor::<1>::ones([4], &Device::flex().autodiff());
+    /// assert!(flex.try_set_distributed(DistributedParamId::new()).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "set_distributed")]
+    fn try_set_distributed(
+        self,
+        param_id: burn_backend::distributed::DistributedParamId,
+    ) -> Result<Self>;
+
+    /// Fallible twin of [`Tensor::backward`]: checks that the tensor is tracked by autodiff
+    /// (burn `assert!`s it; a tensor is tracked when it requires gradients or derives from one
+    /// that does).
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for an untracked
+    /// tensor.
+    ///
+    /// # Fallback
+    ///
+    /// Never.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::tensor::TryConvertFloat;
+    ///
+    /// let device = Device::flex().autodiff();
+    /// let x = Tensor::<1>::ones([2], &device).require_grad();
+    /// let grads = (x.clone() * 3.0).sum().try_backward()?;
+    /// assert_eq!(x.grad(&grads).unwrap().sum().into_scalar::<f32>(), 6.0);
+    /// assert!(Tensor::<1>::ones([2], &device).try_backward().is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[cfg(feature = "autodiff")]
+    #[doc(alias = "backward")]
+    fn try_backward(&self) -> Result<burn::tensor::Gradients>;
+
+    /// Fallible twin of [`Tensor::grad_replace`].
+    ///
+    /// Checks that the tensor is not quantized (burn: "Should be Float primitive kind") and is
+    /// an autodiff tensor ("Requires autodiff tensor."), that `grad` is not an autodiff tensor
+    /// ("replacement gradients must use the inner backend") and that `grad` is on the tensor's
+    /// device without autodiff (burn panics when the backends differ; a different device of the
+    /// same backend is refused too, beyond burn). A quantized `grad` is dequantized by burn.
+    ///
+    /// # Errors
+    ///
+    /// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for the tensor's
+    ///   or the gradient's state.
+    /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
+    ///
+    /// # Fallback
+    ///
+    /// Never.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::tensor::TryConvertFloat;
+    ///
+    /// let device = Device::flex().autodiff();
+    /// let x = Tensor::<1>::ones([2], &device).require_grad();
+    /// let mut grads = (x.clone() * 3.0).sum().backward();
+    /// assert!(x.try_grad_replace(&mut grads, Tensor::zeros([2], &device)).is_err());
+    /// x.try_grad_replace(&mut grads, Tensor::zeros([2], &Device::flex()))?;
+    /// assert_eq!(x.grad(&grads).unwrap().sum().into_scalar::<f32>(), 0.0);
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[cfg(feature = "autodiff")]
+    #[doc(alias = "grad_replace")]
+    fn try_grad_replace(&self, grads: &mut burn::tensor::Gradients, grad: Tensor<D>) -> Result<()>;
+}
+
+impl<const D: usize> TryConvertFloat<D> for Tensor<D> {
+    fn try_random_like(&self, distribution: Distribution) -> Result<Self> {
+        const OP: &str = "random_like";
+        let dtype = self.dtype();
+        rules::not_quantized(OP, dtype)?;
+        rules::distribution(OP, distribution, dtype)?;
+        catch(OP, || self.random_like(distribution))
+    }
+
+    fn try_require_grad(self) -> Result<Self> {
+        const OP: &str = "require_grad";
+        require_grad_checks(OP, &self, true)?;
+        catch(OP, || self.require_grad())
+    }
+
+    fn try_set_require_grad(self, require_grad: bool) -> Result<Self> {
+        const OP: &str = "set_require_grad";
+        require_grad_checks(OP, &self, require_grad)?;
+        catch(OP, || self.set_require_grad(require_grad))
+    }
+
+    fn try_categorical(self, num_samples: usize) -> Result<Tensor<D, Int>> {
+        const OP: &str = "categorical";
+        let dims = self.dims();
+        if rules::categorical(OP, &dims, num_samples)? {
+            let mut out = dims.to_vec();
+            if let Some(last) = out.last_mut() {
+                *last = num_samples;
+            }
+            let device = self.device();
+            return catch(OP, || Tensor::<D, Int>::zeros(out, &device));
+        }
+        catch(OP, || self.categorical(num_samples))
+    }
+
+    fn try_quantize(self, scheme: &QuantScheme, qparams: QuantizationParameters) -> Result<Self> {
+        const OP: &str = "quantize";
+        let global = qparams.global.as_ref().map(|g| (g.dims(), g.dtype()));
+        rules::quantize_params(
+            OP,
+            global_scale_dtype(scheme).is_some(),
+            global
+                .as_ref()
+                .map(|(dims, dtype)| (dims.as_slice(), *dtype)),
+        )?;
+        crate::check::quant_scheme(OP, scheme, &self.dims())?;
+        catch(OP, || self.quantize(scheme, qparams))
+    }
+
+    fn try_is_distributed(&self) -> Result<bool> {
+        const OP: &str = "is_distributed";
+        rules::distributed(OP, self.dtype(), self.is_autodiff(), true)?;
+        catch(OP, || self.is_distributed())
+    }
+
+    fn try_set_distributed(
+        self,
+        param_id: burn_backend::distributed::DistributedParamId,
+    ) -> Result<Self> {
+        const OP: &str = "set_distributed";
+        let supported = distributed_backend(&self.device());
+        rules::distributed(OP, self.dtype(), self.is_autodiff(), supported)?;
+        catch(OP, || self.set_distributed(param_id))
+    }
+
+    #[cfg(feature = "autodiff")]
+    fn try_backward(&self) -> Result<burn::tensor::Gradients> {
+        const OP: &str = "backward";
+        rules::autodiff_state(
+            OP,
+            self.is_tracked(),
+            "backward needs a tracked autodiff tensor; call Tensor::autodiff().require_grad() on the source leaf",
+            "tracked=false",
+        )?;
+        catch(OP, || self.backward())
+    }
+
+    #[cfg(feature = "autodiff")]
+    fn try_grad_replace(&self, grads: &mut burn::tensor::Gradients, grad: Tensor<D>) -> Result<()> {
+        const OP: &str = "grad_replace";
+        rules::not_quantized(OP, self.dtype())?;
+        rules::autodiff_state(
+            OP,
+            self.is_autodiff(),
+            "replacing a gradient needs an autodiff tensor",
+            "autodiff=false",
+        )?;
+        rules::autodiff_state(
+            OP,
+            !grad.is_autodiff(),
+            "the replacement gradient must be on the inner backend; call Tensor::inner first",
+            "grad autodiff=true",
+        )?;
+        crate::check::same_device(OP, &self.device().without_autodiff(), &grad.device())?;
+        catch(OP, || self.grad_replace(grads, grad))
+    }
+}
+
+/// Whether the device's backend supports distributed parameters (burn-dispatch implements
+/// them for CubeCL and remote tensors only), read from the dispatch device's variant name.
+fn distributed_backend(device: &Device) -> bool {
+    let name = format!("{:?}", device.clone().without_autodiff().as_dispatch());
+    name.starts_with("Cube(") || name.starts_with("Remote(")
+}
+
+/// The facts `set_require_grad` depends on: quantized, autodiff, leaf.
+fn require_grad_checks<const D: usize>(
+    op: &'static str,
+    tensor: &Tensor<D>,
+    require_grad: bool,
+) -> Result<()> {
+    let quantized = matches!(tensor.dtype(), DType::QFloat(_));
+    #[cfg(feature = "autodiff")]
+    let non_leaf = tensor.is_tracked() && !tensor.is_require_grad();
+    #[cfg(not(feature = "autodiff"))]
+    let non_leaf = false;
+    rules::require_grad(op, require_grad, quantized, tensor.is_autodiff(), non_leaf)
+}

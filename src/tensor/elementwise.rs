@@ -1,13 +1,925 @@
 //! Twins of the element-wise family: comparisons, pairwise max/min, closeness, powers, fmod/remainder, atan2/hypot, cross, dot, and every scalar op (class S).
+//!
+//! Tensor–tensor operations check what burn's `TensorCheck::binary_ops_ew` checks (same
+//! device, broadcastable shapes) with [`check::same_device`](crate::check::same_device) and
+//! [`check::broadcast`](crate::check::broadcast). Scalar operations check that the scalar is
+//! representable in the tensor's dtype with
+//! [`check::elementwise::scalar`](crate::check::elementwise::scalar), then hand burn the
+//! scalar already widened to its family (`f64`, `i64`, `u64`, `bool`), which burn converts
+//! to exactly the same value as the caller's.
 
-use burn::tensor::Tensor;
-use burn::tensor::kind::Basic;
+use burn::tensor::kind::{Basic, FloatMath, Numeric, Ordered};
+use burn::tensor::{AsIndex, Bool, DType, Element, ElementConversion, Int, Tensor};
 
 use super::sealed::Sealed;
+use crate::check;
+use crate::check::elementwise::ScalarValue;
+use crate::error::{GuardError, Result};
+use crate::panic::catch;
 
-/// Fallible twins of the element-wise family: comparisons, pairwise max/min, closeness, powers, fmod/remainder, atan2/hypot, cross, dot, and every scalar op (class S).
+/// Runs `$body` with `$x` bound to the native value of a [`ScalarValue`].
+macro_rules! with_scalar {
+    ($value:expr, $x:ident => $body:expr) => {
+        match $value {
+            ScalarValue::Float($x) => $body,
+            ScalarValue::Int($x) => $body,
+            ScalarValue::UInt($x) => $body,
+            ScalarValue::Bool($x) => $body,
+        }
+    };
+}
+
+/// Widens the caller's scalar to [`ScalarValue`] without loss and without burn's panicking
+/// conversions: the type is probed by converting a known value into it (`0.5` survives only
+/// in a float type, becomes `true` in `bool`, `0` in an integer type), and the sign of a
+/// 64-bit integer type by whether `-1` converts into it.
+fn widen<E: ElementConversion>(value: E) -> ScalarValue {
+    let half: f64 = E::from_elem(0.5f64).elem();
+    if half == 0.5 {
+        ScalarValue::Float(value.elem())
+    } else if half != 0.0 {
+        ScalarValue::Bool(value.elem())
+    } else if core::mem::size_of::<E>() < 8 {
+        // Every integer narrower than 64 bits fits `i64`.
+        ScalarValue::Int(value.elem())
+    } else if catch("scalar probe", || E::from_elem(-1i64)).is_ok() {
+        ScalarValue::Int(value.elem())
+    } else {
+        ScalarValue::UInt(value.elem())
+    }
+}
+
+/// The caller's scalar, checked against `dtype` (see [`check::elementwise::scalar`]).
+fn scalar_arg<E: ElementConversion>(
+    op: &'static str,
+    value: E,
+    dtype: &DType,
+) -> Result<ScalarValue> {
+    let wide = catch(op, || widen(value)).map_err(|_| GuardError::InvalidArgument {
+        op,
+        rule: "scalar type cannot be converted to a tensor element",
+        got: format!("type={}", core::any::type_name::<E>()),
+    })?;
+    check::elementwise::scalar(op, wide, dtype)
+}
+
+/// Device and broadcast checks of `TensorCheck::binary_ops_ew`.
+fn binary_ew<const D: usize, K: Basic>(
+    op: &'static str,
+    lhs: &Tensor<D, K>,
+    rhs: &Tensor<D, K>,
+) -> Result<Vec<usize>> {
+    let shape = check::broadcast(op, &lhs.dims(), &rhs.dims())?;
+    check::same_device(op, &lhs.device(), &rhs.device())?;
+    Ok(shape)
+}
+
+/// Documents one scalar twin, whose signature is written out at the call (so that
+/// `fn try_<name>` appears literally in the source).
+macro_rules! decl_scalar {
+    ($alias:literal, $note:literal; $($sig:tt)*) => {
+        #[doc = concat!("Fallible twin of [`Tensor::", $alias, "`].")]
+        #[doc = ""]
+        #[doc = "Checks that the scalar is representable in the tensor's dtype, as burn's"]
+        #[doc = "`Scalar::new` requires (NaN, ±inf or an out-of-range value on an integer"]
+        #[doc = "tensor panic there), and beyond burn that it fits the tensor's own integer"]
+        #[doc = "dtype (NdArray and wgpu panic; Flex wraps it and answers wrongly). See"]
+        #[doc = "[`check::elementwise::scalar`](crate::check::elementwise::scalar)."]
+        #[doc = $note]
+        #[doc = ""]
+        #[doc = "# Errors"]
+        #[doc = ""]
+        #[doc = "[`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) naming the"]
+        #[doc = "scalar and the dtype."]
+        #[doc = ""]
+        #[doc = "# Fallback"]
+        #[doc = ""]
+        #[doc = "Never."]
+        #[doc = ""]
+        #[doc = "```"]
+        #[doc = "use burn::tensor::{Device, Int, Tensor};"]
+        #[doc = "use burn_guard::tensor::TryElementwise;"]
+        #[doc = ""]
+        #[doc = "let t = Tensor::<1, Int>::from_ints([1, 2, 3], &Device::flex());"]
+        #[doc = concat!("assert_eq!(t.clone().try_", $alias, "(2)?.dims(), [3]);")]
+        #[doc = concat!("assert!(t.try_", $alias, "(f32::NAN).is_err());")]
+        #[doc = "# Ok::<(), burn_guard::GuardError>(())"]
+        #[doc = "```"]
+        #[doc(alias = $alias)]
+        $($sig)*
+    };
+}
+
+/// Documents one tensor–tensor twin checked like `binary_ops_ew`; the signature is written
+/// out at the call.
+macro_rules! decl_binary {
+    ($alias:literal, $note:literal, $kind:literal, $ctor:literal; $($sig:tt)*) => {
+        #[doc = concat!("Fallible twin of [`Tensor::", $alias, "`].")]
+        #[doc = ""]
+        #[doc = "Checks, as burn's `TensorCheck::binary_ops_ew`, that both tensors are on the"]
+        #[doc = "same device and that each dimension is equal or 1 in one of them."]
+        #[doc = $note]
+        #[doc = ""]
+        #[doc = "# Errors"]
+        #[doc = ""]
+        #[doc = "- [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) with both shapes."]
+        #[doc = "- [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch)."]
+        #[doc = ""]
+        #[doc = "# Fallback"]
+        #[doc = ""]
+        #[doc = "Never."]
+        #[doc = ""]
+        #[doc = "```"]
+        #[doc = concat!("use burn::tensor::{Device, ", $kind, "Tensor};")]
+        #[doc = "use burn_guard::tensor::TryElementwise;"]
+        #[doc = ""]
+        #[doc = "let device = Device::flex();"]
+        #[doc = concat!("let a = Tensor::<2, ", $kind, ">::", $ctor, "([2, 3], &device);")]
+        #[doc = concat!("let b = Tensor::<2, ", $kind, ">::", $ctor, "([1, 3], &device);")]
+        #[doc = concat!("assert_eq!(a.clone().try_", $alias, "(b)?.dims(), [2, 3]);")]
+        #[doc = concat!("let c = Tensor::<2, ", $kind, ">::", $ctor, "([2, 2], &device);")]
+        #[doc = concat!("assert!(a.try_", $alias, "(c).is_err());")]
+        #[doc = "# Ok::<(), burn_guard::GuardError>(())"]
+        #[doc = "```"]
+        #[doc(alias = $alias)]
+        $($sig)*
+    };
+}
+
+/// Fallible twins of the element-wise `burn::Tensor` methods of every kind: comparisons,
+/// scalar arithmetic, powers, remainders, pairwise max/min and clamps (each method bounded
+/// by the kind burn's own method needs: `Numeric`, `Ordered` or `FloatMath`).
 ///
 /// Sealed: implemented for `burn::Tensor<D, K>` only.
-pub trait TryElementwise<const D: usize, K: Basic>: Sealed + Sized {}
+pub trait TryElementwise<const D: usize, K: Basic>: Sealed + Sized {
+    decl_binary! {
+        "equal",
+        "",
+        "",
+        "ones";
+        fn try_equal(self, other: Self) -> Result<Tensor<D, Bool>>
+        where
+            K: Basic;
+    }
+    decl_binary! {
+        "not_equal",
+        "",
+        "",
+        "ones";
+        fn try_not_equal(self, other: Self) -> Result<Tensor<D, Bool>>
+        where
+            K: Basic;
+    }
+    decl_binary! {
+        "greater",
+        "",
+        "",
+        "ones";
+        fn try_greater(self, other: Self) -> Result<Tensor<D, Bool>>
+        where
+            K: Ordered;
+    }
+    decl_binary! {
+        "greater_equal",
+        "",
+        "",
+        "ones";
+        fn try_greater_equal(self, other: Self) -> Result<Tensor<D, Bool>>
+        where
+            K: Ordered;
+    }
+    decl_binary! {
+        "lower",
+        "",
+        "",
+        "ones";
+        fn try_lower(self, other: Self) -> Result<Tensor<D, Bool>>
+        where
+            K: Ordered;
+    }
+    decl_binary! {
+        "lower_equal",
+        "",
+        "",
+        "ones";
+        fn try_lower_equal(self, other: Self) -> Result<Tensor<D, Bool>>
+        where
+            K: Ordered;
+    }
+    decl_binary! {
+        "max_pair",
+        "burn reaches the check through `lower`.",
+        "",
+        "ones";
+        fn try_max_pair(self, other: Self) -> Result<Self>
+        where
+            K: Ordered;
+    }
+    decl_binary! {
+        "min_pair",
+        "burn reaches the check through `lower`.",
+        "",
+        "ones";
+        fn try_min_pair(self, other: Self) -> Result<Self>
+        where
+            K: Ordered;
+    }
+    decl_binary! {
+        "remainder",
+        "An integer remainder by a zero element is not checked (it would need reading the \
+         divisor's values): Flex and NdArray panic in the backend, and the panic backstop \
+         returns it as `GuardError::BackendPanic`.",
+        "",
+        "ones";
+        fn try_remainder(self, other: Self) -> Result<Self>
+        where
+            K: Numeric;
+    }
+    decl_binary! {
+        "powi",
+        "",
+        "Int, ",
+        "ones";
+        fn try_powi(self, other: Self) -> Result<Self>
+        where
+            K: Numeric;
+    }
+    decl_binary! {
+        "atan2",
+        "",
+        "",
+        "ones";
+        fn try_atan2(self, other: Self) -> Result<Self>
+        where
+            K: FloatMath;
+    }
 
-impl<const D: usize, K: Basic> TryElementwise<D, K> for Tensor<D, K> {}
+    decl_scalar! {
+        "equal_scalar",
+        "";
+        fn try_equal_scalar<E: Element>(self, other: E) -> Result<Tensor<D, Bool>>
+        where
+            K: Basic;
+    }
+    decl_scalar! {
+        "not_equal_scalar",
+        "";
+        fn try_not_equal_scalar<E: Element>(self, other: E) -> Result<Tensor<D, Bool>>
+        where
+            K: Basic;
+    }
+    decl_scalar! {
+        "equal_elem",
+        "";
+        fn try_equal_elem<E: Element>(self, other: E) -> Result<Tensor<D, Bool>>
+        where
+            K: Basic;
+    }
+    decl_scalar! {
+        "not_equal_elem",
+        "";
+        fn try_not_equal_elem<E: Element>(self, other: E) -> Result<Tensor<D, Bool>>
+        where
+            K: Basic;
+    }
+    decl_scalar! {
+        "add_scalar",
+        "An element overflowing in the backend's integer arithmetic (checked in debug builds) \
+         depends on the values and is not checked: the panic backstop returns it as \
+         `GuardError::BackendPanic`.";
+        fn try_add_scalar<E: ElementConversion>(self, other: E) -> Result<Self>
+        where
+            K: Numeric;
+    }
+    decl_scalar! {
+        "sub_scalar",
+        "An element overflowing in the backend's integer arithmetic (checked in debug builds) \
+         depends on the values and is not checked: the panic backstop returns it as \
+         `GuardError::BackendPanic`.";
+        fn try_sub_scalar<E: ElementConversion>(self, other: E) -> Result<Self>
+        where
+            K: Numeric;
+    }
+    decl_scalar! {
+        "mul_scalar",
+        "An element overflowing in the backend's integer arithmetic (checked in debug builds) \
+         depends on the values and is not checked: the panic backstop returns it as \
+         `GuardError::BackendPanic`.";
+        fn try_mul_scalar<E: ElementConversion>(self, other: E) -> Result<Self>
+        where
+            K: Numeric;
+    }
+    decl_scalar! {
+        "div_scalar",
+        "Beyond burn, refuses a zero divisor on an integer tensor (the backend panics); see \
+         [`check::elementwise::nonzero_divisor`](crate::check::elementwise::nonzero_divisor).";
+        fn try_div_scalar<E: ElementConversion>(self, other: E) -> Result<Self>
+        where
+            K: Numeric;
+    }
+    decl_scalar! {
+        "remainder_scalar",
+        "Beyond burn, refuses a zero divisor on an integer tensor (the backend panics); see \
+         [`check::elementwise::nonzero_divisor`](crate::check::elementwise::nonzero_divisor).";
+        fn try_remainder_scalar<E: ElementConversion>(self, other: E) -> Result<Self>
+        where
+            K: Numeric;
+    }
+    decl_scalar! {
+        "powi_scalar",
+        "Beyond burn, refuses an exponent the backends cannot convert (they `unwrap`); see \
+         [`check::elementwise::powi_exponent`](crate::check::elementwise::powi_exponent).";
+        fn try_powi_scalar<E: ElementConversion>(self, other: E) -> Result<Self>
+        where
+            K: Numeric;
+    }
+    decl_scalar! {
+        "greater_scalar",
+        "";
+        fn try_greater_scalar<E: ElementConversion>(self, other: E) -> Result<Tensor<D, Bool>>
+        where
+            K: Ordered;
+    }
+    decl_scalar! {
+        "greater_equal_scalar",
+        "";
+        fn try_greater_equal_scalar<E: ElementConversion>(self, other: E) -> Result<Tensor<D, Bool>>
+        where
+            K: Ordered;
+    }
+    decl_scalar! {
+        "lower_scalar",
+        "";
+        fn try_lower_scalar<E: ElementConversion>(self, other: E) -> Result<Tensor<D, Bool>>
+        where
+            K: Ordered;
+    }
+    decl_scalar! {
+        "lower_equal_scalar",
+        "";
+        fn try_lower_equal_scalar<E: ElementConversion>(self, other: E) -> Result<Tensor<D, Bool>>
+        where
+            K: Ordered;
+    }
+    decl_scalar! {
+        "greater_elem",
+        "";
+        fn try_greater_elem<E: ElementConversion>(self, other: E) -> Result<Tensor<D, Bool>>
+        where
+            K: Ordered;
+    }
+    decl_scalar! {
+        "greater_equal_elem",
+        "";
+        fn try_greater_equal_elem<E: ElementConversion>(self, other: E) -> Result<Tensor<D, Bool>>
+        where
+            K: Ordered;
+    }
+    decl_scalar! {
+        "lower_elem",
+        "";
+        fn try_lower_elem<E: ElementConversion>(self, other: E) -> Result<Tensor<D, Bool>>
+        where
+            K: Ordered;
+    }
+    decl_scalar! {
+        "lower_equal_elem",
+        "";
+        fn try_lower_equal_elem<E: ElementConversion>(self, other: E) -> Result<Tensor<D, Bool>>
+        where
+            K: Ordered;
+    }
+    decl_scalar! {
+        "clamp_min",
+        "";
+        fn try_clamp_min<E: ElementConversion>(self, other: E) -> Result<Self>
+        where
+            K: Ordered;
+    }
+    decl_scalar! {
+        "clamp_max",
+        "";
+        fn try_clamp_max<E: ElementConversion>(self, other: E) -> Result<Self>
+        where
+            K: Ordered;
+    }
+
+    /// Fallible twin of [`Tensor::clamp`].
+    ///
+    /// Checks that `min` and `max` are representable in the tensor's dtype, as for
+    /// [`TryElementwise::try_clamp_min`]. Like burn, does not require `min <= max`.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) naming the first
+    /// bad bound and the dtype.
+    ///
+    /// # Fallback
+    ///
+    /// Never.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Int, Tensor};
+    /// use burn_guard::tensor::TryElementwise;
+    ///
+    /// let t = Tensor::<1, Int>::from_ints([1, 5, 9], &Device::flex());
+    /// assert_eq!(t.clone().try_clamp(2, 6)?.into_data().convert::<i64>().to_vec::<i64>().unwrap(), [2, 5, 6]);
+    /// assert!(t.try_clamp(0.0, f64::INFINITY).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "clamp")]
+    fn try_clamp<E: ElementConversion>(self, min: E, max: E) -> Result<Self>
+    where
+        K: Ordered;
+}
+
+/// One scalar twin: widen and check the scalar, then burn's method.
+macro_rules! impl_scalar {
+    ($twin:ident, $burn:ident, $bound:ident, $elem:ident, $out:ty) => {
+        fn $twin<E: $elem>(self, other: E) -> Result<$out>
+        where
+            K: $bound,
+        {
+            const OP: &str = stringify!($burn);
+            let value = scalar_arg(OP, other, &self.dtype())?;
+            with_scalar!(value, x => catch(OP, || self.$burn(x)))
+        }
+    };
+}
+
+/// One tensor–tensor twin checked like `binary_ops_ew`.
+macro_rules! impl_binary {
+    ($twin:ident, $burn:ident, $bound:ident, $out:ty) => {
+        fn $twin(self, other: Self) -> Result<$out>
+        where
+            K: $bound,
+        {
+            const OP: &str = stringify!($burn);
+            binary_ew(OP, &self, &other)?;
+            catch(OP, || self.$burn(other))
+        }
+    };
+}
+
+impl<const D: usize, K: Basic> TryElementwise<D, K> for Tensor<D, K> {
+    impl_binary!(try_equal, equal, Basic, Tensor<D, Bool>);
+    impl_binary!(try_not_equal, not_equal, Basic, Tensor<D, Bool>);
+    impl_binary!(try_greater, greater, Ordered, Tensor<D, Bool>);
+    impl_binary!(try_greater_equal, greater_equal, Ordered, Tensor<D, Bool>);
+    impl_binary!(try_lower, lower, Ordered, Tensor<D, Bool>);
+    impl_binary!(try_lower_equal, lower_equal, Ordered, Tensor<D, Bool>);
+    impl_binary!(try_max_pair, max_pair, Ordered, Self);
+    impl_binary!(try_min_pair, min_pair, Ordered, Self);
+    impl_binary!(try_remainder, remainder, Numeric, Self);
+    impl_binary!(try_powi, powi, Numeric, Self);
+    impl_binary!(try_atan2, atan2, FloatMath, Self);
+
+    impl_scalar!(try_equal_scalar, equal_scalar, Basic, Element, Tensor<D, Bool>);
+    impl_scalar!(try_not_equal_scalar, not_equal_scalar, Basic, Element, Tensor<D, Bool>);
+    impl_scalar!(try_equal_elem, equal_elem, Basic, Element, Tensor<D, Bool>);
+    impl_scalar!(try_not_equal_elem, not_equal_elem, Basic, Element, Tensor<D, Bool>);
+    impl_scalar!(try_add_scalar, add_scalar, Numeric, ElementConversion, Self);
+    impl_scalar!(try_sub_scalar, sub_scalar, Numeric, ElementConversion, Self);
+    impl_scalar!(try_mul_scalar, mul_scalar, Numeric, ElementConversion, Self);
+    impl_scalar!(try_greater_scalar, greater_scalar, Ordered, ElementConversion, Tensor<D, Bool>);
+    impl_scalar!(
+        try_greater_equal_scalar,
+        greater_equal_scalar,
+        Ordered,
+        ElementConversion,
+        Tensor<D, Bool>
+    );
+    impl_scalar!(try_lower_scalar, lower_scalar, Ordered, ElementConversion, Tensor<D, Bool>);
+    impl_scalar!(
+        try_lower_equal_scalar,
+        lower_equal_scalar,
+        Ordered,
+        ElementConversion,
+        Tensor<D, Bool>
+    );
+    impl_scalar!(try_greater_elem, greater_elem, Ordered, ElementConversion, Tensor<D, Bool>);
+    impl_scalar!(
+        try_greater_equal_elem,
+        greater_equal_elem,
+        Ordered,
+        ElementConversion,
+        Tensor<D, Bool>
+    );
+    impl_scalar!(try_lower_elem, lower_elem, Ordered, ElementConversion, Tensor<D, Bool>);
+    impl_scalar!(
+        try_lower_equal_elem,
+        lower_equal_elem,
+        Ordered,
+        ElementConversion,
+        Tensor<D, Bool>
+    );
+    impl_scalar!(try_clamp_min, clamp_min, Ordered, ElementConversion, Self);
+    impl_scalar!(try_clamp_max, clamp_max, Ordered, ElementConversion, Self);
+
+    fn try_div_scalar<E: ElementConversion>(self, other: E) -> Result<Self>
+    where
+        K: Numeric,
+    {
+        const OP: &str = "div_scalar";
+        let dtype = self.dtype();
+        let value = scalar_arg(OP, other, &dtype)?;
+        check::elementwise::nonzero_divisor(OP, value, &dtype)?;
+        with_scalar!(value, x => catch(OP, || self.div_scalar(x)))
+    }
+
+    fn try_remainder_scalar<E: ElementConversion>(self, other: E) -> Result<Self>
+    where
+        K: Numeric,
+    {
+        const OP: &str = "remainder_scalar";
+        let dtype = self.dtype();
+        let value = scalar_arg(OP, other, &dtype)?;
+        check::elementwise::nonzero_divisor(OP, value, &dtype)?;
+        with_scalar!(value, x => catch(OP, || self.remainder_scalar(x)))
+    }
+
+    fn try_powi_scalar<E: ElementConversion>(self, other: E) -> Result<Self>
+    where
+        K: Numeric,
+    {
+        const OP: &str = "powi_scalar";
+        let dtype = self.dtype();
+        let value = scalar_arg(OP, other, &dtype)?;
+        check::elementwise::powi_exponent(OP, value, &dtype)?;
+        with_scalar!(value, x => catch(OP, || self.powi_scalar(x)))
+    }
+
+    fn try_clamp<E: ElementConversion>(self, min: E, max: E) -> Result<Self>
+    where
+        K: Ordered,
+    {
+        const OP: &str = "clamp";
+        let dtype = self.dtype();
+        let min = scalar_arg(OP, min, &dtype)?;
+        let max = scalar_arg(OP, max, &dtype)?;
+        // Both bounds were converted for the same dtype, so they share a variant.
+        match (min, max) {
+            (ScalarValue::Float(a), ScalarValue::Float(b)) => catch(OP, || self.clamp(a, b)),
+            (ScalarValue::Int(a), ScalarValue::Int(b)) => catch(OP, || self.clamp(a, b)),
+            (ScalarValue::UInt(a), ScalarValue::UInt(b)) => catch(OP, || self.clamp(a, b)),
+            (ScalarValue::Bool(a), ScalarValue::Bool(b)) => catch(OP, || self.clamp(a, b)),
+            (a, b) => Err(GuardError::InvalidArgument {
+                op: OP,
+                rule: "min and max must convert to the same scalar type",
+                got: format!("min={a}, max={b}"),
+            }),
+        }
+    }
+}
+
+/// Fallible twins of the element-wise `burn::Tensor` methods of float tensors only.
+///
+/// Sealed: implemented for `burn::Tensor<D>` (float) only.
+pub trait TryElementwiseFloat<const D: usize>: Sealed + Sized {
+    /// Fallible twin of [`Tensor::hypot`].
+    ///
+    /// Checks, as `TensorCheck::binary_ops_ew`, the device and that the shapes broadcast.
+    ///
+    /// # Errors
+    ///
+    /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) with both shapes.
+    /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
+    ///
+    /// # Fallback
+    ///
+    /// Never.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::tensor::TryElementwiseFloat;
+    ///
+    /// let device = Device::flex();
+    /// let a = Tensor::<1>::from_floats([3.0, 0.0], &device);
+    /// let b = Tensor::<1>::from_floats([4.0], &device);
+    /// assert_eq!(a.clone().try_hypot(b)?.into_data().to_vec::<f32>().unwrap(), [5.0, 4.0]);
+    /// assert!(a.try_hypot(Tensor::zeros([3], &device)).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "hypot")]
+    fn try_hypot(self, other: Self) -> Result<Self>;
+
+    /// Fallible twin of [`Tensor::powf`]; the same checks as
+    /// [`TryElementwiseFloat::try_hypot`].
+    ///
+    /// # Errors
+    ///
+    /// As [`TryElementwiseFloat::try_hypot`].
+    ///
+    /// # Fallback
+    ///
+    /// Never.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::tensor::TryElementwiseFloat;
+    ///
+    /// let device = Device::flex();
+    /// let a = Tensor::<1>::from_floats([2.0, 3.0], &device);
+    /// assert_eq!(a.clone().try_powf(Tensor::from_floats([2.0, 2.0], &device))?.dims(), [2]);
+    /// assert!(a.try_powf(Tensor::from_floats([2.0, 2.0, 2.0], &device)).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "powf")]
+    fn try_powf(self, other: Self) -> Result<Self>;
+
+    /// Fallible twin of [`Tensor::fmod`]; the same checks as
+    /// [`TryElementwiseFloat::try_hypot`] (burn reaches them through `div`).
+    ///
+    /// # Errors
+    ///
+    /// As [`TryElementwiseFloat::try_hypot`].
+    ///
+    /// # Fallback
+    ///
+    /// Never.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::tensor::TryElementwiseFloat;
+    ///
+    /// let device = Device::flex();
+    /// let a = Tensor::<1>::from_floats([5.0, -5.0], &device);
+    /// let b = Tensor::<1>::from_floats([3.0], &device);
+    /// assert_eq!(a.clone().try_fmod(b)?.into_data().to_vec::<f32>().unwrap(), [2.0, -2.0]);
+    /// assert!(a.try_fmod(Tensor::from_floats([1.0, 2.0, 3.0], &device)).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "fmod")]
+    fn try_fmod(self, other: Self) -> Result<Self>;
+
+    /// Fallible twin of [`Tensor::is_close`]; the same checks as
+    /// [`TryElementwiseFloat::try_hypot`] (burn reaches them through `sub`).
+    ///
+    /// # Errors
+    ///
+    /// As [`TryElementwiseFloat::try_hypot`].
+    ///
+    /// # Fallback
+    ///
+    /// Never.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::tensor::TryElementwiseFloat;
+    ///
+    /// let device = Device::flex();
+    /// let a = Tensor::<1>::from_floats([1.0, 2.0], &device);
+    /// let close = a.clone().try_is_close(a.clone(), None, None)?;
+    /// assert_eq!(close.into_data().to_vec::<bool>().unwrap(), [true, true]);
+    /// assert!(a.try_is_close(Tensor::zeros([3], &device), None, None).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "is_close")]
+    fn try_is_close(
+        self,
+        other: Self,
+        rtol: Option<f64>,
+        atol: Option<f64>,
+    ) -> Result<Tensor<D, Bool>>;
+
+    /// Fallible twin of [`Tensor::all_close`]; the same checks as
+    /// [`TryElementwiseFloat::try_is_close`].
+    ///
+    /// # Errors
+    ///
+    /// As [`TryElementwiseFloat::try_hypot`].
+    ///
+    /// # Fallback
+    ///
+    /// Never.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::tensor::TryElementwiseFloat;
+    ///
+    /// let device = Device::flex();
+    /// let a = Tensor::<1>::from_floats([1.0, 2.0], &device);
+    /// assert!(a.clone().try_all_close(a.clone(), None, None)?);
+    /// assert!(a.try_all_close(Tensor::zeros([3], &device), None, None).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "all_close")]
+    fn try_all_close(self, other: Self, rtol: Option<f64>, atol: Option<f64>) -> Result<bool>;
+
+    /// Fallible twin of [`Tensor::cross`].
+    ///
+    /// Checks that `dim` is in `-D..D`, that both tensors have size 3 along `dim`, that the
+    /// other dimensions broadcast and that both are on the same device
+    /// (`TensorCheck::cross`).
+    ///
+    /// # Errors
+    ///
+    /// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
+    /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) with both shapes.
+    /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
+    ///
+    /// # Fallback
+    ///
+    /// Never.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::tensor::TryElementwiseFloat;
+    ///
+    /// let device = Device::flex();
+    /// let x = Tensor::<2>::from_floats([[1.0, 0.0, 0.0]], &device);
+    /// let y = Tensor::<2>::from_floats([[0.0, 1.0, 0.0]], &device);
+    /// let z = x.clone().try_cross(y, -1)?;
+    /// assert_eq!(z.into_data().to_vec::<f32>().unwrap(), [0.0, 0.0, 1.0]);
+    /// assert!(x.clone().try_cross(x, 0).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "cross")]
+    fn try_cross<Dim: AsIndex>(self, other: Tensor<D>, dim: Dim) -> Result<Tensor<D>>;
+}
+
+impl<const D: usize> TryElementwiseFloat<D> for Tensor<D> {
+    fn try_hypot(self, other: Self) -> Result<Self> {
+        const OP: &str = "hypot";
+        binary_ew(OP, &self, &other)?;
+        catch(OP, || self.hypot(other))
+    }
+
+    fn try_powf(self, other: Self) -> Result<Self> {
+        const OP: &str = "powf";
+        binary_ew(OP, &self, &other)?;
+        catch(OP, || self.powf(other))
+    }
+
+    fn try_fmod(self, other: Self) -> Result<Self> {
+        const OP: &str = "fmod";
+        binary_ew(OP, &self, &other)?;
+        catch(OP, || self.fmod(other))
+    }
+
+    fn try_is_close(
+        self,
+        other: Self,
+        rtol: Option<f64>,
+        atol: Option<f64>,
+    ) -> Result<Tensor<D, Bool>> {
+        const OP: &str = "is_close";
+        binary_ew(OP, &self, &other)?;
+        catch(OP, || self.is_close(other, rtol, atol))
+    }
+
+    fn try_all_close(self, other: Self, rtol: Option<f64>, atol: Option<f64>) -> Result<bool> {
+        const OP: &str = "all_close";
+        binary_ew(OP, &self, &other)?;
+        catch(OP, || self.all_close(other, rtol, atol))
+    }
+
+    fn try_cross<Dim: AsIndex>(self, other: Tensor<D>, dim: Dim) -> Result<Tensor<D>> {
+        const OP: &str = "cross";
+        let dim = check::dim(OP, dim.as_index(), D)?;
+        check::elementwise::cross(OP, &self.dims(), &other.dims(), dim)?;
+        check::same_device(OP, &self.device(), &other.device())?;
+        catch(OP, || self.cross(other, dim))
+    }
+}
+
+/// Documents one bitwise scalar twin; the signature is written out at the call.
+macro_rules! decl_bitwise {
+    ($alias:literal, $note:literal; $($sig:tt)*) => {
+        #[doc = concat!("Fallible twin of [`Tensor::", $alias, "`].")]
+        #[doc = ""]
+        #[doc = "Checks that the scalar is representable in the tensor's integer dtype (see"]
+        #[doc = "[`check::elementwise::scalar`](crate::check::elementwise::scalar))."]
+        #[doc = $note]
+        #[doc = ""]
+        #[doc = "# Errors"]
+        #[doc = ""]
+        #[doc = "[`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) naming the"]
+        #[doc = "scalar and the dtype."]
+        #[doc = ""]
+        #[doc = "# Fallback"]
+        #[doc = ""]
+        #[doc = "Never."]
+        #[doc = ""]
+        #[doc = "```"]
+        #[doc = "use burn::tensor::{Device, Int, Tensor};"]
+        #[doc = "use burn_guard::tensor::TryElementwiseInt;"]
+        #[doc = ""]
+        #[doc = "let t = Tensor::<1, Int>::from_ints([1, 2, 3], &Device::flex());"]
+        #[doc = concat!("assert_eq!(t.clone().try_", $alias, "(1)?.dims(), [3]);")]
+        #[doc = concat!("assert!(t.try_", $alias, "(f64::NAN).is_err());")]
+        #[doc = "# Ok::<(), burn_guard::GuardError>(())"]
+        #[doc = "```"]
+        #[doc(alias = $alias)]
+        $($sig)*
+    };
+}
+
+/// Fallible twins of the element-wise `burn::Tensor` methods of integer tensors only.
+///
+/// Sealed: implemented for `burn::Tensor<D, Int>` only.
+pub trait TryElementwiseInt<const D: usize>: Sealed + Sized {
+    decl_bitwise! {
+        "bitwise_and_scalar",
+        "";
+        fn try_bitwise_and_scalar(self, other: impl ElementConversion) -> Result<Self>;
+    }
+    decl_bitwise! {
+        "bitwise_or_scalar",
+        "";
+        fn try_bitwise_or_scalar(self, other: impl ElementConversion) -> Result<Self>;
+    }
+    decl_bitwise! {
+        "bitwise_xor_scalar",
+        "";
+        fn try_bitwise_xor_scalar(self, other: impl ElementConversion) -> Result<Self>;
+    }
+    decl_bitwise! {
+        "bitwise_left_shift_scalar",
+        "Beyond burn, refuses a shift amount outside `0..bits` of the dtype (NdArray panics, \
+         Flex wraps); see [`check::elementwise::shift_amount`](crate::check::elementwise::shift_amount).";
+        fn try_bitwise_left_shift_scalar(self, other: impl ElementConversion) -> Result<Self>;
+    }
+    decl_bitwise! {
+        "bitwise_right_shift_scalar",
+        "Beyond burn, refuses a shift amount outside `0..bits` of the dtype (NdArray panics, \
+         Flex wraps); see [`check::elementwise::shift_amount`](crate::check::elementwise::shift_amount).";
+        fn try_bitwise_right_shift_scalar(self, other: impl ElementConversion) -> Result<Self>;
+    }
+}
+
+/// One bitwise scalar twin.
+macro_rules! impl_bitwise {
+    ($twin:ident, $burn:ident) => {
+        fn $twin(self, other: impl ElementConversion) -> Result<Self> {
+            const OP: &str = stringify!($burn);
+            let value = scalar_arg(OP, other, &self.dtype())?;
+            with_scalar!(value, x => catch(OP, || self.$burn(x)))
+        }
+    };
+    ($twin:ident, $burn:ident, shift) => {
+        fn $twin(self, other: impl ElementConversion) -> Result<Self> {
+            const OP: &str = stringify!($burn);
+            let dtype = self.dtype();
+            let value = scalar_arg(OP, other, &dtype)?;
+            check::elementwise::shift_amount(OP, value, &dtype)?;
+            with_scalar!(value, x => catch(OP, || self.$burn(x)))
+        }
+    };
+}
+
+impl<const D: usize> TryElementwiseInt<D> for Tensor<D, Int> {
+    impl_bitwise!(try_bitwise_and_scalar, bitwise_and_scalar);
+    impl_bitwise!(try_bitwise_or_scalar, bitwise_or_scalar);
+    impl_bitwise!(try_bitwise_xor_scalar, bitwise_xor_scalar);
+    impl_bitwise!(
+        try_bitwise_left_shift_scalar,
+        bitwise_left_shift_scalar,
+        shift
+    );
+    impl_bitwise!(
+        try_bitwise_right_shift_scalar,
+        bitwise_right_shift_scalar,
+        shift
+    );
+}
+
+/// Fallible twin of the vector product of 1-D tensors.
+///
+/// Sealed: implemented for `burn::Tensor<1, K>` only.
+pub trait TryElementwiseVector<K: Numeric>: Sealed + Sized {
+    /// Fallible twin of [`Tensor::dot`].
+    ///
+    /// Checks, as burn through `mul`, the device and that the lengths are equal or one of
+    /// them is 1.
+    ///
+    /// # Errors
+    ///
+    /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) with both shapes.
+    /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
+    ///
+    /// # Fallback
+    ///
+    /// Never.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::tensor::TryElementwiseVector;
+    ///
+    /// let device = Device::flex();
+    /// let a = Tensor::<1>::from_floats([1.0, 2.0, 3.0], &device);
+    /// assert_eq!(a.clone().try_dot(a.clone())?.into_scalar::<f32>(), 14.0);
+    /// assert!(a.try_dot(Tensor::from_floats([1.0, 2.0], &device)).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "dot")]
+    fn try_dot(self, other: Self) -> Result<Self>;
+}
+
+impl<K: Numeric> TryElementwiseVector<K> for Tensor<1, K> {
+    fn try_dot(self, other: Self) -> Result<Self> {
+        const OP: &str = "dot";
+        binary_ew(OP, &self, &other)?;
+        catch(OP, || self.dot(other))
+    }
+}

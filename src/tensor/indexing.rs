@@ -1,13 +1,1035 @@
 //! Twins of the indexing family: slice*, select_dim, select_assign, gather*, scatter*, mask_select*, mask_fill, take, one_hot*, tril/triu and their masks.
+//!
+//! Index tensors are read once (a synchronous device read) to range-check their values before
+//! dispatch: burn leaves index ranges to the backend, which panics or reads out of bounds.
 
-use burn::tensor::Tensor;
-use burn::tensor::kind::Basic;
+use std::future::Future;
+
+use burn::tensor::kind::{Basic, Numeric, Ordered};
+use burn::tensor::{
+    AsIndex, Bool, Device, Element, ElementConversion, IndexingUpdateOp, Int, Scalar, Shape, Slice,
+    SliceArg, Tensor,
+};
 
 use super::sealed::Sealed;
+use crate::check;
+use crate::check::indexing as rules;
+use crate::error::{GuardError, Result};
+use crate::panic::catch;
 
 /// Fallible twins of the indexing family: slice*, select_dim, select_assign, gather*, scatter*, mask_select*, mask_fill, take, one_hot*, tril/triu and their masks.
 ///
 /// Sealed: implemented for `burn::Tensor<D, K>` only.
-pub trait TryIndexing<const D: usize, K: Basic>: Sealed + Sized {}
+pub trait TryIndexing<const D: usize, K: Basic>: Sealed + Sized {
+    /// Fallible twin of [`Tensor::slice`].
+    ///
+    /// Checks that there are no more slices than dimensions, that no step is 0 and that every
+    /// index converts without overflow. Out-of-range bounds are clamped, as burn does.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) naming the rule.
+    ///
+    /// # Fallback
+    ///
+    /// Never.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::tensor::TryIndexing;
+    ///
+    /// let t = Tensor::<2>::ones([4, 3], &Device::flex());
+    /// assert_eq!(t.clone().try_slice([1..3, 0..2])?.dims(), [2, 2]);
+    /// let err = t.try_slice([0..1, 0..1, 0..1]).unwrap_err();
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "slice: more slices than the tensor has dimensions; got slices=3, rank=2"
+    /// );
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "slice")]
+    fn try_slice<S: SliceArg>(self, slices: S) -> Result<Self>;
 
-impl<const D: usize, K: Basic> TryIndexing<D, K> for Tensor<D, K> {}
+    /// Fallible twin of [`Tensor::slice_assign`].
+    ///
+    /// Checks the slices as [`TryIndexing::try_slice`] does, then — unless the selection is
+    /// empty, which burn treats as a no-op — that `values` has the selected shape and is on the
+    /// tensor's device (burn does not check the device).
+    ///
+    /// # Errors
+    ///
+    /// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for the slices.
+    /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) for `values`.
+    /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
+    ///
+    /// # Fallback
+    ///
+    /// Never.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::tensor::TryIndexing;
+    ///
+    /// let device = Device::flex();
+    /// let t = Tensor::<2>::zeros([4, 3], &device);
+    /// let out = t.clone().try_slice_assign(1..3, Tensor::ones([2, 3], &device))?;
+    /// assert_eq!(out.sum().into_scalar::<f32>(), 6.0);
+    /// assert!(t.try_slice_assign(1..3, Tensor::ones([3, 3], &device)).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "slice_assign")]
+    fn try_slice_assign<S: SliceArg>(self, slices: S, values: Self) -> Result<Self>;
+
+    /// Fallible twin of [`Tensor::slice_fill`].
+    ///
+    /// Checks the slices as [`TryIndexing::try_slice`] does, refuses quantized tensors (burn
+    /// panics with "Expected float dtype") and values the tensor's dtype cannot represent
+    /// (NaN, ±inf or out-of-range values on an integer tensor; burn panics converting them).
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument).
+    ///
+    /// # Fallback
+    ///
+    /// Never.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::tensor::TryIndexing;
+    ///
+    /// let t = Tensor::<1>::zeros([5], &Device::flex());
+    /// let out = t.clone().try_slice_fill(1..3, 2.0f32)?;
+    /// assert_eq!(out.sum().into_scalar::<f32>(), 4.0);
+    /// assert!(t.try_slice_fill([0..1, 0..1], 2.0f32).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "slice_fill")]
+    fn try_slice_fill<S: SliceArg, E: Element>(self, slices: S, value: E) -> Result<Self>;
+
+    /// Fallible twin of [`Tensor::slice_dim`].
+    ///
+    /// Checks that `dim` is in `-D..D`, that the slice's step is not 0 and that it converts
+    /// without overflow.
+    ///
+    /// # Errors
+    ///
+    /// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
+    /// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for the slice.
+    ///
+    /// # Fallback
+    ///
+    /// Never.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::tensor::TryIndexing;
+    ///
+    /// let t = Tensor::<2>::ones([4, 3], &Device::flex());
+    /// assert_eq!(t.clone().try_slice_dim(-1, 1..3)?.dims(), [4, 2]);
+    /// assert!(t.try_slice_dim(2, 0..1).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "slice_dim")]
+    fn try_slice_dim<S: Into<Slice>>(self, dim: impl AsIndex, slice: S) -> Result<Self>;
+
+    /// Fallible twin of [`Tensor::select_dim`].
+    ///
+    /// Checks that `dim` is in `-D..D`, that `D2 == D - 1 >= 1`, and that `index` is in
+    /// `-size..size` along `dim` (burn reports an out-of-range index as a failed squeeze).
+    ///
+    /// # Errors
+    ///
+    /// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
+    /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for `D2`.
+    /// - [`GuardError::IndexOutOfRange`](crate::GuardError::IndexOutOfRange) for `index`.
+    ///
+    /// # Fallback
+    ///
+    /// Never.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::tensor::TryIndexing;
+    ///
+    /// let t = Tensor::<2>::ones([4, 3], &Device::flex());
+    /// let row: Tensor<1> = t.clone().try_select_dim(0, -1)?;
+    /// assert_eq!(row.dims(), [3]);
+    /// let err = t.try_select_dim::<1>(0, 4).unwrap_err();
+    /// assert_eq!(err.to_string(), "select_dim: index out of range; got index 4 for size 4 (dim 0)");
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "select_dim")]
+    fn try_select_dim<const D2: usize>(
+        self,
+        dim: impl AsIndex,
+        index: impl AsIndex,
+    ) -> Result<Tensor<D2, K>>;
+
+    /// Fallible twin of [`Tensor::select_assign`].
+    ///
+    /// Checks that `dim` is in `-D..D` and that `values.dims()[dim]` equals the number of
+    /// indices, as burn does; beyond burn (which leaves them to the backend), that the other
+    /// dims of `values` equal the tensor's, that `indices` and `values` are on the tensor's
+    /// device and that every index is in `0..size` along `dim` (one synchronous read of the
+    /// indices). The backends disagree on mismatched other dims (Flex panics, NdArray
+    /// broadcasts a 1), so we refuse them everywhere. Bool tensors only support
+    /// [`IndexingUpdateOp::Add`] (burn hits `unimplemented!()` otherwise).
+    ///
+    /// # Errors
+    ///
+    /// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
+    /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) for `values`.
+    /// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a bool update.
+    /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
+    /// - [`GuardError::IndexOutOfRange`](crate::GuardError::IndexOutOfRange) naming the first
+    ///   bad index.
+    /// - [`GuardError::Execution`](crate::GuardError::Execution) if the indices cannot be read.
+    ///
+    /// # Fallback
+    ///
+    /// Never.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, IndexingUpdateOp, Int, Tensor};
+    /// use burn_guard::tensor::TryIndexing;
+    ///
+    /// let device = Device::flex();
+    /// let t = Tensor::<2>::zeros([4, 2], &device);
+    /// let idx = Tensor::<1, Int>::from_ints([0, 3], &device);
+    /// let out = t.clone().try_select_assign(0, idx, Tensor::ones([2, 2], &device), IndexingUpdateOp::Add)?;
+    /// assert_eq!(out.sum().into_scalar::<f32>(), 4.0);
+    /// let bad = Tensor::<1, Int>::from_ints([4], &device);
+    /// assert!(t.try_select_assign(0, bad, Tensor::ones([1, 2], &device), IndexingUpdateOp::Add).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "select_assign")]
+    fn try_select_assign(
+        self,
+        dim: impl AsIndex,
+        indices: Tensor<1, Int>,
+        values: Tensor<D, K>,
+        update: IndexingUpdateOp,
+    ) -> Result<Self>;
+
+    /// Fallible twin of [`Tensor::mask_fill`].
+    ///
+    /// burn checks nothing here. We check that the mask and the tensor broadcast against each
+    /// other (each dim equal or 1 on one side; the backends then broadcast both, so the result
+    /// may be larger than the tensor), that the mask is on the tensor's device, and that
+    /// `value` converts to burn's scalar for the tensor's dtype (NaN, ±inf, or beyond `i64` on
+    /// an integer tensor make burn panic). A value that fits `i64` but not a narrower integer
+    /// dtype is passed on, as burn does: Flex then wraps it silently (`3e9` on `I32` gives
+    /// `-1294967296`).
+    ///
+    /// # Errors
+    ///
+    /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) for the mask.
+    /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
+    /// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for `value`.
+    ///
+    /// # Fallback
+    ///
+    /// Never.
+    ///
+    /// ```
+    /// use burn::tensor::{Bool, Device, Int, Tensor};
+    /// use burn_guard::tensor::TryIndexing;
+    ///
+    /// let device = Device::flex();
+    /// let t = Tensor::<2, Int>::zeros([2, 2], &device);
+    /// let mask = Tensor::<2, Bool>::from_bool([[true, false]], &device);
+    /// let out = t.clone().try_mask_fill(mask.clone(), 5)?;
+    /// assert_eq!(out.sum().into_scalar::<i64>(), 10);
+    /// assert!(t.try_mask_fill(mask, f32::NAN).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "mask_fill")]
+    fn try_mask_fill<E: ElementConversion>(self, mask: Tensor<D, Bool>, value: E) -> Result<Self>;
+
+    /// Fallible twin of [`Tensor::mask_select`].
+    ///
+    /// Checks that the mask has exactly the tensor's shape and — beyond burn — is on the
+    /// tensor's device.
+    ///
+    /// # Errors
+    ///
+    /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch).
+    /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
+    /// - [`GuardError::BackendPanic`](crate::GuardError::BackendPanic) if a synchronous read is
+    ///   not available on this platform (burn's `expect`).
+    ///
+    /// # Fallback
+    ///
+    /// Never.
+    ///
+    /// ```
+    /// use burn::tensor::{Bool, Device, Tensor};
+    /// use burn_guard::tensor::TryIndexing;
+    ///
+    /// let device = Device::flex();
+    /// let t = Tensor::<2>::ones([1, 2], &device);
+    /// let mask = Tensor::<2, Bool>::from_bool([[true, false]], &device);
+    /// assert_eq!(t.clone().try_mask_select(mask)?.dims(), [1]);
+    /// assert!(t.try_mask_select(Tensor::<2, Bool>::from_bool([[true], [false]], &device)).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "mask_select")]
+    fn try_mask_select(self, mask: Tensor<D, Bool>) -> Result<Tensor<1, K>>;
+
+    /// Fallible twin of [`Tensor::mask_select_async`]; the checks of
+    /// [`TryIndexing::try_mask_select`], made before the future is first polled to completion.
+    ///
+    /// # Errors
+    ///
+    /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch).
+    /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
+    ///
+    /// # Fallback
+    ///
+    /// Never.
+    ///
+    /// ```
+    /// use burn::tensor::{Bool, Device, Tensor};
+    /// use burn_guard::tensor::TryIndexing;
+    ///
+    /// let device = Device::flex();
+    /// let t = Tensor::<2>::ones([1, 2], &device);
+    /// let mask = Tensor::<2, Bool>::from_bool([[true, true]], &device);
+    /// let out = burn::tensor::try_read_sync(t.try_mask_select_async(mask)).unwrap()?;
+    /// assert_eq!(out.dims(), [2]);
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "mask_select_async")]
+    fn try_mask_select_async(
+        self,
+        mask: Tensor<D, Bool>,
+    ) -> impl Future<Output = Result<Tensor<1, K>>>;
+
+    /// Fallible twin of [`Tensor::gather`].
+    ///
+    /// Checks that `dim` is in `-D..D` and that `indices` has the tensor's shape on every other
+    /// dim, as burn does; beyond burn, that `indices` is on the tensor's device and that every
+    /// index is in `0..size` along `dim` (one synchronous read of the indices).
+    ///
+    /// # Errors
+    ///
+    /// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange).
+    /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch).
+    /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
+    /// - [`GuardError::IndexOutOfRange`](crate::GuardError::IndexOutOfRange).
+    /// - [`GuardError::Execution`](crate::GuardError::Execution) if the indices cannot be read.
+    ///
+    /// # Fallback
+    ///
+    /// Never.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Int, Tensor};
+    /// use burn_guard::tensor::TryIndexing;
+    ///
+    /// let device = Device::flex();
+    /// let t = Tensor::<2>::from_floats([[1.0, 2.0], [3.0, 4.0]], &device);
+    /// let idx = Tensor::<2, Int>::from_ints([[1, 0], [0, 0]], &device);
+    /// assert_eq!(t.clone().try_gather(1, idx)?.sum().into_scalar::<f32>(), 9.0);
+    /// let bad = Tensor::<2, Int>::from_ints([[2], [0]], &device);
+    /// assert!(t.try_gather(1, bad).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "gather")]
+    fn try_gather(self, dim: impl AsIndex, indices: Tensor<D, Int>) -> Result<Self>;
+
+    /// Fallible twin of [`Tensor::scatter`].
+    ///
+    /// The checks of [`TryIndexing::try_gather`], plus `values` having the indices' shape (as
+    /// burn) and the tensor's device (beyond burn). Bool tensors only support
+    /// [`IndexingUpdateOp::Add`] (burn hits `unimplemented!()` otherwise).
+    ///
+    /// # Errors
+    ///
+    /// As [`TryIndexing::try_gather`], plus
+    /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a bool update.
+    ///
+    /// # Fallback
+    ///
+    /// Never.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, IndexingUpdateOp, Int, Tensor};
+    /// use burn_guard::tensor::TryIndexing;
+    ///
+    /// let device = Device::flex();
+    /// let t = Tensor::<1>::zeros([3], &device);
+    /// let idx = Tensor::<1, Int>::from_ints([2], &device);
+    /// let out = t.clone().try_scatter(0, idx, Tensor::ones([1], &device), IndexingUpdateOp::Add)?;
+    /// assert_eq!(out.sum().into_scalar::<f32>(), 1.0);
+    /// let bad = Tensor::<1, Int>::from_ints([3], &device);
+    /// assert!(t.try_scatter(0, bad, Tensor::ones([1], &device), IndexingUpdateOp::Add).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "scatter")]
+    fn try_scatter(
+        self,
+        dim: impl AsIndex,
+        indices: Tensor<D, Int>,
+        values: Self,
+        update: IndexingUpdateOp,
+    ) -> Result<Self>;
+
+    /// Fallible twin of [`Tensor::scatter_nd`].
+    ///
+    /// Checks, as burn does, `M >= 1`, non-empty indices, `K = indices.dims()[M-1] <= D`,
+    /// `DV == M - 1 + D - K` and `values.dims() == indices.dims()[..M-1] ++ self.dims()[K..]`;
+    /// refuses bool tensors (burn panics); beyond burn, checks devices and that every index
+    /// tuple addresses the tensor (one synchronous read of the indices).
+    ///
+    /// # Errors
+    ///
+    /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch),
+    ///   [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) or
+    ///   [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for the shapes and
+    ///   the bool kind.
+    /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
+    /// - [`GuardError::IndexOutOfRange`](crate::GuardError::IndexOutOfRange).
+    /// - [`GuardError::Execution`](crate::GuardError::Execution) if the indices cannot be read.
+    ///
+    /// # Fallback
+    ///
+    /// Never.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, IndexingUpdateOp, Int, Tensor};
+    /// use burn_guard::tensor::TryIndexing;
+    ///
+    /// let device = Device::flex();
+    /// let t = Tensor::<2>::zeros([3, 2], &device);
+    /// let idx = Tensor::<2, Int>::from_ints([[0], [2]], &device);
+    /// let out = t.clone().try_scatter_nd(idx, Tensor::<2>::ones([2, 2], &device), IndexingUpdateOp::Assign)?;
+    /// assert_eq!(out.sum().into_scalar::<f32>(), 4.0);
+    /// let bad = Tensor::<2, Int>::from_ints([[3]], &device);
+    /// assert!(t.try_scatter_nd(bad, Tensor::<2>::ones([1, 2], &device), IndexingUpdateOp::Assign).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "scatter_nd")]
+    fn try_scatter_nd<const M: usize, const DV: usize>(
+        self,
+        indices: Tensor<M, Int>,
+        values: Tensor<DV, K>,
+        update: IndexingUpdateOp,
+    ) -> Result<Self>;
+
+    /// Fallible twin of [`Tensor::gather_nd`].
+    ///
+    /// Checks, as burn does, `M >= 1`, non-empty indices, `K <= D` and `DV == M - 1 + D - K`;
+    /// refuses bool tensors (burn panics); beyond burn, checks the device and that every index
+    /// tuple addresses the tensor (one synchronous read of the indices).
+    ///
+    /// # Errors
+    ///
+    /// As [`TryIndexing::try_scatter_nd`].
+    ///
+    /// # Fallback
+    ///
+    /// Never.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Int, Tensor};
+    /// use burn_guard::tensor::TryIndexing;
+    ///
+    /// let device = Device::flex();
+    /// let t = Tensor::<2>::from_floats([[1.0, 2.0], [3.0, 4.0]], &device);
+    /// let idx = Tensor::<2, Int>::from_ints([[1, 0]], &device);
+    /// let out: Tensor<1> = t.clone().try_gather_nd(idx)?;
+    /// assert_eq!(out.into_scalar::<f32>(), 3.0);
+    /// assert!(t.try_gather_nd::<2, 1>(Tensor::<2, Int>::from_ints([[2, 0]], &device)).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "gather_nd")]
+    fn try_gather_nd<const M: usize, const DV: usize>(
+        self,
+        indices: Tensor<M, Int>,
+    ) -> Result<Tensor<DV, K>>;
+
+    /// Fallible twin of [`Tensor::take`].
+    ///
+    /// Checks that `dim` is in `-D..D` and `DO == D + DI - 1`, as burn does; beyond burn, the
+    /// device and that every index is in `0..size` along `dim` (one synchronous read). burn
+    /// fails on results with a zero-sized dimension (its final `reshape` reads `0` as "keep
+    /// this dim"); we compute them correctly, returning an empty tensor of the right shape.
+    ///
+    /// # Errors
+    ///
+    /// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange).
+    /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for `DO`.
+    /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
+    /// - [`GuardError::IndexOutOfRange`](crate::GuardError::IndexOutOfRange).
+    /// - [`GuardError::Execution`](crate::GuardError::Execution) if the indices cannot be read.
+    ///
+    /// # Fallback
+    ///
+    /// Never.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Int, Tensor};
+    /// use burn_guard::tensor::TryIndexing;
+    ///
+    /// let device = Device::flex();
+    /// let t = Tensor::<2>::ones([3, 4], &device);
+    /// let idx = Tensor::<2, Int>::from_ints([[0, 1], [2, 2]], &device);
+    /// let out: Tensor<3> = t.clone().try_take(1, idx)?;
+    /// assert_eq!(out.dims(), [3, 2, 2]);
+    /// assert!(t.try_take::<1, 2>(1, Tensor::<1, Int>::from_ints([4], &device)).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "take")]
+    fn try_take<const DI: usize, const DO: usize>(
+        self,
+        dim: impl AsIndex,
+        indices: Tensor<DI, Int>,
+    ) -> Result<Tensor<DO, K>>;
+}
+
+/// The values of an index tensor, as `i64`, for range checks.
+fn read_indices<const D: usize>(op: &'static str, indices: &Tensor<D, Int>) -> Result<Vec<i64>> {
+    let data = catch(op, || indices.try_to_data())?
+        .map_err(|source| GuardError::Execution { op, source })?;
+    data.convert::<i64>()
+        .try_to_vec::<i64>()
+        .map_err(|e| GuardError::InvalidArgument {
+            op,
+            rule: "indices must be readable as integers",
+            got: format!("{e:?}"),
+        })
+}
+
+/// Runs `mask_fill` with a value already validated as a [`Scalar`] of the tensor's dtype:
+/// passing the matching primitive makes burn's `Scalar::new` rebuild the same scalar.
+fn mask_fill_scalar<const D: usize, K: Basic>(
+    tensor: Tensor<D, K>,
+    mask: Tensor<D, Bool>,
+    value: Scalar,
+) -> Tensor<D, K> {
+    match value {
+        Scalar::Float(x) => tensor.mask_fill(mask, x),
+        Scalar::Int(x) => tensor.mask_fill(mask, x),
+        Scalar::UInt(x) => tensor.mask_fill(mask, x),
+        Scalar::Bool(x) => tensor.mask_fill(mask, x),
+    }
+}
+
+impl<const D: usize, K: Basic> TryIndexing<D, K> for Tensor<D, K> {
+    fn try_slice<S: SliceArg>(self, slices: S) -> Result<Self> {
+        const OP: &str = "slice";
+        let slices = rules::slices(OP, slices, &self.dims())?;
+        catch(OP, || self.slice(&slices))
+    }
+
+    fn try_slice_assign<S: SliceArg>(self, slices: S, values: Self) -> Result<Self> {
+        const OP: &str = "slice_assign";
+        let slices = rules::slices(OP, slices, &self.dims())?;
+        match rules::slice_assign(OP, &self.dims(), &slices, &values.dims())? {
+            rules::SliceAssign::Empty => Ok(self),
+            rules::SliceAssign::Selected(_) => {
+                check::same_device(OP, &self.device(), &values.device())?;
+                catch(OP, || self.slice_assign(&slices, values))
+            }
+        }
+    }
+
+    fn try_slice_fill<S: SliceArg, E: Element>(self, slices: S, value: E) -> Result<Self> {
+        const OP: &str = "slice_fill";
+        let slices = rules::slices(OP, slices, &self.dims())?;
+        let dtype = self.dtype();
+        rules::not_quantized(OP, &dtype)?;
+        rules::fill_element(OP, value, &dtype)?;
+        catch(OP, || self.slice_fill(&slices, value))
+    }
+
+    fn try_slice_dim<S: Into<Slice>>(self, dim: impl AsIndex, slice: S) -> Result<Self> {
+        const OP: &str = "slice_dim";
+        let dim = check::dim(OP, dim.as_index(), D)?;
+        let slice = rules::slice_one(OP, slice, D)?;
+        catch(OP, || self.slice_dim(dim, slice))
+    }
+
+    fn try_select_dim<const D2: usize>(
+        self,
+        dim: impl AsIndex,
+        index: impl AsIndex,
+    ) -> Result<Tensor<D2, K>> {
+        const OP: &str = "select_dim";
+        let dim = check::dim(OP, dim.as_index(), D)?;
+        let index = index.as_index();
+        rules::select_dim(OP, &self.dims(), dim, index, D2)?;
+        catch(OP, || self.select_dim::<D2>(dim, index))
+    }
+
+    fn try_select_assign(
+        self,
+        dim: impl AsIndex,
+        indices: Tensor<1, Int>,
+        values: Tensor<D, K>,
+        update: IndexingUpdateOp,
+    ) -> Result<Self> {
+        const OP: &str = "select_assign";
+        let dim = check::dim(OP, dim.as_index(), D)?;
+        let [count] = indices.dims();
+        rules::select_assign(OP, dim, &self.dims(), count, &values.dims())?;
+        rules::bool_update(OP, &self.dtype(), &update)?;
+        let device = self.device();
+        check::same_device(OP, &device, &indices.device())?;
+        check::same_device(OP, &device, &values.device())?;
+        let size = self.dims().get(dim).copied().unwrap_or(0);
+        check::indices(OP, &read_indices(OP, &indices)?, size, dim)?;
+        catch(OP, || self.select_assign(dim, indices, values, update))
+    }
+
+    fn try_mask_fill<E: ElementConversion>(self, mask: Tensor<D, Bool>, value: E) -> Result<Self> {
+        const OP: &str = "mask_fill";
+        rules::mask_fill(OP, &self.dims(), &mask.dims())?;
+        check::same_device(OP, &self.device(), &mask.device())?;
+        let value = rules::fill_value(OP, value, &self.dtype())?;
+        catch(OP, || mask_fill_scalar(self, mask, value))
+    }
+
+    fn try_mask_select(self, mask: Tensor<D, Bool>) -> Result<Tensor<1, K>> {
+        const OP: &str = "mask_select";
+        rules::mask_select(OP, &self.dims(), &mask.dims())?;
+        check::same_device(OP, &self.device(), &mask.device())?;
+        catch(OP, || self.mask_select(mask))
+    }
+
+    fn try_mask_select_async(
+        self,
+        mask: Tensor<D, Bool>,
+    ) -> impl Future<Output = Result<Tensor<1, K>>> {
+        const OP: &str = "mask_select_async";
+        let checked = rules::mask_select(OP, &self.dims(), &mask.dims())
+            .and_then(|()| check::same_device(OP, &self.device(), &mask.device()));
+        async move {
+            checked?;
+            Ok(self.mask_select_async(mask).await)
+        }
+    }
+
+    fn try_gather(self, dim: impl AsIndex, indices: Tensor<D, Int>) -> Result<Self> {
+        const OP: &str = "gather";
+        let dim = check::dim(OP, dim.as_index(), D)?;
+        rules::gather(OP, dim, &self.dims(), &indices.dims())?;
+        check::same_device(OP, &self.device(), &indices.device())?;
+        let size = self.dims().get(dim).copied().unwrap_or(0);
+        check::indices(OP, &read_indices(OP, &indices)?, size, dim)?;
+        catch(OP, || self.gather(dim, indices))
+    }
+
+    fn try_scatter(
+        self,
+        dim: impl AsIndex,
+        indices: Tensor<D, Int>,
+        values: Self,
+        update: IndexingUpdateOp,
+    ) -> Result<Self> {
+        const OP: &str = "scatter";
+        let dim = check::dim(OP, dim.as_index(), D)?;
+        rules::scatter(OP, dim, &self.dims(), &indices.dims(), &values.dims())?;
+        rules::bool_update(OP, &self.dtype(), &update)?;
+        let device = self.device();
+        check::same_device(OP, &device, &indices.device())?;
+        check::same_device(OP, &device, &values.device())?;
+        let size = self.dims().get(dim).copied().unwrap_or(0);
+        check::indices(OP, &read_indices(OP, &indices)?, size, dim)?;
+        catch(OP, || self.scatter(dim, indices, values, update))
+    }
+
+    fn try_scatter_nd<const M: usize, const DV: usize>(
+        self,
+        indices: Tensor<M, Int>,
+        values: Tensor<DV, K>,
+        update: IndexingUpdateOp,
+    ) -> Result<Self> {
+        const OP: &str = "scatter_nd";
+        let shape = self.dims();
+        let k = rules::scatter_nd(OP, &shape, &indices.dims(), &values.dims())?;
+        rules::not_bool(OP, &self.dtype())?;
+        let device = self.device();
+        check::same_device(OP, &device, &indices.device())?;
+        check::same_device(OP, &device, &values.device())?;
+        rules::nd_indices(OP, &read_indices(OP, &indices)?, k, &shape)?;
+        catch(OP, || self.scatter_nd(indices, values, update))
+    }
+
+    fn try_gather_nd<const M: usize, const DV: usize>(
+        self,
+        indices: Tensor<M, Int>,
+    ) -> Result<Tensor<DV, K>> {
+        const OP: &str = "gather_nd";
+        let shape = self.dims();
+        let k = rules::gather_nd(OP, &shape, &indices.dims(), DV)?;
+        rules::not_bool(OP, &self.dtype())?;
+        check::same_device(OP, &self.device(), &indices.device())?;
+        rules::nd_indices(OP, &read_indices(OP, &indices)?, k, &shape)?;
+        catch(OP, || self.gather_nd::<M, DV>(indices))
+    }
+
+    fn try_take<const DI: usize, const DO: usize>(
+        self,
+        dim: impl AsIndex,
+        indices: Tensor<DI, Int>,
+    ) -> Result<Tensor<DO, K>> {
+        const OP: &str = "take";
+        let dim = check::dim(OP, dim.as_index(), D)?;
+        let shape = self.dims();
+        let out = rules::take(OP, &shape, dim, &indices.dims(), DO)?;
+        let device = self.device();
+        check::same_device(OP, &device, &indices.device())?;
+        let size = shape.get(dim).copied().unwrap_or(0);
+        check::indices(OP, &read_indices(OP, &indices)?, size, dim)?;
+        if out.contains(&0) {
+            let dtype = self.dtype();
+            return catch(OP, || Tensor::<DO, K>::empty(out, (&device, dtype)));
+        }
+        catch(OP, || self.take::<DI, DO>(dim, indices))
+    }
+}
+
+/// Fallible twins of the indexing methods of numeric tensors (`triu`, `tril`).
+///
+/// Sealed: implemented for `burn::Tensor<D, K>` with `K: Numeric` only.
+pub trait TryIndexingNumeric<const D: usize, K: Numeric>: Sealed + Sized {
+    /// Fallible twin of [`Tensor::triu`].
+    ///
+    /// Checks that the rank is at least 2. burn fails on tensors whose last two dims include a
+    /// 0 (its mask is built through a `reshape` that reads `0` as "keep this dim"); we compute
+    /// those correctly: a tensor without elements is returned unchanged.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::RankMismatch`](crate::GuardError::RankMismatch).
+    ///
+    /// # Fallback
+    ///
+    /// Never.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::tensor::TryIndexingNumeric;
+    ///
+    /// let device = Device::flex();
+    /// let t = Tensor::<2>::ones([3, 3], &device);
+    /// assert_eq!(t.try_triu(0)?.sum().into_scalar::<f32>(), 6.0);
+    /// assert!(Tensor::<1>::ones([3], &device).try_triu(0).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "triu")]
+    fn try_triu(self, diagonal: i64) -> Result<Self>;
+
+    /// Fallible twin of [`Tensor::tril`]; the checks of [`TryIndexingNumeric::try_triu`].
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::RankMismatch`](crate::GuardError::RankMismatch).
+    ///
+    /// # Fallback
+    ///
+    /// Never.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::tensor::TryIndexingNumeric;
+    ///
+    /// let t = Tensor::<2>::ones([3, 3], &Device::flex());
+    /// assert_eq!(t.try_tril(-1)?.sum().into_scalar::<f32>(), 3.0);
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "tril")]
+    fn try_tril(self, diagonal: i64) -> Result<Self>;
+}
+
+impl<const D: usize, K: Numeric> TryIndexingNumeric<D, K> for Tensor<D, K> {
+    fn try_triu(self, diagonal: i64) -> Result<Self> {
+        const OP: &str = "triu";
+        let shape = self.dims();
+        rules::tri(OP, &shape)?;
+        if shape.contains(&0) {
+            return Ok(self);
+        }
+        catch(OP, || self.triu(diagonal))
+    }
+
+    fn try_tril(self, diagonal: i64) -> Result<Self> {
+        const OP: &str = "tril";
+        let shape = self.dims();
+        rules::tri(OP, &shape)?;
+        if shape.contains(&0) {
+            return Ok(self);
+        }
+        catch(OP, || self.tril(diagonal))
+    }
+}
+
+/// Fallible twins of the indexing methods of ordered tensors (`one_hot`, `one_hot_fill`).
+///
+/// Sealed: implemented for `burn::Tensor<D, K>` with `K: Ordered` only.
+pub trait TryIndexingOrdered<const D: usize, K: Ordered>: Sealed + Sized {
+    /// Fallible twin of [`Tensor::one_hot`].
+    ///
+    /// Checks, as burn does, that the tensor is not quantized, that no value is
+    /// `>= num_classes`, that `num_classes >= 2` and that `D2 == D + 1`; beyond burn, that no
+    /// value is below `-num_classes` once truncated (burn leaves those to the backend; this
+    /// includes NaN and values in `(-1, 0)`, which burn shifts to class `num_classes`) and that
+    /// `num_classes` fits in an `i32` (burn compares with `num_classes as i32`, which wraps). Reading the values
+    /// costs one synchronous read, as in burn. An input without elements gives an empty
+    /// result (burn's `unsqueeze_dim` fails on zero-sized dims that change position, e.g. a
+    /// `[3, 0]` input with the class axis at 0).
+    ///
+    /// # Errors
+    ///
+    /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for `D2`.
+    /// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a quantized
+    ///   tensor or `num_classes`.
+    /// - [`GuardError::IndexOutOfRange`](crate::GuardError::IndexOutOfRange) for a value.
+    /// - [`GuardError::Execution`](crate::GuardError::Execution) if the values cannot be read.
+    ///
+    /// # Fallback
+    ///
+    /// Never.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Int, Tensor};
+    /// use burn_guard::tensor::TryIndexingOrdered;
+    ///
+    /// let device = Device::flex();
+    /// let t = Tensor::<1, Int>::from_ints([0, 2], &device);
+    /// let hot: Tensor<2, Int> = t.clone().try_one_hot(3)?;
+    /// assert_eq!(hot.dims(), [2, 3]);
+    /// assert!(t.try_one_hot::<2>(2).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "one_hot")]
+    fn try_one_hot<const D2: usize>(self, num_classes: usize) -> Result<Tensor<D2, K>>;
+
+    /// Fallible twin of [`Tensor::one_hot_fill`].
+    ///
+    /// Checks, as burn does, `D2 == D + 1`, a non-quantized tensor and `axis` in
+    /// `-(D+1)..D+1`; beyond burn, that every value addresses a class (`-num_classes..num_classes`;
+    /// one synchronous read) and that `on_value`/`off_value` are representable in the tensor's
+    /// dtype. An input without elements gives an empty result (burn's `unsqueeze_dim` can fail
+    /// on it, depending on `axis`).
+    ///
+    /// # Errors
+    ///
+    /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for `D2`.
+    /// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for `axis`.
+    /// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a quantized
+    ///   tensor or a fill value.
+    /// - [`GuardError::IndexOutOfRange`](crate::GuardError::IndexOutOfRange) for a value.
+    /// - [`GuardError::Execution`](crate::GuardError::Execution) if the values cannot be read.
+    ///
+    /// # Fallback
+    ///
+    /// Never.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::tensor::TryIndexingOrdered;
+    ///
+    /// let device = Device::flex();
+    /// let t = Tensor::<1>::from_floats([1.0, -1.0], &device);
+    /// let hot: Tensor<2> = t.clone().try_one_hot_fill(3, 5.0, 0.0, 0)?;
+    /// assert_eq!(hot.dims(), [3, 2]);
+    /// assert!(t.try_one_hot_fill::<2>(3, 5.0, 0.0, 2).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "one_hot_fill")]
+    fn try_one_hot_fill<const D2: usize>(
+        self,
+        num_classes: usize,
+        on_value: f32,
+        off_value: f32,
+        axis: impl AsIndex,
+    ) -> Result<Tensor<D2, K>>;
+}
+
+/// The values of a one-hot input as burn sees them: compared as floats, converted to `i64`.
+fn read_classes<const D: usize, K: Ordered>(
+    op: &'static str,
+    tensor: &Tensor<D, K>,
+) -> Result<(Vec<f64>, Vec<i64>)> {
+    let data = catch(op, || tensor.try_to_data())?
+        .map_err(|source| GuardError::Execution { op, source })?;
+    let unreadable = |e: String| GuardError::InvalidArgument {
+        op,
+        rule: "class values must be finite numbers",
+        got: e,
+    };
+    let as_f64 = catch(op, || data.clone().convert::<f64>().try_to_vec::<f64>())
+        .map_err(|e| unreadable(e.to_string()))?
+        .map_err(|e| unreadable(format!("{e:?}")))?;
+    let as_i64 = catch(op, || data.convert::<i64>().try_to_vec::<i64>())
+        .map_err(|e| unreadable(e.to_string()))?
+        .map_err(|e| unreadable(format!("{e:?}")))?;
+    Ok((as_f64, as_i64))
+}
+
+/// The one-hot output shape: `shape` with `num_classes` inserted at `axis`.
+fn one_hot_shape(shape: &[usize], num_classes: usize, axis: usize) -> Vec<usize> {
+    let mut out = shape.to_vec();
+    out.insert(axis.min(out.len()), num_classes);
+    out
+}
+
+impl<const D: usize, K: Ordered> TryIndexingOrdered<D, K> for Tensor<D, K> {
+    fn try_one_hot<const D2: usize>(self, num_classes: usize) -> Result<Tensor<D2, K>> {
+        const OP: &str = "one_hot";
+        let shape = self.dims();
+        rules::one_hot_rank(OP, &shape, D2)?;
+        let dtype = self.dtype();
+        rules::not_quantized(OP, &dtype)?;
+        rules::one_hot_classes(OP, num_classes)?;
+        let (values, truncated) = read_classes(OP, &self)?;
+        rules::one_hot_values(OP, &values, &truncated, num_classes, D)?;
+        if shape.contains(&0) {
+            let out = one_hot_shape(&shape, num_classes, D);
+            let device = self.device();
+            return catch(OP, || Tensor::<D2, K>::empty(out, (&device, dtype)));
+        }
+        catch(OP, || self.one_hot::<D2>(num_classes))
+    }
+
+    fn try_one_hot_fill<const D2: usize>(
+        self,
+        num_classes: usize,
+        on_value: f32,
+        off_value: f32,
+        axis: impl AsIndex,
+    ) -> Result<Tensor<D2, K>> {
+        const OP: &str = "one_hot_fill";
+        let shape = self.dims();
+        rules::one_hot_rank(OP, &shape, D2)?;
+        let dtype = self.dtype();
+        rules::not_quantized(OP, &dtype)?;
+        let axis = check::dim(OP, axis.as_index(), D + 1)?;
+        rules::fill_value(OP, on_value, &dtype)?;
+        rules::fill_value(OP, off_value, &dtype)?;
+        let (values, truncated) = read_classes(OP, &self)?;
+        rules::one_hot_values(OP, &values, &truncated, num_classes, axis)?;
+        if shape.contains(&0) {
+            let out = one_hot_shape(&shape, num_classes, axis);
+            let device = self.device();
+            return catch(OP, || Tensor::<D2, K>::empty(out, (&device, dtype)));
+        }
+        catch(OP, || {
+            self.one_hot_fill::<D2>(num_classes, on_value, off_value, axis)
+        })
+    }
+}
+
+/// One mask constructor: checks, then burn, or an empty mask where burn's `reshape` would fail.
+fn tri_mask<const D: usize>(
+    op: &'static str,
+    shape: Shape,
+    device: &Device,
+    build: impl FnOnce(Shape) -> Tensor<D, Bool>,
+) -> Result<Tensor<D, Bool>> {
+    let dims: Vec<usize> = shape.iter().copied().collect();
+    let out = rules::tri_mask(op, &dims, D)?;
+    if out.contains(&0) {
+        return catch(op, || Tensor::<D, Bool>::empty(out, device));
+    }
+    catch(op, || build(shape))
+}
+
+/// Fallible twin of [`Tensor::triu_mask`] (an associated function of `Tensor<D, Bool>`).
+///
+/// Checks that `D >= 2` and that `shape` has at least `D` dims (burn reads `shape[D-2]` and
+/// `shape[D-1]` and ignores any further dims). burn fails when either of those is 0 (its
+/// `reshape` reads `0` as "keep this dim"); we compute it: an empty mask of shape
+/// `[1, …, 1, shape[D-2], shape[D-1]]`.
+///
+/// # Errors
+///
+/// [`GuardError::RankMismatch`](crate::GuardError::RankMismatch).
+///
+/// # Fallback
+///
+/// Never.
+///
+/// ```
+/// use burn::tensor::{Bool, Device, Tensor};
+/// use burn_guard::tensor::try_triu_mask;
+///
+/// let device = Device::flex();
+/// let mask: Tensor<2, Bool> = try_triu_mask([3, 3], 0, &device)?;
+/// assert_eq!(mask.dims(), [3, 3]);
+/// assert!(try_triu_mask::<3, _>([3, 3], 0, &device).is_err());
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+#[doc(alias = "triu_mask")]
+pub fn try_triu_mask<const D: usize, S: Into<Shape>>(
+    shape: S,
+    offset: i64,
+    device: &Device,
+) -> Result<Tensor<D, Bool>> {
+    tri_mask("triu_mask", shape.into(), device, |shape| {
+        Tensor::<D, Bool>::triu_mask(shape, offset, device)
+    })
+}
+
+/// Fallible twin of [`Tensor::tril_mask`]; the checks of [`try_triu_mask`].
+///
+/// # Errors
+///
+/// [`GuardError::RankMismatch`](crate::GuardError::RankMismatch).
+///
+/// # Fallback
+///
+/// Never.
+///
+/// ```
+/// use burn::tensor::{Bool, Device, Tensor};
+/// use burn_guard::tensor::try_tril_mask;
+///
+/// let mask: Tensor<2, Bool> = try_tril_mask([2, 4], 1, &Device::flex())?;
+/// assert_eq!(mask.dims(), [2, 4]);
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+#[doc(alias = "tril_mask")]
+pub fn try_tril_mask<const D: usize, S: Into<Shape>>(
+    shape: S,
+    offset: i64,
+    device: &Device,
+) -> Result<Tensor<D, Bool>> {
+    tri_mask("tril_mask", shape.into(), device, |shape| {
+        Tensor::<D, Bool>::tril_mask(shape, offset, device)
+    })
+}
+
+/// Fallible twin of [`Tensor::diag_mask`]; the checks of [`try_triu_mask`].
+///
+/// # Errors
+///
+/// [`GuardError::RankMismatch`](crate::GuardError::RankMismatch).
+///
+/// # Fallback
+///
+/// Never.
+///
+/// ```
+/// use burn::tensor::{Bool, Device, Tensor};
+/// use burn_guard::tensor::try_diag_mask;
+///
+/// let mask: Tensor<2, Bool> = try_diag_mask([3, 3], 0, &Device::flex())?;
+/// assert_eq!(mask.dims(), [3, 3]);
+/// assert!(try_diag_mask::<1, _>([3], 0, &Device::flex()).is_err());
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+#[doc(alias = "diag_mask")]
+pub fn try_diag_mask<const D: usize, S: Into<Shape>>(
+    shape: S,
+    offset: i64,
+    device: &Device,
+) -> Result<Tensor<D, Bool>> {
+    tri_mask("diag_mask", shape.into(), device, |shape| {
+        Tensor::<D, Bool>::diag_mask(shape, offset, device)
+    })
+}

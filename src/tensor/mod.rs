@@ -34,7 +34,6 @@ pub use base::{TryTensor, try_cat, try_stack};
 pub use creation::*;
 pub use elementwise::*;
 pub use indexing::*;
-#[allow(unused_imports)] // Until the module family lands its first twin.
 pub use module::*;
 pub use numeric::TryNumeric;
 pub use reduce::*;
