@@ -11,6 +11,7 @@ use burn::tensor::{
     SliceArg, Tensor,
 };
 
+use super::base::read_indices;
 use super::sealed::Sealed;
 use crate::check;
 use crate::check::indexing as rules;
@@ -489,18 +490,6 @@ pub trait TryIndexing<const D: usize, K: Basic>: Sealed + Sized {
     ) -> Result<Tensor<DO, K>>;
 }
 
-/// The values of an index tensor, as `i64`, for range checks.
-fn read_indices<const D: usize>(op: &'static str, indices: &Tensor<D, Int>) -> Result<Vec<i64>> {
-    let data = catch(op, || indices.try_to_data())?
-        .map_err(|source| GuardError::Execution { op, source })?;
-    data.convert::<i64>()
-        .try_to_vec::<i64>()
-        .map_err(|e| GuardError::InvalidArgument {
-            op,
-            rule: "indices must be readable as integers",
-            got: format!("{e:?}"),
-        })
-}
 
 /// Runs `mask_fill` with a value already validated as a [`Scalar`] of the tensor's dtype:
 /// passing the matching primitive makes burn's `Scalar::new` rebuild the same scalar.
