@@ -67,6 +67,7 @@
     )
 )]
 
+pub mod capability;
 pub mod check;
 pub mod devices;
 pub mod error;
