@@ -67,11 +67,13 @@
     )
 )]
 
+pub mod backend;
 pub mod capability;
 pub mod check;
 pub mod devices;
 pub mod error;
 pub mod panic;
+pub mod policy;
 pub mod prelude;
 pub mod tensor;
 

@@ -163,7 +163,11 @@ mod tests {
             ("mystery<x>", vec![Layer::Unknown("mystery<x>".into())]),
         ];
         for (name, layers) in cases {
-            assert_eq!(BackendStack::parse(name).layers(), layers.as_slice(), "{name}");
+            assert_eq!(
+                BackendStack::parse(name).layers(),
+                layers.as_slice(),
+                "{name}"
+            );
         }
     }
 }

@@ -127,7 +127,10 @@ impl<const D: usize, K: Basic> TryTensor<D, K> for Tensor<D, K> {
 }
 
 /// The values of an index tensor, as `i64`, for range checks: one synchronous read.
-pub(super) fn read_indices<const D: usize>(op: &'static str, indices: &Tensor<D, Int>) -> Result<Vec<i64>> {
+pub(super) fn read_indices<const D: usize>(
+    op: &'static str,
+    indices: &Tensor<D, Int>,
+) -> Result<Vec<i64>> {
     let data = catch(op, || indices.try_to_data())?
         .map_err(|source| GuardError::Execution { op, source })?;
     data.convert::<i64>()

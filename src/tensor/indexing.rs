@@ -490,7 +490,6 @@ pub trait TryIndexing<const D: usize, K: Basic>: Sealed + Sized {
     ) -> Result<Tensor<DO, K>>;
 }
 
-
 /// Runs `mask_fill` with a value already validated as a [`Scalar`] of the tensor's dtype:
 /// passing the matching primitive makes burn's `Scalar::new` rebuild the same scalar.
 fn mask_fill_scalar<const D: usize, K: Basic>(

@@ -27,6 +27,7 @@ mod elementwise;
 mod indexing;
 mod module;
 mod numeric;
+mod quant;
 mod reduce;
 mod view;
 
@@ -36,6 +37,7 @@ pub use elementwise::*;
 pub use indexing::*;
 pub use module::*;
 pub use numeric::TryNumeric;
+pub use quant::TryQuantize;
 pub use reduce::*;
 pub use view::*;
 

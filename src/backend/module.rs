@@ -1,0 +1,402 @@
+//! Module operations that nested autodiff cannot differentiate, refused before dispatch.
+//!
+//! burn-autodiff's `Autodiff<B>` overrides the `*_backward` module ops with
+//! `panic!("Can't differentiate …")`. Under `Autodiff<Autodiff<B>>`, the outer backward calls
+//! them on the inner autodiff backend, so the first backward pass panics. `max_pool1d` is worse:
+//! its second-order gradient silently comes back as nothing. These wrappers return
+//! [`GuardError::NotDifferentiable`] on such stacks instead, whether or not the input is
+//! tracked (a nested stack exists to be differentiated; refusing at the forward call keeps the
+//! error next to its cause). On every other stack they run burn's op.
+//!
+//! `linear` is not here: [`linear`](super::linear) is routed through differentiable
+//! primitives instead of being refused.
+
+use burn_backend::ops::InterpolateOptions;
+use burn_backend::tensor::{FloatTensor, IntTensor};
+use burn_backend::{Backend, TensorMetadata};
+
+use crate::capability::BackendStack;
+use crate::error::{GuardError, Result};
+use crate::panic;
+
+/// A module operation whose backward burn-autodiff cannot differentiate again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum NonDifferentiableOp {
+    /// `embedding` (`Can't differentiate embedding backward.`).
+    Embedding,
+    /// `batch_norm` in training mode (`Can't differentiate batch norm train backward.`).
+    BatchNormTrain,
+    /// `deform_conv2d` (`Can't differentiate deform conv 2d backward.`).
+    DeformConv2d,
+    /// `avg_pool1d` (through the 2-D default: `Can't differentiate avg pool 2d backward.`).
+    AvgPool1d,
+    /// `avg_pool2d`.
+    AvgPool2d,
+    /// `max_pool1d` and `max_pool1d_with_indices`: no panic, the second-order gradient is
+    /// silently dropped.
+    MaxPool1d,
+    /// `max_pool2d` and `max_pool2d_with_indices`.
+    MaxPool2d,
+    /// `adaptive_avg_pool1d` (through the 2-D default).
+    AdaptiveAvgPool1d,
+    /// `adaptive_avg_pool2d`.
+    AdaptiveAvgPool2d,
+    /// `adaptive_avg_pool3d`.
+    AdaptiveAvgPool3d,
+    /// `interpolate`, every mode.
+    Interpolate,
+}
+
+impl NonDifferentiableOp {
+    /// burn's name for the operation.
+    ///
+    /// ```
+    /// use burn_guard::backend::NonDifferentiableOp;
+    /// assert_eq!(NonDifferentiableOp::MaxPool1d.name(), "max_pool1d");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Embedding => "embedding",
+            Self::BatchNormTrain => "batch_norm",
+            Self::DeformConv2d => "deform_conv2d",
+            Self::AvgPool1d => "avg_pool1d",
+            Self::AvgPool2d => "avg_pool2d",
+            Self::MaxPool1d => "max_pool1d",
+            Self::MaxPool2d => "max_pool2d",
+            Self::AdaptiveAvgPool1d => "adaptive_avg_pool1d",
+            Self::AdaptiveAvgPool2d => "adaptive_avg_pool2d",
+            Self::AdaptiveAvgPool3d => "adaptive_avg_pool3d",
+            Self::Interpolate => "interpolate",
+        }
+    }
+}
+
+/// Refuses `op` on a stack with nested autodiff (two or more `Autodiff` layers).
+///
+/// # Errors
+///
+/// [`GuardError::NotDifferentiable`] with `order` the stack's autodiff depth.
+///
+/// ```
+/// use burn_guard::backend::{differentiable, NonDifferentiableOp};
+/// type Nested = burn_autodiff::Autodiff<burn_autodiff::Autodiff<burn_flex::Flex>>;
+/// type Plain = burn_autodiff::Autodiff<burn_flex::Flex>;
+/// let device = Default::default();
+/// assert!(differentiable::<Plain>(NonDifferentiableOp::Embedding, &device).is_ok());
+/// let err = differentiable::<Nested>(NonDifferentiableOp::Embedding, &device).unwrap_err();
+/// assert!(matches!(err, burn_guard::GuardError::NotDifferentiable { order: 2, .. }));
+/// ```
+pub fn differentiable<B: Backend>(op: NonDifferentiableOp, device: &B::Device) -> Result<()> {
+    let stack = BackendStack::of::<B>(device);
+    let depth = stack.autodiff_depth();
+    if depth >= 2 {
+        return Err(GuardError::NotDifferentiable {
+            op: op.name(),
+            backend: stack.name().to_owned(),
+            order: u8::try_from(depth).unwrap_or(u8::MAX),
+        });
+    }
+    Ok(())
+}
+
+fn rank(op: &'static str, rule: &'static str, shape: &[usize], expected: usize) -> Result<()> {
+    if shape.len() == expected {
+        Ok(())
+    } else {
+        Err(GuardError::RankMismatch {
+            op,
+            rule,
+            expected,
+            got: shape.len(),
+            shape: shape.to_vec(),
+        })
+    }
+}
+
+/// burn's `embedding`: rows of `weights` `[n, d_model]` picked by `indices` `[batch, seq]`.
+///
+/// # Errors
+///
+/// - [`GuardError::NotDifferentiable`] under nested autodiff.
+/// - [`GuardError::RankMismatch`] when `weights` is not rank 2 or `indices` not rank 2.
+/// - [`GuardError::BackendPanic`] if the backend still panics (an index out of range).
+///
+/// ```
+/// use burn_backend::ops::{FloatTensorOps, IntTensorOps};
+/// use burn_backend::TensorData;
+/// use burn_flex::Flex;
+///
+/// let device = Default::default();
+/// let w = Flex::float_from_data(TensorData::new(vec![0.0f32, 1.0, 2.0, 3.0], [2, 2]), &device);
+/// let i = Flex::int_from_data(TensorData::new(vec![1i64, 0], [1, 2]), &device);
+/// let y = burn_guard::backend::embedding::<Flex>(w, i)?;
+/// assert_eq!(burn_backend::TensorMetadata::shape(&y).as_slice(), &[1, 2, 2]);
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+pub fn embedding<B: Backend>(
+    weights: FloatTensor<B>,
+    indices: IntTensor<B>,
+) -> Result<FloatTensor<B>> {
+    const OP: &str = "embedding";
+    differentiable::<B>(NonDifferentiableOp::Embedding, &weights.device())?;
+    rank(
+        OP,
+        "weights must be [n, d_model]",
+        weights.shape().as_slice(),
+        2,
+    )?;
+    rank(
+        OP,
+        "indices must be [batch, seq]",
+        indices.shape().as_slice(),
+        2,
+    )?;
+    panic::catch(OP, || B::embedding(weights, indices))
+}
+
+/// burn's `avg_pool1d` on `x` `[batch, channels, length]`.
+///
+/// # Errors
+///
+/// - [`GuardError::NotDifferentiable`] under nested autodiff.
+/// - [`GuardError::RankMismatch`] when `x` is not rank 3.
+/// - [`GuardError::BackendPanic`] if the backend still panics (a kernel larger than the input).
+///
+/// ```
+/// use burn_backend::ops::FloatTensorOps;
+/// use burn_backend::TensorData;
+/// use burn_flex::Flex;
+///
+/// let x = Flex::float_from_data(TensorData::new(vec![1.0f32, 3.0, 5.0, 7.0], [1, 1, 4]), &Default::default());
+/// let y = burn_guard::backend::avg_pool1d::<Flex>(x, 2, 2, 0, true, false)?;
+/// # let y = burn_backend::read_sync(Flex::float_into_data(y)).unwrap();
+/// assert_eq!(y.try_to_vec::<f32>().unwrap(), vec![2.0, 6.0]);
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+pub fn avg_pool1d<B: Backend>(
+    x: FloatTensor<B>,
+    kernel_size: usize,
+    stride: usize,
+    padding: usize,
+    count_include_pad: bool,
+    ceil_mode: bool,
+) -> Result<FloatTensor<B>> {
+    const OP: &str = "avg_pool1d";
+    differentiable::<B>(NonDifferentiableOp::AvgPool1d, &x.device())?;
+    rank(
+        OP,
+        "input must be [batch, channels, length]",
+        x.shape().as_slice(),
+        3,
+    )?;
+    panic::catch(OP, || {
+        B::avg_pool1d(
+            x,
+            kernel_size,
+            stride,
+            padding,
+            count_include_pad,
+            ceil_mode,
+        )
+    })
+}
+
+/// burn's `avg_pool2d` on `x` `[batch, channels, height, width]`.
+///
+/// # Errors
+///
+/// - [`GuardError::NotDifferentiable`] under nested autodiff.
+/// - [`GuardError::RankMismatch`] when `x` is not rank 4.
+/// - [`GuardError::BackendPanic`] if the backend still panics.
+///
+/// ```
+/// use burn_backend::ops::FloatTensorOps;
+/// use burn_backend::TensorData;
+/// use burn_flex::Flex;
+///
+/// let x = Flex::float_from_data(TensorData::new(vec![1.0f32, 2.0, 3.0, 6.0], [1, 1, 2, 2]), &Default::default());
+/// let y = burn_guard::backend::avg_pool2d::<Flex>(x, [2, 2], [1, 1], [0, 0], true, false)?;
+/// # let y = burn_backend::read_sync(Flex::float_into_data(y)).unwrap();
+/// assert_eq!(y.try_to_vec::<f32>().unwrap(), vec![3.0]);
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+pub fn avg_pool2d<B: Backend>(
+    x: FloatTensor<B>,
+    kernel_size: [usize; 2],
+    stride: [usize; 2],
+    padding: [usize; 2],
+    count_include_pad: bool,
+    ceil_mode: bool,
+) -> Result<FloatTensor<B>> {
+    const OP: &str = "avg_pool2d";
+    differentiable::<B>(NonDifferentiableOp::AvgPool2d, &x.device())?;
+    rank(
+        OP,
+        "input must be [batch, channels, height, width]",
+        x.shape().as_slice(),
+        4,
+    )?;
+    panic::catch(OP, || {
+        B::avg_pool2d(
+            x,
+            kernel_size,
+            stride,
+            padding,
+            count_include_pad,
+            ceil_mode,
+        )
+    })
+}
+
+/// burn's `max_pool1d` on `x` `[batch, channels, length]`.
+///
+/// Under nested autodiff burn does not panic here: the second-order gradient through it is
+/// silently missing. We refuse it there.
+///
+/// # Errors
+///
+/// - [`GuardError::NotDifferentiable`] under nested autodiff.
+/// - [`GuardError::RankMismatch`] when `x` is not rank 3.
+/// - [`GuardError::BackendPanic`] if the backend still panics.
+///
+/// ```
+/// use burn_backend::ops::FloatTensorOps;
+/// use burn_backend::TensorData;
+/// use burn_flex::Flex;
+///
+/// let x = Flex::float_from_data(TensorData::new(vec![1.0f32, 3.0, 5.0, 2.0], [1, 1, 4]), &Default::default());
+/// let y = burn_guard::backend::max_pool1d::<Flex>(x, 2, 2, 0, 1, false)?;
+/// # let y = burn_backend::read_sync(Flex::float_into_data(y)).unwrap();
+/// assert_eq!(y.try_to_vec::<f32>().unwrap(), vec![3.0, 5.0]);
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+pub fn max_pool1d<B: Backend>(
+    x: FloatTensor<B>,
+    kernel_size: usize,
+    stride: usize,
+    padding: usize,
+    dilation: usize,
+    ceil_mode: bool,
+) -> Result<FloatTensor<B>> {
+    const OP: &str = "max_pool1d";
+    differentiable::<B>(NonDifferentiableOp::MaxPool1d, &x.device())?;
+    rank(
+        OP,
+        "input must be [batch, channels, length]",
+        x.shape().as_slice(),
+        3,
+    )?;
+    panic::catch(OP, || {
+        B::max_pool1d(x, kernel_size, stride, padding, dilation, ceil_mode)
+    })
+}
+
+/// burn's `max_pool2d` on `x` `[batch, channels, height, width]`.
+///
+/// # Errors
+///
+/// - [`GuardError::NotDifferentiable`] under nested autodiff.
+/// - [`GuardError::RankMismatch`] when `x` is not rank 4.
+/// - [`GuardError::BackendPanic`] if the backend still panics.
+///
+/// ```
+/// use burn_backend::ops::FloatTensorOps;
+/// use burn_backend::TensorData;
+/// use burn_flex::Flex;
+///
+/// let x = Flex::float_from_data(TensorData::new(vec![1.0f32, 2.0, 3.0, 6.0], [1, 1, 2, 2]), &Default::default());
+/// let y = burn_guard::backend::max_pool2d::<Flex>(x, [2, 2], [1, 1], [0, 0], [1, 1], false)?;
+/// # let y = burn_backend::read_sync(Flex::float_into_data(y)).unwrap();
+/// assert_eq!(y.try_to_vec::<f32>().unwrap(), vec![6.0]);
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+pub fn max_pool2d<B: Backend>(
+    x: FloatTensor<B>,
+    kernel_size: [usize; 2],
+    stride: [usize; 2],
+    padding: [usize; 2],
+    dilation: [usize; 2],
+    ceil_mode: bool,
+) -> Result<FloatTensor<B>> {
+    const OP: &str = "max_pool2d";
+    differentiable::<B>(NonDifferentiableOp::MaxPool2d, &x.device())?;
+    rank(
+        OP,
+        "input must be [batch, channels, height, width]",
+        x.shape().as_slice(),
+        4,
+    )?;
+    panic::catch(OP, || {
+        B::max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode)
+    })
+}
+
+/// burn's `adaptive_avg_pool2d` on `x` `[batch, channels, height, width]`.
+///
+/// # Errors
+///
+/// - [`GuardError::NotDifferentiable`] under nested autodiff.
+/// - [`GuardError::RankMismatch`] when `x` is not rank 4.
+/// - [`GuardError::BackendPanic`] if the backend still panics.
+///
+/// ```
+/// use burn_backend::ops::FloatTensorOps;
+/// use burn_backend::TensorData;
+/// use burn_flex::Flex;
+///
+/// let x = Flex::float_from_data(TensorData::new(vec![1.0f32, 2.0, 3.0, 6.0], [1, 1, 2, 2]), &Default::default());
+/// let y = burn_guard::backend::adaptive_avg_pool2d::<Flex>(x, [1, 1])?;
+/// # let y = burn_backend::read_sync(Flex::float_into_data(y)).unwrap();
+/// assert_eq!(y.try_to_vec::<f32>().unwrap(), vec![3.0]);
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+pub fn adaptive_avg_pool2d<B: Backend>(
+    x: FloatTensor<B>,
+    output_size: [usize; 2],
+) -> Result<FloatTensor<B>> {
+    const OP: &str = "adaptive_avg_pool2d";
+    differentiable::<B>(NonDifferentiableOp::AdaptiveAvgPool2d, &x.device())?;
+    rank(
+        OP,
+        "input must be [batch, channels, height, width]",
+        x.shape().as_slice(),
+        4,
+    )?;
+    panic::catch(OP, || B::adaptive_avg_pool2d(x, output_size))
+}
+
+/// burn's `interpolate` on `x` `[batch, channels, height, width]`.
+///
+/// # Errors
+///
+/// - [`GuardError::NotDifferentiable`] under nested autodiff.
+/// - [`GuardError::RankMismatch`] when `x` is not rank 4.
+/// - [`GuardError::BackendPanic`] if the backend still panics.
+///
+/// ```
+/// use burn_backend::ops::{FloatTensorOps, InterpolateMode, InterpolateOptions};
+/// use burn_backend::TensorData;
+/// use burn_flex::Flex;
+///
+/// let x = Flex::float_from_data(TensorData::new(vec![1.0f32, 2.0, 3.0, 4.0], [1, 1, 2, 2]), &Default::default());
+/// let options = InterpolateOptions::new(InterpolateMode::Nearest);
+/// let y = burn_guard::backend::interpolate::<Flex>(x, [4, 4], options)?;
+/// assert_eq!(burn_backend::TensorMetadata::shape(&y).as_slice(), &[1, 1, 4, 4]);
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+pub fn interpolate<B: Backend>(
+    x: FloatTensor<B>,
+    output_size: [usize; 2],
+    options: InterpolateOptions,
+) -> Result<FloatTensor<B>> {
+    const OP: &str = "interpolate";
+    differentiable::<B>(NonDifferentiableOp::Interpolate, &x.device())?;
+    rank(
+        OP,
+        "input must be [batch, channels, height, width]",
+        x.shape().as_slice(),
+        4,
+    )?;
+    panic::catch(OP, || B::interpolate(x, output_size, options))
+}

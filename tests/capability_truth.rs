@@ -1,0 +1,137 @@
+//! The truth test: for every compiled backend and a grid of schemes × shapes, the declared
+//! capability table equals what actually happens when the backend runs the operation under
+//! the backstop — where "supported" means it runs *and* dequantizes to within the scheme's
+//! step (Flex's E4M3/E5M2 run and saturate: not supported).
+
+mod common;
+
+use burn::tensor::quantization::{QuantScheme, QuantStore, QuantValue, ScaleDtype};
+use burn_backend::Backend;
+use burn_guard::capability::{BackendStack, Support, probe_quantize, quantize_support};
+use burn_guard::check::{self, SchemeName};
+
+const VALUES: [QuantValue; 9] = [
+    QuantValue::Q8F,
+    QuantValue::Q8S,
+    QuantValue::Q4F,
+    QuantValue::Q4S,
+    QuantValue::Q2F,
+    QuantValue::Q2S,
+    QuantValue::E4M3,
+    QuantValue::E5M2,
+    QuantValue::E2M1,
+];
+
+const SHAPES: [[usize; 2]; 2] = [[4, 64], [8, 32]];
+
+/// Values × stores × levels that pass the scheme checks (refused schemes never reach a
+/// backend, so they have no capability to compare).
+fn grid() -> Vec<QuantScheme> {
+    let mut schemes = Vec::new();
+    for value in VALUES {
+        for store in [
+            QuantStore::Native,
+            QuantStore::PackedU32(0),
+            QuantStore::PackedNative(0),
+        ] {
+            let base = QuantScheme::default().with_value(value).with_store(store);
+            for scheme in [
+                base,
+                base.per_block([32], ScaleDtype::F32),
+                base.per_block([16], ScaleDtype::UE4M3)
+                    .per_tensor(ScaleDtype::F32),
+            ] {
+                if SHAPES
+                    .iter()
+                    .all(|shape| check::quant_scheme("grid", &scheme, shape).is_ok())
+                {
+                    schemes.push(scheme);
+                }
+            }
+        }
+    }
+    schemes
+}
+
+/// Compares declared and probed answers for backend `B`; returns the disagreements.
+///
+/// With `only_native`, schemes declared unsupported are not run: on wgpu a kernel panic
+/// happens on the fusion worker thread and leaves the device's stream unusable for the rest
+/// of the process (measured), so the unsupported half of the table is kept by code reading and
+/// by the canary tests instead.
+fn disagreements<B: Backend>(device: &B::Device, only_native: bool) -> Vec<String> {
+    let stack = BackendStack::of::<B>(device);
+    let mut wrong = Vec::new();
+    let mut native = 0;
+    let schemes = grid();
+    assert!(
+        schemes.len() >= 40,
+        "grid has only {} schemes",
+        schemes.len()
+    );
+    for scheme in &schemes {
+        for shape in SHAPES {
+            let declared = quantize_support(&stack, scheme, &shape);
+            if only_native && !declared.is_native() {
+                continue;
+            }
+            let probed = probe_quantize::<B>(device, scheme, &shape);
+            native += usize::from(probed.is_native());
+            if declared.is_native() != probed.is_native() {
+                wrong.push(format!(
+                    "{} {} {shape:?}: declared {declared:?}, measured {probed:?}",
+                    stack.name(),
+                    SchemeName(scheme)
+                ));
+            }
+        }
+    }
+    println!(
+        "{}: {} schemes x {} shapes, {native} native",
+        stack.name(),
+        schemes.len(),
+        SHAPES.len()
+    );
+    wrong
+}
+
+#[test]
+fn flex_table_is_true() {
+    let wrong = disagreements::<burn_flex::Flex>(&Default::default(), false);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn ndarray_table_is_true() {
+    #[allow(deprecated)] // NdArray is deprecated upstream; still supported.
+    let wrong = disagreements::<burn_ndarray::NdArray>(&Default::default(), false);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn remote_table_is_true() {
+    let remote = common::loopback_remote();
+    let wrong = disagreements::<burn_remote::RemoteBackend>(remote.device(), false);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn wgpu_table_is_true() {
+    if common::wgpu_device().is_none() {
+        return;
+    }
+    let wrong = disagreements::<burn_wgpu::Wgpu>(&Default::default(), true);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// The declared answers never need a probe for the known backends, and a probe on Flex agrees
+/// with itself when cached.
+#[test]
+fn probes_are_cached() {
+    let device = Default::default();
+    let scheme = QuantScheme::default();
+    let first = probe_quantize::<burn_flex::Flex>(&device, &scheme, &[2, 8]);
+    let second = probe_quantize::<burn_flex::Flex>(&device, &scheme, &[2, 8]);
+    assert_eq!(first, second);
+    assert_eq!(first, Support::Native);
+}
