@@ -11,6 +11,10 @@ use burn_guard::tensor::{TryNumeric, TryTensor};
 use burn_guard::{check, panic};
 
 fn main() {
+    static LOGGER: StdoutLogger = StdoutLogger;
+    if log::set_logger(&LOGGER).is_ok() {
+        log::set_max_level(log::LevelFilter::Warn);
+    }
     println!("== backends found");
     let flex = Device::flex();
     println!("flex     {}", describe(&flex));
@@ -54,11 +58,79 @@ fn main() {
     );
 
     println!();
+    println!("== a remote quantization: refused under the strict policy, on Flex under fallback");
+    if let Ok(remote) = &remote {
+        remote_quantization(remote);
+    }
+
+    println!();
     println!("== the backstop: a panic no check predicted, caught silently");
     show(
         "backend panic        ",
         panic::catch("custom_op", || -> f32 { panic!("a backend bug") }),
     );
+}
+
+/// Raw burn: `RemoteBackend::quantize_dynamic` panics `not implemented` (burn-router).
+fn remote_quantization(remote: &burn_guard::devices::LoopbackRemote) {
+    use burn_backend::TensorData;
+    use burn_backend::ops::FloatTensorOps;
+    use burn_guard::backend::quant::quantize_dynamic_or_fallback;
+    use burn_guard::policy::Policy;
+    use burn_remote::RemoteBackend;
+
+    let values: Vec<f32> = (0..64 * 64).map(|i| (i as f32 * 0.37).sin()).collect();
+    let scheme = QuantScheme::default().per_block([32], ScaleDtype::F32);
+    let weights = || {
+        RemoteBackend::float_from_data(TensorData::new(values.clone(), [64, 64]), remote.device())
+    };
+    let flex = Default::default();
+
+    let strict = Policy::strict();
+    let refused = quantize_dynamic_or_fallback::<RemoteBackend, burn_flex::Flex>(
+        weights(),
+        &scheme,
+        &strict,
+        &flex,
+    );
+    show("strict               ", refused);
+
+    let policy = Policy::fallback_to([]);
+    let placed = quantize_dynamic_or_fallback::<RemoteBackend, burn_flex::Flex>(
+        weights(),
+        &scheme,
+        &policy,
+        &flex,
+    );
+    let placement = placed.as_ref().map(|p| {
+        if p.is_fallback() {
+            "on Flex (fallback)"
+        } else {
+            "native"
+        }
+    });
+    println!("fallback               {placement:?}");
+    for (op, stats) in policy.stats() {
+        println!(
+            "stats {op}: native {}, fallbacks {}, errors {}, {} bytes to the fallback in {:?}",
+            stats.native, stats.fallbacks, stats.errors, stats.bytes_to_fallback, stats.move_time
+        );
+    }
+}
+
+/// Prints burn-guard's own log lines at `warn` and above: its fallback warnings.
+struct StdoutLogger;
+
+impl log::Log for StdoutLogger {
+    fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
+        metadata.level() <= log::Level::Warn && metadata.target().starts_with("burn_guard")
+    }
+    fn log(&self, record: &log::Record<'_>) {
+        if self.enabled(record.metadata()) {
+            println!("[{}] {}", record.level(), record.args());
+        }
+    }
+    fn flush(&self) {}
 }
 
 /// One line per outcome: `Ok` or the error's one-line message.

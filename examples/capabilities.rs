@@ -1,0 +1,128 @@
+//! The capability matrix of every backend found on this machine: op × scheme → native,
+//! fallback (to Flex, the default fallback) or unsupported, with the reason.
+//!
+//! ```text
+//! cargo run --release --example capabilities           # a table
+//! cargo run --release --example capabilities -- --json # an array of records
+//! ```
+
+use burn::tensor::quantization::{QuantScheme, QuantStore, QuantValue, ScaleDtype};
+use burn_backend::Backend;
+use burn_guard::capability::{BackendStack, Support, quantize_support};
+use burn_guard::check::{self, SchemeName};
+use serde::Serialize;
+
+/// One cell of the matrix.
+#[derive(Serialize)]
+struct Record {
+    backend: &'static str,
+    device: String,
+    op: &'static str,
+    scheme: String,
+    support: &'static str,
+    reason: Option<String>,
+}
+
+/// Every quantized op shares the scheme table: quantize, dequantize, quantized matmul.
+const OPS: [&str; 3] = ["quantize_dynamic", "dequantize", "q_matmul"];
+const SHAPE: [usize; 2] = [64, 64];
+
+fn schemes() -> Vec<QuantScheme> {
+    let values = [
+        QuantValue::Q8F,
+        QuantValue::Q8S,
+        QuantValue::Q4F,
+        QuantValue::Q4S,
+        QuantValue::Q2F,
+        QuantValue::Q2S,
+        QuantValue::E4M3,
+        QuantValue::E5M2,
+        QuantValue::E2M1,
+    ];
+    let mut out = Vec::new();
+    for value in values {
+        for store in [QuantStore::Native, QuantStore::PackedU32(0)] {
+            let base = QuantScheme::default().with_value(value).with_store(store);
+            for scheme in [base, base.per_block([32], ScaleDtype::F32)] {
+                if check::quant_scheme("capabilities", &scheme, &SHAPE).is_ok() {
+                    out.push(scheme);
+                }
+            }
+        }
+    }
+    out
+}
+
+fn records(backend: &'static str, device: String, stack: &BackendStack) -> Vec<Record> {
+    let flex = BackendStack::parse("flex");
+    let mut out = Vec::new();
+    for scheme in schemes() {
+        let (support, reason) = match quantize_support(stack, &scheme, &SHAPE) {
+            Support::Native => ("native", None),
+            Support::Unsupported(reason) => {
+                if quantize_support(&flex, &scheme, &SHAPE).is_native() {
+                    ("fallback", Some(format!("{reason}; Flex can")))
+                } else {
+                    ("unsupported", Some(reason))
+                }
+            }
+        };
+        for op in OPS {
+            out.push(Record {
+                backend,
+                device: device.clone(),
+                op,
+                scheme: SchemeName(&scheme).to_string(),
+                support,
+                reason: reason.clone(),
+            });
+        }
+    }
+    out
+}
+
+fn main() {
+    let json = std::env::args().any(|arg| arg == "--json");
+    let mut all = Vec::new();
+    all.extend(records("flex", "cpu".into(), &BackendStack::parse("flex")));
+    all.extend(records(
+        "ndarray",
+        "cpu".into(),
+        &BackendStack::parse("ndarray"),
+    ));
+    match burn_guard::devices::wgpu_adapter() {
+        Ok(adapter) => all.extend(records(
+            "wgpu",
+            adapter.name,
+            &BackendStack::of::<burn_wgpu::Wgpu>(&Default::default()),
+        )),
+        Err(err) => eprintln!("wgpu: {err}"),
+    }
+    match burn_guard::devices::LoopbackRemote::start() {
+        Ok(remote) => all.extend(records(
+            "remote",
+            remote.address().to_owned(),
+            &BackendStack::parse(&burn_remote::RemoteBackend::name(remote.device())),
+        )),
+        Err(err) => eprintln!("remote: {err}"),
+    }
+
+    if json {
+        match serde_json::to_string_pretty(&all) {
+            Ok(text) => println!("{text}"),
+            Err(err) => eprintln!("json: {err}"),
+        }
+        return;
+    }
+    // One line per (backend, scheme): the three ops share the answer.
+    println!("{:<8} {:<26} {:<12} reason", "backend", "scheme", "support");
+    for record in all.iter().filter(|r| r.op == "quantize_dynamic") {
+        println!(
+            "{:<8} {:<26} {:<12} {}",
+            record.backend,
+            record.scheme,
+            record.support,
+            record.reason.as_deref().unwrap_or("")
+        );
+    }
+}
