@@ -135,3 +135,26 @@ fn probes_are_cached() {
     assert_eq!(first, second);
     assert_eq!(first, Support::Native);
 }
+
+/// Dtype answers: burn's `dtype_usage` for plain dtypes; the declared tables for quantized
+/// ones, where burn's answer is wrong both ways (the router claims storage it cannot use;
+/// Flex reports only `Storage` for schemes it fully supports).
+#[test]
+fn dtype_answers_do_not_trust_burn_for_quantized_dtypes() {
+    use burn::tensor::DType;
+    use burn_guard::capability::dtype_support;
+
+    let flex = Default::default();
+    assert!(dtype_support::<burn_flex::Flex>(&flex, DType::F32).is_native());
+    let scheme = QuantScheme::default();
+    assert!(!burn_flex::Flex::supports_dtype(
+        &flex,
+        DType::QFloat(scheme)
+    ));
+    assert!(dtype_support::<burn_flex::Flex>(&flex, DType::QFloat(scheme)).is_native());
+
+    let remote = common::loopback_remote();
+    let answer =
+        dtype_support::<burn_remote::RemoteBackend>(remote.device(), DType::QFloat(scheme));
+    assert!(!answer.is_native(), "{answer:?}");
+}

@@ -7,10 +7,12 @@
 //! keeps the declared tables equal to what the backends actually do.
 
 mod device;
+mod dtype;
 mod probe;
 mod quant;
 mod stack;
 
 pub use device::stack_of;
+pub use dtype::dtype_support;
 pub use quant::{Support, probe_quantize, quantize_support, require_quantize};
 pub use stack::{BackendStack, Layer};

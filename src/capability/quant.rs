@@ -31,7 +31,8 @@ impl Support {
 }
 
 /// Whether `stack` quantizes (dynamically), dequantizes and multiplies with `scheme` on a
-/// tensor of `shape`. The scheme itself must already pass
+/// tensor of `shape` (an empty `shape` asks about the scheme alone). The scheme itself must
+/// already pass
 /// [`check::quant_scheme`](crate::check::quant_scheme).
 ///
 /// Decorators (`autodiff`, `fusion`, `dispatch`) forward to the layer below; `router` (every
@@ -165,9 +166,10 @@ fn cubecl(runtime: &str, scheme: &QuantScheme, shape: &[usize]) -> Support {
         return unsupported("only F32 scales are declared for CubeCL through WGSL");
     }
     let num_quants = scheme.num_quants();
-    if !shape
+    // An empty shape means "any shape": the dtype question, asked without a tensor.
+    if shape
         .last()
-        .is_some_and(|last| last.is_multiple_of(num_quants))
+        .is_some_and(|last| !last.is_multiple_of(num_quants))
     {
         return Support::Unsupported(format!(
             "the last dimension must be a multiple of {num_quants} to pack into u32 (panics: Can't store in u32)"

@@ -1,0 +1,37 @@
+//! Dtype capabilities, from burn's own `Backend::dtype_usage` — except for quantized dtypes,
+//! where burn's answer cannot be trusted (upstream #5005: the router reports `Storage` for
+//! schemes whose every op panics) and the declared quantization tables answer instead.
+
+use burn::tensor::DType;
+use burn_backend::{Backend, DTypeUsage};
+
+use super::quant::{Support, quantize_support};
+use super::stack::BackendStack;
+use crate::panic::catch;
+
+/// Whether backend `B` on `device` stores *and* computes with `dtype` (burn's
+/// `DTypeUsage::general()`); quantized dtypes are answered by [`quantize_support`].
+///
+/// `dtype_usage` itself panics on CubeCL for some quantization schemes; it is asked under the
+/// backstop, and a panic is an unsupported answer.
+///
+/// ```
+/// use burn::tensor::DType;
+/// use burn_guard::capability::dtype_support;
+///
+/// let device = Default::default();
+/// assert!(dtype_support::<burn_flex::Flex>(&device, DType::F32).is_native());
+/// ```
+pub fn dtype_support<B: Backend>(device: &B::Device, dtype: DType) -> Support {
+    if let DType::QFloat(scheme) = dtype {
+        return quantize_support(&BackendStack::of::<B>(device), &scheme, &[]);
+    }
+    match catch("dtype_usage", || B::dtype_usage(device, dtype)) {
+        Ok(usage) if usage.is_superset(DTypeUsage::general()) => Support::Native,
+        Ok(usage) => Support::Unsupported(format!(
+            "{dtype:?} is only usable as {usage:?} on {}",
+            B::name(device)
+        )),
+        Err(panic) => Support::Unsupported(panic.to_string()),
+    }
+}
