@@ -70,7 +70,7 @@ impl Params {
         Self { tensors }
     }
 
-    fn mlp<B: Backend>(&self, lift: impl Fn(FloatTensor<Flex>) -> FloatTensor<B>) -> Mlp<B> {
+    fn mlp<B: Backend>(&self, mut lift: impl FnMut(FloatTensor<Flex>) -> FloatTensor<B>) -> Mlp<B> {
         let layers = self
             .tensors
             .chunks(2)

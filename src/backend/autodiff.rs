@@ -5,8 +5,9 @@
 //! derivatives. Three layers give third order (a physics-informed loss on `u''`, differentiated
 //! w.r.t. the weights).
 
+use burn_backend::ops::FloatTensorOps;
 use burn_backend::tensor::FloatTensor;
-use burn_backend::{AutodiffBackend, TensorMetadata};
+use burn_backend::{AutodiffBackend, FloatDType, TensorMetadata};
 
 use crate::error::{GuardError, Result};
 use crate::panic;
@@ -80,14 +81,7 @@ pub fn grads<B: AutodiffBackend>(
     wrt: &[FloatTensor<B>],
 ) -> Result<Vec<FloatTensor<B::InnerBackend>>> {
     const OP: &str = "grad";
-    let gradients = panic::catch(OP, || {
-        let scalar = if output.shape().num_elements() == 1 {
-            output
-        } else {
-            B::float_sum(output)
-        };
-        B::backward(scalar)
-    })?;
+    let gradients = backward::<B>(output)?;
     wrt.iter()
         .enumerate()
         .map(|(index, tensor)| {
@@ -98,6 +92,63 @@ pub fn grads<B: AutodiffBackend>(
             })
         })
         .collect()
+}
+
+/// Like [`grads`], but a tensor that gets no gradient gets zeros of its shape instead of an
+/// error.
+///
+/// burn returns no gradient both for a tensor the output does not depend on (a legitimate zero:
+/// the last layer's bias does not change an input gradient) and for a gradient it silently
+/// dropped (`max_pool1d` under nested autodiff, which [`max_pool1d`](super::max_pool1d)
+/// refuses). Use this only where every missing gradient is a true zero.
+///
+/// # Errors
+///
+/// [`GuardError::BackendPanic`] when burn panics during the backward pass.
+///
+/// ```
+/// use burn_backend::ops::FloatTensorOps;
+/// use burn_backend::TensorData;
+/// use burn_guard::backend::{grads_or_zeros, track};
+/// type Ad = burn_autodiff::Autodiff<burn_flex::Flex>;
+///
+/// let device = Default::default();
+/// let data = |v: f32| burn_flex::Flex::float_from_data(TensorData::new(vec![v], [1]), &device);
+/// let (x, unused) = (track::<Ad>(data(3.0)), track::<Ad>(data(1.0)));
+/// let y = Ad::float_mul(x.clone(), x.clone());
+/// let [dx, du] = grads_or_zeros::<Ad>(y, &[x, unused])?.try_into().unwrap();
+/// # let read = |t| burn_backend::read_sync(burn_flex::Flex::float_into_data(t)).unwrap().try_to_vec::<f32>().unwrap();
+/// assert_eq!((read(dx), read(du)), (vec![6.0], vec![0.0]));
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+pub fn grads_or_zeros<B: AutodiffBackend>(
+    output: FloatTensor<B>,
+    wrt: &[FloatTensor<B>],
+) -> Result<Vec<FloatTensor<B::InnerBackend>>> {
+    let gradients = backward::<B>(output)?;
+    Ok(wrt
+        .iter()
+        .map(|tensor| {
+            B::grad(tensor, &gradients).unwrap_or_else(|| {
+                <B::InnerBackend as FloatTensorOps<B::InnerBackend>>::float_zeros(
+                    tensor.shape(),
+                    &tensor.device(),
+                    FloatDType::from(tensor.dtype()),
+                )
+            })
+        })
+        .collect())
+}
+
+fn backward<B: AutodiffBackend>(output: FloatTensor<B>) -> Result<B::Gradients> {
+    panic::catch("grad", || {
+        let scalar = if output.shape().num_elements() == 1 {
+            output
+        } else {
+            B::float_sum(output)
+        };
+        B::backward(scalar)
+    })
 }
 
 /// The gradient of `sum(output)` w.r.t. `wrt`, as a tensor of the inner backend, kept

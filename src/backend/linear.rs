@@ -80,7 +80,7 @@ fn reshape<B: Backend>(tensor: FloatTensor<B>, dims: &[usize]) -> FloatTensor<B>
 /// let y = burn_guard::backend::linear::<Flex>(x, w, None)?;
 /// let values = Flex::float_into_data(y);
 /// # let values = burn_backend::read_sync(values).unwrap();
-/// assert_eq!(values.try_to_vec::<f32>().unwrap(), vec![1.0, 2.0, 3.0]);
+/// assert_eq!(values.try_to_vec::<f32>().unwrap(), vec![3.0, 2.0, 2.0]);
 /// # Ok::<(), burn_guard::GuardError>(())
 /// ```
 pub fn linear<B: Backend>(

@@ -21,7 +21,7 @@
 //! let device = Default::default();
 //! let data = |v: Vec<f32>, s: [usize; 2]| burn_flex::Flex::float_from_data(TensorData::new(v, s), &device);
 //! let w = track::<Inner>(data(vec![0.5, -1.0], [2, 1]));
-//! let x = track::<Outer>(Inner::from_inner(data(vec![1.0, 2.0], [1, 2])));
+//! let x = track::<Outer>(burn_guard::backend::lift::<Inner>(data(vec![1.0, 2.0], [1, 2])));
 //! let y = linear::<Outer>(x.clone(), burn_guard::backend::lift::<Outer>(w.clone()), None)?;
 //! let y = Outer::float_mul(y.clone(), y); // y² : d/dx = 2y·wᵀ
 //! let dx = grad::<Outer>(y, &x)?;         // tracked in Inner
@@ -39,7 +39,7 @@ mod module;
 // Issue 4 (guarded quantization with fallback) lives in `quant`, owned by its engineer.
 pub mod quant;
 
-pub use autodiff::{grad, grads, lift, track};
+pub use autodiff::{grad, grads, grads_or_zeros, lift, track};
 pub use linear::{
     LinearGrads, linear, linear_backward, linear_decomposed, linear_needs_decomposition,
 };

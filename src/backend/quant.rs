@@ -206,7 +206,7 @@ pub fn dequantize<B: Backend, C: Backend>(
 /// # Errors
 ///
 /// - [`GuardError::ShapeMismatch`] / [`GuardError::RankMismatch`] from
-///   [`check::matmul`](crate::check::matmul).
+///   [`check::matmul`].
 /// - [`GuardError::Execution`] when data cannot be read back.
 /// - [`GuardError::BackendPanic`] if a backend panics anyway.
 ///
