@@ -302,6 +302,32 @@ fn other_module_ops_are_refused_under_nested_autodiff() {
         ),
         "interpolate",
     );
+    assert_refused(
+        backend::adaptive_avg_pool1d::<Outer>(t(&[1, 1, 4]), 1),
+        "adaptive_avg_pool1d",
+    );
+    assert_refused(
+        backend::adaptive_avg_pool3d::<Outer>(t(&[1, 1, 2, 2, 2]), [1, 1, 1]),
+        "adaptive_avg_pool3d",
+    );
+    assert_refused(
+        backend::deform_conv2d::<Outer>(
+            t(&[1, 1, 3, 3]),
+            t(&[1, 2, 3, 3]),
+            t(&[1, 1, 1, 1]),
+            None,
+            None,
+            burn_backend::ops::DeformConvOptions::new([1, 1], [0, 0], [1, 1], 1, 1),
+        ),
+        "deform_conv2d",
+    );
+    match backend::batch_norm_train::<Outer>(t(&[2, 1]), t(&[1]), t(&[1]), 1e-5) {
+        Err(GuardError::NotDifferentiable { op, order: 2, .. }) => {
+            assert_eq!(op, backend::NonDifferentiableOp::BatchNormTrain.name())
+        }
+        Err(other) => panic!("batch_norm_train: unexpected {other}"),
+        Ok(_) => panic!("batch_norm_train: not refused"),
+    }
 
     // One autodiff layer differentiates them: the same calls run.
     type Single = Autodiff<Flex>;

@@ -45,7 +45,8 @@ pub use linear::{
 };
 pub use mlp::{Activation, Dense, Mlp};
 pub use module::{
-    NonDifferentiableOp, adaptive_avg_pool2d, avg_pool1d, avg_pool2d, differentiable, embedding,
-    interpolate, max_pool1d, max_pool2d,
+    NonDifferentiableOp, adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d, avg_pool1d,
+    avg_pool2d, batch_norm_train, deform_conv2d, differentiable, embedding, interpolate,
+    max_pool1d, max_pool2d,
 };
 pub use quant::*;

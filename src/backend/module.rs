@@ -400,3 +400,159 @@ pub fn interpolate<B: Backend>(
     )?;
     panic::catch(OP, || B::interpolate(x, output_size, options))
 }
+
+/// burn's `adaptive_avg_pool1d` on `x` `[batch, channels, length]`.
+///
+/// # Errors
+///
+/// - [`GuardError::NotDifferentiable`] under nested autodiff.
+/// - [`GuardError::RankMismatch`] when `x` is not rank 3.
+/// - [`GuardError::BackendPanic`] if the backend still panics.
+///
+/// ```
+/// use burn_backend::ops::FloatTensorOps;
+/// use burn_backend::TensorData;
+/// use burn_flex::Flex;
+///
+/// let x = Flex::float_from_data(TensorData::new(vec![1.0f32, 2.0, 3.0, 6.0], [1, 1, 4]), &Default::default());
+/// let y = burn_guard::backend::adaptive_avg_pool1d::<Flex>(x, 1)?;
+/// # let y = burn_backend::read_sync(Flex::float_into_data(y)).unwrap();
+/// assert_eq!(y.try_to_vec::<f32>().unwrap(), vec![3.0]);
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+pub fn adaptive_avg_pool1d<B: Backend>(
+    x: FloatTensor<B>,
+    output_size: usize,
+) -> Result<FloatTensor<B>> {
+    const OP: &str = "adaptive_avg_pool1d";
+    differentiable::<B>(NonDifferentiableOp::AdaptiveAvgPool1d, &x.device())?;
+    rank(
+        OP,
+        "input must be [batch, channels, length]",
+        x.shape().as_slice(),
+        3,
+    )?;
+    panic::catch(OP, || B::adaptive_avg_pool1d(x, output_size))
+}
+
+/// burn's `adaptive_avg_pool3d` on `x` `[batch, channels, depth, height, width]`.
+///
+/// # Errors
+///
+/// - [`GuardError::NotDifferentiable`] under nested autodiff.
+/// - [`GuardError::RankMismatch`] when `x` is not rank 5.
+/// - [`GuardError::BackendPanic`] if the backend still panics.
+///
+/// ```
+/// use burn_backend::ops::FloatTensorOps;
+/// use burn_backend::TensorData;
+/// use burn_flex::Flex;
+///
+/// let x = Flex::float_from_data(TensorData::new(vec![2.0f32; 8], [1, 1, 2, 2, 2]), &Default::default());
+/// let y = burn_guard::backend::adaptive_avg_pool3d::<Flex>(x, [1, 1, 1])?;
+/// # let y = burn_backend::read_sync(Flex::float_into_data(y)).unwrap();
+/// assert_eq!(y.try_to_vec::<f32>().unwrap(), vec![2.0]);
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+pub fn adaptive_avg_pool3d<B: Backend>(
+    x: FloatTensor<B>,
+    output_size: [usize; 3],
+) -> Result<FloatTensor<B>> {
+    const OP: &str = "adaptive_avg_pool3d";
+    differentiable::<B>(NonDifferentiableOp::AdaptiveAvgPool3d, &x.device())?;
+    rank(
+        OP,
+        "input must be [batch, channels, depth, height, width]",
+        x.shape().as_slice(),
+        5,
+    )?;
+    panic::catch(OP, || B::adaptive_avg_pool3d(x, output_size))
+}
+
+/// burn's `batch_norm_train` (statistics of the batch) on `x` `[batch, channels, ...]`.
+///
+/// # Errors
+///
+/// - [`GuardError::NotDifferentiable`] under nested autodiff (burn panics `Can't
+///   differentiate batch norm train backward.`).
+/// - [`GuardError::RankMismatch`] when `x` has rank < 2.
+/// - [`GuardError::BackendPanic`] if the backend still panics.
+///
+/// ```
+/// use burn_backend::ops::FloatTensorOps;
+/// use burn_backend::TensorData;
+/// use burn_flex::Flex;
+///
+/// let device = Default::default();
+/// let x = Flex::float_from_data(TensorData::new(vec![1.0f32, 3.0], [2, 1]), &device);
+/// let ones = Flex::float_from_data(TensorData::new(vec![1.0f32], [1]), &device);
+/// let zeros = Flex::float_from_data(TensorData::new(vec![0.0f32], [1]), &device);
+/// let out = burn_guard::backend::batch_norm_train::<Flex>(x, ones, zeros, 1e-5)?;
+/// # let _ = out;
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+pub fn batch_norm_train<B: Backend>(
+    x: FloatTensor<B>,
+    gamma: FloatTensor<B>,
+    beta: FloatTensor<B>,
+    epsilon: f64,
+) -> Result<burn_backend::ops::BatchNormTrain<B>> {
+    const OP: &str = "batch_norm_train";
+    differentiable::<B>(NonDifferentiableOp::BatchNormTrain, &x.device())?;
+    let shape = x.shape();
+    if shape.num_dims() < 2 {
+        return Err(GuardError::RankMismatch {
+            op: OP,
+            rule: "input must be [batch, channels, ...]",
+            expected: 2,
+            got: shape.num_dims(),
+            shape: shape.as_slice().to_vec(),
+        });
+    }
+    panic::catch(OP, || B::batch_norm_train(x, gamma, beta, epsilon))
+}
+
+/// burn's `deform_conv2d` on `x` `[batch, channels_in, height, width]`.
+///
+/// # Errors
+///
+/// - [`GuardError::NotDifferentiable`] under nested autodiff (burn panics `Can't
+///   differentiate deform conv 2d backward.`).
+/// - [`GuardError::RankMismatch`] when `x` is not rank 4.
+/// - [`GuardError::BackendPanic`] if the backend still panics (shape rules of the offsets and
+///   mask are checked by the `burn::Tensor`-level twin `try_deform_conv2d`).
+///
+/// ```
+/// use burn_backend::ops::{DeformConvOptions, FloatTensorOps};
+/// use burn_backend::TensorData;
+/// use burn_flex::Flex;
+///
+/// let device = Default::default();
+/// let x = Flex::float_from_data(TensorData::new(vec![1.0f32; 9], [1, 1, 3, 3]), &device);
+/// let offset = Flex::float_from_data(TensorData::new(vec![0.0f32; 2 * 4 * 4], [1, 2, 4, 4]), &device);
+/// let weight = Flex::float_from_data(TensorData::new(vec![1.0f32], [1, 1, 1, 1]), &device);
+/// let options = DeformConvOptions::new([1, 1], [0, 0], [1, 1], 1, 1);
+/// let y = burn_guard::backend::deform_conv2d::<Flex>(x, offset, weight, None, None, options);
+/// # let _ = y;
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+pub fn deform_conv2d<B: Backend>(
+    x: FloatTensor<B>,
+    offset: FloatTensor<B>,
+    weight: FloatTensor<B>,
+    mask: Option<FloatTensor<B>>,
+    bias: Option<FloatTensor<B>>,
+    options: burn_backend::ops::DeformConvOptions<2>,
+) -> Result<FloatTensor<B>> {
+    const OP: &str = "deform_conv2d";
+    differentiable::<B>(NonDifferentiableOp::DeformConv2d, &x.device())?;
+    rank(
+        OP,
+        "input must be [batch, channels, height, width]",
+        x.shape().as_slice(),
+        4,
+    )?;
+    panic::catch(OP, || {
+        B::deform_conv2d(x, offset, weight, mask, bias, options)
+    })
+}
