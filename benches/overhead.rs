@@ -42,6 +42,8 @@ fn matmul(c: &mut Criterion) {
     }
 }
 
+// burn's `slice` takes one range per dimension: `[1..3]` is that array, not a mistaken `vec![a..b]`.
+#[allow(clippy::single_range_in_vec_init)]
 fn tiny_ops(c: &mut Criterion) {
     let device = Device::flex();
     let a = Tensor::<1>::from_floats([1.0, 2.0, 3.0, 4.0], &device);
