@@ -85,7 +85,7 @@ fn decisions(c: &mut Criterion) {
     group.bench_function("capability lookup (parsed stack)", |bench| {
         bench.iter(|| black_box(quantize_support(black_box(&stack), &scheme, &[64, 64])))
     });
-    group.bench_function("stack of a device (parse)", |bench| {
+    group.bench_function("stack of a device (cached)", |bench| {
         bench.iter(|| black_box(stack_of(black_box(&device))))
     });
     group.bench_function("policy decision", |bench| {

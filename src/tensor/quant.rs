@@ -92,7 +92,7 @@ impl<const D: usize> TryQuantize<D> for Tensor<D> {
             return Err(err);
         }
         let stack = stack_of(&self.device());
-        let reason = match quantize_support(&stack, scheme, &dims) {
+        let reason = match quantize_support(stack, scheme, &dims) {
             Support::Native => {
                 let outcome = catch(OP, || self.quantize_dynamic(scheme));
                 match &outcome {
