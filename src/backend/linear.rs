@@ -40,7 +40,7 @@ impl<B: Backend> std::fmt::Debug for LinearGrads<B> {
 /// assert!(!linear_needs_decomposition::<Plain>(&Default::default()));
 /// ```
 pub fn linear_needs_decomposition<B: Backend>(device: &B::Device) -> bool {
-    BackendStack::of::<B>(device).autodiff_depth() >= 2
+    BackendStack::cached::<B>(device).autodiff_depth() >= 2
 }
 
 fn reshape<B: Backend>(tensor: FloatTensor<B>, dims: &[usize]) -> FloatTensor<B> {

@@ -88,12 +88,11 @@ impl NonDifferentiableOp {
 /// assert!(matches!(err, burn_guard::GuardError::NotDifferentiable { order: 2, .. }));
 /// ```
 pub fn differentiable<B: Backend>(op: NonDifferentiableOp, device: &B::Device) -> Result<()> {
-    let stack = BackendStack::of::<B>(device);
-    let depth = stack.autodiff_depth();
+    let depth = BackendStack::cached::<B>(device).autodiff_depth();
     if depth >= 2 {
         return Err(GuardError::NotDifferentiable {
             op: op.name(),
-            backend: stack.name().to_owned(),
+            backend: B::name(device),
             order: u8::try_from(depth).unwrap_or(u8::MAX),
         });
     }

@@ -70,8 +70,12 @@ pub fn quantize_dynamic<B: Backend>(
 ) -> Result<QuantizedTensor<B>> {
     let shape = tensor.shape().to_vec();
     check::quant_scheme(QUANTIZE, scheme, &shape)?;
-    let stack = BackendStack::of::<B>(&tensor.device());
-    crate::capability::require_quantize(QUANTIZE, &stack, scheme, &shape)?;
+    let device = tensor.device();
+    // The cached stack decides; the exact one (naming this device) only builds the refusal.
+    if !quantize_support(BackendStack::cached::<B>(&device), scheme, &shape).is_native() {
+        let stack = BackendStack::of::<B>(&device);
+        crate::capability::require_quantize(QUANTIZE, &stack, scheme, &shape)?;
+    }
     catch(QUANTIZE, || B::quantize_dynamic(tensor, scheme))
 }
 
@@ -121,19 +125,20 @@ pub fn quantize_dynamic_or_fallback<B: Backend, C: Backend>(
         stats.error(QUANTIZE);
         return Err(err);
     }
-    let stack = BackendStack::of::<B>(&tensor.device());
-    let reason = match quantize_support(&stack, scheme, &shape) {
+    let device = tensor.device();
+    let stack = BackendStack::cached::<B>(&device);
+    let reason = match quantize_support(stack, scheme, &shape) {
         Support::Native => {
             let quantized = catch(QUANTIZE, || B::quantize_dynamic(tensor, scheme));
             return record(stats, QUANTIZE, quantized.map(Placed::Native), false);
         }
         Support::Unsupported(reason) => reason,
     };
-    let target = BackendStack::of::<C>(fallback_device);
+    let target = BackendStack::cached::<C>(fallback_device);
     let refusal = |reason: String| {
         GuardError::Unsupported(Unsupported {
             op: QUANTIZE,
-            backend: stack.name().to_owned(),
+            backend: B::name(&device),
             capability: format!("quantization {}", check::SchemeName(scheme)),
             reason,
         })
@@ -142,7 +147,7 @@ pub fn quantize_dynamic_or_fallback<B: Backend, C: Backend>(
         stats.error(QUANTIZE);
         return Err(refusal(reason));
     }
-    if let Support::Unsupported(target_reason) = quantize_support(&target, scheme, &shape) {
+    if let Support::Unsupported(target_reason) = quantize_support(target, scheme, &shape) {
         stats.error(QUANTIZE);
         return Err(refusal(format!(
             "{reason}; fallback {} cannot either: {target_reason}",
@@ -253,8 +258,8 @@ pub fn q_matmul<B: Backend, C: Backend>(
         }
         Placed::Fallback(q) => {
             let device = lhs.device();
-            let from = BackendStack::of::<B>(&device);
-            let to = BackendStack::of::<C>(fallback_device);
+            let from = BackendStack::cached::<B>(&device);
+            let to = BackendStack::cached::<C>(fallback_device);
             let start = Instant::now();
             let (moved, bytes_out) = match move_float::<B, C>(Q_MATMUL, lhs, fallback_device) {
                 Ok(moved) => moved,

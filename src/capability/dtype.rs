@@ -24,7 +24,7 @@ use crate::panic::catch;
 /// ```
 pub fn dtype_support<B: Backend>(device: &B::Device, dtype: DType) -> Support {
     if let DType::QFloat(scheme) = dtype {
-        return quantize_support(&BackendStack::of::<B>(device), &scheme, &[]);
+        return quantize_support(BackendStack::cached::<B>(device), &scheme, &[]);
     }
     match catch("dtype_usage", || B::dtype_usage(device, dtype)) {
         Ok(usage) if usage.is_superset(DTypeUsage::general()) => Support::Native,

@@ -94,6 +94,41 @@ impl BackendStack {
         Self::parse(&B::name(device))
     }
 
+    /// The stack of backend `B`, read once per backend type and shared: the hot-path form of
+    /// [`BackendStack::of`] (a read lock and a lookup instead of formatting and parsing the
+    /// name on every call).
+    ///
+    /// The layers depend only on the type; the [`name`](Self::name) is the one of the first
+    /// device asked about, so error messages that must name a particular device (a remote's
+    /// address) use [`BackendStack::of`].
+    ///
+    /// ```
+    /// use burn_guard::capability::BackendStack;
+    /// type B = burn_autodiff::Autodiff<burn_autodiff::Autodiff<burn_flex::Flex>>;
+    /// assert_eq!(BackendStack::cached::<B>(&Default::default()).autodiff_depth(), 2);
+    /// ```
+    pub fn cached<B: burn_backend::Backend>(device: &B::Device) -> &'static BackendStack {
+        use std::any::TypeId;
+        use std::collections::HashMap;
+        use std::sync::{OnceLock, PoisonError, RwLock};
+
+        type Cache = RwLock<HashMap<TypeId, &'static BackendStack>>;
+        static CACHE: OnceLock<Cache> = OnceLock::new();
+        let cache = CACHE.get_or_init(|| RwLock::new(HashMap::new()));
+        let key = TypeId::of::<B>();
+        if let Some(stack) = cache
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&key)
+        {
+            return stack;
+        }
+        let mut cache = cache.write().unwrap_or_else(PoisonError::into_inner);
+        cache
+            .entry(key)
+            .or_insert_with(|| Box::leak(Box::new(Self::of::<B>(device))))
+    }
+
     fn terminal(head: &str, inner: &str, whole: &str) -> Layer {
         match head {
             "flex" => Layer::Flex,

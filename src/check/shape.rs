@@ -107,6 +107,35 @@ pub fn broadcast(op: &'static str, lhs: &[usize], rhs: &[usize]) -> Result<Vec<u
         .collect()
 }
 
+/// [`broadcast`] without building the output shape: the hot-path form for twins that do not
+/// need it (element-wise arithmetic). Allocates nothing on success.
+///
+/// # Errors
+///
+/// [`GuardError::ShapeMismatch`] with both shapes.
+///
+/// ```
+/// use burn_guard::check::shape::broadcastable;
+/// assert!(broadcastable("add", &[2, 1], &[2, 3]).is_ok());
+/// assert!(broadcastable("add", &[2, 2], &[2, 3]).is_err());
+/// ```
+pub fn broadcastable(op: &'static str, lhs: &[usize], rhs: &[usize]) -> Result<()> {
+    let compatible = lhs.len() == rhs.len()
+        && lhs
+            .iter()
+            .zip(rhs)
+            .all(|(&l, &r)| l == r || l == 1 || r == 1);
+    if compatible {
+        Ok(())
+    } else {
+        Err(GuardError::ShapeMismatch {
+            op,
+            rule: "shapes must be equal or 1 in every dimension to broadcast",
+            shapes: vec![lhs.to_vec(), rhs.to_vec()],
+        })
+    }
+}
+
 /// Matrix product of rank ≥ 2 tensors: `lhs[.., k]` against `rhs[.., k, _]`, batch dims
 /// broadcastable (`TensorCheck::matmul`). Returns the output shape.
 ///
@@ -213,17 +242,16 @@ pub fn narrow(
 ///
 /// [`GuardError::InvalidArgument`] for an empty list; [`GuardError::ShapeMismatch`] with every
 /// shape otherwise.
-pub fn cat(op: &'static str, shapes: &[Vec<usize>], dim: usize) -> Result<Vec<usize>> {
-    let Some(first) = shapes.first() else {
+pub fn cat<S: AsRef<[usize]>>(op: &'static str, shapes: &[S], dim: usize) -> Result<Vec<usize>> {
+    let Some(first) = shapes.first().map(AsRef::as_ref) else {
         return Err(GuardError::InvalidArgument {
             op,
             rule: "needs at least one tensor",
             got: "an empty list".into(),
         });
     };
-    let mut out = first.clone();
     let mut total = 0usize;
-    for shape in shapes {
+    for shape in shapes.iter().map(AsRef::as_ref) {
         let agrees = shape.len() == first.len()
             && shape
                 .iter()
@@ -234,11 +262,12 @@ pub fn cat(op: &'static str, shapes: &[Vec<usize>], dim: usize) -> Result<Vec<us
             return Err(GuardError::ShapeMismatch {
                 op,
                 rule: "shapes must agree except along the concatenation dimension",
-                shapes: shapes.to_vec(),
+                shapes: shapes.iter().map(|s| s.as_ref().to_vec()).collect(),
             });
         }
         total = total.saturating_add(shape.get(dim).copied().unwrap_or(0));
     }
+    let mut out = first.to_vec();
     if let Some(slot) = out.get_mut(dim) {
         *slot = total;
     }
@@ -252,9 +281,9 @@ pub fn cat(op: &'static str, shapes: &[Vec<usize>], dim: usize) -> Result<Vec<us
 ///
 /// [`GuardError::RankMismatch`] when the output rank is not input rank + 1;
 /// [`GuardError::InvalidArgument`] for an empty list; [`GuardError::ShapeMismatch`] otherwise.
-pub fn stack(
+pub fn stack<S: AsRef<[usize]>>(
     op: &'static str,
-    shapes: &[Vec<usize>],
+    shapes: &[S],
     rank_in: usize,
     rank_out: usize,
 ) -> Result<()> {
@@ -264,21 +293,24 @@ pub fn stack(
             rule: "stack adds one dimension: the output rank must be the input rank + 1",
             expected: rank_in + 1,
             got: rank_out,
-            shape: shapes.first().cloned().unwrap_or_default(),
+            shape: shapes
+                .first()
+                .map(|s| s.as_ref().to_vec())
+                .unwrap_or_default(),
         });
     }
-    let Some(first) = shapes.first() else {
+    let Some(first) = shapes.first().map(AsRef::as_ref) else {
         return Err(GuardError::InvalidArgument {
             op,
             rule: "needs at least one tensor",
             got: "an empty list".into(),
         });
     };
-    if shapes.iter().any(|shape| shape != first) {
+    if shapes.iter().any(|shape| shape.as_ref() != first) {
         return Err(GuardError::ShapeMismatch {
             op,
             rule: "every tensor must have the same shape",
-            shapes: shapes.to_vec(),
+            shapes: shapes.iter().map(|s| s.as_ref().to_vec()).collect(),
         });
     }
     Ok(())
@@ -351,7 +383,7 @@ mod tests {
             Err(GuardError::ShapeMismatch { .. })
         ));
         assert!(matches!(
-            cat("cat", &[], 0),
+            cat::<Vec<usize>>("cat", &[], 0),
             Err(GuardError::InvalidArgument { .. })
         ));
         assert!(stack("stack", &[vec![2, 3], vec![2, 3]], 2, 3).is_ok());

@@ -177,7 +177,7 @@ pub fn try_cat<const D: usize, K: Basic>(
 ) -> Result<Tensor<D, K>> {
     const OP: &str = "cat";
     let dim = check::dim(OP, dim.as_index(), D)?;
-    let shapes: Vec<Vec<usize>> = tensors.iter().map(|t| t.dims().to_vec()).collect();
+    let shapes: Vec<[usize; D]> = tensors.iter().map(Tensor::dims).collect();
     check::cat(OP, &shapes, dim)?;
     same_devices(OP, &tensors)?;
     catch(OP, || Tensor::cat(tensors, dim))
@@ -217,7 +217,7 @@ pub fn try_stack<const D: usize, const D2: usize, K: Basic>(
 ) -> Result<Tensor<D2, K>> {
     const OP: &str = "stack";
     let dim = check::dim(OP, dim.as_index(), D + 1)?;
-    let shapes: Vec<Vec<usize>> = tensors.iter().map(|t| t.dims().to_vec()).collect();
+    let shapes: Vec<[usize; D]> = tensors.iter().map(Tensor::dims).collect();
     check::stack(OP, &shapes, D, D2)?;
     same_devices(OP, &tensors)?;
     catch(OP, || Tensor::stack::<D2>(tensors, dim))

@@ -138,7 +138,7 @@ macro_rules! binary_ew {
         fn $twin(self, other: Self) -> Result<Self> {
             const OP: &str = stringify!($burn);
             check::same_device(OP, &self.device(), &other.device())?;
-            check::broadcast(OP, &self.dims(), &other.dims())?;
+            check::shape::broadcastable(OP, &self.dims(), &other.dims())?;
             catch(OP, || Tensor::$burn(self, other))
         }
     };
