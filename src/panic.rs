@@ -26,6 +26,7 @@
 use std::cell::{Cell, RefCell};
 use std::panic::{self, AssertUnwindSafe, PanicHookInfo};
 use std::sync::Once;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::error::{GuardError, Result};
 
@@ -37,6 +38,29 @@ thread_local! {
 }
 
 static INSTALL: Once = Once::new();
+
+static DISABLED: AtomicBool = AtomicBool::new(false);
+
+/// Turns the backstop off (or back on) for the whole process: with it off, [`catch`] runs its
+/// closure directly and a panic unwinds to the caller as if burn-guard were not there.
+///
+/// For debugging and for tests that prove a check refuses *before* dispatch: with the
+/// backstop off, an input that reached a panicking backend would fail loudly instead of
+/// coming back as [`GuardError::BackendPanic`].
+///
+/// ```
+/// burn_guard::panic::set_backstop_disabled(true);
+/// assert!(burn_guard::panic::backstop_disabled());
+/// burn_guard::panic::set_backstop_disabled(false);
+/// ```
+pub fn set_backstop_disabled(disabled: bool) {
+    DISABLED.store(disabled, Ordering::SeqCst);
+}
+
+/// Whether [`set_backstop_disabled`] turned the backstop off.
+pub fn backstop_disabled() -> bool {
+    DISABLED.load(Ordering::Relaxed)
+}
 
 /// Installs the chained, scoped hook (once per process).
 fn install_hook() {
@@ -91,6 +115,9 @@ impl Drop for ScopeGuard {
 /// assert!(err.to_string().contains("division by zero"));
 /// ```
 pub fn catch<T>(op: &'static str, f: impl FnOnce() -> T) -> Result<T> {
+    if backstop_disabled() {
+        return Ok(f());
+    }
     install_hook();
     let outcome = {
         let _scope = ScopeGuard::enter();
