@@ -31,8 +31,8 @@ macro_rules! with_scalar {
 
 /// Widens the caller's scalar to [`ScalarValue`] without loss and without burn's panicking
 /// conversions: the type is probed by converting a known value into it (`0.5` survives only
-/// in a float type, becomes `true` in `bool`, `0` in an integer type), and the sign of a
-/// 64-bit integer type by whether `-1` converts into it.
+/// in a float type, becomes `true` in `bool`, `0` in an integer type); a 64-bit integer type's
+/// sign by its name, or for an unknown one by whether `-1` converts into it.
 fn widen<E: ElementConversion>(value: E) -> ScalarValue {
     let half: f64 = E::from_elem(0.5f64).elem();
     if half == 0.5 {
@@ -42,10 +42,17 @@ fn widen<E: ElementConversion>(value: E) -> ScalarValue {
     } else if core::mem::size_of::<E>() < 8 {
         // Every integer narrower than 64 bits fits `i64`.
         ScalarValue::Int(value.elem())
-    } else if catch("scalar probe", || E::from_elem(-1i64)).is_ok() {
-        ScalarValue::Int(value.elem())
     } else {
-        ScalarValue::UInt(value.elem())
+        // The standard 64-bit integers by name (a constant comparison); any other 64-bit
+        // integer element by whether `-1` converts into it, which panics for unsigned types.
+        match core::any::type_name::<E>() {
+            "i64" | "isize" => ScalarValue::Int(value.elem()),
+            "u64" | "usize" => ScalarValue::UInt(value.elem()),
+            _ if catch("scalar probe", || E::from_elem(-1i64)).is_ok() => {
+                ScalarValue::Int(value.elem())
+            }
+            _ => ScalarValue::UInt(value.elem()),
+        }
     }
 }
 
