@@ -113,6 +113,20 @@ fn rank(op: &'static str, rule: &'static str, shape: &[usize], expected: usize) 
     }
 }
 
+/// The three steps of every wrapper: refuse under nested autodiff, check the input's rank
+/// (`layout` = the rule and the rank), run burn under the backstop.
+fn guarded<B: Backend, T>(
+    op: &'static str,
+    kind: NonDifferentiableOp,
+    layout: (&'static str, usize),
+    x: FloatTensor<B>,
+    run: impl FnOnce(FloatTensor<B>) -> T,
+) -> Result<T> {
+    differentiable::<B>(kind, &x.device())?;
+    rank(op, layout.0, x.shape().as_slice(), layout.1)?;
+    panic::catch(op, || run(x))
+}
+
 /// burn's `embedding`: rows of `weights` `[n, d_model]` picked by `indices` `[batch, seq]`.
 ///
 /// # Errors
@@ -182,23 +196,22 @@ pub fn avg_pool1d<B: Backend>(
     ceil_mode: bool,
 ) -> Result<FloatTensor<B>> {
     const OP: &str = "avg_pool1d";
-    differentiable::<B>(NonDifferentiableOp::AvgPool1d, &x.device())?;
-    rank(
+    guarded::<B, _>(
         OP,
-        "input must be [batch, channels, length]",
-        x.shape().as_slice(),
-        3,
-    )?;
-    panic::catch(OP, || {
-        B::avg_pool1d(
-            x,
-            kernel_size,
-            stride,
-            padding,
-            count_include_pad,
-            ceil_mode,
-        )
-    })
+        NonDifferentiableOp::AvgPool1d,
+        ("input must be [batch, channels, length]", 3),
+        x,
+        |x| {
+            B::avg_pool1d(
+                x,
+                kernel_size,
+                stride,
+                padding,
+                count_include_pad,
+                ceil_mode,
+            )
+        },
+    )
 }
 
 /// burn's `avg_pool2d` on `x` `[batch, channels, height, width]`.
@@ -229,23 +242,22 @@ pub fn avg_pool2d<B: Backend>(
     ceil_mode: bool,
 ) -> Result<FloatTensor<B>> {
     const OP: &str = "avg_pool2d";
-    differentiable::<B>(NonDifferentiableOp::AvgPool2d, &x.device())?;
-    rank(
+    guarded::<B, _>(
         OP,
-        "input must be [batch, channels, height, width]",
-        x.shape().as_slice(),
-        4,
-    )?;
-    panic::catch(OP, || {
-        B::avg_pool2d(
-            x,
-            kernel_size,
-            stride,
-            padding,
-            count_include_pad,
-            ceil_mode,
-        )
-    })
+        NonDifferentiableOp::AvgPool2d,
+        ("input must be [batch, channels, height, width]", 4),
+        x,
+        |x| {
+            B::avg_pool2d(
+                x,
+                kernel_size,
+                stride,
+                padding,
+                count_include_pad,
+                ceil_mode,
+            )
+        },
+    )
 }
 
 /// burn's `max_pool1d` on `x` `[batch, channels, length]`.
@@ -279,16 +291,13 @@ pub fn max_pool1d<B: Backend>(
     ceil_mode: bool,
 ) -> Result<FloatTensor<B>> {
     const OP: &str = "max_pool1d";
-    differentiable::<B>(NonDifferentiableOp::MaxPool1d, &x.device())?;
-    rank(
+    guarded::<B, _>(
         OP,
-        "input must be [batch, channels, length]",
-        x.shape().as_slice(),
-        3,
-    )?;
-    panic::catch(OP, || {
-        B::max_pool1d(x, kernel_size, stride, padding, dilation, ceil_mode)
-    })
+        NonDifferentiableOp::MaxPool1d,
+        ("input must be [batch, channels, length]", 3),
+        x,
+        |x| B::max_pool1d(x, kernel_size, stride, padding, dilation, ceil_mode),
+    )
 }
 
 /// burn's `max_pool2d` on `x` `[batch, channels, height, width]`.
@@ -319,16 +328,13 @@ pub fn max_pool2d<B: Backend>(
     ceil_mode: bool,
 ) -> Result<FloatTensor<B>> {
     const OP: &str = "max_pool2d";
-    differentiable::<B>(NonDifferentiableOp::MaxPool2d, &x.device())?;
-    rank(
+    guarded::<B, _>(
         OP,
-        "input must be [batch, channels, height, width]",
-        x.shape().as_slice(),
-        4,
-    )?;
-    panic::catch(OP, || {
-        B::max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode)
-    })
+        NonDifferentiableOp::MaxPool2d,
+        ("input must be [batch, channels, height, width]", 4),
+        x,
+        |x| B::max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode),
+    )
 }
 
 /// burn's `adaptive_avg_pool2d` on `x` `[batch, channels, height, width]`.
@@ -355,14 +361,13 @@ pub fn adaptive_avg_pool2d<B: Backend>(
     output_size: [usize; 2],
 ) -> Result<FloatTensor<B>> {
     const OP: &str = "adaptive_avg_pool2d";
-    differentiable::<B>(NonDifferentiableOp::AdaptiveAvgPool2d, &x.device())?;
-    rank(
+    guarded::<B, _>(
         OP,
-        "input must be [batch, channels, height, width]",
-        x.shape().as_slice(),
-        4,
-    )?;
-    panic::catch(OP, || B::adaptive_avg_pool2d(x, output_size))
+        NonDifferentiableOp::AdaptiveAvgPool2d,
+        ("input must be [batch, channels, height, width]", 4),
+        x,
+        |x| B::adaptive_avg_pool2d(x, output_size),
+    )
 }
 
 /// burn's `interpolate` on `x` `[batch, channels, height, width]`.
@@ -390,14 +395,13 @@ pub fn interpolate<B: Backend>(
     options: InterpolateOptions,
 ) -> Result<FloatTensor<B>> {
     const OP: &str = "interpolate";
-    differentiable::<B>(NonDifferentiableOp::Interpolate, &x.device())?;
-    rank(
+    guarded::<B, _>(
         OP,
-        "input must be [batch, channels, height, width]",
-        x.shape().as_slice(),
-        4,
-    )?;
-    panic::catch(OP, || B::interpolate(x, output_size, options))
+        NonDifferentiableOp::Interpolate,
+        ("input must be [batch, channels, height, width]", 4),
+        x,
+        |x| B::interpolate(x, output_size, options),
+    )
 }
 
 /// burn's `adaptive_avg_pool1d` on `x` `[batch, channels, length]`.
@@ -424,14 +428,13 @@ pub fn adaptive_avg_pool1d<B: Backend>(
     output_size: usize,
 ) -> Result<FloatTensor<B>> {
     const OP: &str = "adaptive_avg_pool1d";
-    differentiable::<B>(NonDifferentiableOp::AdaptiveAvgPool1d, &x.device())?;
-    rank(
+    guarded::<B, _>(
         OP,
-        "input must be [batch, channels, length]",
-        x.shape().as_slice(),
-        3,
-    )?;
-    panic::catch(OP, || B::adaptive_avg_pool1d(x, output_size))
+        NonDifferentiableOp::AdaptiveAvgPool1d,
+        ("input must be [batch, channels, length]", 3),
+        x,
+        |x| B::adaptive_avg_pool1d(x, output_size),
+    )
 }
 
 /// burn's `adaptive_avg_pool3d` on `x` `[batch, channels, depth, height, width]`.
@@ -458,14 +461,13 @@ pub fn adaptive_avg_pool3d<B: Backend>(
     output_size: [usize; 3],
 ) -> Result<FloatTensor<B>> {
     const OP: &str = "adaptive_avg_pool3d";
-    differentiable::<B>(NonDifferentiableOp::AdaptiveAvgPool3d, &x.device())?;
-    rank(
+    guarded::<B, _>(
         OP,
-        "input must be [batch, channels, depth, height, width]",
-        x.shape().as_slice(),
-        5,
-    )?;
-    panic::catch(OP, || B::adaptive_avg_pool3d(x, output_size))
+        NonDifferentiableOp::AdaptiveAvgPool3d,
+        ("input must be [batch, channels, depth, height, width]", 5),
+        x,
+        |x| B::adaptive_avg_pool3d(x, output_size),
+    )
 }
 
 /// burn's `batch_norm_train` (statistics of the batch) on `x` `[batch, channels, ...]`.
@@ -544,14 +546,11 @@ pub fn deform_conv2d<B: Backend>(
     options: burn_backend::ops::DeformConvOptions<2>,
 ) -> Result<FloatTensor<B>> {
     const OP: &str = "deform_conv2d";
-    differentiable::<B>(NonDifferentiableOp::DeformConv2d, &x.device())?;
-    rank(
+    guarded::<B, _>(
         OP,
-        "input must be [batch, channels, height, width]",
-        x.shape().as_slice(),
-        4,
-    )?;
-    panic::catch(OP, || {
-        B::deform_conv2d(x, offset, weight, mask, bias, options)
-    })
+        NonDifferentiableOp::DeformConv2d,
+        ("input must be [batch, channels, height, width]", 4),
+        x,
+        |x| B::deform_conv2d(x, offset, weight, mask, bias, options),
+    )
 }
