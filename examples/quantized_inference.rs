@@ -1,0 +1,2 @@
+//! Placeholder; filled in by issue 6.
+fn main() {}
