@@ -134,6 +134,18 @@ pub enum GuardError {
         /// `file:line:column` of the panic, when the hook saw it.
         location: Option<String>,
     },
+    /// A call that can block on a device (a remote read back, a sync) did not finish within its
+    /// deadline; see [`devices::with_deadline`](crate::devices::with_deadline).
+    ///
+    /// The call may still be running on a helper thread, which is left behind: its result, if
+    /// it ever comes, is dropped.
+    #[error("{op}: did not finish within the deadline; got no result after {after:?}")]
+    Timeout {
+        /// The operation that was running.
+        op: &'static str,
+        /// The deadline it was given.
+        after: std::time::Duration,
+    },
     /// burn reported an execution error (a device fault, a failed read back).
     #[error("{op}: backend execution failed; got {}", one_line(&source.to_string()))]
     Execution {
@@ -193,6 +205,7 @@ impl GuardError {
             | Self::InvalidQuantScheme { op, .. }
             | Self::NotDifferentiable { op, .. }
             | Self::BackendPanic { op, .. }
+            | Self::Timeout { op, .. }
             | Self::Execution { op, .. } => op,
             Self::Unsupported(gap) => gap.op,
             Self::DeviceUnavailable { device, .. } => device,
@@ -232,6 +245,10 @@ mod tests {
                 message: "line one\nline two".into(),
                 location: Some("src/x.rs:1:2".into()),
             },
+            GuardError::Timeout {
+                op: "float_into_data",
+                after: std::time::Duration::from_secs(5),
+            },
             GuardError::Unsupported(Unsupported {
                 op: "quantize_dynamic",
                 backend: "router<flex>".into(),
@@ -244,6 +261,18 @@ mod tests {
             assert!(!text.contains('\n'), "{text}");
             assert!(text.starts_with(err.op()), "{text}");
         }
+    }
+
+    #[test]
+    fn timeout_reads_like_the_style_guide() {
+        let err = GuardError::Timeout {
+            op: "sync",
+            after: std::time::Duration::from_millis(1500),
+        };
+        assert_eq!(
+            err.to_string(),
+            "sync: did not finish within the deadline; got no result after 1.5s"
+        );
     }
 
     #[test]

@@ -151,13 +151,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ranks_one_to_four() {
+    fn ranks_one_to_four() -> Result<()> {
         for x in [vec![3], vec![2, 3], vec![4, 2, 3], vec![1, 4, 2, 3]] {
-            let s = linear("linear", &x, &[3, 5], Some(&[5])).unwrap();
+            let s = linear("linear", &x, &[3, 5], Some(&[5]))?;
             assert_eq!(s.output.last(), Some(&5));
             assert_eq!(s.output.len(), x.len());
             assert_eq!(s.rows, x.iter().product::<usize>() / 3);
         }
+        Ok(())
     }
 
     #[test]

@@ -9,8 +9,12 @@
 use std::time::Instant;
 
 use burn::tensor::quantization::QuantScheme;
+use burn_backend::ops::TransactionPrimitive;
 use burn_backend::tensor::{FloatTensor, QuantizedTensor};
-use burn_backend::{Backend, TensorData, TensorMetadata, TensorPrimitive, try_read_sync};
+use burn_backend::{
+    Backend, TensorData, TensorMetadata, TensorPrimitive, get_or_init_device_settings,
+    try_read_sync,
+};
 
 use crate::capability::{BackendStack, Support, quantize_support};
 use crate::check;
@@ -42,14 +46,21 @@ const QUANTIZE: &str = "quantize_dynamic";
 const DEQUANTIZE: &str = "dequantize";
 const Q_MATMUL: &str = "q_matmul";
 
-/// Guarded `B::quantize_dynamic`: checks the scheme against the shape and the stack's
-/// capability, then quantizes on `B`. Strict: never falls back.
+/// Guarded `B::quantize_dynamic`: checks the scheme against the shape, the shape for
+/// emptiness, the stack's capability, then the values' range, and quantizes on `B`. Strict:
+/// never falls back.
+///
+/// The range check costs one reduction and one synchronous read of two numbers on `B` (see
+/// [`check::quant::quant_values`] for the silent NaN and garbage it prevents).
 ///
 /// # Errors
 ///
 /// - [`GuardError::InvalidQuantScheme`] when no backend can apply the scheme to this shape.
+/// - [`GuardError::InvalidArgument`] for a tensor with no elements, NaN or ±inf values (with
+///   their count), or a magnitude whose scale its dtype cannot hold.
 /// - [`GuardError::Unsupported`] when `B` cannot (e.g. any `BackendRouter`, NdArray with a
 ///   packed store).
+/// - [`GuardError::Execution`] when the values' range cannot be read back.
 /// - [`GuardError::BackendPanic`] if `B` panics anyway.
 ///
 /// ```
@@ -70,21 +81,28 @@ pub fn quantize_dynamic<B: Backend>(
 ) -> Result<QuantizedTensor<B>> {
     let shape = tensor.shape().to_vec();
     check::quant_scheme(QUANTIZE, scheme, &shape)?;
+    check::quant::quant_nonempty(QUANTIZE, &shape)?;
     let device = tensor.device();
     // The cached stack decides; the exact one (naming this device) only builds the refusal.
     if !quantize_support(BackendStack::cached::<B>(&device), scheme, &shape).is_native() {
         let stack = BackendStack::of::<B>(&device);
         crate::capability::require_quantize(QUANTIZE, &stack, scheme, &shape)?;
     }
+    check_values::<B>(QUANTIZE, &tensor, scheme)?;
     catch(QUANTIZE, || B::quantize_dynamic(tensor, scheme))
 }
 
 /// Guarded `quantize_dynamic` with fallback: quantizes on `B` when it can; otherwise, when
 /// `policy` allows, moves the data to `C` on `fallback_device` and quantizes there.
 ///
+/// The values' range is checked on `B` before anything moves, with one reduction and one
+/// synchronous read of two numbers (see [`check::quant::quant_values`]).
+///
 /// # Errors
 ///
 /// - [`GuardError::InvalidQuantScheme`] when no backend can apply the scheme to this shape.
+/// - [`GuardError::InvalidArgument`] for a tensor with no elements, NaN or ±inf values (with
+///   their count), or a magnitude whose scale its dtype cannot hold; such values never move.
 /// - [`GuardError::Unsupported`] when `B` cannot and the policy forbids fallback, or `C`
 ///   cannot either.
 /// - [`GuardError::Execution`] when the data cannot be read back from `B`.
@@ -121,7 +139,9 @@ pub fn quantize_dynamic_or_fallback<B: Backend, C: Backend>(
 ) -> Result<PlacedQuantized<B, C>> {
     let stats = policy.recorder();
     let shape = tensor.shape().to_vec();
-    if let Err(err) = check::quant_scheme(QUANTIZE, scheme, &shape) {
+    if let Err(err) = check::quant_scheme(QUANTIZE, scheme, &shape)
+        .and_then(|_| check::quant::quant_nonempty(QUANTIZE, &shape))
+    {
         stats.error(QUANTIZE);
         return Err(err);
     }
@@ -129,6 +149,10 @@ pub fn quantize_dynamic_or_fallback<B: Backend, C: Backend>(
     let stack = BackendStack::cached::<B>(&device);
     let reason = match quantize_support(stack, scheme, &shape) {
         Support::Native => {
+            if let Err(err) = check_values::<B>(QUANTIZE, &tensor, scheme) {
+                stats.error(QUANTIZE);
+                return Err(err);
+            }
             let quantized = catch(QUANTIZE, || B::quantize_dynamic(tensor, scheme));
             return record(stats, QUANTIZE, quantized.map(Placed::Native), false);
         }
@@ -153,6 +177,10 @@ pub fn quantize_dynamic_or_fallback<B: Backend, C: Backend>(
             "{reason}; fallback {} cannot either: {target_reason}",
             target.name()
         )));
+    }
+    if let Err(err) = check_values::<B>(QUANTIZE, &tensor, scheme) {
+        stats.error(QUANTIZE);
+        return Err(err);
     }
     let start = Instant::now();
     let moved = move_float::<B, C>(QUANTIZE, tensor, fallback_device);
@@ -213,6 +241,9 @@ pub fn dequantize<B: Backend, C: Backend>(
 /// - [`GuardError::ShapeMismatch`] / [`GuardError::RankMismatch`] from
 ///   [`check::matmul`].
 /// - [`GuardError::Execution`] when data cannot be read back.
+///
+/// An operand with a zero-sized dimension gives its product (empty, or zeros for an empty
+/// inner dimension) on `B` without a kernel or a move, counted as a native run.
 /// - [`GuardError::BackendPanic`] if a backend panics anyway.
 ///
 /// ```
@@ -242,9 +273,24 @@ pub fn q_matmul<B: Backend, C: Backend>(
         Placed::Native(q) => q.shape().to_vec(),
         Placed::Fallback(q) => q.shape().to_vec(),
     };
-    if let Err(err) = check::matmul(Q_MATMUL, &lhs.shape().to_vec(), &rhs_shape) {
+    let lhs_shape = lhs.shape().to_vec();
+    if let Err(err) = check::matmul(Q_MATMUL, &lhs_shape, &rhs_shape) {
         stats.error(Q_MATMUL);
         return Err(err);
+    }
+    if lhs_shape.contains(&0) || rhs_shape.contains(&0) {
+        // No elements on one side: built without a kernel, where it is (as `try_matmul`).
+        let device = lhs.device();
+        let dtype: FloatDType = lhs.dtype().into();
+        let out = zero_sized_output(&lhs_shape, &rhs_shape);
+        let product = catch(Q_MATMUL, || {
+            if out.contains(&0) {
+                B::float_empty(out.into(), &device, dtype)
+            } else {
+                B::float_zeros(out.into(), &device, dtype)
+            }
+        });
+        return record(stats, Q_MATMUL, product, false);
     }
     match rhs {
         Placed::Native(q) => {
@@ -298,6 +344,80 @@ pub fn q_matmul<B: Backend, C: Backend>(
     }
 }
 
+/// Reads the range of `tensor`'s values on `B` — the count of NaN / ±inf values and the largest
+/// finite magnitude, one reduction each, in one transaction (one synchronous read) — and checks
+/// it with [`check::quant::quant_values`].
+///
+/// The read is the price of never returning a silently wrong quantization; non-finite values
+/// are masked before the maximum, which NdArray would otherwise panic on.
+fn check_values<B: Backend>(
+    op: &'static str,
+    tensor: &FloatTensor<B>,
+    scheme: &QuantScheme,
+) -> Result<()> {
+    let values = tensor.clone();
+    let len = u64::try_from(values.shape().num_elements()).unwrap_or(u64::MAX);
+    let read = catch(op, || {
+        let settings = get_or_init_device_settings::<B>(&values.device());
+        let bad = B::bool_or(
+            B::float_is_nan(values.clone(), settings.bool_dtype),
+            B::float_is_inf(values.clone(), settings.bool_dtype),
+        );
+        let count = B::int_sum(B::bool_into_int(bad.clone(), settings.int_dtype));
+        let max_abs = B::float_max(B::float_mask_fill(B::float_abs(values), bad, 0f32.into()));
+        let mut transaction = TransactionPrimitive::<B>::default();
+        transaction.register_int(count);
+        transaction.register_float(TensorPrimitive::Float(max_abs));
+        try_read_sync(transaction.execute_async())
+    })?;
+    let unreadable = || GuardError::DeviceUnavailable {
+        device: op.to_owned(),
+        reason: "cannot read tensor data synchronously on this platform".into(),
+    };
+    let data = read
+        .ok_or_else(unreadable)?
+        .map_err(|source| GuardError::Execution { op, source })?;
+    let mut data = data.into_iter();
+    let (Some(count), Some(max_abs)) = (data.next(), data.next()) else {
+        return Err(unreadable());
+    };
+    let non_finite = count
+        .convert::<i64>()
+        .iter::<i64>()
+        .next()
+        .and_then(|n| u64::try_from(n).ok())
+        .ok_or_else(unreadable)?;
+    let max_abs = max_abs
+        .convert::<f32>()
+        .iter::<f32>()
+        .next()
+        .ok_or_else(unreadable)?;
+    check::quant::quant_values(
+        op,
+        scheme,
+        check::quant::ValueRange {
+            non_finite,
+            len,
+            max_abs,
+        },
+    )
+}
+
+/// The output shape of a matmul with a zero-sized operand (shapes that passed
+/// [`check::matmul`]): batch dims broadcast with 1 stretching to the other side, 0 included.
+fn zero_sized_output(lhs: &[usize], rhs: &[usize]) -> Vec<usize> {
+    let rank = lhs.len();
+    let mut out: Vec<usize> = lhs
+        .iter()
+        .zip(rhs)
+        .take(rank.saturating_sub(2))
+        .map(|(&l, &r)| if l == 1 { r } else { l })
+        .collect();
+    out.extend(lhs.get(rank.saturating_sub(2)));
+    out.extend(rhs.last());
+    out
+}
+
 /// A float primitive, dequantizing a quantized one.
 fn into_float<B: Backend>(tensor: TensorPrimitive<B>) -> FloatTensor<B> {
     match tensor {
@@ -312,12 +432,12 @@ fn move_float<B: Backend, C: Backend>(
     tensor: FloatTensor<B>,
     device: &C::Device,
 ) -> Result<(FloatTensor<C>, u64)> {
-    let data: TensorData = catch(op, || try_read_sync(B::float_into_data(tensor)))?
-        .ok_or_else(|| GuardError::DeviceUnavailable {
-            device: op.to_owned(),
-            reason: "cannot read tensor data synchronously on this platform".into(),
-        })?
-        .map_err(|source| GuardError::Execution { op, source })?;
+    // A remote read blocks forever on a frozen server: bound it (devices::default_timeout).
+    let data: TensorData = crate::devices::read_with_deadline(
+        op,
+        crate::devices::default_timeout(),
+        B::float_into_data(tensor),
+    )?;
     let bytes = u64::try_from(data.bytes().len()).unwrap_or(u64::MAX);
     let moved = catch(op, || C::float_from_data(data, device))?;
     Ok((moved, bytes))

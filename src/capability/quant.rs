@@ -57,11 +57,11 @@ pub fn quantize_support(stack: &BackendStack, scheme: &QuantScheme, shape: &[usi
             Layer::Autodiff | Layer::Fusion | Layer::Dispatch => continue,
             Layer::Router | Layer::Remote => {
                 return unsupported(
-                    "burn-router's quantized ops are unimplemented!() (every remote device)",
+                    "burn-router's quantized ops are unimplemented (every remote device)",
                 );
             }
             Layer::Flex => return flex(scheme),
-            Layer::NdArray => return ndarray(scheme),
+            Layer::NdArray => return ndarray(scheme, shape),
             Layer::Cubecl(runtime) => return cubecl(runtime, scheme, shape),
             Layer::Unknown(name) => {
                 return unsupported(&format!(
@@ -121,14 +121,20 @@ fn flex(scheme: &QuantScheme) -> Support {
     }
 }
 
-/// burn-ndarray 0.22.1 accepts only symmetric `Native` Q8F/Q8S (and Q2S per tensor).
-fn ndarray(scheme: &QuantScheme) -> Support {
+/// burn-ndarray 0.22.1 accepts only symmetric `Native` Q8F/Q8S (and Q2S per tensor), and
+/// per block only up to rank 3 (its block reshape doubles the rank; arrays stop at 6 dims).
+fn ndarray(scheme: &QuantScheme, shape: &[usize]) -> Support {
     if scheme.mode == QuantMode::Lookup {
-        return unsupported("NdArray has no lookup-mode quantization (unimplemented!)");
+        return unsupported("NdArray has no lookup-mode quantization (unimplemented)");
     }
     if scheme.store != QuantStore::Native {
         return unsupported(
             "NdArray quantizes only QuantStore::Native (panics: Quantization not supported for scheme)",
+        );
+    }
+    if scheme.block_size().is_some() && shape.len() > 3 {
+        return unsupported(
+            "NdArray quantizes per block only up to rank 3 (panics: NdArray supports arrays up to 6 dimensions)",
         );
     }
     match (scheme.value, scheme.block_size().is_some()) {

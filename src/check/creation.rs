@@ -684,8 +684,10 @@ pub fn quant_two_level(op: &'static str, scheme: &QuantScheme, shape: &[usize]) 
 mod tests {
     use super::*;
 
+    type TestResult = std::result::Result<(), Box<dyn std::error::Error>>;
+
     #[test]
-    fn creation_rank_table() {
+    fn creation_rank_table() -> TestResult {
         assert!(creation_rank("zeros", &[2, 3], 2).is_ok());
         let rows: [(&[usize], usize, &str); 3] = [
             (&[2], 2, "the shape's rank must equal the tensor's rank D"),
@@ -697,15 +699,18 @@ mod tests {
             (&[], 0, "a tensor needs rank 1 or more"),
         ];
         for (dims, rank, text) in rows {
-            let err = creation_rank("zeros", dims, rank).unwrap_err();
+            let err = creation_rank("zeros", dims, rank)
+                .err()
+                .ok_or("creation_rank: expected an error")?;
             assert!(matches!(err, GuardError::RankMismatch { .. }), "{err:?}");
             assert!(err.to_string().contains(text), "{err}");
             assert!(err.to_string().starts_with("zeros: "), "{err}");
         }
+        Ok(())
     }
 
     #[test]
-    fn creation_dtype_table() {
+    fn creation_dtype_table() -> TestResult {
         let rows = [
             (Kind::Float, DType::F32, None),
             (Kind::Float, DType::BF16, None),
@@ -733,9 +738,12 @@ mod tests {
                 (Err(err @ GuardError::InvalidArgument { .. }), Some(text)) => {
                     assert!(err.to_string().contains(text), "{err}");
                 }
-                (got, expected) => panic!("{kind:?} {dtype:?}: {got:?} vs {expected:?}"),
+                (got, expected) => {
+                    return Err(format!("{kind:?} {dtype:?}: {got:?} vs {expected:?}").into());
+                }
             }
         }
+        Ok(())
     }
 
     #[test]
@@ -767,12 +775,14 @@ mod tests {
     }
 
     #[test]
-    fn data_fits_table() {
+    fn data_fits_table() -> TestResult {
         let floats = TensorData::from([1.5f32, -2.0]);
         assert!(data_fits("d", &floats, DType::I32).is_ok());
         assert!(data_fits("d", &floats, DType::U8).is_err());
         let big = TensorData::from([5_000_000_000i64]);
-        let err = data_fits("from_ints", &big, DType::I32).unwrap_err();
+        let err = data_fits("from_ints", &big, DType::I32)
+            .err()
+            .ok_or("data_fits: expected an error")?;
         assert!(matches!(err, GuardError::InvalidArgument { .. }));
         assert!(err.to_string().contains("value=5000000000"), "{err}");
         assert!(data_fits("d", &big, DType::F32).is_ok());
@@ -781,10 +791,11 @@ mod tests {
         let bools = TensorData::from([true, false]);
         assert!(data_fits("d", &bools, DType::U8).is_ok());
         assert!(conversion("d", DType::F32, DType::I8).is_ok());
+        Ok(())
     }
 
     #[test]
-    fn distribution_table() {
+    fn distribution_table() -> TestResult {
         let rows = [
             (Distribution::Default, DType::F32, None),
             (Distribution::Uniform(0.0, 1.0), DType::F32, None),
@@ -823,39 +834,44 @@ mod tests {
                 (Err(err @ GuardError::InvalidArgument { .. }), Some(text)) => {
                     assert!(err.to_string().contains(text), "{err}");
                 }
-                (got, expected) => panic!("{dist:?} {dtype:?}: {got:?} vs {expected:?}"),
+                (got, expected) => {
+                    return Err(format!("{dist:?} {dtype:?}: {got:?} vs {expected:?}").into());
+                }
             }
         }
+        Ok(())
     }
 
     #[test]
-    fn small_rules() {
-        let err = arange_step("arange_step", 0).unwrap_err();
+    fn small_rules() -> TestResult {
+        let err = arange_step("arange_step", 0)
+            .err()
+            .ok_or("arange_step: expected an error")?;
         assert!(matches!(err, GuardError::InvalidArgument { .. }));
         assert!(err.to_string().contains("step must be greater than 0"));
         assert!(arange_step("arange_step", 2).is_ok());
 
-        assert_eq!(
-            cartesian_grid("g", &[2, 3], 2, 3).unwrap(),
-            (vec![2, 3, 2], false)
-        );
-        assert_eq!(
-            cartesian_grid("g", &[2, 0], 2, 3).unwrap(),
-            (vec![2, 0, 2], true)
-        );
+        assert_eq!(cartesian_grid("g", &[2, 3], 2, 3)?, (vec![2, 3, 2], false));
+        assert_eq!(cartesian_grid("g", &[2, 0], 2, 3)?, (vec![2, 0, 2], true));
         assert!(eye_is_empty(0) && !eye_is_empty(1));
         let q = DType::QFloat(Default::default());
         assert!(!from_data_converts(Kind::Float, q));
         assert!(from_data_converts(Kind::Int, q));
         assert!(from_data_converts(Kind::Float, DType::F32));
-        let err = cartesian_grid("g", &[2, 3], 2, 4).unwrap_err();
+        let err = cartesian_grid("g", &[2, 3], 2, 4)
+            .err()
+            .ok_or("cartesian_grid: expected an error")?;
         assert!(matches!(err, GuardError::RankMismatch { .. }));
         assert!(err.to_string().contains("D2 must be D + 1"));
-        let err = cartesian_grid("g", &[2], 2, 3).unwrap_err();
+        let err = cartesian_grid("g", &[2], 2, 3)
+            .err()
+            .ok_or("cartesian_grid: expected an error")?;
         assert!(err.to_string().contains("the shape's rank must equal D"));
 
         assert!(scalar_read("into_scalar", &[1, 1]).is_ok());
-        let err = scalar_read("into_scalar", &[2]).unwrap_err();
+        let err = scalar_read("into_scalar", &[2])
+            .err()
+            .ok_or("scalar_read: expected an error")?;
         assert!(matches!(err, GuardError::InvalidArgument { .. }));
         assert!(err.to_string().contains("exactly one element"));
 
@@ -878,55 +894,75 @@ mod tests {
             true,
             Kind::Float,
         )
-        .unwrap_err();
+        .err()
+        .ok_or("cast: expected an error")?;
         assert!(err.to_string().contains("stays within the tensor's kind"));
         let q = DType::QFloat(Default::default());
         assert!(cast("cast", Kind::Float, q, DType::I32, false, Kind::Int).is_ok());
         assert!(cast("cast", Kind::Float, q, DType::F16, false, Kind::Float).is_err());
 
-        assert!(categorical("c", &[0, 3], 2).unwrap());
-        assert!(!categorical("c", &[2, 3], 2).unwrap());
+        assert!(categorical("c", &[0, 3], 2)?);
+        assert!(!categorical("c", &[2, 3], 2)?);
         assert!(
             categorical("c", &[2, 0], 2)
-                .unwrap_err()
+                .err()
+                .ok_or("categorical: expected an error")?
                 .to_string()
                 .contains("categories")
         );
         assert!(
             categorical("c", &[2, 3], 0)
-                .unwrap_err()
+                .err()
+                .ok_or("categorical: expected an error")?
                 .to_string()
                 .contains("num_samples")
         );
 
         assert!(require_grad("r", false, false, false, false).is_ok());
         assert!(require_grad("r", true, true, false, false).is_ok());
-        let err = require_grad("r", true, false, false, false).unwrap_err();
+        let err = require_grad("r", true, false, false, false)
+            .err()
+            .ok_or("require_grad: expected an error")?;
         assert!(err.to_string().contains("needs an autodiff tensor"));
-        let err = require_grad("r", true, false, true, true).unwrap_err();
+        let err = require_grad("r", true, false, true, true)
+            .err()
+            .ok_or("require_grad: expected an error")?;
         assert!(err.to_string().contains("only a leaf tensor"));
 
         assert!(quantize_params("q", false, None).is_ok());
         assert!(quantize_params("q", true, Some((&[1], DType::F32))).is_ok());
-        let err = quantize_params("q", true, None).unwrap_err();
+        let err = quantize_params("q", true, None)
+            .err()
+            .ok_or("quantize_params: expected an error")?;
         assert!(err.to_string().contains("must be given"));
-        let err = quantize_params("q", true, Some((&[2], DType::F32))).unwrap_err();
+        let err = quantize_params("q", true, Some((&[2], DType::F32)))
+            .err()
+            .ok_or("quantize_params: expected an error")?;
         assert!(err.to_string().contains("exactly one element"));
-        let err = quantize_params("q", true, Some((&[1], DType::F16))).unwrap_err();
+        let err = quantize_params("q", true, Some((&[1], DType::F16)))
+            .err()
+            .ok_or("quantize_params: expected an error")?;
         assert!(err.to_string().contains("f32 tensor"));
         assert!(quantize_params("q", false, Some((&[1], DType::F32))).is_err());
 
-        let err = distributed("set_distributed", DType::F32, false, false).unwrap_err();
+        let err = distributed("set_distributed", DType::F32, false, false)
+            .err()
+            .ok_or("distributed: expected an error")?;
         assert!(matches!(err, GuardError::InvalidArgument { .. }));
         assert!(err.to_string().contains("need an autodiff tensor"));
-        let err = distributed("set_distributed", DType::F32, true, false).unwrap_err();
+        let err = distributed("set_distributed", DType::F32, true, false)
+            .err()
+            .ok_or("distributed: expected an error")?;
         assert!(err.to_string().contains("no distributed support"));
         assert!(distributed("is_distributed", DType::F32, true, true).is_ok());
 
-        let err = not_quantized("zeros_like", DType::QFloat(Default::default())).unwrap_err();
+        let err = not_quantized("zeros_like", DType::QFloat(Default::default()))
+            .err()
+            .ok_or("not_quantized: expected an error")?;
         assert!(
             err.to_string()
                 .contains("quantized tensors are not supported")
         );
+        Ok(())
     }
 }

@@ -8,6 +8,8 @@
 //! | [`nonzero_divisor`] | nothing in burn: Int `div_scalar(0)` / `remainder_scalar(0)` panic in the backend |
 //! | [`powi_exponent`] | nothing in burn: the backends' `powi_scalar` convert the exponent with `unwrap` |
 //! | [`shift_amount`] | nothing in burn: NdArray panics on a negative or too large shift, Flex wraps |
+//! | [`same_dtype`] | nothing in burn-tensor: the backends panic on operands of different dtypes |
+//! | [`clamp_bounds`] | nothing in burn: Flex's `clamp` panics on `min > max`, NdArray and CubeCL return a value |
 //! | [`cross`] | `TensorCheck::cross` (check.rs:547) |
 //!
 //! Element-wise binary operations reuse [`broadcast`](super::broadcast) and
@@ -293,6 +295,70 @@ fn shift_err(op: &'static str, value: ScalarValue, dtype: &DType) -> GuardError 
     }
 }
 
+/// Beyond burn: `clamp(min, max)` needs `min <= max`. burn does not check it; Flex panics
+/// (its native `clamp` asserts `min <= max`, for floats and ints) while NdArray and CubeCL
+/// return a value. NaN bounds are left to the backends (Flex gives NaN). `min` and `max` are
+/// the scalars as returned by [`scalar`] for the same dtype.
+///
+/// # Errors
+///
+/// [`GuardError::InvalidArgument`] naming both bounds.
+///
+/// ```
+/// use burn_guard::check::elementwise::{ScalarValue, clamp_bounds};
+///
+/// assert!(clamp_bounds("clamp", ScalarValue::Float(-1.0), ScalarValue::Float(1.0)).is_ok());
+/// assert!(clamp_bounds("clamp", ScalarValue::Float(2.0), ScalarValue::Float(1.0)).is_err());
+/// assert!(clamp_bounds("clamp", ScalarValue::Int(3), ScalarValue::Int(-3)).is_err());
+/// ```
+pub fn clamp_bounds(op: &'static str, min: ScalarValue, max: ScalarValue) -> Result<()> {
+    let inverted = match (min, max) {
+        (ScalarValue::Float(a), ScalarValue::Float(b)) => a > b,
+        (ScalarValue::Int(a), ScalarValue::Int(b)) => a > b,
+        (ScalarValue::UInt(a), ScalarValue::UInt(b)) => a > b,
+        (ScalarValue::Bool(a), ScalarValue::Bool(b)) => a & !b,
+        _ => false,
+    };
+    if inverted {
+        Err(GuardError::InvalidArgument {
+            op,
+            rule: "min must not exceed max",
+            got: format!("min={min}, max={max}"),
+        })
+    } else {
+        Ok(())
+    }
+}
+
+/// Both operands of an element-wise binary operation have the same dtype. burn-tensor does
+/// not check it; every backend does, by panicking: Flex (`binary_op: dtype mismatch`),
+/// NdArray (`Data type mismatch`), and burn-ir's operation builder under Fusion (Wgpu) and the
+/// router (remote). A quantized operand is left to burn, which dequantizes it.
+///
+/// # Errors
+///
+/// [`GuardError::InvalidArgument`] naming both dtypes.
+///
+/// ```
+/// use burn::tensor::DType;
+/// use burn_guard::check::elementwise::same_dtype;
+///
+/// assert!(same_dtype("add", DType::F32, DType::F32).is_ok());
+/// assert!(same_dtype("add", DType::F64, DType::F32).is_err());
+/// ```
+pub fn same_dtype(op: &'static str, lhs: DType, rhs: DType) -> Result<()> {
+    let quantized = matches!(lhs, DType::QFloat(_)) || matches!(rhs, DType::QFloat(_));
+    if quantized || lhs == rhs {
+        Ok(())
+    } else {
+        Err(GuardError::InvalidArgument {
+            op,
+            rule: "both operands must have the same dtype",
+            got: format!("lhs={lhs:?}, rhs={rhs:?}"),
+        })
+    }
+}
+
 /// `cross(other, dim)`: size 3 along `dim` on both sides, every other dim equal or 1
 /// (`TensorCheck::cross`). `dim` must already be resolved with [`dim`](super::dim). Returns
 /// the output shape.
@@ -341,10 +407,12 @@ pub fn cross(op: &'static str, lhs: &[usize], rhs: &[usize], dim: usize) -> Resu
 mod tests {
     use super::*;
 
+    type TestResult = std::result::Result<(), Box<dyn std::error::Error>>;
+
     const NAN: f64 = f64::NAN;
 
     #[test]
-    fn scalar_table() {
+    fn scalar_table() -> TestResult {
         use ScalarValue::*;
         // (value, dtype, expected Ok value or Err display substring)
         let cases: Vec<(ScalarValue, DType, std::result::Result<ScalarValue, &str>)> = vec![
@@ -399,9 +467,14 @@ mod tests {
                     assert!(shown.starts_with("add_scalar: "), "{shown}");
                     assert!(shown.contains(&format!("dtype={dtype:?}")), "{shown}");
                 }
-                (want, have) => panic!("{value} {dtype:?}: expected {want:?}, got {have:?}"),
+                (want, have) => {
+                    return Err(
+                        format!("{value} {dtype:?}: expected {want:?}, got {have:?}").into(),
+                    );
+                }
             }
         }
+        Ok(())
     }
 
     #[test]
@@ -448,7 +521,7 @@ mod tests {
     }
 
     #[test]
-    fn shift_amount_table() {
+    fn shift_amount_table() -> TestResult {
         use ScalarValue::*;
         let cases = [
             (Int(0), DType::I64, Some(0)),
@@ -468,13 +541,18 @@ mod tests {
                     assert!(matches!(err, GuardError::InvalidArgument { .. }));
                     assert!(err.to_string().contains("shift amount must be in 0..bits"));
                 }
-                (want, have) => panic!("{value} {dtype:?}: expected {want:?}, got {have:?}"),
+                (want, have) => {
+                    return Err(
+                        format!("{value} {dtype:?}: expected {want:?}, got {have:?}").into(),
+                    );
+                }
             }
         }
+        Ok(())
     }
 
     #[test]
-    fn cross_table() {
+    fn cross_table() -> TestResult {
         type Case<'a> = (
             &'a [usize],
             &'a [usize],
@@ -497,8 +575,13 @@ mod tests {
                     assert!(matches!(err, GuardError::ShapeMismatch { .. }), "{err:?}");
                     assert!(err.to_string().contains(text), "{err}");
                 }
-                (want, have) => panic!("{lhs:?} {rhs:?} {dim}: expected {want:?}, got {have:?}"),
+                (want, have) => {
+                    return Err(
+                        format!("{lhs:?} {rhs:?} {dim}: expected {want:?}, got {have:?}").into(),
+                    );
+                }
             }
         }
+        Ok(())
     }
 }

@@ -695,9 +695,11 @@ pub fn one_hot_values(
 mod tests {
     use super::*;
 
+    type TestResult = std::result::Result<(), Box<dyn std::error::Error>>;
+
     #[test]
-    fn slices_table() {
-        assert_eq!(slices("slice", 0..2, &[4, 3]).unwrap().len(), 2);
+    fn slices_table() -> TestResult {
+        assert_eq!(slices("slice", 0..2, &[4, 3])?.len(), 2);
         let rows: Vec<(Result<Vec<Slice>>, &str)> = vec![
             (
                 slices("slice", [0..1, 0..1, 0..1], &[4, 3]),
@@ -721,7 +723,7 @@ mod tests {
             ),
         ];
         for (outcome, text) in rows {
-            let err = outcome.unwrap_err();
+            let err = outcome.err().ok_or(format!("{text}: expected an error"))?;
             assert!(matches!(err, GuardError::InvalidArgument { .. }), "{err}");
             assert!(err.to_string().contains(text), "{err}");
         }
@@ -734,52 +736,66 @@ mod tests {
             },
             2,
         )
-        .unwrap_err();
+        .err()
+        .ok_or("slice_one: expected an error")?;
         assert!(err.to_string().contains("slice step must not be zero"));
+        Ok(())
     }
 
     #[test]
-    fn slice_assign_table() {
-        let s = slices("slice_assign", 1..3, &[4, 2]).unwrap();
+    fn slice_assign_table() -> TestResult {
+        let s = slices("slice_assign", 1..3, &[4, 2])?;
         assert_eq!(
-            slice_assign("slice_assign", &[4, 2], &s, &[2, 2]).unwrap(),
+            slice_assign("slice_assign", &[4, 2], &s, &[2, 2])?,
             SliceAssign::Selected(vec![2, 2])
         );
-        let empty = slices("slice_assign", 2..2, &[4, 2]).unwrap();
+        let empty = slices("slice_assign", 2..2, &[4, 2])?;
         assert_eq!(
-            slice_assign("slice_assign", &[4, 2], &empty, &[9, 9]).unwrap(),
+            slice_assign("slice_assign", &[4, 2], &empty, &[9, 9])?,
             SliceAssign::Empty
         );
-        let err = slice_assign("slice_assign", &[4, 2], &s, &[3, 2]).unwrap_err();
+        let err = slice_assign("slice_assign", &[4, 2], &s, &[3, 2])
+            .err()
+            .ok_or("slice_assign: expected an error")?;
         assert!(matches!(err, GuardError::ShapeMismatch { .. }));
         assert!(err.to_string().contains("values must have the shape"));
+        Ok(())
     }
 
     #[test]
-    fn select_dim_table() {
+    fn select_dim_table() -> TestResult {
         assert!(select_dim("select_dim", &[2, 3], 1, 2, 1).is_ok());
         assert!(select_dim("select_dim", &[2, 3], 1, -3, 1).is_ok());
-        let err = select_dim("select_dim", &[2, 3], 1, -4, 1).unwrap_err();
+        let err = select_dim("select_dim", &[2, 3], 1, -4, 1)
+            .err()
+            .ok_or("select_dim: expected an error")?;
         assert!(matches!(err, GuardError::IndexOutOfRange { .. }));
         assert!(err.to_string().contains("index out of range"));
-        let err = select_dim("select_dim", &[3], 0, 0, 0).unwrap_err();
+        let err = select_dim("select_dim", &[3], 0, 0, 0)
+            .err()
+            .ok_or("select_dim: expected an error")?;
         assert!(matches!(err, GuardError::RankMismatch { .. }));
         assert!(
             err.to_string()
                 .contains("output rank must be the input rank - 1")
         );
+        Ok(())
     }
 
     #[test]
-    fn gather_scatter_table() {
+    fn gather_scatter_table() -> TestResult {
         assert!(gather("gather", 0, &[2, 3], &[7, 3]).is_ok());
-        let err = gather("gather", 0, &[2, 3], &[2, 2]).unwrap_err();
+        let err = gather("gather", 0, &[2, 3], &[2, 2])
+            .err()
+            .ok_or("gather: expected an error")?;
         assert!(matches!(err, GuardError::ShapeMismatch { .. }));
         assert!(
             err.to_string()
                 .contains("except along the indexed dimension")
         );
-        let err = scatter("scatter", 0, &[2, 3], &[1, 3], &[2, 3]).unwrap_err();
+        let err = scatter("scatter", 0, &[2, 3], &[1, 3], &[2, 3])
+            .err()
+            .ok_or("scatter: expected an error")?;
         assert!(matches!(err, GuardError::ShapeMismatch { .. }));
         assert!(
             err.to_string()
@@ -790,50 +806,68 @@ mod tests {
             &DType::Bool(burn::tensor::BoolStore::Native),
             &IndexingUpdateOp::Assign,
         )
-        .unwrap_err();
+        .err()
+        .ok_or("bool_update: expected an error")?;
         assert!(matches!(err, GuardError::InvalidArgument { .. }));
         assert!(err.to_string().contains("bool tensors only support"));
         assert!(bool_update("scatter", &DType::F32, &IndexingUpdateOp::Assign).is_ok());
+        Ok(())
     }
 
     #[test]
-    fn select_assign_and_masks() {
-        let err = select_assign("select_assign", 0, &[4, 2], 2, &[3, 2]).unwrap_err();
+    fn select_assign_and_masks() -> TestResult {
+        let err = select_assign("select_assign", 0, &[4, 2], 2, &[3, 2])
+            .err()
+            .ok_or("select_assign: expected an error")?;
         assert!(err.to_string().contains("as many entries"));
-        let err = select_assign("select_assign", 0, &[4, 2], 3, &[3, 5]).unwrap_err();
+        let err = select_assign("select_assign", 0, &[4, 2], 3, &[3, 5])
+            .err()
+            .ok_or("select_assign: expected an error")?;
         assert!(err.to_string().contains("tensor's shape except"));
-        let err = mask_select("mask_select", &[2, 3], &[1, 3]).unwrap_err();
+        let err = mask_select("mask_select", &[2, 3], &[1, 3])
+            .err()
+            .ok_or("mask_select: expected an error")?;
         assert!(matches!(err, GuardError::ShapeMismatch { .. }));
         assert!(
             err.to_string()
                 .contains("the mask must have the tensor's shape")
         );
-        let err = mask_fill("mask_fill", &[2, 3], &[2, 2]).unwrap_err();
+        let err = mask_fill("mask_fill", &[2, 3], &[2, 2])
+            .err()
+            .ok_or("mask_fill: expected an error")?;
         assert!(
             err.to_string()
                 .contains("the mask and the tensor must broadcast")
         );
-        let err = fill_value("mask_fill", f32::INFINITY, &DType::I32).unwrap_err();
+        let err = fill_value("mask_fill", f32::INFINITY, &DType::I32)
+            .err()
+            .ok_or("fill_value: expected an error")?;
         assert!(matches!(err, GuardError::InvalidArgument { .. }));
         assert!(err.to_string().contains("not representable"));
         assert!(fill_value("mask_fill", f32::NAN, &DType::F32).is_ok());
+        Ok(())
     }
 
     #[test]
-    fn tri_table() {
-        let err = tri("triu", &[3]).unwrap_err();
+    fn tri_table() -> TestResult {
+        let err = tri("triu", &[3]).err().ok_or("tri: expected an error")?;
         assert!(matches!(err, GuardError::RankMismatch { .. }));
         assert!(err.to_string().contains("rank 2 or more"));
-        assert_eq!(tri_mask("tril_mask", &[3, 4], 2).unwrap(), vec![3, 4]);
-        let err = tri_mask("tril_mask", &[3, 4], 3).unwrap_err();
+        assert_eq!(tri_mask("tril_mask", &[3, 4], 2)?, vec![3, 4]);
+        let err = tri_mask("tril_mask", &[3, 4], 3)
+            .err()
+            .ok_or("tri_mask: expected an error")?;
         assert!(err.to_string().contains("at least as many dimensions"));
-        let err = tri_mask("tril_mask", &[3], 1).unwrap_err();
+        let err = tri_mask("tril_mask", &[3], 1)
+            .err()
+            .ok_or("tri_mask: expected an error")?;
         assert!(err.to_string().contains("rank must be 2 or more"));
+        Ok(())
     }
 
     #[test]
-    fn nd_table() {
-        assert_eq!(gather_nd("gather_nd", &[3, 4], &[5, 1], 2).unwrap(), 1);
+    fn nd_table() -> TestResult {
+        assert_eq!(gather_nd("gather_nd", &[3, 4], &[5, 1], 2)?, 1);
         let rows: [(&[usize], usize, &str); 4] = [
             (&[], 2, "rank 1 or more"),
             (&[0, 2], 1, "must not be empty"),
@@ -841,18 +875,21 @@ mod tests {
             (&[5, 2], 2, "indices rank - 1 + data rank - k"),
         ];
         for (indices, rank_out, text) in rows {
-            let err = gather_nd("gather_nd", &[3, 4], indices, rank_out).unwrap_err();
+            let err = gather_nd("gather_nd", &[3, 4], indices, rank_out)
+                .err()
+                .ok_or("gather_nd: expected an error")?;
             assert!(err.to_string().contains(text), "{err}");
         }
-        assert_eq!(
-            scatter_nd("scatter_nd", &[3, 4], &[5, 1], &[5, 4]).unwrap(),
-            1
-        );
-        let err = scatter_nd("scatter_nd", &[3, 4], &[5, 1], &[5, 3]).unwrap_err();
+        assert_eq!(scatter_nd("scatter_nd", &[3, 4], &[5, 1], &[5, 4])?, 1);
+        let err = scatter_nd("scatter_nd", &[3, 4], &[5, 1], &[5, 3])
+            .err()
+            .ok_or("scatter_nd: expected an error")?;
         assert!(matches!(err, GuardError::ShapeMismatch { .. }));
         assert!(err.to_string().contains("values must have shape"));
         assert!(nd_indices("gather_nd", &[0, 3, 2, 1], 2, &[3, 4]).is_ok());
-        let err = nd_indices("gather_nd", &[0, 4], 2, &[3, 4]).unwrap_err();
+        let err = nd_indices("gather_nd", &[0, 4], 2, &[3, 4])
+            .err()
+            .ok_or("nd_indices: expected an error")?;
         assert!(matches!(
             err,
             GuardError::IndexOutOfRange {
@@ -861,30 +898,42 @@ mod tests {
                 ..
             }
         ));
+        Ok(())
     }
 
     #[test]
-    fn take_and_one_hot() {
-        assert_eq!(take("take", &[3, 4], 0, &[2, 2], 3).unwrap(), vec![2, 2, 4]);
-        let err = take("take", &[3, 4], 0, &[2, 2], 2).unwrap_err();
+    fn take_and_one_hot() -> TestResult {
+        assert_eq!(take("take", &[3, 4], 0, &[2, 2], 3)?, vec![2, 2, 4]);
+        let err = take("take", &[3, 4], 0, &[2, 2], 2)
+            .err()
+            .ok_or("take: expected an error")?;
         assert!(
             err.to_string()
                 .contains("tensor rank + the indices rank - 1")
         );
-        let err = one_hot_rank("one_hot", &[3], 3).unwrap_err();
+        let err = one_hot_rank("one_hot", &[3], 3)
+            .err()
+            .ok_or("one_hot_rank: expected an error")?;
         assert!(matches!(err, GuardError::RankMismatch { .. }));
         assert!(err.to_string().contains("one-hot rank"));
-        let err = one_hot_classes("one_hot", 1).unwrap_err();
+        let err = one_hot_classes("one_hot", 1)
+            .err()
+            .ok_or("one_hot_classes: expected an error")?;
         assert!(err.to_string().contains("at least 2 classes"));
-        let err = one_hot_classes("one_hot", 1 << 40).unwrap_err();
+        let err = one_hot_classes("one_hot", 1 << 40)
+            .err()
+            .ok_or("one_hot_classes: expected an error")?;
         assert!(matches!(err, GuardError::InvalidArgument { .. }));
         assert!(err.to_string().contains("fit in an i32"));
         assert!(one_hot_values("one_hot", &[-3.0, 2.0], &[-3, 2], 3, 1).is_ok());
-        let err = one_hot_values("one_hot", &[-4.0], &[-4], 3, 1).unwrap_err();
+        let err = one_hot_values("one_hot", &[-4.0], &[-4], 3, 1)
+            .err()
+            .ok_or("one_hot_values: expected an error")?;
         assert!(matches!(err, GuardError::IndexOutOfRange { index: -4, .. }));
         assert!(one_hot_values("one_hot", &[3.0], &[3], 3, 1).is_err());
         assert!(one_hot_values("one_hot", &[-0.5], &[0], 3, 1).is_err());
         let err = not_quantized("one_hot", &DType::F32);
         assert!(err.is_ok());
+        Ok(())
     }
 }

@@ -789,20 +789,25 @@ pub fn affine_grid_2d(
 mod tests {
     use super::*;
 
+    type TestResult = std::result::Result<(), Box<dyn std::error::Error>>;
+
     #[test]
-    fn glu_rules() {
+    fn glu_rules() -> TestResult {
         assert!(matches!(
             glu("glu", &[2, 4], 2),
             Err(GuardError::DimOutOfRange { .. })
         ));
-        let err = glu("glu", &[2, 3], -1).unwrap_err();
+        let err = glu("glu", &[2, 3], -1)
+            .err()
+            .ok_or("glu: expected an error")?;
         assert!(matches!(err, GuardError::InvalidArgument { .. }));
         assert!(err.to_string().contains("must be even"));
-        assert_eq!(glu("glu", &[0, 2], 0).unwrap(), (0, vec![0, 2]));
+        assert_eq!(glu("glu", &[0, 2], 0)?, (0, vec![0, 2]));
+        Ok(())
     }
 
     #[test]
-    fn prelu_rules() {
+    fn prelu_rules() -> TestResult {
         let cases: &[(&[usize], &[usize], Option<&str>)] = &[
             (&[4], &[1], None),
             (&[4], &[4], Some("rank-1 input takes exactly one weight")),
@@ -817,26 +822,38 @@ mod tests {
                     assert!(matches!(err, GuardError::ShapeMismatch { .. }));
                     assert!(err.to_string().contains(rule), "{err}");
                 }
-                (got, want) => panic!("{shape:?} {alpha:?}: {got:?} vs {want:?}"),
+                (got, want) => {
+                    return Err(format!("{shape:?} {alpha:?}: {got:?} vs {want:?}").into());
+                }
             }
         }
+        Ok(())
     }
 
     #[test]
-    fn linear_rules() {
-        assert_eq!(linear("linear", &[3], &[3, 2], None).unwrap(), vec![2]);
-        let err = linear("linear", &[2, 3], &[4, 2], None).unwrap_err();
+    fn linear_rules() -> TestResult {
+        assert_eq!(linear("linear", &[3], &[3, 2], None)?, vec![2]);
+        let err = linear("linear", &[2, 3], &[4, 2], None)
+            .err()
+            .ok_or("linear: expected an error")?;
         assert!(matches!(err, GuardError::ShapeMismatch { .. }));
         assert!(err.to_string().contains("weight rows"));
-        let err = linear("linear", &[2, 3], &[3, 2], Some(&[3])).unwrap_err();
+        let err = linear("linear", &[2, 3], &[3, 2], Some(&[3]))
+            .err()
+            .ok_or("linear: expected an error")?;
         assert!(err.to_string().contains("bias"));
-        let err = linear("linear", &[0], &[0, 2], None).unwrap_err();
+        let err = linear("linear", &[0], &[0, 2], None)
+            .err()
+            .ok_or("linear: expected an error")?;
         assert!(matches!(err, GuardError::InvalidArgument { .. }));
+        Ok(())
     }
 
     #[test]
-    fn batch_norm_rules() {
-        let err = batch_norm("batch_norm", &[3], &[]).unwrap_err();
+    fn batch_norm_rules() -> TestResult {
+        let err = batch_norm("batch_norm", &[3], &[])
+            .err()
+            .ok_or("batch_norm: expected an error")?;
         assert!(matches!(
             err,
             GuardError::RankMismatch {
@@ -850,12 +867,14 @@ mod tests {
             &[2, 3],
             &[("gamma", vec![3]), ("variance", vec![2])],
         )
-        .unwrap_err();
+        .err()
+        .ok_or("batch_norm: expected an error")?;
         assert!(matches!(err, GuardError::ShapeMismatch { .. }));
         assert!(
             err.to_string()
                 .contains("variance must have shape [channels]")
         );
+        Ok(())
     }
 
     type ConvCase = (
@@ -867,18 +886,21 @@ mod tests {
     );
 
     #[test]
-    fn batch_norm_train_rules() {
+    fn batch_norm_train_rules() -> TestResult {
         let params = [("gamma", vec![0]), ("beta", vec![0])];
-        let err = batch_norm_train("batch_norm_train", &[2, 0, 3], &params).unwrap_err();
+        let err = batch_norm_train("batch_norm_train", &[2, 0, 3], &params)
+            .err()
+            .ok_or("batch_norm_train: expected an error")?;
         assert!(matches!(err, GuardError::InvalidArgument { .. }));
         assert!(err.to_string().contains("non-empty input"));
+        Ok(())
     }
 
     #[test]
-    fn conv_rules() {
+    fn conv_rules() -> TestResult {
         let ok = ConvOptions::new([1], [0], [1], 1);
         assert_eq!(
-            conv("conv1d", &[2, 3, 5], &[4, 3, 2], Some(&[4]), &ok, false).unwrap(),
+            conv("conv1d", &[2, 3, 5], &[4, 3, 2], Some(&[4]), &ok, false)?,
             vec![2, 4, 4]
         );
         let cases: Vec<ConvCase> = vec![
@@ -925,7 +947,9 @@ mod tests {
             ),
         ];
         for (x, w, b, options, rule) in cases {
-            let err = conv("conv1d", &x, &w, b.as_deref(), &options, false).unwrap_err();
+            let err = conv("conv1d", &x, &w, b.as_deref(), &options, false)
+                .err()
+                .ok_or("conv: expected an error")?;
             assert!(err.to_string().contains(rule), "{err} vs {rule}");
         }
         let asym = ConvOptions::new_with_padding([1, 1, 1], [(1, 0), (0, 0), (0, 0)], [1, 1, 1], 1);
@@ -937,77 +961,102 @@ mod tests {
             &asym,
             true,
         )
-        .unwrap_err();
+        .err()
+        .ok_or("conv: expected an error")?;
         assert!(matches!(err, GuardError::InvalidArgument { .. }));
         assert!(err.to_string().contains("asymmetric"));
+        Ok(())
     }
 
     #[test]
-    fn conv_transpose_rules() {
+    fn conv_transpose_rules() -> TestResult {
         let ok = ConvTransposeOptions::new([2], [0], [1], [1], 1);
         assert_eq!(
-            conv_transpose("ct", &[1, 2, 3], &[2, 3, 2], Some(&[3]), &ok).unwrap(),
+            conv_transpose("ct", &[1, 2, 3], &[2, 3, 2], Some(&[3]), &ok)?,
             vec![1, 3, 7]
         );
-        let err = conv_transpose("ct", &[1, 3, 3], &[2, 3, 2], None, &ok).unwrap_err();
+        let err = conv_transpose("ct", &[1, 3, 3], &[2, 3, 2], None, &ok)
+            .err()
+            .ok_or("conv_transpose: expected an error")?;
         assert!(matches!(err, GuardError::ShapeMismatch { .. }));
         assert!(err.to_string().contains("input channels"));
-        let err = conv_transpose("ct", &[1, 2, 0], &[2, 3, 2], None, &ok).unwrap_err();
+        let err = conv_transpose("ct", &[1, 2, 0], &[2, 3, 2], None, &ok)
+            .err()
+            .ok_or("conv_transpose: expected an error")?;
         assert!(err.to_string().contains("must not be negative"));
         let zero = ConvTransposeOptions::new([1], [1], [0], [1], 1);
         assert_eq!(
-            conv_transpose("ct", &[1, 2, 1], &[2, 3, 2], None, &zero).unwrap(),
+            conv_transpose("ct", &[1, 2, 1], &[2, 3, 2], None, &zero)?,
             vec![1, 3, 0]
         );
         let big_pad = ConvTransposeOptions::new([1], [3], [0], [1], 1);
-        let err = conv_transpose("ct", &[1, 2, 1], &[2, 3, 2], None, &big_pad).unwrap_err();
+        let err = conv_transpose("ct", &[1, 2, 1], &[2, 3, 2], None, &big_pad)
+            .err()
+            .ok_or("conv_transpose: expected an error")?;
         assert!(matches!(err, GuardError::InvalidArgument { .. }));
+        Ok(())
     }
 
     #[test]
-    fn interpolate_rules() {
+    fn interpolate_rules() -> TestResult {
         use burn::tensor::ops::InterpolateMode;
         let base = InterpolateOptions::new(InterpolateMode::Nearest);
         let mut both = base.clone().with_output_size([2, 2]);
         both.scale_factor = Some([1.0, 1.0]);
-        let err = interpolate("interpolate", &[1, 1, 2, 2], &both).unwrap_err();
+        let err = interpolate("interpolate", &[1, 1, 2, 2], &both)
+            .err()
+            .ok_or("interpolate: expected an error")?;
         assert!(err.to_string().contains("only one of"));
-        let err = interpolate("interpolate", &[1, 1, 2, 2], &base).unwrap_err();
+        let err = interpolate("interpolate", &[1, 1, 2, 2], &base)
+            .err()
+            .ok_or("interpolate: expected an error")?;
         assert!(err.to_string().contains("output_size or scale_factor"));
         let huge = base.clone().with_scale_factor([f32::MAX, 1.0]);
-        let err = interpolate("interpolate", &[1, 1, 2, 2], &huge).unwrap_err();
+        let err = interpolate("interpolate", &[1, 1, 2, 2], &huge)
+            .err()
+            .ok_or("interpolate: expected an error")?;
         assert!(err.to_string().contains("fit in usize"));
         let empty = base.with_output_size([0, 2]);
-        assert_eq!(
-            interpolate("interpolate", &[1, 1, 2, 2], &empty).unwrap(),
-            [0, 2]
-        );
-        let err = interpolate("interpolate", &[1, 1, 0, 2], &empty).unwrap_err();
+        assert_eq!(interpolate("interpolate", &[1, 1, 2, 2], &empty)?, [0, 2]);
+        let err = interpolate("interpolate", &[1, 1, 0, 2], &empty)
+            .err()
+            .ok_or("interpolate: expected an error")?;
         assert!(matches!(err, GuardError::InvalidArgument { .. }));
         assert!(
             err.to_string()
                 .contains("input spatial sizes must be non-zero")
         );
         let negative = empty.with_scale_factor([-1.0, 1.0]);
-        let err = interpolate("interpolate", &[1, 1, 2, 2], &negative).unwrap_err();
+        let err = interpolate("interpolate", &[1, 1, 2, 2], &negative)
+            .err()
+            .ok_or("interpolate: expected an error")?;
         assert!(err.to_string().contains("finite and positive"));
+        Ok(())
     }
 
     #[test]
-    fn affine_grid_rules() {
+    fn affine_grid_rules() -> TestResult {
         assert_eq!(
-            affine_grid_2d("a", &[1, 2, 3], [3, 1, 2, 2]).unwrap(),
+            affine_grid_2d("a", &[1, 2, 3], [3, 1, 2, 2])?,
             vec![3, 2, 2, 2]
         );
-        let err = affine_grid_2d("a", &[1, 2, 3], [3, 1, 0, 2]).unwrap_err();
+        let err = affine_grid_2d("a", &[1, 2, 3], [3, 1, 0, 2])
+            .err()
+            .ok_or("affine_grid_2d: expected an error")?;
         assert!(err.to_string().contains("non-zero"));
-        let err = affine_grid_2d("a", &[1, 1, 3], [1, 1, 2, 2]).unwrap_err();
+        let err = affine_grid_2d("a", &[1, 1, 3], [1, 1, 2, 2])
+            .err()
+            .ok_or("affine_grid_2d: expected an error")?;
         assert!(matches!(err, GuardError::ShapeMismatch { .. }));
+        Ok(())
     }
 
     #[test]
-    fn cross_entropy_rules() {
-        let err = cross_entropy_with_logits("c", &[2, 3], &[2, 4]).unwrap_err();
+    fn cross_entropy_rules() -> TestResult {
+        let err = cross_entropy_with_logits("c", &[2, 3], &[2, 4])
+            .err()
+            .ok_or("cross_entropy_with_logits: expected an error")?;
         assert!(err.to_string().contains("broadcast"));
+        Ok(())
     }
 }

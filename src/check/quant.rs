@@ -12,6 +12,17 @@
 //!
 //! The last rule is a deliberate refusal beyond burn's own asserts: there is no native storage
 //! type for a 4- or 2-bit value, so no backend can honour the request as written.
+//!
+//! Two more checks concern the tensor rather than the scheme, and are refusals beyond burn's
+//! asserts too, where burn panics in one backend and computes garbage in another:
+//!
+//! | rule | burn 0.22.1 |
+//! |---|---|
+//! | [`quant_nonempty`]: the tensor has at least one element | Flex / NdArray panic (`cannot reduce an empty tensor`, `at least one scale factor`), CubeCL would reach a reduce kernel over a zero-length axis |
+//! | [`quant_values`]: every value finite; the scale `2·max\|x\| / (b − a)` finite and within its dtype | Flex dequantizes to ~1e-36 or clips, CubeCL to NaN, NdArray panics on NaN / inf and returns NaN for `f32::MAX` |
+//!
+//! [`quant_values`] needs the values' range, which the caller reads with one reduction; the
+//! check itself stays pure.
 
 use std::fmt;
 
@@ -130,6 +141,114 @@ pub fn quant_scheme(
     })
 }
 
+/// Refuses a tensor with no elements for dynamic quantization: min-max calibration has no
+/// range to compute a scale from. burn 0.22.1 panics there (Flex: `min: cannot reduce an empty
+/// tensor`, `quantized tensor must have at least one scale factor`; NdArray: `Cannot compute min
+/// of empty tensor`) or, on CubeCL, would reach a reduce kernel over a zero-length axis. Refusing
+/// on every backend, before any value is read, keeps the answer the same everywhere.
+///
+/// # Errors
+///
+/// [`GuardError::InvalidArgument`] naming `op` and the shape when a dimension is zero.
+///
+/// ```
+/// use burn_guard::check;
+///
+/// assert!(check::quant::quant_nonempty("quantize_dynamic", &[4, 32]).is_ok());
+/// let err = check::quant::quant_nonempty("quantize_dynamic", &[0, 32]).unwrap_err();
+/// assert_eq!(
+///     err.to_string(),
+///     "quantize_dynamic: a tensor with no elements has no range to calibrate a scale from; got shape=[0, 32]"
+/// );
+/// ```
+pub fn quant_nonempty(op: &'static str, shape: &[usize]) -> Result<()> {
+    if shape.contains(&0) {
+        return Err(GuardError::InvalidArgument {
+            op,
+            rule: "a tensor with no elements has no range to calibrate a scale from",
+            got: format!("shape={shape:?}"),
+        });
+    }
+    Ok(())
+}
+
+/// What one reduction over a tensor's values tells the quantization checks: how many values
+/// are NaN or ±inf, and the largest magnitude among the finite ones.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ValueRange {
+    /// Values that are NaN, `+inf` or `-inf`.
+    pub non_finite: u64,
+    /// All values, finite or not.
+    pub len: u64,
+    /// The largest `|x|` over the finite values (0 when there are none).
+    pub max_abs: f32,
+}
+
+/// Checks a tensor's values for min-max dynamic quantization under `scheme`: every value
+/// finite, and the scale burn will compute (`2·max|x| / (b − a)`, in f32, for the value range
+/// `[a, b]` of the scheme) finite and within its dtype.
+///
+/// Why: a scale computed from NaN or ±inf is meaningless, and burn 0.22.1 does not say so —
+/// Flex silently replaces the scale with `f32::MIN_POSITIVE` and dequantizes every value to
+/// about 1e-36, CubeCL dequantizes to NaN, NdArray panics. A scale that overflows f32 (`|x|`
+/// above `f32::MAX / 2`) or its narrower dtype (F16: 65504, UE4M3: 448) saturates or turns to
+/// infinity: the round trip comes back as NaN or clipped to a fraction of the input, silently.
+/// A two-level scheme's per-tensor scale is f32 and absorbs its block scales' range, so only
+/// the f32 limit applies there.
+///
+/// # Errors
+///
+/// [`GuardError::InvalidArgument`] naming `op` and the count of non-finite values, or the
+/// largest magnitude and the scale it would need.
+///
+/// ```
+/// use burn::tensor::quantization::{QuantScheme, ScaleDtype};
+/// use burn_guard::check::quant::{ValueRange, quant_values};
+///
+/// let scheme = QuantScheme::default();
+/// let finite = ValueRange { non_finite: 0, len: 8, max_abs: 3.0 };
+/// assert!(quant_values("quantize_dynamic", &scheme, finite).is_ok());
+///
+/// let nan = ValueRange { non_finite: 2, len: 8, max_abs: 3.0 };
+/// let err = quant_values("quantize_dynamic", &scheme, nan).unwrap_err();
+/// assert!(err.to_string().contains("got 2 non-finite of 8 values"), "{err}");
+///
+/// let huge = ValueRange { non_finite: 0, len: 8, max_abs: f32::MAX };
+/// assert!(quant_values("quantize_dynamic", &scheme, huge).is_err());
+/// let f16 = QuantScheme::default().per_block([8], ScaleDtype::F16);
+/// let big = ValueRange { non_finite: 0, len: 8, max_abs: 1e7 };
+/// assert!(quant_values("quantize_dynamic", &f16, big).is_err());
+/// ```
+pub fn quant_values(op: &'static str, scheme: &QuantScheme, values: ValueRange) -> Result<()> {
+    if values.non_finite > 0 {
+        return Err(GuardError::InvalidArgument {
+            op,
+            rule: "values must be finite; a scale computed from NaN or ±inf is meaningless",
+            got: format!("{} non-finite of {} values", values.non_finite, values.len),
+        });
+    }
+    let (a, b) = scheme.value.range();
+    let scale = 2.0 * values.max_abs / (b - a);
+    let two_level = scheme.block_scale().is_some() && scheme.tensor_scale().is_some();
+    let dtype = if two_level {
+        ScaleDtype::F32
+    } else {
+        scheme.scale_dtype()
+    };
+    let limit = dtype.max_representable();
+    if !(scale.is_finite() && scale <= limit) {
+        return Err(GuardError::InvalidArgument {
+            op,
+            rule: "the largest magnitude must give a scale (2·max|x| / quantized range) that its dtype can hold",
+            got: format!(
+                "max|x|={:e}, scale={scale:e}, {dtype:?} max {limit:e}",
+                values.max_abs
+            ),
+        });
+    }
+    Ok(())
+}
+
 /// Checks that `calibration` can produce the scales `scheme` needs.
 ///
 /// `AbsMean` (BitNet's gamma) is a mean over the whole tensor or block; a two-level scheme
@@ -243,13 +362,15 @@ mod tests {
     use super::*;
     use burn::tensor::quantization::QuantValue;
 
+    type TestResult = std::result::Result<(), Box<dyn std::error::Error>>;
+
     fn q(value: QuantValue, store: QuantStore) -> QuantScheme {
         QuantScheme::default().with_value(value).with_store(store)
     }
 
     /// One row per rule: (scheme, shape, expected Display substring or None for Ok).
     #[test]
-    fn table_of_rules() {
+    fn table_of_rules() -> TestResult {
         let b32 = |s: QuantScheme| s.per_block([32], ScaleDtype::F32);
         let rows: Vec<(QuantScheme, Vec<usize>, Option<&str>)> = vec![
             (QuantScheme::default(), vec![3, 5], None),
@@ -324,21 +445,84 @@ mod tests {
                     assert!(shown.contains(text), "{shown} lacks {text}");
                 }
                 (expected, got) => {
-                    panic!("{scheme:?} on {shape:?}: expected {expected:?}, got {got:?}")
+                    return Err(format!(
+                        "{scheme:?} on {shape:?}: expected {expected:?}, got {got:?}"
+                    )
+                    .into());
                 }
             }
         }
+        Ok(())
     }
 
     #[test]
-    fn layout_counts_scales() {
+    fn layout_counts_scales() -> TestResult {
         let scheme = QuantScheme::default().per_block([8, 8], ScaleDtype::F32);
-        let layout = quant_scheme("q", &scheme, &[16, 32]).unwrap();
+        let layout = quant_scheme("q", &scheme, &[16, 32])?;
         assert_eq!(layout.block, Some(vec![8, 8]));
         assert_eq!(layout.num_scales, 8);
         assert!(!layout.two_level);
-        let layout = quant_scheme("q", &QuantScheme::default(), &[16, 32]).unwrap();
+        let layout = quant_scheme("q", &QuantScheme::default(), &[16, 32])?;
         assert_eq!(layout.num_scales, 1);
+        Ok(())
+    }
+
+    /// One row per value rule: (scheme, range, expected Display substring or None for Ok).
+    #[test]
+    fn value_rules() -> TestResult {
+        let range = |non_finite, max_abs| ValueRange {
+            non_finite,
+            len: 64,
+            max_abs,
+        };
+        let f16 = QuantScheme::default().per_block([8], ScaleDtype::F16);
+        let two_level = QuantScheme::default()
+            .per_block([16], ScaleDtype::UE4M3)
+            .per_tensor(ScaleDtype::F32);
+        let rows: Vec<(QuantScheme, ValueRange, Option<&str>)> = vec![
+            (QuantScheme::default(), range(0, 0.0), None),
+            (QuantScheme::default(), range(0, 1e38), None),
+            (
+                QuantScheme::default(),
+                range(3, 1.0),
+                Some(
+                    "values must be finite; a scale computed from NaN or ±inf is meaningless; got 3 non-finite of 64 values",
+                ),
+            ),
+            (
+                QuantScheme::default(),
+                range(0, f32::MAX),
+                Some("scale=inf, F32 max"),
+            ),
+            (f16, range(0, 8e6), None),
+            (f16, range(0, 1e7), Some("F16 max 6.5504e4")),
+            // The per-tensor scale of a two-level scheme absorbs the block dtype's range.
+            (two_level, range(0, 1e30), None),
+            (two_level, range(0, f32::MAX), Some("F32 max")),
+        ];
+        for (scheme, values, expected) in rows {
+            let got = quant_values("quantize_dynamic", &scheme, values);
+            match (expected, got) {
+                (None, Ok(())) => {}
+                (Some(text), Err(err @ GuardError::InvalidArgument { .. })) => {
+                    let shown = err.to_string();
+                    assert!(shown.starts_with("quantize_dynamic: "), "{shown}");
+                    assert!(shown.contains(text), "{shown} lacks {text}");
+                }
+                (expected, got) => {
+                    return Err(format!(
+                        "{scheme:?} {values:?}: expected {expected:?}, got {got:?}"
+                    )
+                    .into());
+                }
+            }
+        }
+        assert!(quant_nonempty("q", &[2, 3]).is_ok());
+        assert!(matches!(
+            quant_nonempty("q", &[2, 0, 3]),
+            Err(GuardError::InvalidArgument { .. })
+        ));
+        Ok(())
     }
 
     #[test]

@@ -280,6 +280,8 @@ pub fn empty_any_all(shape: &[usize], dim: usize) -> Option<Vec<usize>> {
 mod tests {
     use super::*;
 
+    type TestResult = Result<(), Box<dyn std::error::Error>>;
+
     /// (dims, rank, resolved dims or `None` for an error)
     type DimsRow = (&'static [isize], usize, Option<Vec<usize>>);
     /// (shape, dims, rank_out, output shape or the error text)
@@ -291,7 +293,7 @@ mod tests {
     );
 
     #[test]
-    fn dims_table() {
+    fn dims_table() -> TestResult {
         let rows: [DimsRow; 5] = [
             (&[], 2, Some(vec![])),
             (&[0, -1], 2, Some(vec![0, 1])),
@@ -302,14 +304,15 @@ mod tests {
         for (list, rank, expected) in rows {
             let got = dims("sum_dims", list, rank);
             match expected {
-                Some(expected) => assert_eq!(got.unwrap(), expected),
+                Some(expected) => assert_eq!(got?, expected),
                 None => {
-                    let err = got.unwrap_err();
+                    let err = got.err().ok_or("dims: expected an error")?;
                     assert!(matches!(err, GuardError::DimOutOfRange { .. }), "{err}");
                     assert!(err.to_string().contains("dimension out of range"), "{err}");
                 }
             }
         }
+        Ok(())
     }
 
     #[test]
@@ -340,13 +343,16 @@ mod tests {
     }
 
     #[test]
-    fn int_mean_table() {
+    fn int_mean_table() -> TestResult {
         assert!(int_mean("mean", &[1]).is_ok());
         for shape in [&[0][..], &[3, 0], &[0, 0, 1]] {
-            let err = int_mean("mean", shape).unwrap_err();
+            let err = int_mean("mean", shape)
+                .err()
+                .ok_or("int_mean: expected an error")?;
             assert!(matches!(err, GuardError::InvalidArgument { .. }));
             assert!(err.to_string().contains("empty int tensor"), "{err}");
         }
+        Ok(())
     }
 
     #[test]
@@ -387,7 +393,7 @@ mod tests {
     }
 
     #[test]
-    fn sum_dims_squeeze_table() {
+    fn sum_dims_squeeze_table() -> TestResult {
         // (shape, dims, rank_out, expected output shape or error text)
         let rows: [SqueezeRow; 8] = [
             (&[2, 3, 4], &[1], 2, Ok(vec![2, 4])),
@@ -412,15 +418,18 @@ mod tests {
                     assert!(variant_ok, "{err}");
                     assert!(err.to_string().contains(text), "{err}");
                 }
-                (expected, got) => panic!("{shape:?} {list:?}: {expected:?} vs {got:?}"),
+                (expected, got) => {
+                    return Err(format!("{shape:?} {list:?}: {expected:?} vs {got:?}").into());
+                }
             }
         }
+        Ok(())
     }
 
     #[test]
-    fn cov_and_any_all() {
+    fn cov_and_any_all() -> TestResult {
         assert!(cov("cov", &[2, 2]).is_ok());
-        let err = cov("cov", &[4]).unwrap_err();
+        let err = cov("cov", &[4]).err().ok_or("cov: expected an error")?;
         assert!(matches!(
             err,
             GuardError::RankMismatch {
@@ -435,5 +444,6 @@ mod tests {
         assert_eq!(empty_any_all(&[0, 0], 0), Some(vec![1, 0]));
         assert_eq!(empty_any_all(&[1, 2], 0), None);
         assert_eq!(reduced_shape(&[4, 5, 6], 2), vec![4, 5, 1]);
+        Ok(())
     }
 }

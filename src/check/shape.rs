@@ -320,6 +320,8 @@ pub fn stack<S: AsRef<[usize]>>(
 mod tests {
     use super::*;
 
+    type TestResult = Result<(), Box<dyn std::error::Error>>;
+
     #[test]
     fn dims_resolve_like_burn() {
         let cases: [(isize, usize, Option<usize>); 7] = [
@@ -337,11 +339,8 @@ mod tests {
     }
 
     #[test]
-    fn matmul_table() {
-        assert_eq!(
-            matmul("matmul", &[4, 2, 3], &[1, 3, 5]).unwrap(),
-            vec![4, 2, 5]
-        );
+    fn matmul_table() -> TestResult {
+        assert_eq!(matmul("matmul", &[4, 2, 3], &[1, 3, 5])?, vec![4, 2, 5]);
         let rows: [(&[usize], &[usize], &str); 3] = [
             (&[3], &[3], "matmul needs tensors of rank 2 or more"),
             (&[2, 3], &[4, 5], "lhs columns must equal rhs rows"),
@@ -352,13 +351,16 @@ mod tests {
             ),
         ];
         for (lhs, rhs, text) in rows {
-            let err = matmul("matmul", lhs, rhs).unwrap_err();
+            let err = matmul("matmul", lhs, rhs)
+                .err()
+                .ok_or("matmul: expected an error")?;
             assert!(err.to_string().contains(text), "{err}");
         }
+        Ok(())
     }
 
     #[test]
-    fn narrow_table() {
+    fn narrow_table() -> TestResult {
         assert!(narrow("narrow", &[4, 4], 0, 1, 3).is_ok());
         let rows = [
             (0, 0, "length must be greater than 0"),
@@ -366,18 +368,18 @@ mod tests {
             (3, 2, "start + length exceeds the dimension size"),
         ];
         for (start, length, text) in rows {
-            let err = narrow("narrow", &[4, 4], 0, start, length).unwrap_err();
+            let err = narrow("narrow", &[4, 4], 0, start, length)
+                .err()
+                .ok_or("narrow: expected an error")?;
             assert!(matches!(err, GuardError::InvalidArgument { .. }));
             assert!(err.to_string().contains(text), "{err}");
         }
+        Ok(())
     }
 
     #[test]
-    fn cat_and_stack() {
-        assert_eq!(
-            cat("cat", &[vec![2, 3], vec![4, 3]], 0).unwrap(),
-            vec![6, 3]
-        );
+    fn cat_and_stack() -> TestResult {
+        assert_eq!(cat("cat", &[vec![2, 3], vec![4, 3]], 0)?, vec![6, 3]);
         assert!(matches!(
             cat("cat", &[vec![2, 3], vec![4, 2]], 0),
             Err(GuardError::ShapeMismatch { .. })
@@ -391,5 +393,6 @@ mod tests {
             stack("stack", &[vec![2, 3], vec![2, 3]], 2, 2),
             Err(GuardError::RankMismatch { .. })
         ));
+        Ok(())
     }
 }

@@ -1223,15 +1223,19 @@ pub fn inserted_units(source: &[usize], target: &[usize]) -> Option<Vec<bool>> {
 mod tests {
     use super::*;
 
+    type TestResult = std::result::Result<(), Box<dyn std::error::Error>>;
+
     /// Asserts `result` is an error of the variant `matches` accepts whose Display contains `text`.
     fn refused<T: std::fmt::Debug>(
         result: Result<T>,
         matches: fn(&GuardError) -> bool,
         text: &str,
     ) {
-        let err = result.unwrap_err();
-        assert!(matches(&err), "wrong variant: {err:?}");
-        assert!(err.to_string().contains(text), "{err}");
+        assert!(result.is_err(), "expected an error, got {result:?}");
+        if let Err(err) = result {
+            assert!(matches(&err), "wrong variant: {err:?}");
+            assert!(err.to_string().contains(text), "{err}");
+        }
     }
 
     fn invalid(e: &GuardError) -> bool {
@@ -1248,24 +1252,25 @@ mod tests {
     }
 
     #[test]
-    fn reshape_table() {
+    fn reshape_table() -> TestResult {
         let e = |v: &[isize]| ShapeArg::Entries(v.to_vec());
         assert_eq!(
-            reshape("reshape", &[2, 3, 4], &e(&[0, -1]), 2).unwrap(),
+            reshape("reshape", &[2, 3, 4], &e(&[0, -1]), 2)?,
             vec![2, 12]
         );
         assert_eq!(
             reshape("reshape", &[0, 3], &e(&[3, 0]), 2)
-                .unwrap_err()
+                .err()
+                .ok_or("reshape: expected an error")?
                 .op(),
             "reshape"
         );
         assert_eq!(
-            reshape("reshape", &[0, 3], &e(&[0, 3, 1]), 3).unwrap(),
+            reshape("reshape", &[0, 3], &e(&[0, 3, 1]), 3)?,
             vec![0, 3, 1]
         );
         assert_eq!(
-            reshape("reshape", &[6], &ShapeArg::Shape(vec![2, 3]), 2).unwrap(),
+            reshape("reshape", &[6], &ShapeArg::Shape(vec![2, 3]), 2)?,
             vec![2, 3]
         );
         type Row = (
@@ -1312,11 +1317,12 @@ mod tests {
         for (source, arg, out, variant, text) in rows {
             refused(reshape("reshape", source, &arg, out), variant, text);
         }
+        Ok(())
     }
 
     #[test]
-    fn permute_flip_movedim_table() {
-        assert_eq!(permute("permute", &[2, -3, 1], 3).unwrap(), vec![2, 0, 1]);
+    fn permute_flip_movedim_table() -> TestResult {
+        assert_eq!(permute("permute", &[2, -3, 1], 3)?, vec![2, 0, 1]);
         refused(
             permute("permute", &[0, 3, 1], 3),
             dim_range,
@@ -1327,11 +1333,11 @@ mod tests {
             invalid,
             "axes must be unique",
         );
-        assert_eq!(flip("flip", &[], 2).unwrap(), Vec::<usize>::new());
+        assert_eq!(flip("flip", &[], 2)?, Vec::<usize>::new());
         refused(flip("flip", &[1, -1], 2), invalid, "axes must be unique");
         refused(flip("flip", &[-3], 2), dim_range, "got dim -3 for rank 2");
         assert_eq!(
-            movedim("movedim", &[0, 1], true, &[-1, 0], true, 3).unwrap(),
+            movedim("movedim", &[0, 1], true, &[-1, 0], true, 3)?,
             (vec![0, 1], vec![2, 0])
         );
         refused(
@@ -1354,15 +1360,13 @@ mod tests {
             dim_range,
             "dim 3",
         );
+        Ok(())
     }
 
     #[test]
-    fn flatten_and_squeeze_table() {
-        assert_eq!(flatten("flatten", &[2, 3, 4], 0, -1, 1).unwrap(), vec![24]);
-        assert_eq!(
-            flatten("flatten", &[2, 3, 4], 1, 1, 3).unwrap(),
-            vec![2, 3, 4]
-        );
+    fn flatten_and_squeeze_table() -> TestResult {
+        assert_eq!(flatten("flatten", &[2, 3, 4], 0, -1, 1)?, vec![24]);
+        assert_eq!(flatten("flatten", &[2, 3, 4], 1, 1, 3)?, vec![2, 3, 4]);
         refused(
             flatten("flatten", &[2, 3, 4], 2, 1, 2),
             invalid,
@@ -1380,7 +1384,7 @@ mod tests {
         );
         refused(flatten("flatten", &[2, 3, 4], 0, 3, 1), dim_range, "dim 3");
 
-        assert_eq!(squeeze("squeeze", &[1, 2, 1], 1).unwrap(), vec![2]);
+        assert_eq!(squeeze("squeeze", &[1, 2, 1], 1)?, vec![2]);
         refused(squeeze("squeeze", &[1, 1], 1), rank, "rank-0 tensor");
         refused(
             squeeze("squeeze", &[1, 2, 3], 1),
@@ -1388,7 +1392,7 @@ mod tests {
             "number of dimensions left",
         );
 
-        assert_eq!(squeeze_dim("squeeze_dim", &[2, 1], -1, 1).unwrap(), vec![2]);
+        assert_eq!(squeeze_dim("squeeze_dim", &[2, 1], -1, 1)?, vec![2]);
         refused(
             squeeze_dim("squeeze_dim", &[2, 1], 0, 1),
             invalid,
@@ -1411,7 +1415,7 @@ mod tests {
         );
 
         assert_eq!(
-            squeeze_dims("squeeze_dims", &[1, 2, 1], &[0, 0], 2).unwrap(),
+            squeeze_dims("squeeze_dims", &[1, 2, 1], &[0, 0], 2)?,
             vec![2, 1]
         );
         refused(
@@ -1434,18 +1438,19 @@ mod tests {
             dim_range,
             "dim -4",
         );
+        Ok(())
     }
 
     #[test]
-    fn unsqueeze_table() {
+    fn unsqueeze_table() -> TestResult {
         refused(
             unsqueeze("unsqueeze", &[2, 3], 1),
             rank,
             "cannot lower the rank",
         );
-        assert_eq!(unsqueeze("unsqueeze", &[2, 3], 2).unwrap(), vec![2, 3]);
+        assert_eq!(unsqueeze("unsqueeze", &[2, 3], 2)?, vec![2, 3]);
         assert_eq!(
-            unsqueeze_dim("unsqueeze_dim", &[2, 3], 1, 4).unwrap(),
+            unsqueeze_dim("unsqueeze_dim", &[2, 3], 1, 4)?,
             vec![2, 1, 3, 1]
         );
         refused(
@@ -1460,16 +1465,16 @@ mod tests {
         );
         // burn's replay: duplicates bump forward; negatives count from the end.
         assert_eq!(
-            unsqueeze_dims("unsqueeze_dims", &[3], &[0, 0], 3).unwrap(),
+            unsqueeze_dims("unsqueeze_dims", &[3], &[0, 0], 3)?,
             vec![1, 1, 3]
         );
         assert_eq!(
-            unsqueeze_dims("unsqueeze_dims", &[3], &[-1, -1], 3).unwrap(),
+            unsqueeze_dims("unsqueeze_dims", &[3], &[-1, -1], 3)?,
             vec![3, 1, 1]
         );
         // burn accepts a rank that drops a unit dim and inserts one.
         assert_eq!(
-            unsqueeze_dims("unsqueeze_dims", &[3, 1], &[1], 2).unwrap(),
+            unsqueeze_dims("unsqueeze_dims", &[3, 1], &[1], 2)?,
             vec![3, 1]
         );
         refused(
@@ -1509,17 +1514,15 @@ mod tests {
         );
         assert_eq!(inserted_units(&[2, 3], &[2, 3]), Some(vec![false, false]));
         assert_eq!(inserted_units(&[2, 3], &[3, 2]), None);
+        Ok(())
     }
 
     #[test]
-    fn expand_unfold_table() {
+    fn expand_unfold_table() -> TestResult {
         let e = |v: &[isize]| ShapeArg::Entries(v.to_vec());
+        assert_eq!(expand("expand", &[1, 3], &e(&[2, -1]), 2)?, vec![2, 3]);
         assert_eq!(
-            expand("expand", &[1, 3], &e(&[2, -1]), 2).unwrap(),
-            vec![2, 3]
-        );
-        assert_eq!(
-            expand("expand", &[1, 3], &ShapeArg::Shape(vec![0, 3]), 2).unwrap(),
+            expand("expand", &[1, 3], &ShapeArg::Shape(vec![0, 3]), 2)?,
             vec![0, 3]
         );
         refused(
@@ -1553,10 +1556,7 @@ mod tests {
             "must have the output rank",
         );
 
-        assert_eq!(
-            unfold("unfold", &[2, 5], -1, 5, 3, 3).unwrap(),
-            vec![2, 1, 5]
-        );
+        assert_eq!(unfold("unfold", &[2, 5], -1, 5, 3, 3)?, vec![2, 1, 5]);
         refused(
             unfold("unfold", &[2, 5], 1, 0, 1, 3),
             invalid,
@@ -1578,10 +1578,11 @@ mod tests {
             "input rank + 1",
         );
         refused(unfold("unfold", &[2, 5], 2, 2, 1, 3), dim_range, "dim 2");
+        Ok(())
     }
 
     #[test]
-    fn roll_repeat_table() {
+    fn roll_repeat_table() -> TestResult {
         assert!(roll("roll", &[], &[], 2).is_ok());
         refused(roll("roll", &[1], &[], 2), invalid, "same length");
         refused(
@@ -1590,7 +1591,7 @@ mod tests {
             "overflow isize",
         );
         refused(roll("roll", &[1], &[2], 2), dim_range, "dim 2");
-        assert_eq!(repeat_dim("repeat_dim", &[2, 3], 0, 0).unwrap(), vec![0, 3]);
+        assert_eq!(repeat_dim("repeat_dim", &[2, 3], 0, 0)?, vec![0, 3]);
         refused(
             repeat_dim("repeat_dim", &[2, 3], 0, usize::MAX),
             invalid,
@@ -1601,7 +1602,7 @@ mod tests {
             dim_range,
             "dim -3",
         );
-        assert_eq!(repeat("repeat", &[2, 3], &[0]).unwrap(), vec![0, 3]);
+        assert_eq!(repeat("repeat", &[2, 3], &[0])?, vec![0, 3]);
         refused(
             repeat("repeat", &[2, 3], &[0, 1, 1]),
             invalid,
@@ -1617,10 +1618,11 @@ mod tests {
             invalid,
             "overflows usize",
         );
+        Ok(())
     }
 
     #[test]
-    fn pad_table() {
+    fn pad_table() -> TestResult {
         let pairs = |v: &[(usize, usize)]| PadArg::Pairs(v.to_vec());
         assert_eq!(
             pad(
@@ -1628,8 +1630,7 @@ mod tests {
                 &[2, 3],
                 &PadArg::Ltrb(1, 2, 3, 4),
                 &PadMode::Constant(0.0)
-            )
-            .unwrap(),
+            )?,
             vec![(3, 4), (1, 2)]
         );
         assert!(pad("pad", &[0, 3], &pairs(&[(0, 0), (1, 1)]), &PadMode::Edge).is_ok());
@@ -1685,28 +1686,23 @@ mod tests {
             invalid,
             "finite",
         );
+        Ok(())
     }
 
     #[test]
-    fn chunk_split_meshgrid_table() {
+    fn chunk_split_meshgrid_table() -> TestResult {
         // Where burn works, the pieces match burn's; (4, 3) is burn's bug.
-        assert_eq!(
-            chunk("chunk", &[6], 3, 0).unwrap(),
-            vec![(0, 2), (2, 2), (4, 2)]
-        );
-        assert_eq!(chunk("chunk", &[2], 3, 0).unwrap(), vec![(0, 1), (1, 1)]);
-        assert_eq!(chunk("chunk", &[0], 3, 0).unwrap(), vec![]);
-        assert_eq!(
-            chunk("chunk", &[9], 4, 0).unwrap(),
-            vec![(0, 3), (3, 3), (6, 3)]
-        );
+        assert_eq!(chunk("chunk", &[6], 3, 0)?, vec![(0, 2), (2, 2), (4, 2)]);
+        assert_eq!(chunk("chunk", &[2], 3, 0)?, vec![(0, 1), (1, 1)]);
+        assert_eq!(chunk("chunk", &[0], 3, 0)?, vec![]);
+        assert_eq!(chunk("chunk", &[9], 4, 0)?, vec![(0, 3), (3, 3), (6, 3)]);
         refused(
             chunk("chunk", &[4], 0, 0),
             invalid,
             "chunks must be greater than 0",
         );
         refused(chunk("chunk", &[4], 1, 1), dim_range, "dim 1");
-        assert_eq!(split("split", &[0], 0, 0).unwrap(), vec![]);
+        assert_eq!(split("split", &[0], 0, 0)?, vec![]);
         refused(
             split("split", &[3], 0, 0),
             invalid,
@@ -1742,5 +1738,6 @@ mod tests {
             rank,
             "number of inputs + 1",
         );
+        Ok(())
     }
 }

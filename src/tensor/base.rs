@@ -4,6 +4,7 @@ use burn::tensor::kind::Basic;
 use burn::tensor::{AsIndex, Int, Tensor};
 
 use super::sealed::Sealed;
+use super::view::TryView;
 use crate::check;
 use crate::error::{GuardError, Result};
 use crate::panic::catch;
@@ -180,6 +181,14 @@ pub fn try_cat<const D: usize, K: Basic>(
     let shapes: Vec<[usize; D]> = tensors.iter().map(Tensor::dims).collect();
     check::cat(OP, &shapes, dim)?;
     same_devices(OP, &tensors)?;
+    // burn leaves out the tensors with nothing along `dim` before it dispatches.
+    let filled: Vec<&Tensor<D, K>> = tensors
+        .iter()
+        .zip(&shapes)
+        .filter(|(_, shape)| shape.get(dim).is_some_and(|&size| size > 0))
+        .map(|(tensor, _)| tensor)
+        .collect();
+    same_dtypes(OP, &filled)?;
     catch(OP, || Tensor::cat(tensors, dim))
 }
 
@@ -220,7 +229,28 @@ pub fn try_stack<const D: usize, const D2: usize, K: Basic>(
     let shapes: Vec<[usize; D]> = tensors.iter().map(Tensor::dims).collect();
     check::stack(OP, &shapes, D, D2)?;
     same_devices(OP, &tensors)?;
+    same_dtypes(OP, &tensors.iter().collect::<Vec<_>>())?;
+    if shapes.first().is_some_and(|shape| shape.contains(&0)) {
+        // burn's stack unsqueezes through `reshape`, which reads a 0 as "keep the source dim"
+        // (a panic or a wrong shape): unsqueeze with the twin, which handles empty tensors.
+        let tensors = tensors
+            .into_iter()
+            .map(|tensor| tensor.try_unsqueeze_dim::<D2>(dim))
+            .collect::<Result<Vec<_>>>()?;
+        return catch(OP, || Tensor::cat(tensors, dim));
+    }
     catch(OP, || Tensor::stack::<D2>(tensors, dim))
+}
+
+/// Every tensor of the first one's dtype (Flex and NdArray panic on a mismatch).
+fn same_dtypes<const D: usize, K: Basic>(op: &'static str, tensors: &[&Tensor<D, K>]) -> Result<()> {
+    if let Some((first, rest)) = tensors.split_first() {
+        let dtype = first.dtype();
+        for tensor in rest {
+            check::elementwise::same_dtype(op, dtype, tensor.dtype())?;
+        }
+    }
+    Ok(())
 }
 
 /// Every tensor on the first one's device.

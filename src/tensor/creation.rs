@@ -20,7 +20,7 @@ use burn::tensor::{
 
 use super::sealed::Sealed;
 use crate::check::creation as rules;
-use crate::error::{GuardError, Result};
+use crate::error::{GuardError, Result, Unsupported};
 use crate::panic::catch;
 
 /// The dtype burn will create a `K` tensor with (burn's `TensorCreationOptions::resolve_dtype`):
@@ -1000,9 +1000,14 @@ pub trait TryConvert<const D: usize, K: Basic>: Sealed + Sized {
     /// Float primitive kind"). `T: Into<DType> + 'static` is added to burn's bounds so the
     /// target can be inspected; `FloatDType`, `IntDType` and `DType` all satisfy it.
     ///
+    /// Also checks that the device supports a target dtype other than the tensor's own
+    /// (burn's `Device::supports_dtype`): NdArray has no `F16`/`BF16` and panics.
+    ///
     /// # Errors
     ///
-    /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) naming the dtypes.
+    /// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) naming the dtypes.
+    /// - [`GuardError::Unsupported`](crate::GuardError::Unsupported) for a target dtype the
+    ///   device does not support.
     ///
     /// # Fallback
     ///
@@ -1012,6 +1017,9 @@ pub trait TryConvert<const D: usize, K: Basic>: Sealed + Sized {
     /// use burn::tensor::{DType, Device, FloatDType, IntDType, Tensor};
     /// use burn_guard::tensor::TryConvert;
     ///
+    /// #[allow(deprecated)]
+    /// let on_ndarray = Tensor::<1>::from_floats([1.5], &Device::ndarray());
+    /// assert!(on_ndarray.try_cast(FloatDType::F16).is_err());
     /// let t = Tensor::<1>::from_floats([1.5], &Device::flex());
     /// assert_eq!(t.clone().try_cast(IntDType::I64)?.dtype(), DType::I64);
     /// assert_eq!(t.clone().try_cast(FloatDType::F64)?.dtype(), DType::F64);
@@ -1095,6 +1103,21 @@ impl<const D: usize, K: Basic> TryConvert<D, K> for Tensor<D, K> {
             plain,
             <T::OutputKind as TensorKind>::KIND,
         )?;
+        let target: DType = dtype.into();
+        if target != self.dtype() {
+            let device = self.device();
+            let supported = catch(OP, || device.supports_dtype(target)).unwrap_or(false);
+            if !supported {
+                return Err(GuardError::Unsupported(Unsupported {
+                    op: OP,
+                    backend: crate::capability::stack_of(&device).name().to_owned(),
+                    capability: format!("dtype {target:?}"),
+                    reason: "the device does not support this dtype (burn's supports_dtype); \
+                             the backend panics or computes garbage"
+                        .to_owned(),
+                }));
+            }
+        }
         catch(OP, || T::cast(self, dtype))
     }
 

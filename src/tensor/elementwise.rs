@@ -78,6 +78,7 @@ fn binary_ew<const D: usize, K: Basic>(
 ) -> Result<Vec<usize>> {
     let shape = check::broadcast(op, &lhs.dims(), &rhs.dims())?;
     check::same_device(op, &lhs.device(), &rhs.device())?;
+    check::elementwise::same_dtype(op, lhs.dtype(), rhs.dtype())?;
     Ok(shape)
 }
 
@@ -414,12 +415,14 @@ pub trait TryElementwise<const D: usize, K: Basic>: Sealed + Sized {
     /// Fallible twin of [`Tensor::clamp`].
     ///
     /// Checks that `min` and `max` are representable in the tensor's dtype, as for
-    /// [`TryElementwise::try_clamp_min`]. Like burn, does not require `min <= max`.
+    /// [`TryElementwise::try_clamp_min`], and, beyond burn, that `min <= max`
+    /// ([`check::elementwise::clamp_bounds`](crate::check::elementwise::clamp_bounds): Flex
+    /// panics there, NdArray and CubeCL return a value).
     ///
     /// # Errors
     ///
     /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) naming the first
-    /// bad bound and the dtype.
+    /// bad bound and the dtype, or both bounds when `min > max`.
     ///
     /// # Fallback
     ///
@@ -564,6 +567,7 @@ impl<const D: usize, K: Basic> TryElementwise<D, K> for Tensor<D, K> {
         let dtype = self.dtype();
         let min = scalar_arg(OP, min, &dtype)?;
         let max = scalar_arg(OP, max, &dtype)?;
+        check::elementwise::clamp_bounds(OP, min, max)?;
         // Both bounds were converted for the same dtype, so they share a variant.
         match (min, max) {
             (ScalarValue::Float(a), ScalarValue::Float(b)) => catch(OP, || self.clamp(a, b)),

@@ -624,6 +624,7 @@ impl<const D: usize, K: Basic> TryIndexing<D, K> for Tensor<D, K> {
         let device = self.device();
         check::same_device(OP, &device, &indices.device())?;
         check::same_device(OP, &device, &values.device())?;
+        check::elementwise::same_dtype(OP, self.dtype(), values.dtype())?;
         let size = self.dims().get(dim).copied().unwrap_or(0);
         check::indices(OP, &read_indices(OP, &indices)?, size, dim)?;
         catch(OP, || self.scatter(dim, indices, values, update))

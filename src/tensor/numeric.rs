@@ -1,7 +1,7 @@
 //! Twins of burn-tensor `src/tensor/api/numeric.rs`: methods of numeric tensors (float, int).
 
-use burn::tensor::Tensor;
 use burn::tensor::kind::Numeric;
+use burn::tensor::{DType, Tensor, TensorCreationOptions};
 
 use super::sealed::Sealed;
 use crate::check;
@@ -107,6 +107,12 @@ pub trait TryNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     /// Checks the device, a rank of at least 2, the inner dimensions (`lhs[.., k]`,
     /// `rhs[.., k, _]`) and that batch dimensions are equal or 1.
     ///
+    /// When an operand has a zero-sized dimension, the product is built without a matmul
+    /// kernel, on every backend: an empty tensor of the output shape, or zeros for
+    /// `[.., m, 0] · [.., 0, n]` (an empty sum). burn 0.22.1 panics there on NdArray and
+    /// returns an uninitialised buffer for `[m, 0] · [0, n]` on CubeCL (wgpu); Flex agrees
+    /// with this result.
+    ///
     /// # Errors
     ///
     /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
@@ -126,6 +132,11 @@ pub trait TryNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     /// assert_eq!(a.clone().try_matmul(Tensor::ones([3, 4], &device))?.dims(), [2, 4]);
     /// let err = a.try_matmul(Tensor::ones([4, 5], &device)).unwrap_err();
     /// assert_eq!(err.to_string(), "matmul: lhs columns must equal rhs rows; got [2, 3] and [4, 5]");
+    ///
+    /// // An empty inner dimension is an empty sum: zeros, on every backend.
+    /// let zeros = Tensor::<2>::zeros([2, 0], &device).try_matmul(Tensor::zeros([0, 4], &device))?;
+    /// assert_eq!(zeros.dims(), [2, 4]);
+    /// assert_eq!(zeros.abs().sum().into_scalar::<f32>(), 0.0);
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "matmul")]
@@ -139,6 +150,7 @@ macro_rules! binary_ew {
             const OP: &str = stringify!($burn);
             check::same_device(OP, &self.device(), &other.device())?;
             check::shape::broadcastable(OP, &self.dims(), &other.dims())?;
+            check::elementwise::same_dtype(OP, self.dtype(), other.dtype())?;
             catch(OP, || Tensor::$burn(self, other))
         }
     };
@@ -153,7 +165,42 @@ impl<const D: usize, K: Numeric> TryNumeric<D, K> for Tensor<D, K> {
     fn try_matmul(self, other: Self) -> Result<Self> {
         const OP: &str = "matmul";
         check::same_device(OP, &self.device(), &other.device())?;
-        check::matmul(OP, &self.dims(), &other.dims())?;
+        let (lhs, rhs) = (self.dims(), other.dims());
+        check::matmul(OP, &lhs, &rhs)?;
+        if lhs.contains(&0) || rhs.contains(&0) {
+            return catch(OP, || zero_sized_product(&self, &lhs, &rhs));
+        }
         catch(OP, || self.matmul(other))
+    }
+}
+
+/// The product of operands of which one has no elements, built without a matmul kernel: an
+/// empty tensor of the output shape, or zeros when only the inner dimension `k` is zero (an
+/// empty sum). burn 0.22.1 disagrees across backends here: NdArray panics on every such shape,
+/// and CubeCL's matmul returns its uninitialised output buffer for `[m, 0] · [0, n]` (and a
+/// kernel panic on wgpu would happen on the fusion worker thread, where it poisons the device).
+/// `lhs` and `rhs` passed [`check::matmul`].
+fn zero_sized_product<const D: usize, K: Numeric>(
+    lhs_tensor: &Tensor<D, K>,
+    lhs: &[usize; D],
+    rhs: &[usize; D],
+) -> Tensor<D, K> {
+    // Batch dims broadcast as burn does: 1 stretches to the other side, including to 0.
+    let mut out = *lhs;
+    for ((o, &l), &r) in out.iter_mut().zip(lhs).zip(rhs).take(D.saturating_sub(2)) {
+        *o = if l == 1 { r } else { l };
+    }
+    if let (Some(n), Some(&cols)) = (out.last_mut(), rhs.last()) {
+        *n = cols;
+    }
+    let device = lhs_tensor.device();
+    let options = match lhs_tensor.dtype() {
+        DType::QFloat(_) => TensorCreationOptions::new(device),
+        dtype => TensorCreationOptions::new(device).with_dtype(dtype),
+    };
+    if out.contains(&0) {
+        Tensor::empty(out, options)
+    } else {
+        Tensor::zeros(out, options)
     }
 }

@@ -2,8 +2,8 @@
 
 use std::time::Instant;
 
-use burn::tensor::Tensor;
 use burn::tensor::quantization::QuantScheme;
+use burn::tensor::{Tensor, Transaction};
 
 use super::sealed::Sealed;
 use crate::capability::{Support, quantize_support, stack_of};
@@ -19,13 +19,23 @@ const OP: &str = "quantize_dynamic";
 /// Sealed: implemented for `burn::Tensor<D>` only.
 pub trait TryQuantize<const D: usize>: Sealed + Sized {
     /// Guarded [`Tensor::quantize_dynamic`] under the strict policy: checks the scheme against
-    /// the shape and the device's capability, then quantizes. Nothing runs on refusal.
+    /// the shape, the shape for emptiness, the device's capability, then the values' range,
+    /// then quantizes. Nothing is quantized on refusal.
+    ///
+    /// Costs one reduction and one synchronous read of two numbers (the count of non-finite
+    /// values and the largest magnitude) before quantizing: burn computes its scale from the
+    /// values and, for NaN, ±inf or a magnitude whose scale overflows, returns NaN or garbage
+    /// on some backends without a word (see [`check::quant::quant_values`]).
     ///
     /// # Errors
     ///
     /// - [`GuardError::InvalidQuantScheme`] when no backend can apply the scheme to this shape.
+    /// - [`GuardError::InvalidArgument`] for a tensor with no elements (no range to calibrate
+    ///   from), for NaN or ±inf values (with their count), or when the largest magnitude needs
+    ///   a scale its dtype cannot hold (`f32::MAX`; 1e7 with F16 scales).
     /// - [`GuardError::Unsupported`] when the device's backend cannot (NdArray with a packed
     ///   store, E4M3 on Flex, …).
+    /// - [`GuardError::Execution`] when the values' range cannot be read back.
     /// - [`GuardError::BackendPanic`] if burn panics anyway.
     ///
     /// # Fallback
@@ -55,7 +65,8 @@ pub trait TryQuantize<const D: usize>: Sealed + Sized {
     /// # Errors
     ///
     /// As [`TryQuantize::try_quantize_dynamic`]; [`GuardError::Unsupported`] also when no
-    /// fallback device can.
+    /// fallback device can. The values are checked on the tensor's own device before they
+    /// move, so refused values never reach a fallback device.
     ///
     /// # Fallback
     ///
@@ -86,20 +97,31 @@ impl<const D: usize> TryQuantize<D> for Tensor<D> {
 
     fn quantize_dynamic_with(self, scheme: &QuantScheme, policy: &Policy) -> Result<Self> {
         let stats = policy.recorder();
+        let counted = |outcome: Result<Self>| {
+            if outcome.is_err() {
+                stats.error(OP);
+            }
+            outcome
+        };
         let dims = self.dims();
-        if let Err(err) = check::quant_scheme(OP, scheme, &dims) {
+        if let Err(err) = check::quant_scheme(OP, scheme, &dims)
+            .and_then(|_| check::quant::quant_nonempty(OP, &dims))
+        {
             stats.error(OP);
             return Err(err);
         }
         let stack = stack_of(&self.device());
         let reason = match quantize_support(stack, scheme, &dims) {
             Support::Native => {
-                let outcome = catch(OP, || self.quantize_dynamic(scheme));
-                match &outcome {
-                    Ok(_) => stats.native(OP),
-                    Err(_) => stats.error(OP),
+                if let Err(err) = check_values(&self, scheme) {
+                    stats.error(OP);
+                    return Err(err);
                 }
-                return outcome;
+                let outcome = catch(OP, || self.quantize_dynamic(scheme));
+                if outcome.is_ok() {
+                    stats.native(OP);
+                }
+                return counted(outcome);
             }
             Support::Unsupported(reason) => reason,
         };
@@ -126,6 +148,11 @@ impl<const D: usize> TryQuantize<D> for Tensor<D> {
                 "{reason}; no fallback device of the policy can"
             )));
         };
+        // Refused values never move: the check runs where the tensor is.
+        if let Err(err) = check_values(&self, scheme) {
+            stats.error(OP);
+            return Err(err);
+        }
         let bytes =
             u64::try_from(dims.iter().product::<usize>().saturating_mul(4)).unwrap_or(u64::MAX);
         let start = Instant::now();
@@ -138,10 +165,62 @@ impl<const D: usize> TryQuantize<D> for Tensor<D> {
         };
         stats.moved(OP, bytes, 0, start.elapsed());
         stats.fallback(OP, stack.name(), target_stack.name());
-        let outcome = catch(OP, || moved.quantize_dynamic(scheme));
-        if outcome.is_err() {
-            stats.error(OP);
-        }
-        outcome
+        counted(catch(OP, || moved.quantize_dynamic(scheme)))
+    }
+}
+
+/// Reads the values' range — one reduction and one synchronous read (a [`Transaction`] of the
+/// non-finite count and the largest finite magnitude) — and checks it with
+/// [`check::quant::quant_values`].
+///
+/// The read is the price of never returning a silently wrong quantization: burn computes the
+/// scale from the values, and a NaN, an infinity or a magnitude whose scale overflows its dtype
+/// gives a result that dequantizes to NaN or to garbage on some backend (see
+/// [`check::quant::quant_values`]). Non-finite values are masked before the maximum, which
+/// NdArray would otherwise panic on.
+fn check_values<const D: usize>(tensor: &Tensor<D>, scheme: &QuantScheme) -> Result<()> {
+    let values = tensor.clone();
+    let len = u64::try_from(values.shape().num_elements()).unwrap_or(u64::MAX);
+    let data = catch(OP, || {
+        let bad = values.clone().is_finite().bool_not();
+        let count = bad.clone().int().sum();
+        let max_abs = values.abs().mask_fill(bad, 0.0).max();
+        Transaction::default()
+            .register(count)
+            .register(max_abs)
+            .try_execute()
+    })?
+    .map_err(|source| GuardError::Execution { op: OP, source })?;
+    let mut data = data.into_iter();
+    let (Some(count), Some(max_abs)) = (data.next(), data.next()) else {
+        return Err(unreadable());
+    };
+    let non_finite = count
+        .convert::<i64>()
+        .iter::<i64>()
+        .next()
+        .and_then(|n| u64::try_from(n).ok())
+        .ok_or_else(unreadable)?;
+    let max_abs = max_abs
+        .convert::<f32>()
+        .iter::<f32>()
+        .next()
+        .ok_or_else(unreadable)?;
+    check::quant::quant_values(
+        OP,
+        scheme,
+        check::quant::ValueRange {
+            non_finite,
+            len,
+            max_abs,
+        },
+    )
+}
+
+/// The range read came back without the values it was asked for.
+fn unreadable() -> GuardError {
+    GuardError::DeviceUnavailable {
+        device: OP.to_owned(),
+        reason: "the values' range could not be read back".into(),
     }
 }
