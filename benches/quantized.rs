@@ -97,7 +97,7 @@ fn bench(c: &mut Criterion) {
             });
         }
         group.finish();
-        let iters = 20;
+        let iters = 50;
         let base = mean(iters, || {
             model.forward(x.clone()).into_data();
         });
@@ -169,8 +169,8 @@ fn bench(c: &mut Criterion) {
     println!(
         "ratio fallback / native: {:.2} ({t_fallback:.3?} vs {t_native:.3?}); per forward {} bytes out, {} bytes back",
         t_fallback.as_secs_f64() / t_native.as_secs_f64(),
-        (after.bytes_to_fallback - before.bytes_to_fallback) / calls * 3,
-        (after.bytes_from_fallback - before.bytes_from_fallback) / calls * 3,
+        (after.bytes_to_fallback - before.bytes_to_fallback) * 3 / calls,
+        (after.bytes_from_fallback - before.bytes_from_fallback) * 3 / calls,
     );
 }
 

@@ -8,7 +8,7 @@ use burn::nn::Linear;
 use burn::tensor::quantization::QuantScheme;
 use burn::tensor::{Device, Tensor};
 
-use super::report::{LayerReport, Placement};
+use super::report::{LayerReport, Placement, stack_label};
 use crate::backend::check as shapes;
 use crate::capability::stack_of;
 use crate::check;
@@ -172,7 +172,7 @@ impl QuantizedLinear {
             d_input,
             d_output,
             scheme,
-            device: stack_of(device).name().to_owned(),
+            device: stack_label(stack_of(device)),
             placement,
             bytes_before,
             bytes_after,
@@ -205,8 +205,8 @@ impl QuantizedLinear {
             Placement::Native
         } else {
             Placement::Fallback {
-                from: stack_of(&home).name().to_owned(),
-                to: stack_of(&held).name().to_owned(),
+                from: stack_label(stack_of(&home)),
+                to: stack_label(stack_of(&held)),
             }
         };
         let bytes_after = stored_bytes(OP, &packed)?;

@@ -243,7 +243,10 @@ pub fn try_stack<const D: usize, const D2: usize, K: Basic>(
 }
 
 /// Every tensor of the first one's dtype (Flex and NdArray panic on a mismatch).
-fn same_dtypes<const D: usize, K: Basic>(op: &'static str, tensors: &[&Tensor<D, K>]) -> Result<()> {
+fn same_dtypes<const D: usize, K: Basic>(
+    op: &'static str,
+    tensors: &[&Tensor<D, K>],
+) -> Result<()> {
     if let Some((first, rest)) = tensors.split_first() {
         let dtype = first.dtype();
         for tensor in rest {
