@@ -377,30 +377,8 @@ fn check_values<B: Backend>(
     let data = read
         .ok_or_else(unreadable)?
         .map_err(|source| GuardError::Execution { op, source })?;
-    let mut data = data.into_iter();
-    let (Some(count), Some(max_abs)) = (data.next(), data.next()) else {
-        return Err(unreadable());
-    };
-    let non_finite = count
-        .convert::<i64>()
-        .iter::<i64>()
-        .next()
-        .and_then(|n| u64::try_from(n).ok())
-        .ok_or_else(unreadable)?;
-    let max_abs = max_abs
-        .convert::<f32>()
-        .iter::<f32>()
-        .next()
-        .ok_or_else(unreadable)?;
-    check::quant::quant_values(
-        op,
-        scheme,
-        check::quant::ValueRange {
-            non_finite,
-            len,
-            max_abs,
-        },
-    )
+    let range = check::quant::ValueRange::from_reads(op, data, len)?;
+    check::quant::quant_values(op, scheme, range)
 }
 
 /// The output shape of a matmul with a zero-sized operand (shapes that passed

@@ -184,6 +184,57 @@ pub struct ValueRange {
     pub max_abs: f32,
 }
 
+impl ValueRange {
+    /// Decodes the two scalars a range read returns — the non-finite count (any int dtype)
+    /// and the largest finite magnitude (any float dtype) — for a tensor of `len` values.
+    /// Shared by the tensor-level and backend-level reads, which differ only in how they
+    /// reduce.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::DeviceUnavailable`] when the read did not return both scalars.
+    ///
+    /// ```
+    /// use burn_backend::TensorData;
+    /// use burn_guard::check::quant::ValueRange;
+    ///
+    /// let reads = vec![TensorData::from([2i64]), TensorData::from([3.5f32])];
+    /// let range = ValueRange::from_reads("quantize_dynamic", reads, 8)?;
+    /// assert_eq!((range.non_finite, range.len, range.max_abs), (2, 8, 3.5));
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    pub fn from_reads(
+        op: &'static str,
+        reads: impl IntoIterator<Item = burn_backend::TensorData>,
+        len: u64,
+    ) -> Result<Self> {
+        let unreadable = || GuardError::DeviceUnavailable {
+            device: op.to_owned(),
+            reason: "the values' range could not be read back".into(),
+        };
+        let mut reads = reads.into_iter();
+        let (Some(count), Some(max_abs)) = (reads.next(), reads.next()) else {
+            return Err(unreadable());
+        };
+        let non_finite = count
+            .convert::<i64>()
+            .iter::<i64>()
+            .next()
+            .and_then(|n| u64::try_from(n).ok())
+            .ok_or_else(unreadable)?;
+        let max_abs = max_abs
+            .convert::<f32>()
+            .iter::<f32>()
+            .next()
+            .ok_or_else(unreadable)?;
+        Ok(Self {
+            non_finite,
+            len,
+            max_abs,
+        })
+    }
+}
+
 /// Checks a tensor's values for min-max dynamic quantization under `scheme`: every value
 /// finite, and the scale burn will compute (`2·max|x| / (b − a)`, in f32, for the value range
 /// `[a, b]` of the scheme) finite and within its dtype.

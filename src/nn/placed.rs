@@ -63,13 +63,13 @@ impl<B: Backend, C: Backend> PlacedLinear<B, C> {
     ///
     /// # Errors
     ///
-    /// - [`GuardError::RankMismatch`] / [`GuardError::ShapeMismatch`] for a weight that is not
+    /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) / [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) for a weight that is not
     ///   rank 2 or a bias that is not `[d_output]`.
-    /// - [`GuardError::InvalidQuantScheme`] when the scheme cannot apply to
+    /// - [`GuardError::InvalidQuantScheme`](crate::GuardError::InvalidQuantScheme) when the scheme cannot apply to
     ///   `[d_output, d_input]`.
-    /// - [`GuardError::Unsupported`] when `B` cannot and the policy forbids fallback (every
+    /// - [`GuardError::Unsupported`](crate::GuardError::Unsupported) when `B` cannot and the policy forbids fallback (every
     ///   remote device under [`Policy::strict`]), or `C` cannot either.
-    /// - [`GuardError::Execution`] / [`GuardError::BackendPanic`] when a read or a backend
+    /// - [`GuardError::Execution`](crate::GuardError::Execution) / [`GuardError::BackendPanic`](crate::GuardError::BackendPanic) when a read or a backend
     ///   fails.
     ///
     /// # Fallback
@@ -168,9 +168,9 @@ impl<B: Backend, C: Backend> PlacedLinear<B, C> {
     ///
     /// # Errors
     ///
-    /// - [`GuardError::RankMismatch`] / [`GuardError::ShapeMismatch`] when `x` is not
+    /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) / [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) when `x` is not
     ///   `[..., d_input]`.
-    /// - [`GuardError::Execution`] / [`GuardError::BackendPanic`] when a move or a backend
+    /// - [`GuardError::Execution`](crate::GuardError::Execution) / [`GuardError::BackendPanic`](crate::GuardError::BackendPanic) when a move or a backend
     ///   fails.
     ///
     /// # Fallback

@@ -191,36 +191,6 @@ fn check_values<const D: usize>(tensor: &Tensor<D>, scheme: &QuantScheme) -> Res
             .try_execute()
     })?
     .map_err(|source| GuardError::Execution { op: OP, source })?;
-    let mut data = data.into_iter();
-    let (Some(count), Some(max_abs)) = (data.next(), data.next()) else {
-        return Err(unreadable());
-    };
-    let non_finite = count
-        .convert::<i64>()
-        .iter::<i64>()
-        .next()
-        .and_then(|n| u64::try_from(n).ok())
-        .ok_or_else(unreadable)?;
-    let max_abs = max_abs
-        .convert::<f32>()
-        .iter::<f32>()
-        .next()
-        .ok_or_else(unreadable)?;
-    check::quant::quant_values(
-        OP,
-        scheme,
-        check::quant::ValueRange {
-            non_finite,
-            len,
-            max_abs,
-        },
-    )
-}
-
-/// The range read came back without the values it was asked for.
-fn unreadable() -> GuardError {
-    GuardError::DeviceUnavailable {
-        device: OP.to_owned(),
-        reason: "the values' range could not be read back".into(),
-    }
+    let range = check::quant::ValueRange::from_reads(OP, data, len)?;
+    check::quant::quant_values(OP, scheme, range)
 }
