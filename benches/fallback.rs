@@ -66,7 +66,7 @@ fn bench(c: &mut Criterion) {
     });
     group.finish();
 
-    let stats = policy.stats()["q_matmul"];
+    let stats = policy.stats_of(burn_guard::policy::Op::QMatmul);
     let mib = (stats.bytes_to_fallback + stats.bytes_from_fallback) as f64 / (1024.0 * 1024.0);
     if mib > 0.0 {
         println!(

@@ -12,7 +12,7 @@ use std::time::Duration;
 use burn::tensor::quantization::QuantScheme;
 use burn::tensor::{Device, Tensor};
 use burn_guard::capability::{BackendStack, quantize_support, stack_of};
-use burn_guard::policy::Policy;
+use burn_guard::policy::{Op, Policy};
 use burn_guard::prelude::*;
 use criterion::{Criterion, criterion_group, criterion_main};
 
@@ -88,8 +88,17 @@ fn decisions(c: &mut Criterion) {
     group.bench_function("stack of a device (cached)", |bench| {
         bench.iter(|| black_box(stack_of(black_box(&device))))
     });
+    group.bench_function("cached capability lookup (device to answer)", |bench| {
+        bench.iter(|| {
+            black_box(quantize_support(
+                stack_of(black_box(&device)),
+                &scheme,
+                &[64, 64],
+            ))
+        })
+    });
     group.bench_function("policy decision", |bench| {
-        bench.iter(|| black_box(policy.may_fall_back(black_box("quantize_dynamic"))))
+        bench.iter(|| black_box(policy.may_fall_back(black_box(Op::QuantizeDynamic))))
     });
     group.finish();
 }

@@ -158,13 +158,13 @@ fn bench(c: &mut Criterion) {
             .unwrap()
             .into_data();
     });
-    let before = policy.stats()[burn_guard::nn::QUANTIZED_LINEAR];
+    let before = policy.stats_of(burn_guard::policy::Op::QuantizedLinear);
     let t_fallback = mean(iters, || {
         digits::quantized_forward(&fallback, x_nd.clone())
             .unwrap()
             .into_data();
     });
-    let after = policy.stats()[burn_guard::nn::QUANTIZED_LINEAR];
+    let after = policy.stats_of(burn_guard::policy::Op::QuantizedLinear);
     let calls = after.fallbacks - before.fallbacks;
     println!(
         "ratio fallback / native: {:.2} ({t_fallback:.3?} vs {t_native:.3?}); per forward {} bytes out, {} bytes back",

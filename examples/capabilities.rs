@@ -20,6 +20,9 @@ struct Record {
     op: &'static str,
     scheme: String,
     support: &'static str,
+    /// What the backend would do: `panics`, `computes wrong values`, `is not implemented`,
+    /// `is unmeasured`; absent when native.
+    effect: Option<String>,
     reason: Option<String>,
 }
 
@@ -57,13 +60,18 @@ fn records(backend: &'static str, device: String, stack: &BackendStack) -> Vec<R
     let flex = BackendStack::parse("flex");
     let mut out = Vec::new();
     for scheme in schemes() {
-        let (support, reason) = match quantize_support(stack, &scheme, &SHAPE) {
-            Support::Native => ("native", None),
-            Support::Unsupported(reason) => {
+        let (support, effect, reason) = match quantize_support(stack, &scheme, &SHAPE) {
+            Support::Native => ("native", None, None),
+            Support::Gap(gap) => {
+                let effect = Some(gap.effect.to_string());
                 if quantize_support(&flex, &scheme, &SHAPE).is_native() {
-                    ("fallback", Some(format!("{reason}; Flex can")))
+                    (
+                        "fallback",
+                        effect,
+                        Some(format!("{}; Flex can", gap.reason)),
+                    )
                 } else {
-                    ("unsupported", Some(reason))
+                    ("unsupported", effect, Some(gap.reason.into_owned()))
                 }
             }
         };
@@ -74,6 +82,7 @@ fn records(backend: &'static str, device: String, stack: &BackendStack) -> Vec<R
                 op,
                 scheme: SchemeName(&scheme).to_string(),
                 support,
+                effect: effect.clone(),
                 reason: reason.clone(),
             });
         }
@@ -115,13 +124,17 @@ fn main() {
         return;
     }
     // One line per (backend, scheme): the three ops share the answer.
-    println!("{:<8} {:<26} {:<12} reason", "backend", "scheme", "support");
+    println!(
+        "{:<8} {:<26} {:<12} {:<22} reason",
+        "backend", "scheme", "support", "effect"
+    );
     for record in all.iter().filter(|r| r.op == "quantize_dynamic") {
         println!(
-            "{:<8} {:<26} {:<12} {}",
+            "{:<8} {:<26} {:<12} {:<22} {}",
             record.backend,
             record.scheme,
             record.support,
+            record.effect.as_deref().unwrap_or(""),
             record.reason.as_deref().unwrap_or("")
         );
     }

@@ -29,7 +29,7 @@ use burn_backend::{TensorData, read_sync};
 use burn_flex::Flex;
 use burn_guard::backend::Activation;
 use burn_guard::devices::{LoopbackRemote, wgpu_adapter};
-use burn_guard::nn::{ModuleQuantizer, PlacedLinear, QUANTIZED_LINEAR, QuantReport};
+use burn_guard::nn::{ModuleQuantizer, PlacedLinear, QuantReport};
 use burn_guard::policy::Policy;
 use burn_remote::RemoteBackend;
 use digits::{DigitsMlp, Split};
@@ -175,7 +175,7 @@ fn main() {
     match remote_run(&model, &test) {
         Ok((accuracy, report, policy)) => {
             println!("{report}");
-            let stats = policy.stats()["q_matmul"];
+            let stats = policy.stats_of(burn_guard::policy::Op::QMatmul);
             println!(
                 "accuracy {:.2}%; per forward of the test set: {} fallbacks, {} bytes out, {} bytes back",
                 accuracy * 100.0,
@@ -201,7 +201,7 @@ fn main() {
         .unwrap();
     println!("{}", layers.report());
     let logits = digits::quantized_forward(&layers, test.images(&ndarray)).unwrap();
-    let stats = policy.stats()[QUANTIZED_LINEAR];
+    let stats = policy.stats_of(burn_guard::policy::Op::QuantizedLinear);
     println!(
         "accuracy {:.2}%; per forward: {} fallbacks, {} bytes out, {} bytes back, {:.2?} moving",
         digits::accuracy(logits, &test) * 100.0,

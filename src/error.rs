@@ -8,6 +8,7 @@ use std::fmt;
 
 use burn_backend::ExecutionError;
 
+use crate::capability::Gap;
 use crate::check::SchemeName;
 use burn::tensor::quantization::QuantScheme;
 
@@ -157,32 +158,74 @@ pub enum GuardError {
     },
 }
 
-/// A capability gap: `op` cannot run on `backend` because of `reason`.
+/// A capability gap: `op` cannot run on `backend`, and what would happen if it did.
 ///
 /// Shared by every capability refusal so that callers can inspect the gap without matching on
-/// strings.
+/// strings: [`Unsupported::gap`]`.effect` says whether the backend would panic, compute wrong
+/// values, not implement the operation, or was never measured.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Unsupported {
     /// The operation.
     pub op: &'static str,
-    /// The backend stack, as [`Backend::name`](burn_backend::Backend::name) spells it, or the device.
+    /// The backend stack, in a few words (see [`BackendStack::label`](crate::capability::BackendStack::label)).
     pub backend: String,
     /// The capability that is missing, e.g. `quantization q8f-packedu32-tensor`.
     pub capability: String,
-    /// Why: what the backend would do instead (panic, wrong values).
-    pub reason: String,
+    /// What the backend would do instead, and why.
+    pub gap: Gap,
+    /// The fallback backends the policy offered that cannot either, with their gaps, in the
+    /// policy's order. Empty when the policy offered none or forbade falling back.
+    pub fallbacks: Vec<(String, Gap)>,
+}
+
+impl Unsupported {
+    /// A refusal of `op` on `backend` for `capability`, with no fallback tried.
+    pub fn new(
+        op: &'static str,
+        backend: impl Into<String>,
+        capability: impl Into<String>,
+        gap: Gap,
+    ) -> Self {
+        Self {
+            op,
+            backend: backend.into(),
+            capability: capability.into(),
+            gap,
+            fallbacks: Vec::new(),
+        }
+    }
+
+    /// The same refusal, naming the fallback backends that cannot either.
+    #[must_use]
+    pub fn with_fallbacks(mut self, fallbacks: Vec<(String, Gap)>) -> Self {
+        self.fallbacks = fallbacks;
+        self
+    }
 }
 
 impl fmt::Display for Unsupported {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{}: {} is not supported on this backend; got backend {} ({})",
+            "{}: {} {} on this backend; got backend {} ({})",
             self.op,
             self.capability,
-            self.backend,
-            one_line(&self.reason)
-        )
+            self.gap.effect,
+            one_line(&self.backend),
+            one_line(&self.gap.reason)
+        )?;
+        for (i, (backend, gap)) in self.fallbacks.iter().enumerate() {
+            let lead = if i == 0 { "; no fallback can: " } else { ", " };
+            write!(
+                f,
+                "{lead}{} {} ({})",
+                one_line(backend),
+                gap.effect,
+                one_line(&gap.reason)
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -249,12 +292,21 @@ mod tests {
                 op: "float_into_data",
                 after: std::time::Duration::from_secs(5),
             },
-            GuardError::Unsupported(Unsupported {
-                op: "quantize_dynamic",
-                backend: "router<flex>".into(),
-                capability: "quantization".into(),
-                reason: "not implemented\n(panics)".into(),
-            }),
+            GuardError::Unsupported(
+                Unsupported::new(
+                    "quantize_dynamic",
+                    "router<flex>",
+                    "quantization",
+                    Gap::new(
+                        crate::capability::Effect::Panics,
+                        "not implemented\n(panics)",
+                    ),
+                )
+                .with_fallbacks(vec![(
+                    "ndarray\nx".into(),
+                    Gap::new(crate::capability::Effect::Unmeasured, "a\nb"),
+                )]),
+            ),
         ];
         for err in errors {
             let text = err.to_string();

@@ -70,5 +70,6 @@ pub mod panic;
 pub mod policy;
 pub mod prelude;
 pub mod tensor;
+mod transfer;
 
 pub use error::{GuardError, Result, Unsupported};

@@ -7,7 +7,9 @@ mod common;
 
 use burn::tensor::quantization::{QuantScheme, QuantStore, QuantValue, ScaleDtype};
 use burn_backend::Backend;
-use burn_guard::capability::{BackendStack, Support, probe_quantize, quantize_support};
+use burn_guard::capability::{
+    BackendStack, Effect, Support, cached_probe, probe_quantize, quantize_support,
+};
 use burn_guard::check::{self, SchemeName};
 
 const VALUES: [QuantValue; 9] = [
@@ -53,7 +55,19 @@ fn grid() -> Vec<QuantScheme> {
     schemes
 }
 
-/// Compares declared and probed answers for backend `B`; returns the disagreements.
+/// What a probe can tell apart: native, a panic (burn's `unimplemented!()` panics too), or
+/// values that come back wrong. An `Unmeasured` declaration matches nothing a probe says.
+fn category(answer: &Support) -> &'static str {
+    match answer.gap().map(|gap| gap.effect) {
+        None => "native",
+        Some(Effect::Panics | Effect::Unimplemented) => "panics",
+        Some(Effect::WrongValues) => "wrong values",
+        Some(_) => "unmeasured",
+    }
+}
+
+/// Compares declared and probed answers for backend `B` (native, panics, or wrong values);
+/// returns the disagreements.
 ///
 /// With `only_native`, schemes declared unsupported are not run: on wgpu a kernel panic
 /// happens on the fusion worker thread and leaves the device's stream unusable for the rest
@@ -77,7 +91,7 @@ fn disagreements<B: Backend>(device: &B::Device, only_native: bool) -> Vec<Strin
             }
             let probed = probe_quantize::<B>(device, scheme, &shape);
             native += usize::from(probed.is_native());
-            if declared.is_native() != probed.is_native() {
+            if category(&declared) != category(&probed) {
                 wrong.push(format!(
                     "{} {} {shape:?}: declared {declared:?}, measured {probed:?}",
                     stack.name(),
@@ -124,16 +138,45 @@ fn wgpu_table_is_true() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
-/// The declared answers never need a probe for the known backends, and a probe on Flex agrees
-/// with itself when cached.
+/// A probe runs once per (backend, scheme, probe shape): before it, nothing is cached; after
+/// it, the cache holds its answer, and asking again returns that answer.
 #[test]
 fn probes_are_cached() {
     let device = Default::default();
     let scheme = QuantScheme::default();
-    let first = probe_quantize::<burn_flex::Flex>(&device, &scheme, &[2, 8]);
-    let second = probe_quantize::<burn_flex::Flex>(&device, &scheme, &[2, 8]);
-    assert_eq!(first, second);
+    // A shape no other test probes.
+    let shape = [5, 40];
+    assert_eq!(
+        cached_probe::<burn_flex::Flex>(&device, &scheme, &shape),
+        None
+    );
+    let first = probe_quantize::<burn_flex::Flex>(&device, &scheme, &shape);
     assert_eq!(first, Support::Native);
+    assert_eq!(
+        cached_probe::<burn_flex::Flex>(&device, &scheme, &shape),
+        Some(first.clone())
+    );
+    assert_eq!(
+        probe_quantize::<burn_flex::Flex>(&device, &scheme, &shape),
+        first
+    );
+}
+
+/// A probe never allocates the caller's tensor: a huge shape is probed on a small one of the
+/// same rank and residues, and one whose small form is still too large is answered
+/// `Unmeasured` without running anything.
+#[test]
+fn probes_are_bounded() {
+    use burn_guard::capability::{PROBE_MAX_ELEMENTS, probe_shape};
+    let scheme = QuantScheme::default();
+    let huge = [1 << 20, 1 << 20];
+    let small = probe_shape(&scheme, &huge).unwrap();
+    assert!(small.iter().product::<usize>() <= PROBE_MAX_ELEMENTS);
+    let answer = probe_quantize::<burn_flex::Flex>(&Default::default(), &scheme, &huge);
+    assert_eq!(answer, Support::Native);
+    let overflowing = [usize::MAX, usize::MAX, usize::MAX, usize::MAX];
+    let answer = probe_quantize::<burn_flex::Flex>(&Default::default(), &scheme, &overflowing);
+    assert_eq!(answer.gap().map(|g| g.effect), Some(Effect::Unmeasured));
 }
 
 /// Dtype answers: burn's `dtype_usage` for plain dtypes; the declared tables for quantized

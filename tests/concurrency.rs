@@ -264,7 +264,7 @@ fn worker(id: usize, flex: Device, ndarray: Device, policy: Policy) -> Result<Co
             _ => {
                 let stats = policy.stats();
                 let seen = stats
-                    .get("quantize_dynamic")
+                    .get(&burn_guard::policy::Op::QuantizeDynamic)
                     .map_or(0, |s| s.native + s.fallbacks + s.errors);
                 if seen < last_seen {
                     return Err(fail(&format!("statistics went back: {seen} < {last_seen}")));
@@ -351,13 +351,14 @@ fn eight_threads_share_devices_and_one_policy() {
     // The shared statistics count exactly what the threads did, read after all are done.
     let stats = policy.stats();
     assert_eq!(stats.len(), 1, "{stats:?}");
-    let quantize = stats["quantize_dynamic"];
+    let quantize = stats[&burn_guard::policy::Op::QuantizeDynamic];
     assert_eq!(quantize.native, totals.native);
     assert_eq!(quantize.fallbacks, totals.fallbacks);
     assert_eq!(quantize.errors, totals.invalid + totals.non_finite);
     assert_eq!(
         quantize.bytes_to_fallback,
-        totals.fallbacks * (SHAPE[0] * SHAPE[1] * 4) as u64
+        // The tensors are f32; `tests/policy.rs` checks f16 and bf16 moves too.
+        totals.fallbacks * (SHAPE[0] * SHAPE[1] * burn::tensor::DType::F32.size()) as u64
     );
     assert_eq!(quantize.bytes_from_fallback, 0);
 

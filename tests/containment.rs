@@ -363,8 +363,13 @@ fn remote_still_computes_after_1000_refusals() {
             caught: 0
         }
     );
-    assert_eq!(strict.stats()["quantize_dynamic"].errors, 200);
-    assert_eq!(strict.stats()["q_matmul"].errors, 200);
+    assert_eq!(
+        strict
+            .stats_of(burn_guard::policy::Op::QuantizeDynamic)
+            .errors,
+        200
+    );
+    assert_eq!(strict.stats_of(burn_guard::policy::Op::QMatmul).errors, 200);
 
     let a = float(A.to_vec(), [3, 4]);
     let b = float(B.to_vec(), [4, 2]);

@@ -289,7 +289,7 @@ fn ndarray_quantization_of_hostile_values() {
     let policy = Policy::fallback_to([Device::flex()]);
     let packed = [("q8f-packedu32-tensor", QuantScheme::default())];
     let cases = run_grid("ndarray->flex", &ndarray, &packed, Some(&policy));
-    let stats = policy.stats()["quantize_dynamic"];
+    let stats = policy.stats_of(burn_guard::policy::Op::QuantizeDynamic);
     let refused = inputs()
         .iter()
         .filter(|input| matches!(expect(input, &packed[0].1), Expect::Refused(_)))
@@ -336,7 +336,7 @@ fn remote_quantization_of_hostile_values_falls_back_to_flex() {
             println!("{}", judge("remote", scheme_name, &input, scheme, got));
         }
     }
-    let stats = policy.stats()["quantize_dynamic"];
+    let stats = policy.stats_of(burn_guard::policy::Op::QuantizeDynamic);
     assert_eq!(stats.errors, refused);
     assert_eq!(
         stats.fallbacks,
@@ -505,6 +505,9 @@ fn q_matmul_with_empty_activations() {
     let out = q_matmul::<RemoteBackend, Flex>(x, &w, &policy, &flex).unwrap();
     assert_eq!(out.shape().to_vec(), vec![0, 8]);
     assert!(floats(read_sync(RemoteBackend::float_into_data(out)).unwrap()).is_empty());
-    assert_eq!(policy.stats()["q_matmul"].native, 1);
-    assert_eq!(policy.stats()["q_matmul"].fallbacks, 0);
+    assert_eq!(policy.stats_of(burn_guard::policy::Op::QMatmul).native, 1);
+    assert_eq!(
+        policy.stats_of(burn_guard::policy::Op::QMatmul).fallbacks,
+        0
+    );
 }

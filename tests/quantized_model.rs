@@ -17,7 +17,7 @@ use burn_backend::ops::FloatTensorOps;
 use burn_backend::{TensorData, read_sync};
 use burn_flex::Flex;
 use burn_guard::GuardError;
-use burn_guard::nn::{ModuleQuantizer, PlacedLinear, Placement, QUANTIZED_LINEAR, QuantizedLayers};
+use burn_guard::nn::{ModuleQuantizer, PlacedLinear, Placement, QuantizedLayers};
 use burn_guard::policy::Policy;
 use burn_remote::RemoteBackend;
 use digits::{DigitsMlp, Split};
@@ -134,7 +134,7 @@ fn ndarray_falls_back_to_flex_with_equal_results() {
     assert_eq!(logits.into_data().try_to_vec::<f32>().unwrap(), expected);
 
     // One forward: three layers fell back; activations out, products back, weights never.
-    let stats = policy.stats()[QUANTIZED_LINEAR];
+    let stats = policy.stats_of(burn_guard::policy::Op::QuantizedLinear);
     let n = test.len() as u64;
     assert_eq!(stats.fallbacks, 3);
     assert_eq!(stats.bytes_to_fallback, n * (64 + 256 + 128) * 4);
@@ -182,7 +182,7 @@ fn remote_falls_back_to_flex_with_equal_results() {
     let logits = read_sync(RemoteBackend::float_into_data(logits)).unwrap();
     let (expected, _) = native_flex_logits(&Device::flex());
     assert_eq!(logits.try_to_vec::<f32>().unwrap(), expected);
-    let stats = policy.stats()["q_matmul"];
+    let stats = policy.stats_of(burn_guard::policy::Op::QMatmul);
     assert_eq!(stats.fallbacks, 3);
     assert_eq!(
         stats.bytes_to_fallback,

@@ -1,27 +1,28 @@
 //! Dynamic quantization at the backend level, generic over `B: Backend`, with fallback to a
-//! concrete backend `C` through [`TensorData`] (what burn offers to move data between
+//! concrete backend `C` through [`TensorData`](burn_backend::TensorData) (what burn offers to move data between
 //! backends). Works for `B = BackendRouter<R>` — every remote device — whose own quantized
 //! ops are `unimplemented!()`.
 //!
 //! A quantized value is [`Placed`]: it says on which backend it lives. A quantized matmul on a
 //! fallback-placed weight moves the activations there and the output back, never the weight.
 
-use std::time::Instant;
+use std::marker::PhantomData;
 
+use burn::tensor::DType;
+use burn::tensor::FloatDType;
 use burn::tensor::quantization::QuantScheme;
 use burn_backend::ops::TransactionPrimitive;
 use burn_backend::tensor::{FloatTensor, QuantizedTensor};
 use burn_backend::{
-    Backend, TensorData, TensorMetadata, TensorPrimitive, get_or_init_device_settings,
-    try_read_sync,
+    Backend, TensorMetadata, TensorPrimitive, get_or_init_device_settings, try_read_sync,
 };
 
-use crate::capability::{BackendStack, Support, quantize_support};
+use crate::capability::{BackendStack, Effect, Gap, Support, quant_capability, quantize_support};
 use crate::check;
-use crate::error::{GuardError, Result, Unsupported};
+use crate::error::{GuardError, Result};
 use crate::panic::catch;
-use crate::policy::Policy;
-use burn::tensor::FloatDType;
+use crate::policy::{Op, Policy, Steps, Target};
+use crate::transfer::move_float;
 
 /// A value that lives on the tensor's own backend `B`, or on the fallback backend `C`.
 #[derive(Debug, Clone)]
@@ -79,17 +80,63 @@ pub fn quantize_dynamic<B: Backend>(
     tensor: FloatTensor<B>,
     scheme: &QuantScheme,
 ) -> Result<QuantizedTensor<B>> {
-    let shape = tensor.shape().to_vec();
-    check::quant_scheme(QUANTIZE, scheme, &shape)?;
-    check::quant::quant_nonempty(QUANTIZE, &shape)?;
     let device = tensor.device();
-    // The cached stack decides; the exact one (naming this device) only builds the refusal.
-    if !quantize_support(BackendStack::cached::<B>(&device), scheme, &shape).is_native() {
-        let stack = BackendStack::of::<B>(&device);
-        crate::capability::require_quantize(QUANTIZE, &stack, scheme, &shape)?;
+    let placed = quantize_routed::<B, B, _>(
+        tensor,
+        scheme,
+        Policy::shared_strict(),
+        BackendStack::cached::<B>(&device),
+        &|| BackendStack::of::<B>(&device).label().to_owned(),
+        std::iter::empty(),
+    )?;
+    // Strict: nothing falls back, and with `C = B` both placements hold the same type.
+    match placed {
+        Placed::Native(q) | Placed::Fallback(q) => Ok(q),
     }
-    check_values::<B>(QUANTIZE, &tensor, scheme)?;
-    catch(QUANTIZE, || B::quantize_dynamic(tensor, scheme))
+}
+
+/// The one guarded quantization, for both layers: checks the scheme against the shape and the
+/// shape for emptiness, then hands the policy the home stack's answer and the targets'
+/// (`C` devices with their stacks, in order), the values' range check, and the steps. The
+/// `burn::Tensor` twins call it with `B = C = Dispatch`.
+pub(crate) fn quantize_routed<B: Backend, C: Backend, I>(
+    tensor: FloatTensor<B>,
+    scheme: &QuantScheme,
+    policy: &Policy,
+    home: &BackendStack,
+    home_label: &dyn Fn() -> String,
+    targets: I,
+) -> Result<PlacedQuantized<B, C>>
+where
+    I: IntoIterator<Item = (C::Device, &'static BackendStack)>,
+{
+    let shape = tensor.shape().to_vec();
+    policy.checked(
+        Op::QuantizeDynamic,
+        check::quant_scheme(QUANTIZE, scheme, &shape)
+            .and_then(|_| check::quant::quant_nonempty(QUANTIZE, &shape)),
+    )?;
+    let targets = targets.into_iter().map(|(place, stack)| Target {
+        support: quantize_support(stack, scheme, &shape),
+        label: stack.label().to_owned(),
+        place,
+    });
+    policy.run(Steps {
+        op: Op::QuantizeDynamic,
+        home: home_label,
+        capability: &|| quant_capability(scheme),
+        native: quantize_support(home, scheme, &shape),
+        targets,
+        input: tensor,
+        validate: |tensor: &FloatTensor<B>| check_values::<B>(QUANTIZE, tensor, scheme),
+        on_home: |tensor| {
+            catch(QUANTIZE, || B::quantize_dynamic(tensor, scheme)).map(Placed::Native)
+        },
+        move_in: |tensor, device: &C::Device| move_float::<B, C>(QUANTIZE, tensor, device),
+        on_target: |tensor, _: &C::Device| catch(QUANTIZE, || C::quantize_dynamic(tensor, scheme)),
+        move_back: |quantized| Ok((Placed::Fallback(quantized), 0)),
+        _target: PhantomData,
+    })
 }
 
 /// Guarded `quantize_dynamic` with fallback: quantizes on `B` when it can; otherwise, when
@@ -128,7 +175,7 @@ pub fn quantize_dynamic<B: Backend>(
 /// let policy = Policy::fallback_to([]);
 /// let q = quantize_dynamic_or_fallback::<NdArray, Flex>(x, &QuantScheme::default(), &policy, &Default::default())?;
 /// assert!(q.is_fallback());
-/// assert_eq!(policy.stats()["quantize_dynamic"].fallbacks, 1);
+/// assert_eq!(policy.stats_of(burn_guard::policy::Op::QuantizeDynamic).fallbacks, 1);
 /// # Ok::<(), burn_guard::GuardError>(())
 /// ```
 pub fn quantize_dynamic_or_fallback<B: Backend, C: Backend>(
@@ -137,66 +184,18 @@ pub fn quantize_dynamic_or_fallback<B: Backend, C: Backend>(
     policy: &Policy,
     fallback_device: &C::Device,
 ) -> Result<PlacedQuantized<B, C>> {
-    let stats = policy.recorder();
-    let shape = tensor.shape().to_vec();
-    if let Err(err) = check::quant_scheme(QUANTIZE, scheme, &shape)
-        .and_then(|_| check::quant::quant_nonempty(QUANTIZE, &shape))
-    {
-        stats.error(QUANTIZE);
-        return Err(err);
-    }
     let device = tensor.device();
-    let stack = BackendStack::cached::<B>(&device);
-    let reason = match quantize_support(stack, scheme, &shape) {
-        Support::Native => {
-            if let Err(err) = check_values::<B>(QUANTIZE, &tensor, scheme) {
-                stats.error(QUANTIZE);
-                return Err(err);
-            }
-            let quantized = catch(QUANTIZE, || B::quantize_dynamic(tensor, scheme));
-            return record(stats, QUANTIZE, quantized.map(Placed::Native), false);
-        }
-        Support::Unsupported(reason) => reason,
-    };
-    let target = BackendStack::cached::<C>(fallback_device);
-    let refusal = |reason: String| {
-        GuardError::Unsupported(Unsupported {
-            op: QUANTIZE,
-            backend: B::name(&device),
-            capability: format!("quantization {}", check::SchemeName(scheme)),
-            reason,
-        })
-    };
-    if !policy.may_fall_back(QUANTIZE) {
-        stats.error(QUANTIZE);
-        return Err(refusal(reason));
-    }
-    if let Support::Unsupported(target_reason) = quantize_support(target, scheme, &shape) {
-        stats.error(QUANTIZE);
-        return Err(refusal(format!(
-            "{reason}; fallback {} cannot either: {target_reason}",
-            target.name()
-        )));
-    }
-    if let Err(err) = check_values::<B>(QUANTIZE, &tensor, scheme) {
-        stats.error(QUANTIZE);
-        return Err(err);
-    }
-    let start = Instant::now();
-    let moved = move_float::<B, C>(QUANTIZE, tensor, fallback_device);
-    let moved = match moved {
-        Ok((moved, bytes)) => {
-            stats.moved(QUANTIZE, bytes, 0, start.elapsed());
-            moved
-        }
-        Err(err) => {
-            stats.error(QUANTIZE);
-            return Err(err);
-        }
-    };
-    stats.fallback(QUANTIZE, stack.name(), target.name());
-    let quantized = catch(QUANTIZE, || C::quantize_dynamic(moved, scheme));
-    record(stats, QUANTIZE, quantized.map(Placed::Fallback), true)
+    quantize_routed::<B, C, _>(
+        tensor,
+        scheme,
+        policy,
+        BackendStack::cached::<B>(&device),
+        &|| BackendStack::of::<B>(&device).label().to_owned(),
+        [(
+            fallback_device.clone(),
+            BackendStack::cached::<C>(fallback_device),
+        )],
+    )
 }
 
 /// Dequantizes a [`PlacedQuantized`] where it lives.
@@ -268,79 +267,119 @@ pub fn q_matmul<B: Backend, C: Backend>(
     policy: &Policy,
     fallback_device: &C::Device,
 ) -> Result<FloatTensor<B>> {
-    let stats = policy.recorder();
-    let rhs_shape = match rhs {
-        Placed::Native(q) => q.shape().to_vec(),
-        Placed::Fallback(q) => q.shape().to_vec(),
+    let (rhs_shape, rhs_dtype) = match rhs {
+        Placed::Native(q) => (q.shape().to_vec(), q.dtype()),
+        Placed::Fallback(q) => (q.shape().to_vec(), q.dtype()),
     };
     let lhs_shape = lhs.shape().to_vec();
-    if let Err(err) = check::matmul(Q_MATMUL, &lhs_shape, &rhs_shape) {
-        stats.error(Q_MATMUL);
-        return Err(err);
-    }
+    let out = policy.checked(Op::QMatmul, check::matmul(Q_MATMUL, &lhs_shape, &rhs_shape))?;
+    let device = lhs.device();
+    let home = || BackendStack::of::<B>(&device).label().to_owned();
+    let capability = || match rhs_dtype {
+        DType::QFloat(scheme) => format!("q_matmul with a {}", quant_capability(&scheme)),
+        dtype => format!("q_matmul with a {dtype:?} weight"),
+    };
+    let native_steps =
+        |input: FloatTensor<B>, on_home: &dyn Fn(FloatTensor<B>) -> Result<FloatTensor<B>>| {
+            policy.run(Steps {
+                op: Op::QMatmul,
+                home: &home,
+                capability: &capability,
+                native: Support::Native,
+                targets: std::iter::empty::<Target<()>>(),
+                input,
+                validate: |_: &FloatTensor<B>| Ok(()),
+                on_home,
+                move_in: |_, _: &()| Err(not_routed()),
+                on_target: |moved: FloatTensor<B>, _: &()| Ok(moved),
+                move_back: |out| Ok((out, 0)),
+                _target: PhantomData,
+            })
+        };
     if lhs_shape.contains(&0) || rhs_shape.contains(&0) {
         // No elements on one side: built without a kernel, where it is (as `try_matmul`).
-        let device = lhs.device();
         let dtype: FloatDType = lhs.dtype().into();
-        let out = zero_sized_output(&lhs_shape, &rhs_shape);
-        let product = catch(Q_MATMUL, || {
-            if out.contains(&0) {
-                B::float_empty(out.into(), &device, dtype)
-            } else {
-                B::float_zeros(out.into(), &device, dtype)
-            }
+        return native_steps(lhs, &|_| {
+            catch(Q_MATMUL, || {
+                if out.contains(&0) {
+                    B::float_empty(out.clone().into(), &device, dtype)
+                } else {
+                    B::float_zeros(out.clone().into(), &device, dtype)
+                }
+            })
         });
-        return record(stats, Q_MATMUL, product, false);
     }
     match rhs {
-        Placed::Native(q) => {
-            let product = catch(Q_MATMUL, || {
+        Placed::Native(q) => native_steps(lhs, &|lhs| {
+            catch(Q_MATMUL, || {
                 B::q_matmul(
                     TensorPrimitive::Float(lhs),
                     TensorPrimitive::QFloat(q.clone()),
                 )
-            });
-            record(stats, Q_MATMUL, product.map(into_float::<B>), false)
-        }
+            })
+            .map(into_float::<B>)
+        }),
         Placed::Fallback(q) => {
-            let device = lhs.device();
-            let from = BackendStack::cached::<B>(&device);
-            let to = BackendStack::cached::<C>(fallback_device);
-            let start = Instant::now();
-            let (moved, bytes_out) = match move_float::<B, C>(Q_MATMUL, lhs, fallback_device) {
-                Ok(moved) => moved,
-                Err(err) => {
-                    stats.error(Q_MATMUL);
-                    return Err(err);
-                }
-            };
-            let out_time = start.elapsed();
-            stats.fallback(Q_MATMUL, from.name(), to.name());
-            let product = match catch(Q_MATMUL, || {
-                C::q_matmul(
-                    TensorPrimitive::Float(moved),
-                    TensorPrimitive::QFloat(q.clone()),
-                )
-            }) {
-                Ok(product) => into_float::<C>(product),
-                Err(err) => {
-                    stats.error(Q_MATMUL);
-                    return Err(err);
-                }
-            };
-            let back = Instant::now();
-            let result = move_float::<C, B>(Q_MATMUL, product, &device);
-            match result {
-                Ok((product, bytes_back)) => {
-                    stats.moved(Q_MATMUL, bytes_out, bytes_back, out_time + back.elapsed());
-                    Ok(product)
-                }
-                Err(err) => {
-                    stats.error(Q_MATMUL);
-                    Err(err)
-                }
-            }
+            let home_stack = BackendStack::cached::<B>(&device);
+            let target = BackendStack::cached::<C>(fallback_device);
+            policy.run(Steps {
+                op: Op::QMatmul,
+                home: &home,
+                capability: &capability,
+                native: held_elsewhere(home_stack, rhs_dtype, &rhs_shape, target),
+                targets: [Target {
+                    place: fallback_device.clone(),
+                    label: target.label().to_owned(),
+                    support: Support::Native,
+                }],
+                input: lhs,
+                validate: |_: &FloatTensor<B>| Ok(()),
+                on_home: |_| Err(not_routed()),
+                move_in: |lhs, to: &C::Device| move_float::<B, C>(Q_MATMUL, lhs, to),
+                on_target: |moved, _: &C::Device| {
+                    catch(Q_MATMUL, || {
+                        C::q_matmul(
+                            TensorPrimitive::Float(moved),
+                            TensorPrimitive::QFloat(q.clone()),
+                        )
+                    })
+                    .map(into_float::<C>)
+                },
+                move_back: |product| move_float::<C, B>(Q_MATMUL, product, &device),
+                _target: PhantomData,
+            })
         }
+    }
+}
+
+/// The home backend's answer for a weight that the policy placed on a fallback backend: the
+/// gap that sent it there, or, when the home stack could quantize it after all, the fact that
+/// the weight is held elsewhere.
+pub(crate) fn held_elsewhere(
+    home: &BackendStack,
+    dtype: DType,
+    shape: &[usize],
+    held: &BackendStack,
+) -> Support {
+    let gap = match dtype {
+        DType::QFloat(scheme) => quantize_support(home, &scheme, shape).gap().cloned(),
+        _ => None,
+    };
+    Support::Gap(gap.unwrap_or_else(|| {
+        Gap::new(
+            Effect::Unmeasured,
+            format!("the quantized weight is held on {}", held.label()),
+        )
+    }))
+}
+
+/// The error a step returns when the policy routed the call where it cannot run: never
+/// reached, since the capability answer given to the policy rules that route out.
+fn not_routed() -> GuardError {
+    GuardError::InvalidArgument {
+        op: Q_MATMUL,
+        rule: "the policy routed the call to a backend that does not hold the weight",
+        got: String::new(),
     }
 }
 
@@ -350,7 +389,7 @@ pub fn q_matmul<B: Backend, C: Backend>(
 ///
 /// The read is the price of never returning a silently wrong quantization; non-finite values
 /// are masked before the maximum, which NdArray would otherwise panic on.
-fn check_values<B: Backend>(
+pub(crate) fn check_values<B: Backend>(
     op: &'static str,
     tensor: &FloatTensor<B>,
     scheme: &QuantScheme,
@@ -381,57 +420,10 @@ fn check_values<B: Backend>(
     check::quant::quant_values(op, scheme, range)
 }
 
-/// The output shape of a matmul with a zero-sized operand (shapes that passed
-/// [`check::matmul`]): batch dims broadcast with 1 stretching to the other side, 0 included.
-fn zero_sized_output(lhs: &[usize], rhs: &[usize]) -> Vec<usize> {
-    let rank = lhs.len();
-    let mut out: Vec<usize> = lhs
-        .iter()
-        .zip(rhs)
-        .take(rank.saturating_sub(2))
-        .map(|(&l, &r)| if l == 1 { r } else { l })
-        .collect();
-    out.extend(lhs.get(rank.saturating_sub(2)));
-    out.extend(rhs.last());
-    out
-}
-
 /// A float primitive, dequantizing a quantized one.
 fn into_float<B: Backend>(tensor: TensorPrimitive<B>) -> FloatTensor<B> {
     match tensor {
         TensorPrimitive::Float(tensor) => tensor,
         TensorPrimitive::QFloat(tensor) => B::dequantize(tensor, FloatDType::F32),
     }
-}
-
-/// Moves a float tensor from `B` to `C` through `TensorData`; returns it and the bytes moved.
-fn move_float<B: Backend, C: Backend>(
-    op: &'static str,
-    tensor: FloatTensor<B>,
-    device: &C::Device,
-) -> Result<(FloatTensor<C>, u64)> {
-    // A remote read blocks forever on a frozen server: bound it (devices::default_timeout).
-    let data: TensorData = crate::devices::read_with_deadline(
-        op,
-        crate::devices::default_timeout(),
-        B::float_into_data(tensor),
-    )?;
-    let bytes = u64::try_from(data.bytes().len()).unwrap_or(u64::MAX);
-    let moved = catch(op, || C::float_from_data(data, device))?;
-    Ok((moved, bytes))
-}
-
-/// Counts the outcome of a guarded run.
-fn record<T>(
-    stats: &crate::policy::Stats,
-    op: &'static str,
-    outcome: Result<T>,
-    fallback: bool,
-) -> Result<T> {
-    match (&outcome, fallback) {
-        (Ok(_), false) => stats.native(op),
-        (Ok(_), true) => {}
-        (Err(_), _) => stats.error(op),
-    }
-    outcome
 }

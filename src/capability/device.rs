@@ -1,17 +1,26 @@
 //! The backend stack behind a `burn::Tensor`'s [`Device`], from its dispatch variant.
+//!
+//! The variants this build names (`Flex`, `NdArray`, `Cube` with its runtime, `Autodiff(..)`)
+//! are matched as types. A variant this build's features leave out, but that burn was compiled
+//! with because another crate asked for it (LibTorch, a remote device, a graph capture), is
+//! read from the device's id, whose high byte burn's dispatch backend reserves for the variant
+//! (`DispatchDeviceId`), and whose next three bits CubeCL reserves for the runtime
+//! (`RuntimeId`). Nothing is parsed from a `Debug` string.
 
-use std::sync::OnceLock;
+use std::sync::{OnceLock, PoisonError, RwLock};
 
 use burn::backend::DispatchDevice;
 use burn::tensor::Device;
+use burn_backend::Device as _;
 
-use super::stack::BackendStack;
+use super::stack::{BackendStack, CubeRuntime};
 
 /// The backend stack a `burn::Tensor` on `device` runs on, read from the device's dispatch
-/// variant (`Flex`, `NdArray`, `Cube`, `Remote`, `Autodiff(..)`).
+/// variant (`Flex`, `NdArray`, `Cube` and its runtime, `Remote`, `Autodiff(..)`).
 ///
-/// The stack depends only on the variant, so each is parsed once per process and shared:
-/// asking costs a match, not a parse.
+/// Each variant is read once per process and shared: asking costs a match, not a parse. A
+/// wgpu device is asked once which shader compiler it uses (burn's `vulkan` and `metal`
+/// features change it), which opens the device; no other runtime is opened.
 ///
 /// ```
 /// use burn::tensor::Device;
@@ -20,68 +29,214 @@ use super::stack::BackendStack;
 /// assert_eq!(stack_of(&Device::flex()).layers(), &[Layer::Dispatch, Layer::Flex]);
 /// ```
 pub fn stack_of(device: &Device) -> &'static BackendStack {
-    match kind_of(device.as_dispatch()) {
-        (autodiff, Kind::Known(base)) => cached(autodiff, base),
-        (autodiff, Kind::Other(name)) => leak_other(autodiff, &name),
+    let dispatch = device.as_dispatch();
+    let (autodiff, base) = base_of(dispatch);
+    let slot = base.slot() * 2 + usize::from(autodiff);
+    static STACKS: [OnceLock<BackendStack>; 2 * BASE_SLOTS] =
+        [const { OnceLock::new() }; 2 * BASE_SLOTS];
+    match (base, STACKS.get(slot)) {
+        (Base::Unknown(_), _) | (_, None) => leak_other(autodiff, &base, dispatch),
+        (_, Some(cached)) => cached.get_or_init(|| stack(autodiff, &base, dispatch)),
     }
 }
 
-/// The executing backend behind a dispatch device, as `Backend::name` spells it.
-enum Kind {
-    Known(&'static str),
-    Other(String),
+/// The executing backend behind a dispatch device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Base {
+    Flex,
+    NdArray,
+    /// A CubeCL device; the runtime tag as CubeCL numbers it (`RuntimeId`).
+    Cube(u16),
+    Remote,
+    LibTorch,
+    Capture,
+    /// A dispatch variant this version of burn-guard does not know, by its id.
+    Unknown(u16),
+}
+
+const BASE_SLOTS: usize = 11;
+
+impl Base {
+    /// A slot per base (Cube runtimes 0..=4, anything else shares the map).
+    fn slot(self) -> usize {
+        match self {
+            Base::Flex => 0,
+            Base::NdArray => 1,
+            Base::Remote => 2,
+            Base::LibTorch => 3,
+            Base::Capture => 4,
+            Base::Cube(runtime) if runtime <= 4 => 5 + usize::from(runtime),
+            Base::Cube(_) | Base::Unknown(_) => BASE_SLOTS,
+        }
+    }
+
+    /// Reads the variant from burn's device id: the high byte is the dispatch variant
+    /// (`DispatchDeviceId`: Cube 0, Flex 4, LibTorch 5, NdArray 6, Remote 10, Capture 11) and,
+    /// for Cube, bits 5–7 are CubeCL's `RuntimeId` (Cuda 0, Hip 1, Metal 2, Wgpu 3, Cpu 4).
+    pub(crate) fn from_type_id(type_id: u16) -> Self {
+        match type_id >> 8 {
+            0 => Base::Cube((type_id >> 5) & 0x7),
+            4 => Base::Flex,
+            5 => Base::LibTorch,
+            6 => Base::NdArray,
+            10 => Base::Remote,
+            11 => Base::Capture,
+            other => Base::Unknown(other),
+        }
+    }
 }
 
 /// (whether autodiff wraps it, the executing backend).
-fn kind_of(device: &DispatchDevice) -> (bool, Kind) {
+fn base_of(device: &DispatchDevice) -> (bool, Base) {
     match device {
         #[cfg(feature = "flex")]
-        DispatchDevice::Flex(_) => (false, Kind::Known("flex")),
+        DispatchDevice::Flex(_) => (false, Base::Flex),
         #[cfg(feature = "ndarray")]
-        DispatchDevice::NdArray(_) => (false, Kind::Known("ndarray")),
+        DispatchDevice::NdArray(_) => (false, Base::NdArray),
         #[cfg(feature = "wgpu")]
-        DispatchDevice::Cube(_) => (false, Kind::Known("fusion<cubecl<wgpu>>")),
+        DispatchDevice::Cube(cube) => (false, Base::Cube(cube_runtime_tag(cube))),
         #[cfg(feature = "autodiff")]
-        DispatchDevice::Autodiff(_) => (true, kind_of(&device.clone().inner()).1),
+        DispatchDevice::Autodiff(_) => (true, base_of(&device.clone().inner()).1),
         #[allow(unreachable_patterns)]
-        other => (false, Kind::Other(format!("{other:?}"))),
+        other => (false, Base::from_type_id(other.to_id().type_id)),
     }
 }
 
-fn parse(autodiff: bool, base: &str) -> BackendStack {
+/// CubeCL's `RuntimeId` number for a cube device, matched on its variant.
+#[cfg(feature = "wgpu")]
+fn cube_runtime_tag(device: &burn_backend::cubecl::Device) -> u16 {
+    use burn_backend::cubecl::Device as Cube;
+    match device {
+        Cube::Cuda(_) => 0,
+        Cube::Hip(_) => 1,
+        Cube::Metal(_) => 2,
+        Cube::Wgpu(_) => 3,
+        Cube::Cpu(_) => 4,
+        #[allow(unreachable_patterns)]
+        other => (other.to_id().type_id >> 5) & 0x7,
+    }
+}
+
+/// The runtime behind a CubeCL tag. Only wgpu has more than one compiler: it is asked.
+fn cube_runtime(tag: u16, device: &DispatchDevice) -> CubeRuntime {
+    match tag {
+        0 => CubeRuntime::Cuda,
+        1 => CubeRuntime::Hip,
+        2 => CubeRuntime::Metal,
+        3 => wgpu_compiler(device),
+        4 => CubeRuntime::Cpu,
+        other => CubeRuntime::Other(format!("cubecl runtime {other}")),
+    }
+}
+
+/// `wgpu<wgsl>`, `wgpu<spirv>` or `wgpu<msl>`, from the name the backend gives the device
+/// (opening it), under the backstop: a device that cannot open is taken for WGSL's default.
+fn wgpu_compiler(device: &DispatchDevice) -> CubeRuntime {
+    use burn_backend::Backend;
+    let name = crate::panic::catch("backend name", || {
+        <burn::backend::Dispatch as Backend>::name(device)
+    });
+    let stack = name.map(|name| BackendStack::parse(&name)).ok();
+    stack
+        .as_ref()
+        .and_then(|stack| {
+            stack.layers().iter().find_map(|layer| match layer {
+                super::Layer::Cubecl(runtime) => Some(runtime.clone()),
+                _ => None,
+            })
+        })
+        .unwrap_or(CubeRuntime::WgpuWgsl)
+}
+
+fn stack(autodiff: bool, base: &Base, device: &DispatchDevice) -> BackendStack {
+    let inner = match base {
+        Base::Flex => "flex".to_owned(),
+        Base::NdArray => "ndarray".to_owned(),
+        Base::Cube(tag) => format!("fusion<cubecl<{}>>", cube_runtime(*tag, device).name()),
+        Base::Remote => "router<remote>".to_owned(),
+        Base::LibTorch => "libtorch".to_owned(),
+        Base::Capture => "capture".to_owned(),
+        Base::Unknown(id) => format!("dispatch-variant-{id}"),
+    };
     if autodiff {
-        BackendStack::parse(&format!("dispatch<autodiff<{base}>>"))
+        BackendStack::parse(&format!("dispatch<autodiff<{inner}>>"))
     } else {
-        BackendStack::parse(&format!("dispatch<{base}>"))
+        BackendStack::parse(&format!("dispatch<{inner}>"))
     }
 }
 
-/// One parsed stack per known (autodiff, backend) pair.
-fn cached(autodiff: bool, base: &'static str) -> &'static BackendStack {
-    static STACKS: [OnceLock<BackendStack>; 6] = [const { OnceLock::new() }; 6];
-    let index = match base {
-        "flex" => 0,
-        "ndarray" => 1,
-        _ => 2,
-    } + if autodiff { 3 } else { 0 };
-    match STACKS.get(index) {
-        Some(slot) => slot.get_or_init(|| parse(autodiff, base)),
-        None => leak_other(autodiff, base),
-    }
-}
-
-/// A backend burn-guard has no variant for: parsed once per name and kept.
-fn leak_other(autodiff: bool, name: &str) -> &'static BackendStack {
+/// A base without a fixed slot: read once per (autodiff, base) and kept.
+fn leak_other(autodiff: bool, base: &Base, device: &DispatchDevice) -> &'static BackendStack {
     use std::collections::HashMap;
-    use std::sync::Mutex;
 
-    static OTHERS: OnceLock<Mutex<HashMap<(bool, String), &'static BackendStack>>> =
-        OnceLock::new();
-    let others = OTHERS.get_or_init(|| Mutex::new(HashMap::new()));
-    let mut others = others
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    type Others = RwLock<HashMap<(bool, Base), &'static BackendStack>>;
+    static OTHERS: OnceLock<Others> = OnceLock::new();
+    let others = OTHERS.get_or_init(|| RwLock::new(HashMap::new()));
+    if let Some(stack) = others
+        .read()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(&(autodiff, *base))
+    {
+        return stack;
+    }
     others
-        .entry((autodiff, name.to_owned()))
-        .or_insert_with(|| Box::leak(Box::new(parse(autodiff, name))))
+        .write()
+        .unwrap_or_else(PoisonError::into_inner)
+        .entry((autodiff, *base))
+        .or_insert_with(|| Box::leak(Box::new(stack(autodiff, base, device))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capability::Layer;
+
+    #[test]
+    fn every_dispatch_id_maps_to_its_base() {
+        let cases = [
+            (3 << 5, Base::Cube(3)),
+            (0, Base::Cube(0)),
+            ((1 << 5) | 2, Base::Cube(1)),
+            (4 << 8, Base::Flex),
+            (5 << 8, Base::LibTorch),
+            (6 << 8, Base::NdArray),
+            (10 << 8, Base::Remote),
+            (11 << 8, Base::Capture),
+            (42 << 8, Base::Unknown(42)),
+        ];
+        for (id, base) in cases {
+            assert_eq!(Base::from_type_id(id), base, "{id:#x}");
+        }
+    }
+
+    /// Every CubeCL runtime this build can construct a device for gets its own runtime, and
+    /// only wgpu (asked for its compiler) can get the measured WGSL table.
+    #[cfg(feature = "wgpu")]
+    #[test]
+    fn cube_runtimes_other_than_wgpu_are_never_wgsl() {
+        use burn_backend::cubecl::Device as Cube;
+        let devices = [
+            (Cube::Cuda(Default::default()), CubeRuntime::Cuda),
+            (Cube::Hip(Default::default()), CubeRuntime::Hip),
+            (Cube::Metal(Default::default()), CubeRuntime::Metal),
+            (Cube::Cpu(Default::default()), CubeRuntime::Cpu),
+        ];
+        for (cube, runtime) in devices {
+            let dispatch = DispatchDevice::Cube(cube);
+            let (autodiff, base) = base_of(&dispatch);
+            assert!(!autodiff);
+            let stack = stack(autodiff, &base, &dispatch);
+            assert_eq!(
+                stack.base(),
+                Some(&Layer::Cubecl(runtime.clone())),
+                "{runtime:?}"
+            );
+            // The runtime's own id agrees with the variant match.
+            assert_eq!(
+                Base::from_type_id(dispatch.to_id().type_id),
+                base,
+                "{runtime:?}"
+            );
+        }
+    }
 }

@@ -5,8 +5,9 @@
 use burn::tensor::DType;
 use burn_backend::{Backend, DTypeUsage};
 
-use super::quant::{Support, quantize_support};
+use super::quant::quantize_support;
 use super::stack::BackendStack;
+use super::support::{Effect, Support};
 use crate::panic::catch;
 
 /// Whether backend `B` on `device` stores *and* computes with `dtype` (burn's
@@ -28,10 +29,13 @@ pub fn dtype_support<B: Backend>(device: &B::Device, dtype: DType) -> Support {
     }
     match catch("dtype_usage", || B::dtype_usage(device, dtype)) {
         Ok(usage) if usage.is_superset(DTypeUsage::general()) => Support::Native,
-        Ok(usage) => Support::Unsupported(format!(
-            "{dtype:?} is only usable as {usage:?} on {}",
-            B::name(device)
-        )),
-        Err(panic) => Support::Unsupported(panic.to_string()),
+        Ok(usage) => Support::gap_of(
+            Effect::Unimplemented,
+            format!(
+                "{dtype:?} is only usable as {usage:?} on {}",
+                B::name(device)
+            ),
+        ),
+        Err(panic) => Support::gap_of(Effect::Panics, panic.to_string()),
     }
 }

@@ -2,8 +2,10 @@
 //!
 //! A stack is read from [`Backend::name`](burn_backend::Backend::name) layer by layer
 //! ([`BackendStack`]), or from a `burn::Tensor`'s device ([`stack_of`]). Known layers have
-//! declared tables ([`quantize_support`]); an unknown backend is probed once on a tiny tensor
-//! under the panic backstop and the answer cached ([`probe_quantize`]). `tests/capability_truth.rs`
+//! declared tables ([`quantize_support`]) for what was measured; a gap says what would happen
+//! ([`Effect`]: panics, wrong values, not implemented, unmeasured). An unknown backend can be
+//! probed once on a small tensor under the panic backstop and the answer cached
+//! ([`probe_quantize`]). `tests/capability_truth.rs`
 //! keeps the declared tables equal to what the backends actually do.
 
 mod device;
@@ -11,8 +13,12 @@ mod dtype;
 mod probe;
 mod quant;
 mod stack;
+mod support;
 
 pub use device::stack_of;
 pub use dtype::dtype_support;
-pub use quant::{Support, probe_quantize, quantize_support, require_quantize};
-pub use stack::{BackendStack, Layer};
+pub use probe::{PROBE_MAX_ELEMENTS, cached_probe, probe_quantize, probe_shape};
+pub(crate) use quant::quant_capability;
+pub use quant::{quantize_support, require_quantize};
+pub use stack::{BackendStack, CubeRuntime, Layer};
+pub use support::{Effect, Gap, Support};

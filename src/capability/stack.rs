@@ -15,8 +15,8 @@ pub enum Layer {
     Router,
     /// burn's `Dispatch` backend (the `burn::Tensor` API's own).
     Dispatch,
-    /// A CubeCL backend; the runtime as it names itself (`wgpu<wgsl>`, `cuda`, …).
-    Cubecl(String),
+    /// A CubeCL backend, on the runtime (and, for wgpu, the shader compiler) it names.
+    Cubecl(CubeRuntime),
     /// burn-flex.
     Flex,
     /// burn-ndarray.
@@ -27,10 +27,71 @@ pub enum Layer {
     Unknown(String),
 }
 
+/// The runtime under a CubeCL backend. Capability tables are declared per runtime, and only
+/// for runtimes that were measured: a CUDA device never answers from the WGSL table.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum CubeRuntime {
+    /// wgpu compiling to WGSL (`wgpu<wgsl>`): what every wgpu adapter uses unless burn's
+    /// `vulkan` or `metal` feature switches the compiler.
+    WgpuWgsl,
+    /// wgpu compiling to SPIR-V (`wgpu<spirv>`, burn's `vulkan` feature).
+    WgpuSpirv,
+    /// wgpu compiling to MSL (`wgpu<msl>`, burn's `metal` feature).
+    WgpuMsl,
+    /// CUDA.
+    Cuda,
+    /// ROCm / HIP.
+    Hip,
+    /// Native Metal.
+    Metal,
+    /// CubeCL's CPU runtime.
+    Cpu,
+    /// A runtime burn-guard does not know, as it names itself.
+    Other(String),
+}
+
+impl CubeRuntime {
+    /// Reads a runtime from the name a CubeCL client gives itself (`wgpu<wgsl>`, `cuda`, …).
+    ///
+    /// ```
+    /// use burn_guard::capability::CubeRuntime;
+    /// assert_eq!(CubeRuntime::parse("wgpu<wgsl>"), CubeRuntime::WgpuWgsl);
+    /// assert_eq!(CubeRuntime::parse("wgpu<spirv>"), CubeRuntime::WgpuSpirv);
+    /// assert_eq!(CubeRuntime::parse("cuda"), CubeRuntime::Cuda);
+    /// ```
+    pub fn parse(name: &str) -> Self {
+        match name.trim() {
+            "wgpu" | "wgpu<wgsl>" => Self::WgpuWgsl,
+            "wgpu<spirv>" => Self::WgpuSpirv,
+            "wgpu<msl>" => Self::WgpuMsl,
+            name if name.starts_with("cuda") => Self::Cuda,
+            name if name.starts_with("hip") || name.starts_with("rocm") => Self::Hip,
+            "metal" => Self::Metal,
+            "cpu" => Self::Cpu,
+            other => Self::Other(other.to_owned()),
+        }
+    }
+
+    /// The runtime's name as CubeCL spells it.
+    pub fn name(&self) -> &str {
+        match self {
+            Self::WgpuWgsl => "wgpu<wgsl>",
+            Self::WgpuSpirv => "wgpu<spirv>",
+            Self::WgpuMsl => "wgpu<msl>",
+            Self::Cuda => "cuda",
+            Self::Hip => "hip",
+            Self::Metal => "metal",
+            Self::Cpu => "cpu",
+            Self::Other(name) => name,
+        }
+    }
+}
+
 /// A backend stack: its layers, outermost first, and the name it was read from.
 ///
 /// ```
-/// use burn_guard::capability::{BackendStack, Layer};
+/// use burn_guard::capability::{BackendStack, CubeRuntime, Layer};
 ///
 /// let stack = BackendStack::parse("autodiff<autodiff<flex>>");
 /// assert_eq!(stack.layers(), &[Layer::Autodiff, Layer::Autodiff, Layer::Flex]);
@@ -38,12 +99,14 @@ pub enum Layer {
 /// assert_eq!(stack.base(), Some(&Layer::Flex));
 ///
 /// let wgpu = BackendStack::parse("fusion<cubecl<wgpu<wgsl>>>");
-/// assert_eq!(wgpu.base(), Some(&Layer::Cubecl("wgpu<wgsl>".into())));
+/// assert_eq!(wgpu.base(), Some(&Layer::Cubecl(CubeRuntime::WgpuWgsl)));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct BackendStack {
     layers: Vec<Layer>,
     name: String,
+    label: String,
+    remote_address: Option<String>,
 }
 
 impl BackendStack {
@@ -76,9 +139,16 @@ impl BackendStack {
                 }
             }
         }
+        let remote_address = layers
+            .contains(&Layer::Remote)
+            .then(|| remote_address(name))
+            .flatten();
+        let label = label(&layers, remote_address.as_deref());
         Self {
             layers,
             name: name.to_owned(),
+            label,
+            remote_address,
         }
     }
 
@@ -133,7 +203,7 @@ impl BackendStack {
         match head {
             "flex" => Layer::Flex,
             "ndarray" => Layer::NdArray,
-            "cubecl" => Layer::Cubecl(inner.to_owned()),
+            "cubecl" => Layer::Cubecl(CubeRuntime::parse(inner)),
             _ if whole.starts_with("remote") => Layer::Remote,
             _ => Layer::Unknown(whole.to_owned()),
         }
@@ -147,6 +217,26 @@ impl BackendStack {
     /// The name the stack was read from.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The stack in a few words, for errors, warnings and reports: the layers, without a
+    /// device's `Debug` dump; a remote device by its address.
+    ///
+    /// ```
+    /// use burn_guard::capability::BackendStack;
+    /// let remote = BackendStack::parse(
+    ///     r#"router<remote-RemoteDevice { endpoint: WebSocket { address: Address { inner: "ws://127.0.0.1:4000" } }, device_index: 0 }>"#,
+    /// );
+    /// assert_eq!(remote.label(), "router<remote ws://127.0.0.1:4000>");
+    /// assert_eq!(BackendStack::parse("autodiff<flex>").label(), "autodiff<flex>");
+    /// ```
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    /// The address of the remote server behind a router stack, when its name gives one.
+    pub fn remote_address(&self) -> Option<&str> {
+        self.remote_address.as_deref()
     }
 
     /// How many `Autodiff` layers the stack has: 2 or more means nested autodiff.
@@ -166,6 +256,41 @@ impl BackendStack {
     pub fn base(&self) -> Option<&Layer> {
         self.layers.last()
     }
+}
+
+/// The first `ws://…` or `wss://…` address in a remote device's name.
+fn remote_address(name: &str) -> Option<String> {
+    let start = ["ws://", "wss://"]
+        .iter()
+        .filter_map(|scheme| name.find(scheme))
+        .min()?;
+    let rest = name.get(start..)?;
+    let end = rest.find(['"', ' ', '}', ',', '>']).unwrap_or(rest.len());
+    rest.get(..end).map(str::to_owned)
+}
+
+fn label(layers: &[Layer], remote_address: Option<&str>) -> String {
+    layers.iter().rev().fold(String::new(), |inner, layer| {
+        let name = match layer {
+            Layer::Autodiff => "autodiff".to_owned(),
+            Layer::Fusion => "fusion".to_owned(),
+            Layer::Router => "router".to_owned(),
+            Layer::Dispatch => "dispatch".to_owned(),
+            Layer::Cubecl(runtime) => format!("cubecl<{}>", runtime.name()),
+            Layer::Flex => "flex".to_owned(),
+            Layer::NdArray => "ndarray".to_owned(),
+            Layer::Remote => match remote_address {
+                Some(address) => format!("remote {address}"),
+                None => "remote".to_owned(),
+            },
+            Layer::Unknown(name) => name.clone(),
+        };
+        if inner.is_empty() {
+            name
+        } else {
+            format!("{name}<{inner}>")
+        }
+    })
 }
 
 impl fmt::Display for BackendStack {
@@ -189,7 +314,7 @@ mod tests {
             ),
             (
                 "fusion<cubecl<wgpu<wgsl>>>",
-                vec![Layer::Fusion, Layer::Cubecl("wgpu<wgsl>".into())],
+                vec![Layer::Fusion, Layer::Cubecl(CubeRuntime::WgpuWgsl)],
             ),
             (
                 "router<remote-RemoteDevice { endpoint: WebSocket { .. }, device_index: 0, id: 0 }>",
@@ -203,6 +328,25 @@ mod tests {
                 layers.as_slice(),
                 "{name}"
             );
+        }
+    }
+
+    #[test]
+    fn labels_drop_device_details() {
+        for (name, label) in [
+            ("dispatch<flex>", "dispatch<flex>"),
+            ("fusion<cubecl<wgpu<wgsl>>>", "fusion<cubecl<wgpu<wgsl>>>"),
+            ("autodiff<ndarray>", "autodiff<ndarray>"),
+            (
+                "router<remote-RemoteDevice { device_index: 0 }>",
+                "router<remote>",
+            ),
+            (
+                r#"router<remote-RemoteDevice { endpoint: WebSocket { address: Address { inner: "wss://127.0.0.1:9" } } }>"#,
+                "router<remote wss://127.0.0.1:9>",
+            ),
+        ] {
+            assert_eq!(BackendStack::parse(name).label(), label, "{name}");
         }
     }
 }

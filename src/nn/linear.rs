@@ -2,23 +2,22 @@
 //! device that quantized it. When that is a fallback device, each forward moves the
 //! activations there and the product back — never the weight.
 
-use std::time::Instant;
+use std::marker::PhantomData;
 
 use burn::nn::Linear;
 use burn::tensor::quantization::QuantScheme;
 use burn::tensor::{Device, Tensor};
 
-use super::report::{LayerReport, Placement, stack_label};
+use super::report::{LayerReport, Placement};
 use crate::backend::check as shapes;
-use crate::capability::stack_of;
+use crate::backend::quant::held_elsewhere;
+use crate::capability::{Support, stack_of};
 use crate::check;
 use crate::error::{GuardError, Result};
 use crate::panic::catch;
-use crate::policy::Policy;
+use crate::policy::{Op, Policy, Steps, Target};
 use crate::tensor::TryQuantize;
-
-/// The operation name [`QuantizedLinear::forward`] records in [`Policy::stats`].
-pub const QUANTIZED_LINEAR: &str = "quantized_linear";
+use crate::transfer::move_tensor;
 
 /// What to do with a layer whose weight shape the scheme cannot apply to (a block size that
 /// does not divide it, a packed store that does not fit its rows).
@@ -172,7 +171,7 @@ impl QuantizedLinear {
             d_input,
             d_output,
             scheme,
-            device: stack_label(stack_of(device)),
+            device: stack_of(device).label().to_owned(),
             placement,
             bytes_before,
             bytes_after,
@@ -205,8 +204,8 @@ impl QuantizedLinear {
             Placement::Native
         } else {
             Placement::Fallback {
-                from: stack_label(stack_of(&home)),
-                to: stack_label(stack_of(&held)),
+                from: stack_of(&home).label().to_owned(),
+                to: stack_of(&held).label().to_owned(),
             }
         };
         let bytes_after = stored_bytes(OP, &packed)?;
@@ -240,13 +239,14 @@ impl QuantizedLinear {
     ///
     /// When the weight lives on a fallback device, `x` moves there and the product comes back;
     /// both moves are counted (bytes, time) in [`Policy::stats`] under
-    /// [`QUANTIZED_LINEAR`], with one fallback per call.
+    /// [`Op::QuantizedLinear`], with one fallback per call. Bytes are counted from the
+    /// activations' dtype (2 per element for f16 and bf16).
     ///
     /// ```
     /// use burn::nn::LinearConfig;
     /// use burn::tensor::quantization::QuantScheme;
     /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::nn::{QUANTIZED_LINEAR, QuantizedLinear};
+    /// use burn_guard::nn::QuantizedLinear;
     /// use burn_guard::policy::Policy;
     ///
     /// #[allow(deprecated)]
@@ -256,73 +256,83 @@ impl QuantizedLinear {
     /// let layer = QuantizedLinear::quantize(&linear, &QuantScheme::default(), &policy)?;
     /// let y = layer.forward(Tensor::<2>::ones([4, 32], &ndarray))?;
     /// assert_eq!(y.device(), ndarray);
-    /// let stats = policy.stats()[QUANTIZED_LINEAR];
+    /// let stats = policy.stats_of(burn_guard::policy::Op::QuantizedLinear);
     /// assert_eq!((stats.fallbacks, stats.bytes_to_fallback, stats.bytes_from_fallback), (1, 4 * 32 * 4, 4 * 8 * 4));
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     pub fn forward<const D: usize>(&self, x: Tensor<D>) -> Result<Tensor<D>> {
-        let stats = self.policy.recorder();
-        let outcome = self.forward_recorded(x);
-        if outcome.is_err() {
-            stats.error(QUANTIZED_LINEAR);
-        }
-        outcome
-    }
-
-    fn forward_recorded<const D: usize>(&self, x: Tensor<D>) -> Result<Tensor<D>> {
-        const OP: &str = QUANTIZED_LINEAR;
+        const OP: &str = Op::QuantizedLinear.name();
         let dims = x.dims();
-        let checked = shapes::linear(OP, &dims, &[self.d_input, self.d_output], None)?;
-        check::same_device(OP, &x.device(), &self.home)?;
+        let checked = shapes::linear(OP, &dims, &[self.d_input, self.d_output], None)
+            .and_then(|checked| check::same_device(OP, &x.device(), &self.home).map(|()| checked));
+        let checked = self.policy.checked(Op::QuantizedLinear, checked)?;
         let mut output = dims;
         if let Some(last) = output.last_mut() {
             *last = self.d_output;
         }
-        if checked.rows == 0 || self.d_input == 0 {
-            // Nothing to multiply (or a sum over nothing): the answer is known, and empty
-            // tensors have panicked in burn's kernels before (burn #4093).
-            let zeros = catch(OP, || Tensor::<D>::zeros(output, &self.home))?;
-            return self.add_bias(zeros);
-        }
-        let rows = catch(OP, || x.reshape([checked.rows, self.d_input]))?;
-        let product = match &self.weight {
-            Weight::Float(weight) => {
-                self.policy.recorder().native(OP);
-                catch(OP, || rows.matmul(weight.clone()))?
-            }
-            Weight::Quantized(packed) => self.packed_product(rows, packed)?,
+        let empty = checked.rows == 0 || self.d_input == 0;
+        let (weight, held) = match &self.weight {
+            Weight::Quantized(w) | Weight::Float(w) => (w, w.device()),
         };
-        let product = catch(OP, || product.reshape(output))?;
-        self.add_bias(product)
-    }
-
-    /// `rows · Wᵀ` where the packed weight lives; rows and product move when that is a
-    /// fallback device.
-    fn packed_product(&self, rows: Tensor<2>, packed: &Tensor<2>) -> Result<Tensor<2>> {
-        const OP: &str = QUANTIZED_LINEAR;
-        let stats = self.policy.recorder();
-        let held = packed.device();
-        if held == self.home {
-            stats.native(OP);
-            return catch(OP, || rows.matmul(packed.clone().transpose()));
-        }
-        let start = Instant::now();
-        let bytes_out = tensor_bytes(&rows);
-        let moved = catch(OP, || rows.to_device(&held))?;
-        let out_time = start.elapsed();
-        stats.fallback(OP, stack_of(&self.home).name(), stack_of(&held).name());
-        let product = catch(OP, || moved.matmul(packed.clone().transpose()))?;
-        let back = Instant::now();
-        let bytes_back = tensor_bytes(&product);
-        let product = catch(OP, || product.to_device(&self.home))?;
-        stats.moved(OP, bytes_out, bytes_back, out_time + back.elapsed());
-        Ok(product)
+        // Nothing to multiply (or a sum over nothing) is answered at home without a kernel:
+        // empty tensors have panicked in burn's kernels before (burn #4093).
+        let native = if empty || held == self.home {
+            Support::Native
+        } else {
+            held_elsewhere(
+                stack_of(&self.home),
+                weight.dtype(),
+                &weight.dims(),
+                stack_of(&held),
+            )
+        };
+        let finish = |product: Tensor<2>| {
+            let product = catch(OP, || product.reshape(output))?;
+            self.add_bias(product)
+        };
+        let product = |rows: Tensor<2>| match &self.weight {
+            Weight::Float(weight) => catch(OP, || rows.matmul(weight.clone())),
+            Weight::Quantized(packed) => catch(OP, || rows.matmul(packed.clone().transpose())),
+        };
+        self.policy.run(Steps {
+            op: Op::QuantizedLinear,
+            home: &|| stack_of(&self.home).label().to_owned(),
+            capability: &|| format!("quantized_linear with a {:?} weight", weight.dtype()),
+            native,
+            targets: [Target {
+                label: stack_of(&held).label().to_owned(),
+                place: held,
+                support: Support::Native,
+            }],
+            input: x,
+            validate: |_: &Tensor<D>| Ok(()),
+            on_home: |x: Tensor<D>| {
+                if empty {
+                    let zeros = catch(OP, || Tensor::<D>::zeros(output, &self.home))?;
+                    return self.add_bias(zeros);
+                }
+                let rows = catch(OP, || x.reshape([checked.rows, self.d_input]))?;
+                finish(product(rows)?)
+            },
+            move_in: |x: Tensor<D>, held: &Device| {
+                let rows = catch(OP, || x.reshape([checked.rows, self.d_input]))?;
+                move_tensor(OP, rows, held)
+            },
+            on_target: |rows, _: &Device| product(rows),
+            move_back: |product: Tensor<2>| {
+                let (product, bytes) = move_tensor(OP, product, &self.home)?;
+                Ok((finish(product)?, bytes))
+            },
+            _target: PhantomData,
+        })
     }
 
     fn add_bias<const D: usize>(&self, y: Tensor<D>) -> Result<Tensor<D>> {
         match &self.bias {
             None => Ok(y),
-            Some(bias) => catch(QUANTIZED_LINEAR, || y + bias.clone().unsqueeze::<D>()),
+            Some(bias) => catch(Op::QuantizedLinear.name(), || {
+                y + bias.clone().unsqueeze::<D>()
+            }),
         }
     }
 
@@ -365,10 +375,4 @@ fn stored_bytes<const D: usize>(op: &'static str, tensor: &Tensor<D>) -> Result<
     let data = catch(op, || tensor.clone().try_into_data())?
         .map_err(|source| GuardError::Execution { op, source })?;
     Ok(u64::try_from(data.bytes().len()).unwrap_or(u64::MAX))
-}
-
-/// Bytes a float tensor occupies in transit: elements × element size.
-fn tensor_bytes<const D: usize>(tensor: &Tensor<D>) -> u64 {
-    let elements: usize = tensor.dims().iter().product();
-    u64::try_from(elements.saturating_mul(tensor.dtype().size())).unwrap_or(u64::MAX)
 }

@@ -15,7 +15,7 @@ mod placed;
 mod quantizer;
 mod report;
 
-pub use linear::{InvalidLayer, QUANTIZED_LINEAR, QuantizedLinear};
+pub use linear::{InvalidLayer, QuantizedLinear};
 pub use placed::PlacedLinear;
 pub use quantizer::{ModuleQuantizer, QuantizedLayers};
 pub use report::{LayerReport, Placement, QuantReport};

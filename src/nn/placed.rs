@@ -9,7 +9,7 @@ use burn::tensor::quantization::QuantScheme;
 use burn_backend::tensor::FloatTensor;
 use burn_backend::{Backend, Shape, TensorData, TensorMetadata};
 
-use super::report::{LayerReport, Placement, stack_label};
+use super::report::{LayerReport, Placement};
 use crate::backend::check as shapes;
 use crate::backend::quant::{Placed, PlacedQuantized, q_matmul, quantize_dynamic_or_fallback};
 use crate::capability::BackendStack;
@@ -124,7 +124,7 @@ impl<B: Backend, C: Backend> PlacedLinear<B, C> {
         let transposed = catch(OP, || B::float_swap_dims(weight, 0, 1))?;
         let packed =
             quantize_dynamic_or_fallback::<B, C>(transposed, scheme, policy, fallback_device)?;
-        let home = stack_label(BackendStack::cached::<B>(&device));
+        let home = BackendStack::of::<B>(&device).label().to_owned();
         let (placement, held, bytes_after) = match &packed {
             Placed::Native(q) => (
                 Placement::Native,
@@ -132,7 +132,9 @@ impl<B: Backend, C: Backend> PlacedLinear<B, C> {
                 read_bytes(OP, catch(OP, || B::q_into_data(q.clone()))?)?,
             ),
             Placed::Fallback(q) => {
-                let to = stack_label(BackendStack::cached::<C>(fallback_device));
+                let to = BackendStack::cached::<C>(fallback_device)
+                    .label()
+                    .to_owned();
                 (
                     Placement::Fallback {
                         from: home,

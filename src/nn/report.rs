@@ -5,8 +5,6 @@ use std::fmt;
 
 use serde::Serialize;
 
-use crate::capability::{BackendStack, Layer};
-
 /// Where a layer's weight ended up.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -178,57 +176,11 @@ impl fmt::Display for QuantReport {
     }
 }
 
-/// A stack's layers without device details: `router<remote>` rather than burn's
-/// `router<remote-RemoteDevice { endpoint: … }>`, `dispatch<fusion<cubecl<wgpu>>>`.
-pub(crate) fn stack_label(stack: &BackendStack) -> String {
-    stack
-        .layers()
-        .iter()
-        .rev()
-        .fold(String::new(), |inner, layer| {
-            let name = match layer {
-                Layer::Autodiff => "autodiff".to_owned(),
-                Layer::Fusion => "fusion".to_owned(),
-                Layer::Router => "router".to_owned(),
-                Layer::Dispatch => "dispatch".to_owned(),
-                Layer::Cubecl(runtime) => format!("cubecl<{runtime}>"),
-                Layer::Flex => "flex".to_owned(),
-                Layer::NdArray => "ndarray".to_owned(),
-                Layer::Remote => "remote".to_owned(),
-                Layer::Unknown(name) => name.clone(),
-            };
-            if inner.is_empty() {
-                name
-            } else {
-                format!("{name}<{inner}>")
-            }
-        })
-}
-
 #[allow(clippy::cast_precision_loss)] // Byte counts far below 2^52.
 fn ratio(after: u64, before: u64) -> f64 {
     if before == 0 {
         1.0
     } else {
         after as f64 / before as f64
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::stack_label;
-    use crate::capability::BackendStack;
-
-    #[test]
-    fn stack_labels_drop_device_details() {
-        for (name, label) in [
-            ("dispatch<flex>", "dispatch<flex>"),
-            ("fusion<cubecl<wgpu>>", "fusion<cubecl<wgpu>>"),
-            ("autodiff<ndarray>", "autodiff<ndarray>"),
-        ] {
-            assert_eq!(stack_label(&BackendStack::parse(name)), label);
-        }
-        let remote = BackendStack::parse("router<remote-RemoteDevice { device_index: 0 }>");
-        assert!(!stack_label(&remote).contains("device_index"));
     }
 }

@@ -1,27 +1,32 @@
 //! What to do when a capability is missing: refuse (the default), or fall back to the first
 //! capable device of an ordered list. Every decision is counted, every fallback logged once.
 //!
-//! Fallback lives here and nowhere else: guarded operations hand the policy their capability
-//! answer and closures, and the policy decides, moves, runs and records.
+//! Fallback lives here and nowhere else: guarded operations hand [`Policy`] their capability
+//! answer and their steps (one private entry point, `Policy::run`), and the policy decides,
+//! validates, moves, runs, records and warns. Operations are a typed set ([`Op`]).
 //!
 //! - [`Policy::strict`]: nothing falls back; a missing capability is
 //!   [`GuardError::Unsupported`](crate::GuardError::Unsupported) and nothing runs.
 //! - [`Policy::fallback_to`]: an ordered list of devices (`burn::Tensor` level); backend-level
 //!   operations take their concrete fallback backend as a type parameter instead.
-//! - [`Policy::deny_op`] / [`Policy::allow_only`]: per-operation control.
+//! - [`Policy::deny_op`] / [`Policy::allow_only`]: per-operation control, by [`Op`].
 //! - [`set_fallback_disabled`]: a process-wide switch that turns every fallback off, like ONNX
 //!   Runtime's `session.disable_cpu_ep_fallback`.
-//! - [`Policy::stats`]: per operation, native runs, fallbacks, errors, bytes moved each way and
-//!   time spent moving.
+//! - [`Policy::stats`]: per operation, native runs, fallbacks, errors, bytes moved each way
+//!   (counted from each tensor's dtype) and time spent moving.
 
+mod engine;
+mod op;
 mod stats;
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use burn::tensor::Device;
 
+pub(crate) use engine::{Steps, Target};
+pub use op::Op;
 pub use stats::{OpStats, Stats};
 
 static FALLBACK_DISABLED: AtomicBool = AtomicBool::new(false);
@@ -47,20 +52,19 @@ pub fn fallback_disabled() -> bool {
 ///
 /// ```
 /// use burn::tensor::Device;
-/// use burn_guard::policy::Policy;
+/// use burn_guard::policy::{Op, Policy};
 ///
 /// let strict = Policy::strict();
-/// assert!(!strict.may_fall_back("quantize_dynamic"));
-/// let lenient = Policy::fallback_to([Device::flex()]).deny_op("q_matmul");
-/// assert!(lenient.may_fall_back("quantize_dynamic"));
-/// assert!(!lenient.may_fall_back("q_matmul"));
+/// assert!(!strict.may_fall_back(Op::QuantizeDynamic));
+/// let lenient = Policy::fallback_to([Device::flex()]).deny_op(Op::QMatmul);
+/// assert!(lenient.may_fall_back(Op::QuantizeDynamic));
+/// assert!(!lenient.may_fall_back(Op::QMatmul));
 /// ```
 #[derive(Debug, Clone)]
 pub struct Policy {
     devices: Vec<Device>,
-    fallback: bool,
-    allow_only: Option<BTreeSet<&'static str>>,
-    deny: BTreeSet<&'static str>,
+    /// One bit per [`Op`] that may fall back: the decision is a load and a mask.
+    allowed: u32,
     stats: Arc<Stats>,
 }
 
@@ -75,9 +79,7 @@ impl Policy {
     pub fn strict() -> Self {
         Self {
             devices: Vec::new(),
-            fallback: false,
-            allow_only: None,
-            deny: BTreeSet::new(),
+            allowed: 0,
             stats: Arc::new(Stats::default()),
         }
     }
@@ -87,34 +89,37 @@ impl Policy {
     pub fn fallback_to(devices: impl IntoIterator<Item = Device>) -> Self {
         Self {
             devices: devices.into_iter().collect(),
-            fallback: true,
+            allowed: Op::ALL.iter().fold(0, |bits, op| bits | op.bit()),
             ..Self::strict()
         }
     }
 
-    /// Never fall back for `op` (burn's name for it, e.g. `"quantize_dynamic"`).
+    /// Never fall back for `op`.
+    ///
+    /// Operations are typed: a misspelt one does not compile.
+    ///
+    /// ```compile_fail
+    /// use burn_guard::policy::Policy;
+    /// let policy = Policy::strict().deny_op("quantise_dynamic");
+    /// ```
     #[must_use]
-    pub fn deny_op(mut self, op: &'static str) -> Self {
-        self.deny.insert(op);
+    pub fn deny_op(mut self, op: Op) -> Self {
+        self.allowed &= !op.bit();
         self
     }
 
-    /// Fall back only for the operations listed.
+    /// Fall back only for the operations listed (and only if the policy falls back at all).
     #[must_use]
-    pub fn allow_only(mut self, ops: impl IntoIterator<Item = &'static str>) -> Self {
-        self.allow_only = Some(ops.into_iter().collect());
+    pub fn allow_only(mut self, ops: impl IntoIterator<Item = Op>) -> Self {
+        let listed = ops.into_iter().fold(0, |bits, op| bits | op.bit());
+        self.allowed &= listed;
         self
     }
 
     /// Whether `op` may fall back under this policy and the process-wide switch.
-    pub fn may_fall_back(&self, op: &str) -> bool {
-        self.fallback
-            && !fallback_disabled()
-            && !self.deny.contains(op)
-            && self
-                .allow_only
-                .as_ref()
-                .is_none_or(|allowed| allowed.contains(op))
+    #[inline]
+    pub fn may_fall_back(&self, op: Op) -> bool {
+        self.allowed & op.bit() != 0 && !fallback_disabled()
     }
 
     /// The fallback devices, in order of preference.
@@ -122,9 +127,27 @@ impl Policy {
         &self.devices
     }
 
-    /// What ran under this policy (and its clones) so far.
-    pub fn stats(&self) -> std::collections::BTreeMap<&'static str, OpStats> {
+    /// What ran under this policy (and its clones) so far: every operation that ran, refused
+    /// or failed at least once.
+    pub fn stats(&self) -> BTreeMap<Op, OpStats> {
         self.stats.snapshot()
+    }
+
+    /// What ran under this policy (and its clones) for `op` (zeros when nothing did).
+    ///
+    /// ```
+    /// use burn_guard::policy::{Op, Policy};
+    /// assert_eq!(Policy::strict().stats_of(Op::QMatmul).native, 0);
+    /// ```
+    pub fn stats_of(&self, op: Op) -> OpStats {
+        self.stats.of(op)
+    }
+
+    /// The strict policy that the fallback-less entry points run under, shared: building one
+    /// per call would allocate its statistics.
+    pub(crate) fn shared_strict() -> &'static Policy {
+        static STRICT: std::sync::OnceLock<Policy> = std::sync::OnceLock::new();
+        STRICT.get_or_init(Policy::strict)
     }
 
     /// The shared statistics, for recording.

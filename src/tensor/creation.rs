@@ -1108,14 +1108,15 @@ impl<const D: usize, K: Basic> TryConvert<D, K> for Tensor<D, K> {
             let device = self.device();
             let supported = catch(OP, || device.supports_dtype(target)).unwrap_or(false);
             if !supported {
-                return Err(GuardError::Unsupported(Unsupported {
-                    op: OP,
-                    backend: crate::capability::stack_of(&device).name().to_owned(),
-                    capability: format!("dtype {target:?}"),
-                    reason: "the device does not support this dtype (burn's supports_dtype); \
-                             the backend panics or computes garbage"
-                        .to_owned(),
-                }));
+                return Err(GuardError::Unsupported(Unsupported::new(
+                    OP,
+                    crate::capability::stack_of(&device).label(),
+                    format!("dtype {target:?}"),
+                    crate::capability::Gap::new(
+                        crate::capability::Effect::Unimplemented,
+                        "the device does not support this dtype (burn's supports_dtype)",
+                    ),
+                )));
             }
         }
         catch(OP, || T::cast(self, dtype))

@@ -1,14 +1,17 @@
 //! Guarded dynamic quantization of `burn::Tensor`, with the policy deciding where it runs.
+//!
+//! The twin is the backend-level guarded quantization run on burn's own `Dispatch` backend (a
+//! `burn::Tensor` is a `Dispatch` primitive inside): one implementation of the checks, the
+//! value read and the fallback for both layers.
 
-use std::time::Instant;
-
+use burn::backend::Dispatch;
+use burn::tensor::Tensor;
 use burn::tensor::quantization::QuantScheme;
-use burn::tensor::{Tensor, Transaction};
 
 use super::sealed::Sealed;
-use crate::capability::{Support, quantize_support, stack_of};
-use crate::check;
-use crate::error::{GuardError, Result, Unsupported};
+use crate::backend::quant::{Placed, quantize_routed};
+use crate::capability::stack_of;
+use crate::error::Result;
 use crate::panic::catch;
 use crate::policy::Policy;
 
@@ -25,18 +28,18 @@ pub trait TryQuantize<const D: usize>: Sealed + Sized {
     /// Costs one reduction and one synchronous read of two numbers (the count of non-finite
     /// values and the largest magnitude) before quantizing: burn computes its scale from the
     /// values and, for NaN, ±inf or a magnitude whose scale overflows, returns NaN or garbage
-    /// on some backends without a word (see [`check::quant::quant_values`]).
+    /// on some backends without a word (see [`check::quant::quant_values`](crate::check::quant::quant_values)).
     ///
     /// # Errors
     ///
-    /// - [`GuardError::InvalidQuantScheme`] when no backend can apply the scheme to this shape.
-    /// - [`GuardError::InvalidArgument`] for a tensor with no elements (no range to calibrate
+    /// - [`GuardError::InvalidQuantScheme`](crate::GuardError::InvalidQuantScheme) when no backend can apply the scheme to this shape.
+    /// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a tensor with no elements (no range to calibrate
     ///   from), for NaN or ±inf values (with their count), or when the largest magnitude needs
     ///   a scale its dtype cannot hold (`f32::MAX`; 1e7 with F16 scales).
-    /// - [`GuardError::Unsupported`] when the device's backend cannot (NdArray with a packed
+    /// - [`GuardError::Unsupported`](crate::GuardError::Unsupported) when the device's backend cannot (NdArray with a packed
     ///   store, E4M3 on Flex, …).
-    /// - [`GuardError::Execution`] when the values' range cannot be read back.
-    /// - [`GuardError::BackendPanic`] if burn panics anyway.
+    /// - [`GuardError::Execution`](crate::GuardError::Execution) when the values' range cannot be read back.
+    /// - [`GuardError::BackendPanic`](crate::GuardError::BackendPanic) if burn panics anyway.
     ///
     /// # Fallback
     ///
@@ -64,7 +67,7 @@ pub trait TryQuantize<const D: usize>: Sealed + Sized {
     ///
     /// # Errors
     ///
-    /// As [`TryQuantize::try_quantize_dynamic`]; [`GuardError::Unsupported`] also when no
+    /// As [`TryQuantize::try_quantize_dynamic`]; [`GuardError::Unsupported`](crate::GuardError::Unsupported) also when no
     /// fallback device can. The values are checked on the tensor's own device before they
     /// move, so refused values never reach a fallback device.
     ///
@@ -76,7 +79,7 @@ pub trait TryQuantize<const D: usize>: Sealed + Sized {
     /// ```
     /// use burn::tensor::quantization::QuantScheme;
     /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::policy::Policy;
+    /// use burn_guard::policy::{Op, Policy};
     /// use burn_guard::tensor::TryQuantize;
     ///
     /// #[allow(deprecated)]
@@ -84,7 +87,7 @@ pub trait TryQuantize<const D: usize>: Sealed + Sized {
     /// let policy = Policy::fallback_to([Device::flex()]);
     /// let q = t.quantize_dynamic_with(&QuantScheme::default(), &policy)?;
     /// assert_eq!(q.device(), Device::flex());
-    /// assert_eq!(policy.stats()["quantize_dynamic"].fallbacks, 1);
+    /// assert_eq!(policy.stats_of(Op::QuantizeDynamic).fallbacks, 1);
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     fn quantize_dynamic_with(self, scheme: &QuantScheme, policy: &Policy) -> Result<Self>;
@@ -92,105 +95,24 @@ pub trait TryQuantize<const D: usize>: Sealed + Sized {
 
 impl<const D: usize> TryQuantize<D> for Tensor<D> {
     fn try_quantize_dynamic(self, scheme: &QuantScheme) -> Result<Self> {
-        self.quantize_dynamic_with(scheme, &Policy::strict())
+        self.quantize_dynamic_with(scheme, Policy::shared_strict())
     }
 
     fn quantize_dynamic_with(self, scheme: &QuantScheme, policy: &Policy) -> Result<Self> {
-        let stats = policy.recorder();
-        let counted = |outcome: Result<Self>| {
-            if outcome.is_err() {
-                stats.error(OP);
-            }
-            outcome
-        };
-        let dims = self.dims();
-        if let Err(err) = check::quant_scheme(OP, scheme, &dims)
-            .and_then(|_| check::quant::quant_nonempty(OP, &dims))
-        {
-            stats.error(OP);
-            return Err(err);
-        }
-        let stack = stack_of(&self.device());
-        let reason = match quantize_support(stack, scheme, &dims) {
-            Support::Native => {
-                if let Err(err) = check_values(&self, scheme) {
-                    stats.error(OP);
-                    return Err(err);
-                }
-                let outcome = catch(OP, || self.quantize_dynamic(scheme));
-                if outcome.is_ok() {
-                    stats.native(OP);
-                }
-                return counted(outcome);
-            }
-            Support::Unsupported(reason) => reason,
-        };
-        let refusal = |reason: String| {
-            GuardError::Unsupported(Unsupported {
-                op: OP,
-                backend: stack.name().to_owned(),
-                capability: format!("quantization {}", check::SchemeName(scheme)),
-                reason,
-            })
-        };
-        if !policy.may_fall_back(OP) {
-            stats.error(OP);
-            return Err(refusal(reason));
-        }
-        let Some((target, target_stack)) = policy
+        let home = stack_of(&self.device());
+        let targets = policy
             .devices()
             .iter()
-            .map(|device| (device, stack_of(device)))
-            .find(|(_, target)| quantize_support(target, scheme, &dims).is_native())
-        else {
-            stats.error(OP);
-            return Err(refusal(format!(
-                "{reason}; no fallback device of the policy can"
-            )));
-        };
-        // Refused values never move: the check runs where the tensor is.
-        if let Err(err) = check_values(&self, scheme) {
-            stats.error(OP);
-            return Err(err);
-        }
-        let bytes =
-            u64::try_from(dims.iter().product::<usize>().saturating_mul(4)).unwrap_or(u64::MAX);
-        let start = Instant::now();
-        let moved = match catch(OP, || self.to_device(target)) {
-            Ok(moved) => moved,
-            Err(err) => {
-                stats.error(OP);
-                return Err(err);
-            }
-        };
-        stats.moved(OP, bytes, 0, start.elapsed());
-        stats.fallback(OP, stack.name(), target_stack.name());
-        counted(catch(OP, || moved.quantize_dynamic(scheme)))
+            .map(|device| (device.as_dispatch().clone(), stack_of(device)));
+        let placed = quantize_routed::<Dispatch, Dispatch, _>(
+            self.into_dispatch(),
+            scheme,
+            policy,
+            home,
+            &|| home.label().to_owned(),
+            targets,
+        )?;
+        let (Placed::Native(quantized) | Placed::Fallback(quantized)) = placed;
+        catch(OP, || Tensor::from_dispatch(quantized))
     }
-}
-
-/// Reads the values' range — one reduction and one synchronous read (a [`Transaction`] of the
-/// non-finite count and the largest finite magnitude) — and checks it with
-/// [`check::quant::quant_values`].
-///
-/// The read is the price of never returning a silently wrong quantization: burn computes the
-/// scale from the values, and a NaN, an infinity or a magnitude whose scale overflows its dtype
-/// gives a result that dequantizes to NaN or to garbage on some backend (see
-/// [`check::quant::quant_values`]). Non-finite values are masked before the maximum, which
-/// NdArray would otherwise panic on.
-fn check_values<const D: usize>(tensor: &Tensor<D>, scheme: &QuantScheme) -> Result<()> {
-    let values = tensor.clone();
-    let len = u64::try_from(values.shape().num_elements()).unwrap_or(u64::MAX);
-    let data = catch(OP, || {
-        let bad = values.clone().is_finite().bool_not();
-        let count = bad.clone().int().sum();
-        let max_abs = values.abs().mask_fill(bad, 0.0).max();
-        Transaction::default()
-            .register(count)
-            .register(max_abs)
-            .try_execute()
-    })?
-    .map_err(|source| GuardError::Execution { op: OP, source })?;
-    let range = check::quant::ValueRange::from_reads(OP, data, len)?;
-    check::quant::quant_values(OP, scheme, range)
 }

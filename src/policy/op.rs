@@ -1,0 +1,47 @@
+//! The operations a policy can send to a fallback backend: a closed, typed set, so a misspelt
+//! operation does not compile.
+
+use std::fmt;
+
+/// An operation that can run on a fallback backend.
+///
+/// ```
+/// use burn_guard::policy::Op;
+/// assert_eq!(Op::QuantizeDynamic.name(), "quantize_dynamic");
+/// assert_eq!(Op::ALL.len(), 3);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[non_exhaustive]
+pub enum Op {
+    /// Dynamic quantization (`quantize_dynamic`).
+    QuantizeDynamic,
+    /// A matmul with a quantized right-hand side (`q_matmul`), at the backend level.
+    QMatmul,
+    /// A quantized linear layer's forward ([`QuantizedLinear`](crate::nn::QuantizedLinear)).
+    QuantizedLinear,
+}
+
+impl Op {
+    /// Every operation, in declaration order.
+    pub const ALL: [Op; 3] = [Op::QuantizeDynamic, Op::QMatmul, Op::QuantizedLinear];
+
+    /// burn's name for the operation (ours for the layer forward).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Op::QuantizeDynamic => "quantize_dynamic",
+            Op::QMatmul => "q_matmul",
+            Op::QuantizedLinear => "quantized_linear",
+        }
+    }
+
+    /// A bit per operation, for the policy's per-operation rules.
+    pub(crate) const fn bit(self) -> u32 {
+        1 << (self as u32)
+    }
+}
+
+impl fmt::Display for Op {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}

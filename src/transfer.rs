@@ -1,0 +1,64 @@
+//! Moving data between backends for a fallback, and counting the bytes from the data's dtype.
+
+use burn::tensor::Tensor;
+use burn_backend::tensor::FloatTensor;
+use burn_backend::{Backend, TensorData};
+
+use crate::error::Result;
+use crate::panic::catch;
+
+/// Bytes a tensor occupies in transit: elements × the size of its dtype (2 for f16 and bf16,
+/// 4 for f32, 8 for f64).
+pub(crate) fn tensor_bytes<const D: usize>(tensor: &Tensor<D>) -> u64 {
+    let elements = tensor.shape().num_elements();
+    u64::try_from(elements.saturating_mul(tensor.dtype().size())).unwrap_or(u64::MAX)
+}
+
+/// Moves a `burn::Tensor` to `device` with burn's `to_device`; returns it and the bytes moved.
+pub(crate) fn move_tensor<const D: usize>(
+    op: &'static str,
+    tensor: Tensor<D>,
+    device: &burn::tensor::Device,
+) -> Result<(Tensor<D>, u64)> {
+    let bytes = tensor_bytes(&tensor);
+    let moved = catch(op, || tensor.to_device(device))?;
+    Ok((moved, bytes))
+}
+
+/// Moves a float primitive from `B` to `C` through [`TensorData`] (the read bounded by
+/// [`devices::default_timeout`](crate::devices::default_timeout): a frozen remote server would
+/// block it forever); returns it and the bytes moved, as the data holds them.
+pub(crate) fn move_float<B: Backend, C: Backend>(
+    op: &'static str,
+    tensor: FloatTensor<B>,
+    device: &C::Device,
+) -> Result<(FloatTensor<C>, u64)> {
+    let data: TensorData = crate::devices::read_with_deadline(
+        op,
+        crate::devices::default_timeout(),
+        B::float_into_data(tensor),
+    )?;
+    let bytes = u64::try_from(data.bytes().len()).unwrap_or(u64::MAX);
+    let moved = catch(op, || C::float_from_data(data, device))?;
+    Ok((moved, bytes))
+}
+
+#[cfg(all(test, feature = "flex"))]
+mod tests {
+    use burn::tensor::{DType, Device, Tensor, TensorCreationOptions};
+
+    #[test]
+    fn tensor_bytes_follow_the_dtype() {
+        for (dtype, size) in [
+            (DType::F64, 8),
+            (DType::F32, 4),
+            (DType::F16, 2),
+            (DType::BF16, 2),
+        ] {
+            let options = TensorCreationOptions::new(Device::flex()).with_dtype(dtype);
+            let t = Tensor::<2>::ones([3, 5], options);
+            assert_eq!(t.dtype(), dtype);
+            assert_eq!(super::tensor_bytes(&t), 15 * size, "{dtype:?}");
+        }
+    }
+}

@@ -1,0 +1,58 @@
+//! The fallback sequence has one implementation: `Policy::run` in `src/policy/engine.rs`.
+//! Outside `src/policy/`, no source file decides a fallback (`may_fall_back`), counts one
+//! (the policy's recorder) or warns about one: guarded paths hand the policy their steps
+//! instead.
+
+use std::path::Path;
+
+fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn only_the_policy_decides_moves_and_records_fallbacks() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let policy = src.join("policy");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let tokens = [
+        "may_fall_back(",
+        "recorder()",
+        "stats.fallback(",
+        "stats.moved(",
+        "stats.native(",
+        "log::warn!",
+    ];
+    let mut hits = Vec::new();
+    for file in files.iter().filter(|f| !f.starts_with(&policy)) {
+        let text = std::fs::read_to_string(file).unwrap();
+        for (number, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            for token in tokens {
+                if code.contains(token) {
+                    hits.push(format!(
+                        "{}:{}: {}",
+                        file.display(),
+                        number + 1,
+                        line.trim()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        hits.is_empty(),
+        "fallback logic outside src/policy/:\n{}",
+        hits.join("\n")
+    );
+    // The engine itself is there, and it is the only `fn run` of the policy.
+    let engine = std::fs::read_to_string(policy.join("engine.rs")).unwrap();
+    assert!(engine.contains("pub(crate) fn run<"));
+}
