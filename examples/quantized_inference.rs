@@ -143,9 +143,8 @@ fn main() {
     let (device, name) = match wgpu_adapter() {
         Ok(adapter) => (adapter.device, format!("wgpu ({})", adapter.name)),
         Err(err) => {
-            if !json {
-                println!("no wgpu adapter ({err}); running the scheme rows on Flex");
-            }
+            // On stderr, so that `--json` output stays JSON and still says so.
+            eprintln!("no wgpu adapter ({err}); running the scheme rows on Flex");
             (Device::flex(), "flex".to_owned())
         }
     };

@@ -30,7 +30,22 @@
 //!
 //! ## What burn-guard guarantees, and what it cannot
 //!
-//! - A checked call that returns `Err` dispatched nothing to the backend.
+//! - A call refused by a check on shapes, dims, dtypes, devices, quantization schemes or
+//!   declared capabilities dispatched nothing to the backend. Checks on *values* must read
+//!   them from the device first, so their refusals come after device work (a read, for
+//!   quantization a reduction too; the inputs are left unchanged):
+//!   - index ranges: [`try_select`](tensor::TryTensor::try_select), `try_select_assign`,
+//!     `try_gather`, `try_scatter`, `try_gather_nd`, `try_scatter_nd` and `try_take` read the
+//!     index tensor back (one synchronous read, which also runs the work pending on it);
+//!   - class values: `try_one_hot` and `try_one_hot_fill` read the input tensor back;
+//!   - quantization ranges: [`try_quantize_dynamic`](tensor::TryQuantize::try_quantize_dynamic),
+//!     `quantize_dynamic_with`, [`backend::quant::quantize_dynamic_or_fallback`] and the layers
+//!     that quantize through them ([`nn::QuantizedLinear`], [`nn::PlacedLinear`]) dispatch a
+//!     reduction (the count of NaN/±inf values, the largest magnitude) and read those two
+//!     numbers back before refusing NaN, ±inf or a scale that would overflow;
+//!   - read-backs: `try_into_scalar`, `try_into_scalar_async`, `try_to_data_as`,
+//!     `try_into_data_as`, `try_to_data_dtype` and `try_into_data_dtype` read the tensor, then
+//!     refuse a value that does not fit the requested type.
 //! - A panic inside a guarded call is returned as an error — **unless the build uses
 //!   `panic = "abort"`**: then the process ends before anything can catch it, and the checks are
 //!   the only defence.

@@ -1,4 +1,4 @@
-//! Random-input campaign (issue 8): random sequences of our `try_` calls, on Flex, NdArray,
+//! Random-input campaign: random sequences of our `try_` calls, on Flex, NdArray,
 //! Wgpu and a loopback remote, each step against raw burn on the same input.
 //!
 //! A case is a starting tensor and 1–6 steps drawn from a broad menu (views, indexing,

@@ -1,4 +1,4 @@
-//! Concurrency (issue 8): 8 threads × 10 000 mixed calls on shared devices (one Flex, one
+//! Concurrency: 8 threads × 10 000 mixed calls on shared devices (one Flex, one
 //! NdArray) and one shared policy (`Policy::fallback_to([Flex])`, whose clones share their
 //! statistics): no deadlock, no poisoned lock, statistics totals exact.
 //!

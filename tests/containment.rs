@@ -1,4 +1,4 @@
-//! Panic containment (issue 8): after 1 000 consecutive refused or caught failures on one
+//! Panic containment: after 1 000 consecutive refused or caught failures on one
 //! device — refusals by our checks and backend panics caught by the backstop — that device
 //! still computes a known matmul exactly. Flex, NdArray, wgpu and a loopback remote.
 //!

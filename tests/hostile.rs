@@ -1,4 +1,4 @@
-//! Hostile values (issue 8): quantizing all-zero, constant, NaN/inf-containing, empty and
+//! Hostile values: quantizing all-zero, constant, NaN/inf-containing, empty and
 //! huge-magnitude tensors, and matmul on zero-sized shapes, on Flex, NdArray, wgpu and a
 //! loopback remote. Each returns a correct value or a clear `Err` — never a panic, never a
 //! silent NaN where the input had none.

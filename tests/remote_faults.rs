@@ -1,4 +1,4 @@
-//! Remote faults (issue 8): a burn-remote server on 127.0.0.1 that stops mid-run, that was never
+//! Remote faults: a burn-remote server on 127.0.0.1 that stops mid-run, that was never
 //! started, that accepts but never answers, and that freezes mid-run. Every guarded call must
 //! return `Err` within its deadline (plus slack for a loaded machine): no hang, no panic.
 //!

@@ -36,7 +36,7 @@ pub mod check;
 mod linear;
 mod mlp;
 mod module;
-// Issue 4 (guarded quantization with fallback) lives in `quant`, owned by its engineer.
+// Guarded quantization of backend primitives, with fallback to another backend: `quant`.
 pub mod quant;
 
 pub use autodiff::{grad, grads, grads_or_zeros, lift, track};

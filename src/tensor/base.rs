@@ -1,4 +1,7 @@
-//! Twins of burn-tensor `src/tensor/api/base.rs`: methods of every tensor kind.
+//! Twins of five methods of every tensor kind, all from burn-tensor's `src/tensor/api/base.rs`:
+//! `narrow`, `swap_dims`, `select`, `cat` and `stack`. The other methods of that file have
+//! their twins by family, in `view.rs`, `indexing.rs`, `reduce.rs`, `elementwise.rs` and
+//! `creation.rs`.
 
 use burn::tensor::kind::Basic;
 use burn::tensor::{AsIndex, Int, Tensor};
@@ -9,7 +12,8 @@ use crate::check;
 use crate::error::{GuardError, Result};
 use crate::panic::catch;
 
-/// Fallible twins of the `burn::Tensor` methods every kind has (burn's `api/base.rs`).
+/// Fallible twins of `narrow`, `swap_dims` and `select`, which every kind has (burn's
+/// `api/base.rs`).
 ///
 /// Sealed: implemented for `burn::Tensor<D, K>` only.
 pub trait TryTensor<const D: usize, K: Basic>: Sealed + Sized {

@@ -1,13 +1,22 @@
 //! Fallible twins of `burn::Tensor` methods: the same name with a `try_` prefix, the same
 //! arguments, a [`Result`](crate::Result) instead of a panic.
 //!
-//! Laid out like burn-tensor's `src/tensor/api/`: whoever finds `Tensor::narrow` in burn's
-//! `api/base.rs` finds `try_narrow` in [`TryTensor`] (`tensor/base.rs`) and its rule in
-//! [`check::narrow`](crate::check::narrow).
+//! Laid out by family of operation, not like burn-tensor's `src/tensor/api/` (which is split
+//! by tensor kind and trait: `base.rs`, `numeric.rs`, `float.rs`, `int.rs`, `bool.rs`,
+//! `orderable.rs`, …). Here `base.rs` holds the five twins of [`TryTensor`] (`narrow`,
+//! `swap_dims`, `select`, `cat`, `stack`), `numeric.rs` the four arithmetic operators and
+//! `matmul`, `quant.rs` the guarded `quantize_dynamic`, and `view`, `indexing`,
+//! `elementwise`, `reduce`, `creation` and `module` the rest, whichever burn file defines them (`try_gather` and `try_slice` are in `indexing.rs`,
+//! their burn methods in `api/base.rs`; `try_argmax` is in `reduce.rs`, `argmax` in
+//! `api/orderable.rs`). [`check`](crate::check) is grouped the same way, with the rules the
+//! families share (dims, devices, index ranges, broadcasting, `matmul`, `narrow`, `cat`,
+//! `stack`) in `check/shape.rs`. To find a twin, search for `fn try_<name>`.
 //!
-//! Each twin does three things: gather the inputs (shapes, dims, devices), run the pure checks
-//! in [`check`](crate::check), and call burn under the [panic backstop](mod@crate::panic). A
-//! refused call dispatched nothing.
+//! Each twin does three things: gather the inputs (shapes, dims, devices), run the checks in
+//! [`check`](crate::check), and call burn under the [panic backstop](mod@crate::panic). A call
+//! refused on shapes, dims, dtypes or devices dispatched nothing; the few checks on values
+//! (index ranges, one-hot classes, quantization ranges) read from the device first, as the
+//! [crate documentation](crate#what-burn-guard-guarantees-and-what-it-cannot) lists.
 //!
 //! | burn method | twin | check |
 //! |---|---|---|

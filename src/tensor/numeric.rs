@@ -1,4 +1,7 @@
-//! Twins of burn-tensor `src/tensor/api/numeric.rs`: methods of numeric tensors (float, int).
+//! Twins of the arithmetic operators and `matmul` of numeric tensors (float, int), from
+//! burn-tensor's `src/tensor/api/numeric.rs`. The other methods of that file have their twins
+//! by family (scalar ops in `elementwise.rs`, sums and means in `reduce.rs`, `eye` and
+//! `random` in `creation.rs`, `tril` and `triu` in `indexing.rs`).
 
 use burn::tensor::kind::Numeric;
 use burn::tensor::{DType, Tensor, TensorCreationOptions};
@@ -8,7 +11,7 @@ use crate::check;
 use crate::error::Result;
 use crate::panic::catch;
 
-/// Fallible twins of the `burn::Tensor` methods of numeric kinds (burn's `api/numeric.rs`).
+/// Fallible twins of `add`, `sub`, `mul`, `div` and `matmul` (burn's `api/numeric.rs`).
 ///
 /// Sealed: implemented for `burn::Tensor<D, K>` only.
 pub trait TryNumeric<const D: usize, K: Numeric>: Sealed + Sized {

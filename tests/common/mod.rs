@@ -1,23 +1,12 @@
-//! Real parts for the integration tests: a wgpu device when an adapter exists, and a loopback
-//! burn-remote server. No mocks of burn.
+//! Real parts for the integration tests: a wgpu device (a test without an adapter fails unless
+//! `BURN_GUARD_SKIP_WGPU=1`, see `wgpu.rs`), and a loopback burn-remote server. No mocks of burn.
 #![allow(dead_code)]
 
 use burn::tensor::Device;
 
-/// The wgpu device, or `None` (after printing `skipped: no wgpu adapter`) when this machine has
-/// no adapter. With `BURN_GUARD_REQUIRE_WGPU=1` a missing adapter fails the test instead.
-pub fn wgpu_device() -> Option<Device> {
-    match burn_guard::devices::wgpu_adapter() {
-        Ok(adapter) => Some(adapter.device),
-        Err(err) => {
-            if std::env::var("BURN_GUARD_REQUIRE_WGPU").as_deref() == Ok("1") {
-                panic!("BURN_GUARD_REQUIRE_WGPU=1 but {err}");
-            }
-            println!("skipped: no wgpu adapter");
-            None
-        }
-    }
-}
+mod wgpu;
+#[allow(unused_imports)] // Not every test binary that includes `common` runs on wgpu.
+pub use wgpu::wgpu_device;
 
 /// A burn-remote server on 127.0.0.1 (Flex behind it) and a connected client device.
 pub fn loopback_remote() -> burn_guard::devices::LoopbackRemote {
