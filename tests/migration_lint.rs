@@ -214,7 +214,12 @@ fn every_entry_names_an_existing_twin() {
     let missing: Vec<&str> = toml
         .lines()
         .filter_map(|l| l.split("burn_guard's ").nth(1))
-        .map(|r| r.trim_start_matches('.').split('(').next().unwrap_or_default())
+        .map(|r| {
+            r.trim_start_matches('.')
+                .split('(')
+                .next()
+                .unwrap_or_default()
+        })
         .filter(|twin| !sources.contains(&format!("fn {twin}")))
         .collect();
     assert!(missing.is_empty(), "no such twin: {missing:?}");
