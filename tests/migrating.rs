@@ -79,14 +79,25 @@ fn the_whole_function() -> burn_guard::Result<()> {
 #[test]
 fn the_traps() -> burn_guard::Result<()> {
     let device = Device::flex();
-    let t = Tensor::<2>::from_floats([[1.0, 2.0]], &device);
-    assert!(try_into_scalar::<2, _, f32>(t.clone()).is_err());
-    let data = try_to_data_as::<2, _, i64>(&t)?;
+    let t = Tensor::<1>::from_floats([4.0], &device);
+    let raw = t.clone().try_into_scalar::<i32>();
+    assert!(raw.is_ok());
+    let data = try_to_data_as::<1, _, i64>(&t)?;
     assert_eq!(data.dtype(), DType::I64);
-    let data = try_into_data_dtype(t, DType::F64)?;
+    let data = try_into_data_dtype(t.clone(), DType::F64)?;
     assert_eq!(data.dtype(), DType::F64);
-    let x: f32 = try_into_scalar(Tensor::<1>::from_floats([4.0], &device))?;
+    let x: f32 = try_into_scalar(t)?;
     assert_eq!(x, 4.0);
+    // What the twin refuses: more than one element, and a value the type cannot hold.
+    assert!(try_into_scalar::<1, _, f32>(Tensor::<1>::ones([2], &device)).is_err());
+    let nan = Tensor::<1>::from_floats([f32::NAN], &device);
+    assert!(try_into_scalar::<1, _, i32>(nan.clone()).is_err());
+    // burn's inherent method of the same name still panics there, as MIGRATING.md says.
+    let burns = std::panic::catch_unwind(|| nan.try_into_scalar::<i32>());
+    assert!(
+        burns.is_err(),
+        "burn's try_into_scalar no longer panics on NaN: {burns:?}"
+    );
     Ok(())
 }
 
