@@ -36,7 +36,8 @@ others=$(grep -vE "$flag" "$log" | grep -vE '^warning: `[^`]+` \(lib\) generated
 [ -z "$others" ] || fail "clippy reported more than the raw calls (a twin, a bad path, a warning):
 $others"
 diff <(echo "$expected") <(echo "$flagged") >&2 ||
-  fail "the flagged calls differ from expected.txt (< expected, > flagged)"
+  fail "the flagged calls differ from expected.txt (< expected but not flagged: add the call to
+lint/fixture/src/raw.rs; > flagged but not expected: remove it)"
 [ "$(echo "$configured")" = "$(echo "$flagged" | uniq)" ] ||
   fail "not every clippy.toml entry was flagged"
 
