@@ -58,6 +58,13 @@ fn time_ms(mut forward: impl FnMut() -> Tensor<2>) -> f64 {
 }
 
 fn scheme_rows(model: &DigitsMlp, test: &Split, device: &Device, name: &str) -> Vec<Row> {
+    if name.starts_with("wgpu") {
+        // Nothing prints while Mesa compiles the kernels; say why before the wait.
+        eprintln!(
+            "compiling the wgpu kernels (f32, then quantized): about 6 minutes on the first run \
+             with a software Vulkan driver (lavapipe); later runs take seconds (Mesa's shader cache)"
+        );
+    }
     let model = model.clone().to_device(device);
     let x = test.images(device);
     let mut rows = vec![Row {

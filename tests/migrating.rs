@@ -1,0 +1,125 @@
+//! Every "after" call of `MIGRATING.md`, compiled and run on Flex: when a twin is renamed or
+//! its signature changes, this stops compiling and the guide is updated with it.
+
+use burn::tensor::{DType, Device, Float, Int, Tensor};
+use burn_guard::GuardError;
+use burn_guard::prelude::*;
+
+/// The whole-function example.
+fn scores(x: Tensor<2>, w: Tensor<2>) -> burn_guard::Result<Tensor<1, Int>> {
+    let logits = x.try_matmul(w)?.try_swap_dims(0, 1)?;
+    logits
+        .try_narrow(0, 0, 3)?
+        .try_reshape([3, -1])?
+        .try_argmax(1)?
+        .try_reshape([3])
+}
+
+/// What anyhow needs of an error type for `?`: `std::error::Error + Send + Sync + 'static`.
+fn converts_like_anyhow<E: std::error::Error + Send + Sync + 'static>() {}
+
+fn with_box(
+    a: Tensor<2>,
+    b: Tensor<2>,
+) -> Result<Tensor<2>, Box<dyn std::error::Error + Send + Sync>> {
+    let c = a.try_matmul(b)?;
+    Ok(c)
+}
+
+type BoxResult<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
+
+#[test]
+fn the_ten_calls() -> BoxResult<()> {
+    let device = Device::flex();
+    let a = Tensor::<2>::ones([2, 3], &device);
+    let b = Tensor::<2>::ones([3, 4], &device);
+
+    let m = a.clone().try_matmul(b.clone())?;
+    assert_eq!(m.dims(), [2, 4]);
+    assert_eq!(m.clone().try_reshape([4, -1])?.dims(), [4, 2]);
+    assert_eq!(try_cat(vec![a.clone(), a.clone()], 0)?.dims(), [4, 3]);
+    assert_eq!(try_zeros::<2, Float, _>([2, 3], &device)?.dims(), [2, 3]);
+    let z: Tensor<2> = try_zeros([2, 3], &device)?;
+    assert_eq!(z.dims(), [2, 3]);
+    assert_eq!(a.clone().try_slice([0..2, 1..3])?.dims(), [2, 2]);
+    assert_eq!(b.clone().try_narrow(0, 1, 2)?.dims(), [2, 4]);
+    let one = Tensor::<1>::from_floats([2.5], &device);
+    assert_eq!(try_into_scalar::<1, _, f32>(one.clone())?, 2.5);
+    // No twin: burn's own fallible read, whose error converts like GuardError.
+    let data = one.try_into_data()?;
+    assert_eq!(data.num_elements(), 1);
+    assert_eq!(m.clone().try_argmax(1)?.dims(), [2, 1]);
+    assert_eq!(m.clone().try_swap_dims(0, 1)?.dims(), [4, 2]);
+    let moved = burn_guard::panic::catch("to_device", || m.to_device(&device))?;
+    assert_eq!(moved.dims(), [2, 4]);
+
+    // The errors these twins exist for.
+    assert!(a.clone().try_matmul(a.clone()).is_err());
+    assert!(a.clone().try_narrow(0, 1, 3).is_err());
+    assert!(a.try_swap_dims(0, 2).is_err());
+    Ok(())
+}
+
+#[test]
+fn the_whole_function() -> burn_guard::Result<()> {
+    let device = Device::flex();
+    let x = Tensor::<2>::ones([2, 3], &device);
+    assert_eq!(
+        scores(x.clone(), Tensor::<2>::ones([3, 4], &device))?.dims(),
+        [3]
+    );
+    let err = scores(x, Tensor::<2>::ones([4, 5], &device)).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "matmul: lhs columns must equal rhs rows; got [2, 3] and [4, 5]"
+    );
+    Ok(())
+}
+
+#[test]
+fn the_traps() -> burn_guard::Result<()> {
+    let device = Device::flex();
+    let t = Tensor::<1>::from_floats([4.0], &device);
+    let raw = t.clone().try_into_scalar::<i32>();
+    assert!(raw.is_ok());
+    let data = try_to_data_as::<1, _, i64>(&t)?;
+    assert_eq!(data.dtype(), DType::I64);
+    let data = try_into_data_dtype(t.clone(), DType::F64)?;
+    assert_eq!(data.dtype(), DType::F64);
+    let x: f32 = try_into_scalar(t)?;
+    assert_eq!(x, 4.0);
+    // What the twin refuses: more than one element, and a value the type cannot hold.
+    assert!(try_into_scalar::<1, _, f32>(Tensor::<1>::ones([2], &device)).is_err());
+    let nan = Tensor::<1>::from_floats([f32::NAN], &device);
+    assert!(try_into_scalar::<1, _, i32>(nan.clone()).is_err());
+    // burn's inherent method of the same name still panics there, as MIGRATING.md says.
+    let burns = std::panic::catch_unwind(|| nan.try_into_scalar::<i32>());
+    assert!(
+        burns.is_err(),
+        "burn's try_into_scalar no longer panics on NaN: {burns:?}"
+    );
+    Ok(())
+}
+
+#[test]
+fn question_mark_converts() {
+    converts_like_anyhow::<GuardError>();
+    let device = Device::flex();
+    let a = Tensor::<2>::ones([2, 3], &device);
+    let err = with_box(a.clone(), a).unwrap_err();
+    assert!(err.downcast_ref::<GuardError>().is_some());
+}
+
+#[test]
+fn clone_before_a_call_you_may_retry() -> burn_guard::Result<()> {
+    let x = Tensor::<1>::ones([4], &Device::flex());
+    let y = match x.clone().try_reshape([3, -1]) {
+        Ok(y) => y,
+        Err(err) => {
+            eprintln!("{err}; falling back to a column");
+            x.try_reshape([-1, 1])?
+        }
+    };
+    assert_eq!(y.dims(), [4, 1]);
+    Ok(())
+}

@@ -1,0 +1,226 @@
+//! The migration lint is generated, and stays in step with the list it comes from.
+//!
+//! `lint/clippy.toml` holds one clippy `disallowed-methods` entry per raw burn call that has a
+//! burn-guard twin: every `twin` row of `tests/data/burn_panicking_methods.txt`, plus the
+//! extras below. `lint/fixture/clippy.toml` is the same file (clippy reads it from the
+//! fixture's root), and `lint/fixture/expected.txt` lists, one line per raw call the fixture
+//! makes, the path clippy must report (`lint/check.sh` compares them).
+//!
+//! This test regenerates all three and fails when a committed copy differs. To rewrite them:
+//!
+//! ```sh
+//! BURN_GUARD_BLESS=1 cargo test --test migration_lint
+//! ```
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Raw calls with a twin that are not in the burn-tensor list: `quantize_dynamic` panics in
+/// the backends (unsupported schemes, the router's `not implemented`), not in burn-tensor.
+/// `(method, twin)`, both `burn::tensor::Tensor` methods.
+const EXTRAS: &[(&str, &str)] = &[("quantize_dynamic", "try_quantize_dynamic")];
+
+/// Marks the generated entries, so that `lint/install.sh` can find and replace them inside a
+/// user's `clippy.toml`.
+const BEGIN: &str = "# BEGIN burn-guard migration lint";
+const END: &str = "# END burn-guard migration lint";
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A `twin` row of the list.
+struct Row {
+    method: String,
+    location: String,
+}
+
+fn twin_rows() -> Vec<Row> {
+    let list = std::fs::read_to_string(root().join("tests/data/burn_panicking_methods.txt"))
+        .expect("the list is readable");
+    list.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .filter_map(|line| {
+            let fields: Vec<&str> = line.split('\t').collect();
+            let [_class, method, location, _family, status] = fields[..] else {
+                panic!("malformed line: {line:?}");
+            };
+            (status == "twin").then(|| Row {
+                method: method.to_owned(),
+                location: location.to_owned(),
+            })
+        })
+        .collect()
+}
+
+/// The paths clippy resolves for one row, from where burn defines it: inherent methods of
+/// `Tensor` (in burn-tensor's `api/`), free functions by their public module, methods of
+/// other types (`Transaction::register`) under that type. `burn::tensor` re-exports
+/// burn-tensor; clippy resolves the path through the re-exports.
+fn clippy_paths(row: &Row) -> Vec<String> {
+    let method = row.method.as_str();
+    if method.contains("::") {
+        return vec![format!("burn::tensor::{method}")];
+    }
+    let file = row.location.split(':').next().unwrap_or_default();
+    let module = match file {
+        "module.rs" => Some("burn::tensor::module"),
+        "loss/mod.rs" => Some("burn::tensor::loss"),
+        "quantization.rs" => Some("burn::tensor::quantization"),
+        "cartesian_grid.rs" => Some("burn::tensor"),
+        f if f.starts_with("activation/") => Some("burn::tensor::activation"),
+        f if f.starts_with("grid/") => Some("burn::tensor::grid"),
+        "base.rs" | "numeric.rs" | "float.rs" | "int.rs" | "bool.rs" | "orderable.rs"
+        | "autodiff.rs" | "fmod.rs" | "pad.rs" | "take.rs" | "extension.rs" => None,
+        other => panic!(
+            "{method}: burn location {other:?} is new to the generator; say in clippy_paths \
+             whether it holds Tensor methods or free functions"
+        ),
+    };
+    let mut paths = vec![match module {
+        Some(module) => format!("{module}::{method}"),
+        None => format!("burn::tensor::Tensor::{method}"),
+    }];
+    // `cartesian_grid.rs:25 (+ `Tensor::cartesian_grid` int.rs:95)`: both spellings panic.
+    if row.location.contains(&format!("`Tensor::{method}`")) {
+        paths.push(format!("burn::tensor::Tensor::{method}"));
+    }
+    paths
+}
+
+/// The twin's name, as `tests/coverage.rs` finds it.
+fn twin_name(method: &str) -> String {
+    format!("try_{}", method.replace("::", "_").to_lowercase())
+}
+
+/// Twins defined as free functions in `src/tensor/` (`pub fn try_cat(..)` at the start of a
+/// line); every other twin is a method of a prelude trait.
+fn free_twins() -> Vec<String> {
+    let mut free = Vec::new();
+    let dir = root().join("src/tensor");
+    for entry in std::fs::read_dir(dir).expect("src/tensor is readable") {
+        let text = std::fs::read_to_string(entry.expect("a directory entry").path())
+            .expect("a source file");
+        for line in text.lines() {
+            let rest = line
+                .strip_prefix("pub fn ")
+                .or_else(|| line.strip_prefix("pub async fn "));
+            if let Some(rest) = rest.filter(|r| r.starts_with("try_")) {
+                free.push(
+                    rest.chars()
+                        .take_while(|c| c.is_alphanumeric() || *c == '_')
+                        .collect(),
+                );
+            }
+        }
+    }
+    free
+}
+
+fn reason(twin: &str, free: &[String]) -> String {
+    if free.iter().any(|f| f == twin) {
+        format!("use burn_guard's {twin}(..)")
+    } else {
+        format!("use burn_guard's .{twin}(..)")
+    }
+}
+
+/// `(clippy.toml, expected.txt)`.
+fn generate() -> (String, String) {
+    let free = free_twins();
+    // path -> reason; a path shared by two rows (Float and Int `cast`) is one entry.
+    let mut entries = BTreeMap::new();
+    let mut expected = Vec::new();
+    let rows = twin_rows();
+    for row in &rows {
+        let twin = twin_name(&row.method);
+        for path in clippy_paths(row) {
+            entries.insert(path.clone(), reason(&twin, &free));
+            expected.push(path);
+        }
+    }
+    for (method, twin) in EXTRAS {
+        let path = format!("burn::tensor::Tensor::{method}");
+        entries.insert(path.clone(), reason(twin, &free));
+        expected.push(path);
+    }
+    expected.sort();
+
+    let mut toml = String::new();
+    toml.push_str(&format!(
+        "# burn-guard's migration lint: clippy flags every raw burn 0.22.1 call that has a\n\
+         # burn-guard twin ({} entries: the {} `twin` rows of tests/data/burn_panicking_methods.txt\n\
+         # and `quantize_dynamic`). Generated by `BURN_GUARD_BLESS=1 cargo test --test\n\
+         # migration_lint`; do not edit. Install it into your crate's clippy.toml with\n\
+         # `sh lint/install.sh [crate-dir]` (see MIGRATING.md).\n",
+        entries.len(),
+        rows.len()
+    ));
+    toml.push_str("disallowed-methods = [\n");
+    toml.push_str(&format!("    {BEGIN} ({} entries)\n", entries.len()));
+    for (path, reason) in &entries {
+        toml.push_str(&format!(
+            "    {{ path = \"{path}\", reason = \"{reason}\" }},\n"
+        ));
+    }
+    toml.push_str(&format!("    {END}\n]\n"));
+
+    let mut calls = String::from(
+        "# One line per raw call in lint/fixture/src/raw.rs: the path clippy must report for it.\n\
+         # Generated by `BURN_GUARD_BLESS=1 cargo test --test migration_lint`; do not edit.\n",
+    );
+    for path in &expected {
+        calls.push_str(path);
+        calls.push('\n');
+    }
+    (toml, calls)
+}
+
+fn check_or_bless(relative: &str, generated: &str, stale: &mut Vec<String>) {
+    let path = root().join(relative);
+    if std::env::var_os("BURN_GUARD_BLESS").is_some() {
+        std::fs::write(&path, generated).expect("write the generated file");
+        return;
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    if committed != generated {
+        stale.push(relative.to_owned());
+    }
+}
+
+#[test]
+fn the_lint_matches_the_list() {
+    let (toml, expected) = generate();
+    let mut stale = Vec::new();
+    for file in ["lint/clippy.toml", "lint/fixture/clippy.toml"] {
+        check_or_bless(file, &toml, &mut stale);
+    }
+    check_or_bless("lint/fixture/expected.txt", &expected, &mut stale);
+    assert!(
+        stale.is_empty(),
+        "out of date: {stale:?}; regenerate with `BURN_GUARD_BLESS=1 cargo test --test migration_lint`"
+    );
+}
+
+#[test]
+fn every_entry_names_an_existing_twin() {
+    let (toml, _) = generate();
+    let dir = root().join("src/tensor");
+    let mut sources = String::new();
+    for entry in std::fs::read_dir(dir).expect("src/tensor is readable") {
+        let path: &Path = &entry.expect("a directory entry").path();
+        sources.push_str(&std::fs::read_to_string(path).expect("a source file"));
+    }
+    let missing: Vec<&str> = toml
+        .lines()
+        .filter_map(|l| l.split("burn_guard's ").nth(1))
+        .map(|r| {
+            r.trim_start_matches('.')
+                .split('(')
+                .next()
+                .unwrap_or_default()
+        })
+        .filter(|twin| !sources.contains(&format!("fn {twin}")))
+        .collect();
+    assert!(missing.is_empty(), "no such twin: {missing:?}");
+}
