@@ -44,7 +44,7 @@ pub fn quantize_support(stack: &BackendStack, scheme: &QuantScheme, shape: &[usi
             Layer::Router | Layer::Remote => {
                 return gap(
                     Effect::Unimplemented,
-                    "burn-router's quantized ops are unimplemented!() (every remote device)",
+                    "burn-router's quantized ops are not implemented (every remote device)",
                 );
             }
             Layer::Flex => return flex(scheme),
