@@ -71,4 +71,4 @@ pub mod policy;
 pub mod prelude;
 pub mod tensor;
 
-pub use error::{GuardError, Result, Unsupported};
+pub use error::{ErrorKind, GuardError, Limit, Result, ResultExt, ScalarValue, Unsupported};

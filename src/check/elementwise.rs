@@ -15,38 +15,10 @@
 //! Element-wise binary operations reuse [`broadcast`](super::broadcast) and
 //! [`same_device`](super::same_device) (`TensorCheck::binary_ops_ew`).
 
-use std::fmt;
-
 use burn::tensor::{BoolStore, DType};
 
+pub use crate::error::ScalarValue;
 use crate::error::{GuardError, Result};
-
-/// A scalar argument, widened without loss to the widest type of its family.
-///
-/// Built from the caller's value before burn sees it; burn's own conversion
-/// (`Scalar::new`) starts from the same value, so checking this is checking burn's input.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum ScalarValue {
-    /// A floating-point value (`f16`, `bf16`, `f32`, `f64`).
-    Float(f64),
-    /// A signed integer (and any integer of fewer than 64 bits).
-    Int(i64),
-    /// A 64-bit unsigned integer.
-    UInt(u64),
-    /// A boolean.
-    Bool(bool),
-}
-
-impl fmt::Display for ScalarValue {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Float(x) => write!(f, "{x:?}"),
-            Self::Int(x) => write!(f, "{x}"),
-            Self::UInt(x) => write!(f, "{x}"),
-            Self::Bool(x) => write!(f, "{x}"),
-        }
-    }
-}
 
 /// 2^63, the first `f64` above `i64::MAX`.
 const TWO_POW_63: f64 = 9_223_372_036_854_775_808.0;

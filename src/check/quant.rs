@@ -24,12 +24,11 @@
 //! [`quant_values`] needs the values' range, which the caller reads with one reduction; the
 //! check itself stays pure.
 
-use std::fmt;
-
 use burn::tensor::quantization::{
-    Calibration, QuantMode, QuantScheme, QuantStore, QuantValue, ScaleDtype,
+    Calibration, QuantScheme, QuantStore, ScaleDtype,
 };
 
+pub use crate::error::SchemeName;
 use crate::error::{GuardError, Result};
 
 /// The largest block scale dtype maximum a two-level scheme accepts: f16's maximum.
@@ -335,77 +334,6 @@ pub fn quant_calibration(
         });
     }
     Ok(())
-}
-
-/// A short, stable name for a scheme: `value-store-level`, e.g. `q8f-packedu32-tensor`,
-/// `q4f-packedu32-block32`, `e2m1-packednative-block16:ue4m3+tensor`.
-///
-/// Non-F32 scale dtypes are appended after a colon; a packing dimension other than 0 after the
-/// store (`packedu32@1`); lookup mode as a `-lookup` suffix.
-///
-/// ```
-/// use burn::tensor::quantization::{QuantScheme, ScaleDtype};
-/// use burn_guard::check::SchemeName;
-///
-/// assert_eq!(SchemeName(&QuantScheme::default()).to_string(), "q8f-packedu32-tensor");
-/// let q4 = QuantScheme::default()
-///     .with_value(burn::tensor::quantization::QuantValue::Q4F)
-///     .per_block([32], ScaleDtype::F32);
-/// assert_eq!(SchemeName(&q4).to_string(), "q4f-packedu32-block32");
-/// ```
-#[derive(Debug, Clone, Copy)]
-pub struct SchemeName<'a>(pub &'a QuantScheme);
-
-impl fmt::Display for SchemeName<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let scheme = self.0;
-        let value = match scheme.value {
-            QuantValue::Q8F => "q8f",
-            QuantValue::Q8S => "q8s",
-            QuantValue::Q4F => "q4f",
-            QuantValue::Q4S => "q4s",
-            QuantValue::Q2F => "q2f",
-            QuantValue::Q2S => "q2s",
-            QuantValue::E4M3 => "e4m3",
-            QuantValue::E5M2 => "e5m2",
-            QuantValue::E2M1 => "e2m1",
-        };
-        write!(f, "{value}-")?;
-        match scheme.store {
-            QuantStore::Native => write!(f, "native")?,
-            QuantStore::PackedU32(0) => write!(f, "packedu32")?,
-            QuantStore::PackedU32(dim) => write!(f, "packedu32@{dim}")?,
-            QuantStore::PackedNative(0) => write!(f, "packednative")?,
-            QuantStore::PackedNative(dim) => write!(f, "packednative@{dim}")?,
-        }
-        write!(f, "-")?;
-        if let Some(block) = scheme.block_scale() {
-            let dims: Vec<String> = block.size.iter().map(u8::to_string).collect();
-            write!(f, "block{}", dims.join("x"))?;
-            write_scale_dtype(f, block.dtype)?;
-            if let Some(global) = scheme.tensor_scale() {
-                write!(f, "+tensor")?;
-                write_scale_dtype(f, global)?;
-            }
-        } else {
-            write!(f, "tensor")?;
-            write_scale_dtype(f, scheme.scale_dtype())?;
-        }
-        if scheme.mode == QuantMode::Lookup {
-            write!(f, "-lookup")?;
-        }
-        Ok(())
-    }
-}
-
-fn write_scale_dtype(f: &mut fmt::Formatter<'_>, dtype: ScaleDtype) -> fmt::Result {
-    match dtype {
-        ScaleDtype::F32 => Ok(()),
-        ScaleDtype::F16 => write!(f, ":f16"),
-        ScaleDtype::BF16 => write!(f, ":bf16"),
-        ScaleDtype::UE8M0 => write!(f, ":ue8m0"),
-        ScaleDtype::UE4M3 => write!(f, ":ue4m3"),
-    }
 }
 
 #[cfg(test)]
