@@ -1,29 +1,63 @@
 //! One error type for every refusal, capability gap and caught panic.
 //!
 //! Every variant names the operation it came from and carries the offending values and the
-//! limit they broke, so that a single log line explains what went wrong. `Display` is one line:
-//! `"{op}: {rule}; got {values}"`, lowercase, no trailing period.
+//! limit they broke as typed fields, so that code matches on [`GuardError::kind`] and on fields,
+//! and a single log line explains what went wrong. `Display` is one line:
+//! `"{op}: {rule}; got {values}"`, lowercase, no trailing period; every string field is folded
+//! onto that line.
+//!
+//! # Sources and context
+//!
+//! `Display` is complete: it already prints every cause (burn's own error for
+//! [`GuardError::Execution`] and [`GuardError::Data`], the inner error of a
+//! [`GuardError::Context`]). So [`Error::source`](std::error::Error::source) returns `None` and
+//! a reporter that walks the source chain (`anyhow`'s `{:#}`) prints each cause exactly once.
+//! The wrapped errors stay available as fields, and [`GuardError::root`] reaches the innermost
+//! one.
+//!
+//! A context names where the error happened, as one segment of a path through nested modules:
+//! stacked contexts print as a dotted path, then the inner error.
+//!
+//! ```
+//! use burn_guard::{ErrorKind, GuardError, ResultExt};
+//!
+//! fn attention() -> burn_guard::Result<()> {
+//!     Err(GuardError::DimOutOfRange { op: "linear", dim: 3, rank: 2 })
+//! }
+//! let err = attention()
+//!     .context("attention")
+//!     .with_context(|| format!("layers.{}", 2))
+//!     .context("encoder")
+//!     .unwrap_err();
+//! assert_eq!(
+//!     err.to_string(),
+//!     "encoder.layers.2.attention: linear: dimension out of range; got dim 3 for rank 2"
+//! );
+//! assert_eq!(err.kind(), ErrorKind::DimOutOfRange);
+//! assert_eq!(err.path().as_deref(), Some("encoder.layers.2.attention"));
+//! ```
 
 use std::fmt;
+use std::sync::Arc;
 
+use burn::tensor::quantization::{QuantMode, QuantScheme, QuantStore, QuantValue, ScaleDtype};
+use burn::tensor::{DType, DataError, TensorReadError};
 use burn_backend::ExecutionError;
 
 use crate::capability::Gap;
-use crate::check::SchemeName;
-use burn::tensor::quantization::QuantScheme;
 
 /// The result of a guarded call.
 pub type Result<T, E = GuardError> = std::result::Result<T, E>;
 
 /// Why a guarded call did not run, or did not finish.
 ///
-/// Marked `#[non_exhaustive]`: new checks add variants without breaking matches.
-#[derive(Debug, thiserror::Error)]
+/// Marked `#[non_exhaustive]`: new checks add variants without breaking matches. Match on
+/// [`GuardError::kind`] to look through [`GuardError::Context`] layers.
+#[derive(Debug, Clone)]
 #[non_exhaustive]
 pub enum GuardError {
     // ---------------------------------------------------------------- shapes, ranks, dims, indices
     /// Two or more shapes that the operation needs to agree do not.
-    #[error("{op}: {rule}; got {}", fmt_shapes(shapes))]
     ShapeMismatch {
         /// The operation, by burn's name for it.
         op: &'static str,
@@ -33,7 +67,6 @@ pub enum GuardError {
         shapes: Vec<Vec<usize>>,
     },
     /// A tensor has a rank the operation does not accept.
-    #[error("{op}: {rule}; got rank {got} (shape {shape:?}), expected {expected}")]
     RankMismatch {
         /// The operation.
         op: &'static str,
@@ -47,7 +80,6 @@ pub enum GuardError {
         shape: Vec<usize>,
     },
     /// A dimension index (possibly negative) outside `-rank..rank`.
-    #[error("{op}: dimension out of range; got dim {dim} for rank {rank}")]
     DimOutOfRange {
         /// The operation.
         op: &'static str,
@@ -57,7 +89,6 @@ pub enum GuardError {
         rank: usize,
     },
     /// An index (possibly negative) outside a dimension's size.
-    #[error("{op}: index out of range; got index {index} for size {size} (dim {dim})")]
     IndexOutOfRange {
         /// The operation.
         op: &'static str,
@@ -68,16 +99,102 @@ pub enum GuardError {
         /// The indexed dimension.
         dim: usize,
     },
+    /// A tensor with no elements (or an empty dimension) where the operation needs values.
+    Empty {
+        /// The operation.
+        op: &'static str,
+        /// The rule, e.g. `the reduced dimension must not be empty`.
+        rule: &'static str,
+        /// The shape of the empty tensor.
+        shape: Vec<usize>,
+        /// The empty dimension the rule is about, if it is about one.
+        dim: Option<usize>,
+    },
     /// Operands live on different devices.
-    #[error("{op}: operands must be on the same device; got {}", devices.join(" and "))]
     DeviceMismatch {
         /// The operation.
         op: &'static str,
         /// The devices, in argument order.
         devices: Vec<String>,
     },
-    /// An argument outside what the operation accepts (a step of 0, a chunk count of 0, ...).
-    #[error("{op}: {rule}; got {got}")]
+
+    // ---------------------------------------------------------------- numbers and dtypes
+    /// A number outside the range its rule allows (a step of 0, `k` above the dimension size,
+    /// a shift of 64 bits on an `I64` tensor).
+    OutOfRange {
+        /// The operation.
+        op: &'static str,
+        /// The rule the number broke, e.g. `k must not exceed the dimension size`.
+        rule: &'static str,
+        /// The argument's name, e.g. `k`.
+        name: &'static str,
+        /// The value it had.
+        value: ScalarValue,
+        /// What the rule allows.
+        limit: Limit,
+    },
+    /// Two numbers that must be ordered are not (`min <= max`, `start_dim <= end_dim`).
+    OutOfOrder {
+        /// The operation.
+        op: &'static str,
+        /// The rule, e.g. `min must not exceed max`.
+        rule: &'static str,
+        /// The name of the number that must come first (`min`).
+        lower_name: &'static str,
+        /// Its value.
+        lower: ScalarValue,
+        /// The name of the number that must come second (`max`).
+        upper_name: &'static str,
+        /// Its value.
+        upper: ScalarValue,
+    },
+    /// A value (a scalar argument, an element of host data) that the dtype it goes to cannot
+    /// hold: NaN for an integer tensor, `3e9` for `I32`.
+    NotRepresentable {
+        /// The operation.
+        op: &'static str,
+        /// The rule, e.g. `the scalar is not representable in the tensor's dtype`.
+        rule: &'static str,
+        /// The value.
+        value: ScalarValue,
+        /// The dtype it had to fit.
+        dtype: DType,
+    },
+    /// Values that must be finite are not: `count` of `total` are NaN or ±inf.
+    NonFinite {
+        /// The operation.
+        op: &'static str,
+        /// The rule, e.g. `values must be finite; a scale computed from NaN or ±inf is meaningless`.
+        rule: &'static str,
+        /// How many values are NaN, `+inf` or `-inf`.
+        count: u64,
+        /// How many values were looked at.
+        total: u64,
+    },
+    /// Two dtypes that must agree do not (the operands of an element-wise operation, the two
+    /// sides of a conversion).
+    DTypeMismatch {
+        /// The operation.
+        op: &'static str,
+        /// The rule, e.g. `both operands must have the same dtype`.
+        rule: &'static str,
+        /// The first dtype, in argument order (the source of a conversion).
+        lhs: DType,
+        /// The second dtype (the target of a conversion).
+        rhs: DType,
+    },
+    /// A dtype the operation does not accept (a quantized tensor, a bool tensor, a float dtype
+    /// for an int tensor).
+    InvalidDType {
+        /// The operation.
+        op: &'static str,
+        /// The rule, e.g. `quantized tensors are not supported`.
+        rule: &'static str,
+        /// The dtype it got.
+        dtype: DType,
+    },
+    /// An argument outside what the operation accepts, by a rule no other variant types
+    /// (repeated axes, a reshape entry below -1, an autodiff state).
     InvalidArgument {
         /// The operation.
         op: &'static str,
@@ -89,7 +206,6 @@ pub enum GuardError {
 
     // ---------------------------------------------------------------- quantization schemes
     /// A quantization scheme that cannot be applied to a tensor of this shape, on any backend.
-    #[error("{op}: {reason}; got scheme {}, shape {shape:?}", SchemeName(scheme))]
     InvalidQuantScheme {
         /// The operation.
         op: &'static str,
@@ -103,10 +219,8 @@ pub enum GuardError {
 
     // ---------------------------------------------------------------- capabilities
     /// The backend stack cannot run the operation (it would panic, or compute wrong values).
-    #[error("{0}")]
     Unsupported(Unsupported),
     /// The backend stack cannot differentiate the operation to the order asked for.
-    #[error("{op}: not differentiable to order {order} on this backend; got backend {backend}")]
     NotDifferentiable {
         /// The operation.
         op: &'static str,
@@ -116,7 +230,6 @@ pub enum GuardError {
         order: u8,
     },
     /// A device could not be obtained (no wgpu adapter, a remote server that does not answer).
-    #[error("{device}: device unavailable; got {reason}")]
     DeviceUnavailable {
         /// The device asked for, e.g. `wgpu` or `remote ws://127.0.0.1:4000`.
         device: String,
@@ -126,7 +239,6 @@ pub enum GuardError {
 
     // ---------------------------------------------------------------- backend failures
     /// The backend panicked in a way no check predicted; the panic backstop caught it.
-    #[error("{op}: backend panicked; got \"{}\" at {}", one_line(message), location.as_deref().unwrap_or("unknown location"))]
     BackendPanic {
         /// The operation that was running.
         op: &'static str,
@@ -140,7 +252,6 @@ pub enum GuardError {
     ///
     /// The call may still be running on a helper thread, which is left behind: its result, if
     /// it ever comes, is dropped.
-    #[error("{op}: did not finish within the deadline; got no result after {after:?}")]
     Timeout {
         /// The operation that was running.
         op: &'static str,
@@ -148,15 +259,99 @@ pub enum GuardError {
         after: std::time::Duration,
     },
     /// burn reported an execution error (a device fault, a failed read back).
-    #[error("{op}: backend execution failed; got {}", one_line(&source.to_string()))]
+    ///
+    /// `Display` prints burn's message; [`Error::source`](std::error::Error::source) is `None`
+    /// so that it is not printed twice. The error itself is the `source` field.
     Execution {
         /// The operation that was running.
         op: &'static str,
         /// burn's own error.
-        #[source]
         source: ExecutionError,
     },
+    /// burn refused to access or convert host data ([`TensorData`](burn::tensor::TensorData)'s
+    /// storage, a conversion it does not implement).
+    ///
+    /// `Display` prints burn's message; the error itself is the `source` field.
+    Data {
+        /// The operation that was running.
+        op: &'static str,
+        /// burn's own error (shared: burn's type is not `Clone`).
+        source: Arc<DataError>,
+    },
+
+    // ---------------------------------------------------------------- context
+    /// Where an error happened: one segment of a path through nested modules (`encoder`,
+    /// `layers.2`), around the error itself. Added with [`ResultExt::context`].
+    ///
+    /// `Display` prints the stacked segments as one dotted path, then the inner error:
+    /// `encoder.layers.2.attention: linear: ...`. [`GuardError::kind`] and [`GuardError::op`]
+    /// look through it.
+    Context {
+        /// This layer's segment of the path.
+        context: String,
+        /// The error inside it.
+        source: Box<GuardError>,
+    },
 }
+
+/// What kind of [`GuardError`] a value is: one value per variant, `Copy`, for matching and
+/// counting without caring about the fields.
+///
+/// [`GuardError::kind`] looks through [`GuardError::Context`] layers, so there is no kind for
+/// a context.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// [`GuardError::ShapeMismatch`].
+    ShapeMismatch,
+    /// [`GuardError::RankMismatch`].
+    RankMismatch,
+    /// [`GuardError::DimOutOfRange`].
+    DimOutOfRange,
+    /// [`GuardError::IndexOutOfRange`].
+    IndexOutOfRange,
+    /// [`GuardError::Empty`].
+    Empty,
+    /// [`GuardError::DeviceMismatch`].
+    DeviceMismatch,
+    /// [`GuardError::OutOfRange`].
+    OutOfRange,
+    /// [`GuardError::OutOfOrder`].
+    OutOfOrder,
+    /// [`GuardError::NotRepresentable`].
+    NotRepresentable,
+    /// [`GuardError::NonFinite`].
+    NonFinite,
+    /// [`GuardError::DTypeMismatch`].
+    DTypeMismatch,
+    /// [`GuardError::InvalidDType`].
+    InvalidDType,
+    /// [`GuardError::InvalidArgument`].
+    InvalidArgument,
+    /// [`GuardError::InvalidQuantScheme`].
+    InvalidQuantScheme,
+    /// [`GuardError::Unsupported`].
+    Unsupported,
+    /// [`GuardError::NotDifferentiable`].
+    NotDifferentiable,
+    /// [`GuardError::DeviceUnavailable`].
+    DeviceUnavailable,
+    /// [`GuardError::BackendPanic`].
+    BackendPanic,
+    /// [`GuardError::Timeout`].
+    Timeout,
+    /// [`GuardError::Execution`].
+    Execution,
+    /// [`GuardError::Data`].
+    Data,
+}
+
+// Errors cross threads (fallback devices, deadline helpers) and live in `anyhow` chains.
+const _: fn() = || {
+    fn assert<T: Send + Sync + 'static>() {}
+    assert::<GuardError>();
+    assert::<ErrorKind>();
+};
 
 /// A capability gap: `op` cannot run on `backend`, and what would happen if it did.
 ///
@@ -209,28 +404,127 @@ impl fmt::Display for Unsupported {
         write!(
             f,
             "{}: {} {} on this backend; got backend {} ({})",
-            self.op,
-            self.capability,
+            OneLine(self.op),
+            OneLine(&self.capability),
             self.gap.effect,
-            one_line(&self.backend),
-            one_line(&self.gap.reason)
+            OneLine(&self.backend),
+            OneLine(&self.gap.reason)
         )?;
         for (i, (backend, gap)) in self.fallbacks.iter().enumerate() {
             let lead = if i == 0 { "; no fallback can: " } else { ", " };
             write!(
                 f,
                 "{lead}{} {} ({})",
-                one_line(backend),
+                OneLine(backend),
                 gap.effect,
-                one_line(&gap.reason)
+                OneLine(&gap.reason)
             )?;
         }
         Ok(())
     }
 }
 
+// ---------------------------------------------------------------- typed values
+
+/// A scalar, widened without loss to the widest type of its family: the value of a scalar
+/// argument, or a number an error reports.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ScalarValue {
+    /// A floating-point value (`f16`, `bf16`, `f32`, `f64`).
+    Float(f64),
+    /// A signed integer (and any integer of fewer than 64 bits).
+    Int(i64),
+    /// A 64-bit unsigned integer (and `usize`).
+    UInt(u64),
+    /// A boolean.
+    Bool(bool),
+}
+
+impl fmt::Display for ScalarValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Float(x) => write!(f, "{x:?}"),
+            Self::Int(x) => write!(f, "{x}"),
+            Self::UInt(x) => write!(f, "{x}"),
+            Self::Bool(x) => write!(f, "{x}"),
+        }
+    }
+}
+
+macro_rules! scalar_from {
+    ($($ty:ty => $variant:ident as $wide:ty),* $(,)?) => {$(
+        impl From<$ty> for ScalarValue {
+            fn from(value: $ty) -> Self {
+                Self::$variant(<$wide>::from(value))
+            }
+        }
+    )*};
+}
+
+scalar_from! {
+    f64 => Float as f64,
+    f32 => Float as f64,
+    i64 => Int as i64,
+    i32 => Int as i64,
+    i16 => Int as i64,
+    i8 => Int as i64,
+    u64 => UInt as u64,
+    u32 => UInt as u64,
+    u16 => UInt as u64,
+    u8 => UInt as u64,
+    bool => Bool as bool,
+}
+
+impl From<usize> for ScalarValue {
+    fn from(value: usize) -> Self {
+        // `usize` is at most 64 bits on every target burn supports.
+        Self::UInt(value as u64)
+    }
+}
+
+impl From<isize> for ScalarValue {
+    fn from(value: isize) -> Self {
+        Self::Int(value as i64)
+    }
+}
+
+/// What an [`GuardError::OutOfRange`] rule allows.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Limit {
+    /// `value >= limit`.
+    AtLeast(ScalarValue),
+    /// `value <= limit`.
+    AtMost(ScalarValue),
+    /// `value > limit`.
+    Above(ScalarValue),
+    /// `value < limit`.
+    Below(ScalarValue),
+    /// `value == limit`.
+    Exactly(ScalarValue),
+    /// `low <= value <= high`.
+    Between(ScalarValue, ScalarValue),
+    /// `value != 0`.
+    NonZero,
+}
+
+impl fmt::Display for Limit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::AtLeast(x) => write!(f, "at least {x}"),
+            Self::AtMost(x) => write!(f, "at most {x}"),
+            Self::Above(x) => write!(f, "greater than {x}"),
+            Self::Below(x) => write!(f, "less than {x}"),
+            Self::Exactly(x) => write!(f, "exactly {x}"),
+            Self::Between(low, high) => write!(f, "in [{low}, {high}]"),
+            Self::NonZero => write!(f, "non-zero"),
+        }
+    }
+}
+
+// ---------------------------------------------------------------- accessors
+
 impl GuardError {
-    /// The operation the error came from.
+    /// The operation the error came from (the root error's, through any context).
     ///
     /// ```
     /// use burn_guard::GuardError;
@@ -238,105 +532,971 @@ impl GuardError {
     /// assert_eq!(err.op(), "narrow");
     /// ```
     pub fn op(&self) -> &str {
-        match self {
+        match self.root() {
             Self::ShapeMismatch { op, .. }
             | Self::RankMismatch { op, .. }
             | Self::DimOutOfRange { op, .. }
             | Self::IndexOutOfRange { op, .. }
-            | Self::InvalidArgument { op, .. }
+            | Self::Empty { op, .. }
             | Self::DeviceMismatch { op, .. }
+            | Self::OutOfRange { op, .. }
+            | Self::OutOfOrder { op, .. }
+            | Self::NotRepresentable { op, .. }
+            | Self::NonFinite { op, .. }
+            | Self::DTypeMismatch { op, .. }
+            | Self::InvalidDType { op, .. }
+            | Self::InvalidArgument { op, .. }
             | Self::InvalidQuantScheme { op, .. }
             | Self::NotDifferentiable { op, .. }
             | Self::BackendPanic { op, .. }
             | Self::Timeout { op, .. }
-            | Self::Execution { op, .. } => op,
+            | Self::Execution { op, .. }
+            | Self::Data { op, .. } => op,
             Self::Unsupported(gap) => gap.op,
             Self::DeviceUnavailable { device, .. } => device,
+            // `root` never returns a context.
+            Self::Context { context, .. } => context,
+        }
+    }
+
+    /// The kind of the root error, through any [`GuardError::Context`] layers.
+    ///
+    /// ```
+    /// use burn_guard::{ErrorKind, GuardError};
+    /// let err = GuardError::DimOutOfRange { op: "narrow", dim: 3, rank: 2 }.context("head");
+    /// assert_eq!(err.kind(), ErrorKind::DimOutOfRange);
+    /// ```
+    pub fn kind(&self) -> ErrorKind {
+        match self.root() {
+            Self::ShapeMismatch { .. } => ErrorKind::ShapeMismatch,
+            Self::RankMismatch { .. } => ErrorKind::RankMismatch,
+            Self::DimOutOfRange { .. } => ErrorKind::DimOutOfRange,
+            Self::IndexOutOfRange { .. } => ErrorKind::IndexOutOfRange,
+            Self::Empty { .. } => ErrorKind::Empty,
+            Self::DeviceMismatch { .. } => ErrorKind::DeviceMismatch,
+            Self::OutOfRange { .. } => ErrorKind::OutOfRange,
+            Self::OutOfOrder { .. } => ErrorKind::OutOfOrder,
+            Self::NotRepresentable { .. } => ErrorKind::NotRepresentable,
+            Self::NonFinite { .. } => ErrorKind::NonFinite,
+            Self::DTypeMismatch { .. } => ErrorKind::DTypeMismatch,
+            Self::InvalidDType { .. } => ErrorKind::InvalidDType,
+            Self::InvalidArgument { .. } => ErrorKind::InvalidArgument,
+            Self::InvalidQuantScheme { .. } => ErrorKind::InvalidQuantScheme,
+            Self::Unsupported(_) => ErrorKind::Unsupported,
+            Self::NotDifferentiable { .. } => ErrorKind::NotDifferentiable,
+            Self::DeviceUnavailable { .. } => ErrorKind::DeviceUnavailable,
+            Self::BackendPanic { .. } => ErrorKind::BackendPanic,
+            Self::Timeout { .. } => ErrorKind::Timeout,
+            Self::Execution { .. } => ErrorKind::Execution,
+            Self::Data { .. } => ErrorKind::Data,
+            // `root` never returns a context; a root of this kind cannot exist.
+            Self::Context { source, .. } => source.kind(),
+        }
+    }
+
+    /// The innermost error: `self` without its [`GuardError::Context`] layers.
+    ///
+    /// ```
+    /// use burn_guard::GuardError;
+    /// let err = GuardError::DimOutOfRange { op: "narrow", dim: 3, rank: 2 };
+    /// let wrapped = err.clone().context("layers.0").context("encoder");
+    /// assert!(matches!(wrapped.root(), GuardError::DimOutOfRange { dim: 3, .. }));
+    /// ```
+    pub fn root(&self) -> &GuardError {
+        let mut err = self;
+        while let Self::Context { source, .. } = err {
+            err = source;
+        }
+        err
+    }
+
+    /// The context path, outermost segment first, joined with `.`; `None` without context.
+    pub fn path(&self) -> Option<String> {
+        let mut segments = Vec::new();
+        let mut err = self;
+        while let Self::Context { context, source } = err {
+            segments.push(context.as_str());
+            err = source;
+        }
+        (!segments.is_empty()).then(|| segments.join("."))
+    }
+
+    /// Wraps `self` in a [`GuardError::Context`] layer: `context` becomes the outermost segment
+    /// of the error's path.
+    pub fn context(self, context: impl Into<String>) -> Self {
+        Self::Context {
+            context: context.into(),
+            source: Box::new(self),
+        }
+    }
+
+    /// burn's execution error, attributed to `op`.
+    pub fn from_execution(op: &'static str, source: ExecutionError) -> Self {
+        Self::Execution { op, source }
+    }
+
+    /// burn's data error, attributed to `op`.
+    pub fn from_data(op: &'static str, source: DataError) -> Self {
+        Self::Data {
+            op,
+            source: Arc::new(source),
+        }
+    }
+
+    /// burn's read error (`Tensor::try_into_data`, `try_to_data`, `try_into_scalar`, ...),
+    /// attributed to `op`: an execution failure becomes [`GuardError::Execution`], a data
+    /// failure [`GuardError::Data`], a wrong element count [`GuardError::OutOfRange`].
+    pub fn from_read(op: &'static str, source: TensorReadError) -> Self {
+        match source {
+            TensorReadError::Execution(source) => Self::Execution { op, source },
+            TensorReadError::Data(source) => Self::from_data(op, source),
+            TensorReadError::InvalidShape { expected, actual } => Self::OutOfRange {
+                op,
+                rule: "the tensor must hold the number of elements the read needs",
+                name: "elements",
+                value: actual.into(),
+                limit: Limit::Exactly(expected.into()),
+            },
         }
     }
 }
 
-fn fmt_shapes(shapes: &[Vec<usize>]) -> String {
-    let parts: Vec<String> = shapes.iter().map(|s| format!("{s:?}")).collect();
-    parts.join(" and ")
+/// `?` on burn's fallible syncs and reads: op `execute`.
+impl From<ExecutionError> for GuardError {
+    fn from(source: ExecutionError) -> Self {
+        Self::from_execution("execute", source)
+    }
+}
+
+/// `?` on burn's [`TensorData`](burn::tensor::TensorData) accessors and conversions
+/// (`to_vec`, `as_slice`, `try_cast`): op `tensor_data`.
+impl From<DataError> for GuardError {
+    fn from(source: DataError) -> Self {
+        Self::from_data("tensor_data", source)
+    }
+}
+
+/// `?` on burn's tensor reads (`try_into_data`, `try_to_data`, `try_into_scalar`): op `read`.
+/// See [`GuardError::from_read`].
+impl From<TensorReadError> for GuardError {
+    fn from(source: TensorReadError) -> Self {
+        Self::from_read("read", source)
+    }
+}
+
+// ---------------------------------------------------------------- context on results
+
+mod sealed {
+    pub trait Sealed {}
+    impl<T> Sealed for super::Result<T> {}
+}
+
+/// Adds a [`GuardError::Context`] layer to the error of a guarded [`Result`].
+///
+/// Sealed: implemented for `Result<T, GuardError>` only. A segment names where the call sits
+/// (a module field, `layers.2`); stacked segments print as one dotted path.
+///
+/// Note: `anyhow::Context` has methods of the same names for every `Result` whose error is a
+/// `std::error::Error`; with both traits in scope, call this one as
+/// `ResultExt::context(result, "..")`.
+///
+/// ```
+/// use burn_guard::{GuardError, ResultExt};
+///
+/// let inner: burn_guard::Result<()> =
+///     Err(GuardError::DimOutOfRange { op: "linear", dim: 3, rank: 2 });
+/// let err = inner.context("head").unwrap_err();
+/// assert!(err.to_string().starts_with("head: linear: "));
+/// ```
+pub trait ResultExt<T>: sealed::Sealed {
+    /// Wraps the error, if any, in a context layer named `context`.
+    ///
+    /// # Errors
+    ///
+    /// The error of `self`, wrapped.
+    fn context(self, context: impl Into<String>) -> Result<T>;
+
+    /// As [`ResultExt::context`], building the segment only when there is an error.
+    ///
+    /// # Errors
+    ///
+    /// The error of `self`, wrapped.
+    fn with_context<C: Into<String>>(self, context: impl FnOnce() -> C) -> Result<T>;
+}
+
+impl<T> ResultExt<T> for Result<T> {
+    fn context(self, context: impl Into<String>) -> Result<T> {
+        self.map_err(|err| err.context(context))
+    }
+
+    fn with_context<C: Into<String>>(self, context: impl FnOnce() -> C) -> Result<T> {
+        self.map_err(|err| err.context(context()))
+    }
+}
+
+// ---------------------------------------------------------------- display
+
+impl fmt::Display for GuardError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::ShapeMismatch { op, rule, shapes } => {
+                write!(f, "{}: {}; got ", OneLine(op), OneLine(rule))?;
+                for (i, shape) in shapes.iter().enumerate() {
+                    let sep = if i == 0 { "" } else { " and " };
+                    write!(f, "{sep}{shape:?}")?;
+                }
+                Ok(())
+            }
+            Self::RankMismatch {
+                op,
+                rule,
+                expected,
+                got,
+                shape,
+            } => write!(
+                f,
+                "{}: {}; got rank {got} (shape {shape:?}), expected {expected}",
+                OneLine(op),
+                OneLine(rule)
+            ),
+            Self::DimOutOfRange { op, dim, rank } => write!(
+                f,
+                "{}: dimension out of range; got dim {dim} for rank {rank}",
+                OneLine(op)
+            ),
+            Self::IndexOutOfRange {
+                op,
+                index,
+                size,
+                dim,
+            } => write!(
+                f,
+                "{}: index out of range; got index {index} for size {size} (dim {dim})",
+                OneLine(op)
+            ),
+            Self::Empty {
+                op,
+                rule,
+                shape,
+                dim,
+            } => {
+                write!(f, "{}: {}; got shape {shape:?}", OneLine(op), OneLine(rule))?;
+                match dim {
+                    Some(dim) => write!(f, " (dim {dim})"),
+                    None => Ok(()),
+                }
+            }
+            Self::DeviceMismatch { op, devices } => {
+                write!(
+                    f,
+                    "{}: operands must be on the same device; got ",
+                    OneLine(op)
+                )?;
+                for (i, device) in devices.iter().enumerate() {
+                    let sep = if i == 0 { "" } else { " and " };
+                    write!(f, "{sep}{}", OneLine(device))?;
+                }
+                Ok(())
+            }
+            Self::OutOfRange {
+                op,
+                rule,
+                name,
+                value,
+                limit,
+            } => write!(
+                f,
+                "{}: {}; got {}={value}, expected {limit}",
+                OneLine(op),
+                OneLine(rule),
+                OneLine(name)
+            ),
+            Self::OutOfOrder {
+                op,
+                rule,
+                lower_name,
+                lower,
+                upper_name,
+                upper,
+            } => write!(
+                f,
+                "{}: {}; got {}={lower}, {}={upper}",
+                OneLine(op),
+                OneLine(rule),
+                OneLine(lower_name),
+                OneLine(upper_name)
+            ),
+            Self::NotRepresentable {
+                op,
+                rule,
+                value,
+                dtype,
+            } => write!(
+                f,
+                "{}: {}; got value={value}, dtype={dtype:?}",
+                OneLine(op),
+                OneLine(rule)
+            ),
+            Self::NonFinite {
+                op,
+                rule,
+                count,
+                total,
+            } => write!(
+                f,
+                "{}: {}; got {count} non-finite of {total} values",
+                OneLine(op),
+                OneLine(rule)
+            ),
+            Self::DTypeMismatch { op, rule, lhs, rhs } => write!(
+                f,
+                "{}: {}; got {lhs:?} and {rhs:?}",
+                OneLine(op),
+                OneLine(rule)
+            ),
+            Self::InvalidDType { op, rule, dtype } => {
+                write!(f, "{}: {}; got dtype={dtype:?}", OneLine(op), OneLine(rule))
+            }
+            Self::InvalidArgument { op, rule, got } => write!(
+                f,
+                "{}: {}; got {}",
+                OneLine(op),
+                OneLine(rule),
+                OneLine(got)
+            ),
+            Self::InvalidQuantScheme {
+                op,
+                scheme,
+                shape,
+                reason,
+            } => write!(
+                f,
+                "{}: {}; got scheme {}, shape {shape:?}",
+                OneLine(op),
+                OneLine(reason),
+                SchemeName(scheme)
+            ),
+            Self::Unsupported(gap) => write!(f, "{gap}"),
+            Self::NotDifferentiable { op, backend, order } => write!(
+                f,
+                "{}: not differentiable to order {order} on this backend; got backend {}",
+                OneLine(op),
+                OneLine(backend)
+            ),
+            Self::DeviceUnavailable { device, reason } => write!(
+                f,
+                "{}: device unavailable; got {}",
+                OneLine(device),
+                OneLine(reason)
+            ),
+            Self::BackendPanic {
+                op,
+                message,
+                location,
+            } => write!(
+                f,
+                "{}: backend panicked; got \"{}\" at {}",
+                OneLine(op),
+                OneLine(message),
+                OneLine(location.as_deref().unwrap_or("unknown location"))
+            ),
+            Self::Timeout { op, after } => write!(
+                f,
+                "{}: did not finish within the deadline; got no result after {after:?}",
+                OneLine(op)
+            ),
+            Self::Execution { op, source } => write!(
+                f,
+                "{}: backend execution failed; got {}",
+                OneLine(op),
+                OneLine(&source.to_string())
+            ),
+            Self::Data { op, source } => write!(
+                f,
+                "{}: burn refused the data access or conversion; got {}",
+                OneLine(op),
+                OneLine(&source.to_string())
+            ),
+            Self::Context { .. } => {
+                let mut err = self;
+                let mut first = true;
+                while let Self::Context { context, source } = err {
+                    if !context.is_empty() {
+                        let sep = if first { "" } else { "." };
+                        write!(f, "{sep}{}", OneLine(context))?;
+                        first = false;
+                    }
+                    err = source;
+                }
+                if first {
+                    write!(f, "{err}")
+                } else {
+                    write!(f, ": {err}")
+                }
+            }
+        }
+    }
+}
+
+/// `Display` already prints every cause, so no source is returned: a reporter that walks the
+/// chain prints each cause once.
+impl std::error::Error for GuardError {}
+
+/// Writes a possibly multi-line text on one line: lines trimmed, empty ones dropped, the rest
+/// joined by ` | `.
+struct OneLine<'a>(&'a str);
+
+impl fmt::Display for OneLine<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut first = true;
+        for line in self
+            .0
+            .lines()
+            .map(str::trim)
+            .filter(|line| !line.is_empty())
+        {
+            if !first {
+                f.write_str(" | ")?;
+            }
+            f.write_str(line)?;
+            first = false;
+        }
+        Ok(())
+    }
 }
 
 /// Folds a possibly multi-line message onto one line, so a log line stays a line.
 pub(crate) fn one_line(message: &str) -> String {
-    let parts: Vec<&str> = message
-        .lines()
-        .map(str::trim)
-        .filter(|line| !line.is_empty())
-        .collect();
-    parts.join(" | ")
+    OneLine(message).to_string()
+}
+
+// ---------------------------------------------------------------- names used in messages
+
+/// A short, stable name for a scheme: `value-store-level`, e.g. `q8f-packedu32-tensor`,
+/// `q4f-packedu32-block32`, `e2m1-packednative-block16:ue4m3+tensor`.
+///
+/// Non-F32 scale dtypes are appended after a colon; a packing dimension other than 0 after the
+/// store (`packedu32@1`); lookup mode as a `-lookup` suffix.
+///
+/// ```
+/// use burn::tensor::quantization::{QuantScheme, ScaleDtype};
+/// use burn_guard::check::SchemeName;
+///
+/// assert_eq!(SchemeName(&QuantScheme::default()).to_string(), "q8f-packedu32-tensor");
+/// let q4 = QuantScheme::default()
+///     .with_value(burn::tensor::quantization::QuantValue::Q4F)
+///     .per_block([32], ScaleDtype::F32);
+/// assert_eq!(SchemeName(&q4).to_string(), "q4f-packedu32-block32");
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct SchemeName<'a>(pub &'a QuantScheme);
+
+impl fmt::Display for SchemeName<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let scheme = self.0;
+        let value = match scheme.value {
+            QuantValue::Q8F => "q8f",
+            QuantValue::Q8S => "q8s",
+            QuantValue::Q4F => "q4f",
+            QuantValue::Q4S => "q4s",
+            QuantValue::Q2F => "q2f",
+            QuantValue::Q2S => "q2s",
+            QuantValue::E4M3 => "e4m3",
+            QuantValue::E5M2 => "e5m2",
+            QuantValue::E2M1 => "e2m1",
+        };
+        write!(f, "{value}-")?;
+        match scheme.store {
+            QuantStore::Native => write!(f, "native")?,
+            QuantStore::PackedU32(0) => write!(f, "packedu32")?,
+            QuantStore::PackedU32(dim) => write!(f, "packedu32@{dim}")?,
+            QuantStore::PackedNative(0) => write!(f, "packednative")?,
+            QuantStore::PackedNative(dim) => write!(f, "packednative@{dim}")?,
+        }
+        write!(f, "-")?;
+        if let Some(block) = scheme.block_scale() {
+            let dims: Vec<String> = block.size.iter().map(u8::to_string).collect();
+            write!(f, "block{}", dims.join("x"))?;
+            write_scale_dtype(f, block.dtype)?;
+            if let Some(global) = scheme.tensor_scale() {
+                write!(f, "+tensor")?;
+                write_scale_dtype(f, global)?;
+            }
+        } else {
+            write!(f, "tensor")?;
+            write_scale_dtype(f, scheme.scale_dtype())?;
+        }
+        if scheme.mode == QuantMode::Lookup {
+            write!(f, "-lookup")?;
+        }
+        Ok(())
+    }
+}
+
+fn write_scale_dtype(f: &mut fmt::Formatter<'_>, dtype: ScaleDtype) -> fmt::Result {
+    match dtype {
+        ScaleDtype::F32 => Ok(()),
+        ScaleDtype::F16 => write!(f, ":f16"),
+        ScaleDtype::BF16 => write!(f, ":bf16"),
+        ScaleDtype::UE8M0 => write!(f, ":ue8m0"),
+        ScaleDtype::UE4M3 => write!(f, ":ue4m3"),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn every_display_is_one_line_and_names_the_op() {
-        let errors = [
-            GuardError::ShapeMismatch {
-                op: "matmul",
-                rule: "lhs columns must equal rhs rows",
-                shapes: vec![vec![2, 3], vec![4, 5]],
-            },
-            GuardError::BackendPanic {
-                op: "matmul",
-                message: "line one\nline two".into(),
-                location: Some("src/x.rs:1:2".into()),
-            },
-            GuardError::Timeout {
-                op: "float_into_data",
-                after: std::time::Duration::from_secs(5),
-            },
-            GuardError::Unsupported(
-                Unsupported::new(
-                    "quantize_dynamic",
-                    "router<flex>",
-                    "quantization",
-                    Gap::new(
-                        crate::capability::Effect::Panics,
-                        "not implemented\n(panics)",
-                    ),
-                )
-                .with_fallbacks(vec![(
-                    "ndarray\nx".into(),
-                    Gap::new(crate::capability::Effect::Unmeasured, "a\nb"),
-                )]),
+    type TestResult = std::result::Result<(), Box<dyn std::error::Error>>;
+
+    /// A text with a newline, for every string field.
+    const NL: &str = "first\nsecond";
+
+    /// One value of every variant, every string field holding a newline, with its kind.
+    fn every_variant() -> Vec<(GuardError, ErrorKind)> {
+        vec![
+            (
+                GuardError::ShapeMismatch {
+                    op: NL,
+                    rule: NL,
+                    shapes: vec![vec![2, 3], vec![4, 5]],
+                },
+                ErrorKind::ShapeMismatch,
             ),
-        ];
-        for err in errors {
+            (
+                GuardError::RankMismatch {
+                    op: NL,
+                    rule: NL,
+                    expected: 2,
+                    got: 1,
+                    shape: vec![3],
+                },
+                ErrorKind::RankMismatch,
+            ),
+            (
+                GuardError::DimOutOfRange {
+                    op: NL,
+                    dim: -3,
+                    rank: 2,
+                },
+                ErrorKind::DimOutOfRange,
+            ),
+            (
+                GuardError::IndexOutOfRange {
+                    op: NL,
+                    index: 4,
+                    size: 4,
+                    dim: 0,
+                },
+                ErrorKind::IndexOutOfRange,
+            ),
+            (
+                GuardError::Empty {
+                    op: NL,
+                    rule: NL,
+                    shape: vec![2, 0],
+                    dim: Some(1),
+                },
+                ErrorKind::Empty,
+            ),
+            (
+                GuardError::DeviceMismatch {
+                    op: NL,
+                    devices: vec![NL.into(), NL.into()],
+                },
+                ErrorKind::DeviceMismatch,
+            ),
+            (
+                GuardError::OutOfRange {
+                    op: NL,
+                    rule: NL,
+                    name: NL,
+                    value: 4usize.into(),
+                    limit: Limit::AtMost(3usize.into()),
+                },
+                ErrorKind::OutOfRange,
+            ),
+            (
+                GuardError::OutOfOrder {
+                    op: NL,
+                    rule: NL,
+                    lower_name: NL,
+                    lower: 2.0.into(),
+                    upper_name: NL,
+                    upper: 1.0.into(),
+                },
+                ErrorKind::OutOfOrder,
+            ),
+            (
+                GuardError::NotRepresentable {
+                    op: NL,
+                    rule: NL,
+                    value: f64::NAN.into(),
+                    dtype: DType::I64,
+                },
+                ErrorKind::NotRepresentable,
+            ),
+            (
+                GuardError::NonFinite {
+                    op: NL,
+                    rule: NL,
+                    count: 2,
+                    total: 8,
+                },
+                ErrorKind::NonFinite,
+            ),
+            (
+                GuardError::DTypeMismatch {
+                    op: NL,
+                    rule: NL,
+                    lhs: DType::F32,
+                    rhs: DType::F64,
+                },
+                ErrorKind::DTypeMismatch,
+            ),
+            (
+                GuardError::InvalidDType {
+                    op: NL,
+                    rule: NL,
+                    dtype: DType::Bool(burn::tensor::BoolStore::Native),
+                },
+                ErrorKind::InvalidDType,
+            ),
+            (
+                GuardError::InvalidArgument {
+                    op: NL,
+                    rule: NL,
+                    got: NL.into(),
+                },
+                ErrorKind::InvalidArgument,
+            ),
+            (
+                GuardError::InvalidQuantScheme {
+                    op: NL,
+                    scheme: QuantScheme::default(),
+                    shape: vec![8, 24],
+                    reason: NL.into(),
+                },
+                ErrorKind::InvalidQuantScheme,
+            ),
+            (
+                GuardError::Unsupported(
+                    Unsupported::new(NL, NL, NL, Gap::new(crate::capability::Effect::Panics, NL))
+                        .with_fallbacks(vec![(
+                            NL.into(),
+                            Gap::new(crate::capability::Effect::Unmeasured, NL),
+                        )]),
+                ),
+                ErrorKind::Unsupported,
+            ),
+            (
+                GuardError::NotDifferentiable {
+                    op: NL,
+                    backend: NL.into(),
+                    order: 2,
+                },
+                ErrorKind::NotDifferentiable,
+            ),
+            (
+                GuardError::DeviceUnavailable {
+                    device: NL.into(),
+                    reason: NL.into(),
+                },
+                ErrorKind::DeviceUnavailable,
+            ),
+            (
+                GuardError::BackendPanic {
+                    op: NL,
+                    message: NL.into(),
+                    location: Some(NL.into()),
+                },
+                ErrorKind::BackendPanic,
+            ),
+            (
+                GuardError::Timeout {
+                    op: NL,
+                    after: std::time::Duration::from_secs(5),
+                },
+                ErrorKind::Timeout,
+            ),
+            (
+                GuardError::Execution {
+                    op: NL,
+                    source: ExecutionError::WithContext { reason: NL.into() },
+                },
+                ErrorKind::Execution,
+            ),
+            (
+                GuardError::from_data(
+                    NL,
+                    DataError::DTypeMismatch {
+                        expected: DType::F32,
+                        actual: DType::I32,
+                    },
+                ),
+                ErrorKind::Data,
+            ),
+        ]
+    }
+
+    #[test]
+    fn every_variant_is_one_line_starts_with_its_op_and_has_its_kind() -> TestResult {
+        let folded_nl = one_line(NL);
+        for (err, kind) in every_variant() {
+            assert_eq!(err.kind(), kind, "{err}");
             let text = err.to_string();
             assert!(!text.contains('\n'), "{text}");
-            assert!(text.starts_with(err.op()), "{text}");
+            assert!(text.starts_with(&one_line(err.op())), "{text}");
+            assert!(!text.ends_with('.'), "{text}");
+            // The same through a context layer whose segment holds a newline too.
+            let wrapped = err.clone().context(NL);
+            assert_eq!(wrapped.kind(), kind);
+            assert_eq!(wrapped.op(), err.op());
+            let outer = wrapped.to_string();
+            assert!(!outer.contains('\n'), "{outer}");
+            assert_eq!(outer, format!("{folded_nl}: {text}"));
+        }
+        Ok(())
+    }
+
+    /// One exact Display per variant (the typed ones and those whose format changed).
+    #[test]
+    fn display_pins_the_format() {
+        let rows: Vec<(GuardError, &str)> = vec![
+            (
+                GuardError::OutOfRange {
+                    op: "topk",
+                    rule: "k must not exceed the dimension size",
+                    name: "k",
+                    value: 4usize.into(),
+                    limit: Limit::AtMost(3usize.into()),
+                },
+                "topk: k must not exceed the dimension size; got k=4, expected at most 3",
+            ),
+            (
+                GuardError::OutOfOrder {
+                    op: "clamp",
+                    rule: "min must not exceed max",
+                    lower_name: "min",
+                    lower: 2.0.into(),
+                    upper_name: "max",
+                    upper: 1.0.into(),
+                },
+                "clamp: min must not exceed max; got min=2.0, max=1.0",
+            ),
+            (
+                GuardError::NotRepresentable {
+                    op: "full",
+                    rule: "the scalar is not representable in the tensor's dtype",
+                    value: f64::NAN.into(),
+                    dtype: DType::I64,
+                },
+                "full: the scalar is not representable in the tensor's dtype; got value=NaN, dtype=I64",
+            ),
+            (
+                GuardError::NonFinite {
+                    op: "quantize_dynamic",
+                    rule: "values must be finite",
+                    count: 2,
+                    total: 8,
+                },
+                "quantize_dynamic: values must be finite; got 2 non-finite of 8 values",
+            ),
+            (
+                GuardError::Empty {
+                    op: "argmax",
+                    rule: "the reduced dimension must not be empty",
+                    shape: vec![2, 0],
+                    dim: Some(1),
+                },
+                "argmax: the reduced dimension must not be empty; got shape [2, 0] (dim 1)",
+            ),
+            (
+                GuardError::DTypeMismatch {
+                    op: "add",
+                    rule: "both operands must have the same dtype",
+                    lhs: DType::F64,
+                    rhs: DType::F32,
+                },
+                "add: both operands must have the same dtype; got F64 and F32",
+            ),
+            (
+                GuardError::InvalidDType {
+                    op: "gather_nd",
+                    rule: "bool tensors are not supported",
+                    dtype: DType::Bool(burn::tensor::BoolStore::Native),
+                },
+                "gather_nd: bool tensors are not supported; got dtype=Bool(Native)",
+            ),
+            (
+                GuardError::Timeout {
+                    op: "sync",
+                    after: std::time::Duration::from_millis(1500),
+                },
+                "sync: did not finish within the deadline; got no result after 1.5s",
+            ),
+            (
+                GuardError::ShapeMismatch {
+                    op: "matmul",
+                    rule: "lhs columns must equal rhs rows",
+                    shapes: vec![vec![2, 3], vec![4, 5]],
+                },
+                "matmul: lhs columns must equal rhs rows; got [2, 3] and [4, 5]",
+            ),
+            (
+                GuardError::Execution {
+                    op: "into_data",
+                    source: ExecutionError::WithContext {
+                        reason: "device lost".into(),
+                    },
+                },
+                "into_data: backend execution failed; got An error happened during execution | Caused by: | device lost",
+            ),
+            (
+                GuardError::BackendPanic {
+                    op: "matmul",
+                    message: "line one\nline two".into(),
+                    location: Some("src/x.rs:1:2".into()),
+                },
+                "matmul: backend panicked; got \"line one | line two\" at src/x.rs:1:2",
+            ),
+        ];
+        for (err, expected) in rows {
+            assert_eq!(err.to_string(), expected);
         }
     }
 
     #[test]
-    fn timeout_reads_like_the_style_guide() {
-        let err = GuardError::Timeout {
-            op: "sync",
-            after: std::time::Duration::from_millis(1500),
-        };
-        assert_eq!(
-            err.to_string(),
-            "sync: did not finish within the deadline; got no result after 1.5s"
-        );
+    fn limits_read_as_words() {
+        let rows = [
+            (Limit::AtLeast(1usize.into()), "at least 1"),
+            (Limit::AtMost(3usize.into()), "at most 3"),
+            (Limit::Above(0.0.into()), "greater than 0.0"),
+            (Limit::Below(4usize.into()), "less than 4"),
+            (Limit::Exactly(1usize.into()), "exactly 1"),
+            (Limit::Between(0i64.into(), 63i64.into()), "in [0, 63]"),
+            (Limit::NonZero, "non-zero"),
+        ];
+        for (limit, text) in rows {
+            assert_eq!(limit.to_string(), text);
+        }
     }
 
     #[test]
-    fn shape_mismatch_reads_like_the_style_guide() {
-        let err = GuardError::ShapeMismatch {
-            op: "matmul",
-            rule: "lhs columns must equal rhs rows",
+    fn contexts_stack_as_a_dotted_path() -> TestResult {
+        let inner = GuardError::ShapeMismatch {
+            op: "linear",
+            rule: "the last input dimension must equal the weight rows",
             shapes: vec![vec![2, 3], vec![4, 5]],
         };
+        let result: Result<()> = Err(inner);
+        let err = result
+            .context("attention")
+            .with_context(|| format!("layers.{}", 2))
+            .context("encoder")
+            .err()
+            .ok_or("expected an error")?;
         assert_eq!(
             err.to_string(),
-            "matmul: lhs columns must equal rhs rows; got [2, 3] and [4, 5]"
+            "encoder.layers.2.attention: linear: the last input dimension must equal the weight rows; got [2, 3] and [4, 5]"
         );
+        assert_eq!(err.path().as_deref(), Some("encoder.layers.2.attention"));
+        assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
+        assert_eq!(err.op(), "linear");
+        assert!(matches!(
+            err.root(),
+            GuardError::ShapeMismatch { shapes, .. } if shapes == &[vec![2, 3], vec![4, 5]]
+        ));
+        assert!(std::error::Error::source(&err).is_none());
+        // `with_context` builds its segment only for an error.
+        let built = std::cell::Cell::new(0);
+        let ok: Result<u8> = Ok(1);
+        let segment = || {
+            built.set(built.get() + 1);
+            "never"
+        };
+        assert_eq!(ok.with_context(segment)?, 1);
+        assert_eq!(built.get(), 0);
+        Ok(())
+    }
+
+    /// A reporter that walks the source chain (`anyhow`'s `{:#}`) prints every cause once: the
+    /// context path, the operation and burn's own message.
+    #[test]
+    fn anyhow_alternate_shows_each_cause_once() -> TestResult {
+        let inner: Result<()> = Err(GuardError::Execution {
+            op: "into_data",
+            source: ExecutionError::WithContext {
+                reason: "device lost".into(),
+            },
+        });
+        let err = inner
+            .context("attention")
+            .context("layers.2")
+            .context("encoder")
+            .err()
+            .ok_or("expected an error")?;
+        let report = anyhow::Error::new(err.clone()).context("forward pass");
+        let shown = format!("{report:#}");
+        assert_eq!(shown, format!("forward pass: {err}"));
+        assert!(!shown.contains('\n'), "{shown}");
+        for cause in [
+            "forward pass",
+            "encoder.layers.2.attention",
+            "into_data: backend execution failed",
+            "device lost",
+        ] {
+            assert_eq!(shown.matches(cause).count(), 1, "{cause} in {shown}");
+        }
+        assert_eq!(anyhow::Error::new(err).chain().count(), 1);
+        Ok(())
+    }
+
+    #[test]
+    fn burn_errors_convert_with_question_mark() -> TestResult {
+        fn read() -> Result<()> {
+            Err(TensorReadError::InvalidShape {
+                expected: 1,
+                actual: 3,
+            })?
+        }
+        let err = read().err().ok_or("expected an error")?;
+        assert!(matches!(
+            err,
+            GuardError::OutOfRange {
+                op: "read",
+                name: "elements",
+                value: ScalarValue::UInt(3),
+                limit: Limit::Exactly(ScalarValue::UInt(1)),
+                ..
+            }
+        ));
+        fn data() -> Result<()> {
+            Err(DataError::UnsupportedConversion {
+                from: DType::QFloat(QuantScheme::default()),
+                to: DType::F32,
+            })?
+        }
+        let err = data().err().ok_or("expected an error")?;
+        assert_eq!(err.kind(), ErrorKind::Data);
+        assert_eq!(err.op(), "tensor_data");
+        assert!(std::error::Error::source(&err).is_none());
+        fn execute() -> Result<()> {
+            Err(ExecutionError::DevicePoisoned {
+                reason: "trap".into(),
+            })?
+        }
+        let err = execute().err().ok_or("expected an error")?;
+        assert_eq!(err.kind(), ErrorKind::Execution);
+        assert_eq!(err.op(), "execute");
+        let read_exec: GuardError = TensorReadError::Execution(ExecutionError::WithContext {
+            reason: "lost".into(),
+        })
+        .into();
+        assert!(matches!(
+            read_exec,
+            GuardError::Execution { op: "read", .. }
+        ));
+        Ok(())
     }
 }

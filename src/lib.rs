@@ -87,4 +87,4 @@ pub mod prelude;
 pub mod tensor;
 mod transfer;
 
-pub use error::{GuardError, Result, Unsupported};
+pub use error::{ErrorKind, GuardError, Limit, Result, ResultExt, ScalarValue, Unsupported};

@@ -1,4 +1,4 @@
 //! Every extension trait and free twin: `use burn_guard::prelude::*;`.
 
-pub use crate::error::{GuardError, Result};
+pub use crate::error::{ErrorKind, GuardError, Result, ResultExt};
 pub use crate::tensor::*;

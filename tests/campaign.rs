@@ -287,13 +287,22 @@ fn beyond_allows(beyond: &Beyond, err: &GuardError) -> bool {
             matches!(err, GuardError::ShapeMismatch { rule, .. } if rule.starts_with("bias must be [d_output]"))
         }
         Beyond::ClampBounds => {
-            matches!(err, GuardError::InvalidArgument { rule, .. } if rule.contains("min must not exceed max"))
+            matches!(
+                err,
+                GuardError::OutOfOrder {
+                    lower_name: "min",
+                    upper_name: "max",
+                    ..
+                }
+            )
         }
         Beyond::Scheme => {
-            matches!(err, GuardError::InvalidQuantScheme { reason, .. } if reason.contains("no native storage"))
-                || matches!(err, GuardError::Unsupported(_))
-                || err.to_string().contains("values must be finite")
-                || err.to_string().contains("a tensor with no elements")
+            matches!(err, GuardError::InvalidQuantScheme { scheme, .. }
+                if scheme.store == QuantStore::Native && scheme.value.size_bits() < 8)
+                || matches!(
+                    err.kind(),
+                    ErrorKind::Unsupported | ErrorKind::NonFinite | ErrorKind::Empty
+                )
         }
     }
 }

@@ -238,8 +238,8 @@ fn worker(id: usize, flex: Device, ndarray: Device, policy: Policy) -> Result<Co
                 hostile[5] = f32::NAN;
                 let t = Tensor::<2>::from_data(TensorData::new(hostile, SHAPE), &ndarray);
                 let outcome = t.quantize_dynamic_with(&packed, &policy);
-                if !matches!(outcome, Err(GuardError::InvalidArgument { .. })) {
-                    return Err(fail(&format!("expected InvalidArgument, got {outcome:?}")));
+                if !matches!(outcome, Err(GuardError::NonFinite { count: 1, .. })) {
+                    return Err(fail(&format!("expected NonFinite, got {outcome:?}")));
                 }
                 n.non_finite += 1;
             }

@@ -554,11 +554,8 @@ fn empty_dimension_refusals_name_the_rule() {
             .unwrap_err(),
     ];
     for err in errors {
-        assert!(matches!(err, GuardError::InvalidArgument { .. }), "{err}");
         assert!(
-            err.to_string().contains(
-                "the reduced dimension must not be empty; got dim=1, size=0 (shape [3, 0])"
-            ),
+            matches!(&err, GuardError::Empty { shape, dim: Some(1), .. } if shape == &[3, 0]),
             "{err}"
         );
     }
@@ -567,7 +564,7 @@ fn empty_dimension_refusals_name_the_rule() {
         .unwrap_err();
     assert_eq!(
         err.to_string(),
-        "mean: the mean of an empty int tensor is undefined; got shape=[3, 0]"
+        "mean: the mean of an empty int tensor is undefined; got shape [3, 0]"
     );
     // Along a non-empty dim of the same tensor, burn computes an empty result; so do we.
     assert_eq!(t().try_max_dim(0).unwrap().dims(), [1, 0]);

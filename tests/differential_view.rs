@@ -456,7 +456,14 @@ fn chunk_zero_is_refused() {
     assert!(raw(|| t.clone().chunk(0, 0)).is_none());
     let err = t.try_chunk(0, 0).unwrap_err();
     assert!(
-        matches!(err, GuardError::InvalidArgument { op: "chunk", .. }),
+        matches!(
+            err,
+            GuardError::OutOfRange {
+                op: "chunk",
+                name: "chunks",
+                ..
+            }
+        ),
         "{err}"
     );
 }

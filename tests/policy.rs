@@ -40,14 +40,11 @@ fn remote_quantization_is_refused_strictly_and_falls_back_to_flex() {
     let x = RemoteBackend::float_from_data(data.clone(), remote.device());
     let err = quantize_dynamic_or_fallback::<RemoteBackend, Flex>(x, &scheme, &strict, &flex)
         .unwrap_err();
-    assert!(matches!(err, GuardError::Unsupported(_)), "{err}");
-    assert!(err.to_string().contains("router"), "{err}");
-    assert_eq!(
-        strict
-            .stats_of(burn_guard::policy::Op::QuantizeDynamic)
-            .errors,
-        1
+    assert!(
+        matches!(&err, GuardError::Unsupported(gap) if gap.backend.contains("router")),
+        "{err}"
     );
+    assert_eq!(strict.stats_of(Op::QuantizeDynamic).errors, 1);
 
     // Fallback: quantized on Flex, with the same values as quantizing the data on Flex.
     let policy = Policy::fallback_to([]);
@@ -88,8 +85,10 @@ fn ndarray_default_scheme_strict_and_fallback() {
         .clone()
         .try_quantize_dynamic(&QuantScheme::default())
         .unwrap_err();
-    assert!(matches!(err, GuardError::Unsupported(_)), "{err}");
-    assert!(err.to_string().contains("ndarray"), "{err}");
+    assert!(
+        matches!(&err, GuardError::Unsupported(gap) if gap.backend.contains("ndarray")),
+        "{err}"
+    );
 
     let policy = Policy::fallback_to([Device::flex()]);
     let q = t

@@ -245,7 +245,13 @@ fn forward_refuses_bad_inputs() {
     );
     let missing = layers.forward("l9", Tensor::<2>::ones([2, 64], &Device::flex()));
     assert!(
-        matches!(missing, Err(GuardError::InvalidArgument { .. })),
+        matches!(
+            missing,
+            Err(GuardError::InvalidArgument {
+                op: "quantized_layer",
+                ..
+            })
+        ),
         "{missing:?}"
     );
     // An empty batch is answered without a kernel.

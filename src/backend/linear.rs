@@ -3,8 +3,8 @@
 use burn_backend::tensor::FloatTensor;
 use burn_backend::{Backend, Shape, TensorMetadata};
 
-use super::check;
 use crate::capability::BackendStack;
+use crate::check::module as check;
 use crate::error::Result;
 use crate::panic;
 
@@ -65,8 +65,10 @@ fn reshape<B: Backend>(tensor: FloatTensor<B>, dims: &[usize]) -> FloatTensor<B>
 /// # Errors
 ///
 /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) /
-///   [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) from
-///   [`check::linear`], before anything is dispatched.
+///   [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) /
+///   [`GuardError::Empty`](crate::GuardError::Empty) (an empty rank-1 `x`, where burn's
+///   `linear` panics) from [`check::linear`], the rule every linear in the crate follows,
+///   before anything is dispatched.
 /// - [`GuardError::BackendPanic`](crate::GuardError::BackendPanic) if the backend still panics.
 ///
 /// ```

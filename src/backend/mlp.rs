@@ -5,8 +5,8 @@
 use burn_backend::tensor::FloatTensor;
 use burn_backend::{Backend, TensorMetadata};
 
-use super::check;
-use crate::error::{GuardError, Result};
+use crate::check::module as check;
+use crate::error::{GuardError, Limit, Result};
 use crate::panic;
 
 /// An elementwise activation between linear layers.
@@ -107,7 +107,7 @@ impl<B: Backend> Mlp<B> {
     ///
     /// # Errors
     ///
-    /// - [`GuardError::InvalidArgument`] when `layers` is empty.
+    /// - [`GuardError::OutOfRange`] when `layers` is empty.
     /// - [`GuardError::RankMismatch`] / [`GuardError::ShapeMismatch`] when a weight is not rank 2,
     ///   a bias does not match its weight, or a layer's `d_input` differs from the previous
     ///   layer's `d_output`.
@@ -137,7 +137,8 @@ impl<B: Backend> Mlp<B> {
             let weight = layer.weight.shape();
             let bias = layer.bias.as_ref().map(TensorMetadata::shape);
             let d_input = weight.as_slice().first().copied().unwrap_or(0);
-            let shapes = check::linear(OP, &[d_input], weight.as_slice(), bias.as_deref())?;
+            // One row of `d_input` features: the layer's own shapes, whatever the batch.
+            let shapes = check::linear(OP, &[1, d_input], weight.as_slice(), bias.as_deref())?;
             if let Some((d_output, previous_weight)) = &previous
                 && *d_output != d_input
             {
@@ -150,10 +151,12 @@ impl<B: Backend> Mlp<B> {
             previous = Some((shapes.d_output, weight.to_vec()));
         }
         if layers.is_empty() {
-            return Err(GuardError::InvalidArgument {
+            return Err(GuardError::OutOfRange {
                 op: OP,
                 rule: "a perceptron needs at least one layer",
-                got: "layers=0".to_owned(),
+                name: "layers",
+                value: layers.len().into(),
+                limit: Limit::AtLeast(1usize.into()),
             });
         }
         Ok(Self { layers, activation })

@@ -57,8 +57,9 @@ const Q_MATMUL: &str = "q_matmul";
 /// # Errors
 ///
 /// - [`GuardError::InvalidQuantScheme`] when no backend can apply the scheme to this shape.
-/// - [`GuardError::InvalidArgument`] for a tensor with no elements, NaN or ±inf values (with
-///   their count), or a magnitude whose scale its dtype cannot hold.
+/// - [`GuardError::Empty`] for a tensor with no elements, [`GuardError::NonFinite`] for NaN or
+///   ±inf values (with their count), [`GuardError::OutOfRange`] for a magnitude whose scale its
+///   dtype cannot hold.
 /// - [`GuardError::Unsupported`] when `B` cannot (e.g. any `BackendRouter`, NdArray with a
 ///   packed store).
 /// - [`GuardError::Execution`] when the values' range cannot be read back.
@@ -148,8 +149,8 @@ where
 /// # Errors
 ///
 /// - [`GuardError::InvalidQuantScheme`] when no backend can apply the scheme to this shape.
-/// - [`GuardError::InvalidArgument`] for a tensor with no elements, NaN or ±inf values (with
-///   their count), or a magnitude whose scale its dtype cannot hold; such values never move.
+/// - [`GuardError::Empty`], [`GuardError::NonFinite`] (with the count) or
+///   [`GuardError::OutOfRange`] for values that cannot be quantized; such values never move.
 /// - [`GuardError::Unsupported`] when `B` cannot and the policy forbids fallback, or `C`
 ///   cannot either.
 /// - [`GuardError::Execution`] when the data cannot be read back from `B`.

@@ -9,7 +9,7 @@ use burn::tensor::kind::Kind;
 use burn::tensor::quantization::{QuantScheme, global_scale_dtype};
 use burn::tensor::{BoolStore, DType, Distribution, TensorData};
 
-use crate::error::{GuardError, Result};
+use crate::error::{GuardError, Limit, Result, ScalarValue};
 
 /// f16's largest finite value.
 const F16_MAX: f32 = 65504.0;
@@ -69,7 +69,7 @@ fn dtype_of_kind(kind: Kind, dtype: DType) -> bool {
 ///
 /// # Errors
 ///
-/// [`GuardError::InvalidArgument`] naming the dtype.
+/// [`GuardError::InvalidDType`] with the dtype.
 ///
 /// ```
 /// use burn::tensor::DType;
@@ -87,11 +87,7 @@ pub fn creation_dtype(op: &'static str, kind: Kind, dtype: DType) -> Result<DTyp
         Kind::Int => "an int tensor needs an integer dtype",
         Kind::Bool => "a bool tensor needs a bool dtype",
     };
-    Err(GuardError::InvalidArgument {
-        op,
-        rule,
-        got: format!("dtype={dtype:?}"),
-    })
+    Err(GuardError::InvalidDType { op, rule, dtype })
 }
 
 /// The `_like` constructors, `random_like`, `cast`, `Transaction::register` and the
@@ -100,13 +96,13 @@ pub fn creation_dtype(op: &'static str, kind: Kind, dtype: DType) -> Result<DTyp
 ///
 /// # Errors
 ///
-/// [`GuardError::InvalidArgument`] naming the dtype.
+/// [`GuardError::InvalidDType`] with the dtype.
 pub fn not_quantized(op: &'static str, dtype: DType) -> Result<()> {
     if matches!(dtype, DType::QFloat(_)) {
-        Err(GuardError::InvalidArgument {
+        Err(GuardError::InvalidDType {
             op,
             rule: "quantized tensors are not supported",
-            got: format!("dtype={dtype:?}"),
+            dtype,
         })
     } else {
         Ok(())
@@ -125,7 +121,7 @@ pub fn not_quantized(op: &'static str, dtype: DType) -> Result<()> {
 ///
 /// # Errors
 ///
-/// [`GuardError::InvalidArgument`] naming the value and the dtype.
+/// [`GuardError::NotRepresentable`] with the value and the dtype.
 ///
 /// ```
 /// use burn::tensor::DType;
@@ -147,10 +143,11 @@ pub fn scalar_fits(op: &'static str, value: f64, dtype: DType) -> Result<()> {
     if fits {
         Ok(())
     } else {
-        Err(GuardError::InvalidArgument {
+        Err(GuardError::NotRepresentable {
             op,
             rule: "the scalar is not representable in the tensor's dtype",
-            got: format!("value={value}, dtype={dtype:?}"),
+            value: ScalarValue::Float(value),
+            dtype,
         })
     }
 }
@@ -163,7 +160,8 @@ pub fn scalar_fits(op: &'static str, value: f64, dtype: DType) -> Result<()> {
 ///
 /// # Errors
 ///
-/// [`GuardError::InvalidArgument`] naming the conversion or the first value that does not fit.
+/// [`GuardError::DTypeMismatch`] for a conversion that does not exist;
+/// [`GuardError::NotRepresentable`] with the first value that does not fit.
 ///
 /// ```
 /// use burn::tensor::{DType, TensorData};
@@ -178,33 +176,70 @@ pub fn data_fits(op: &'static str, data: &TensorData, target: DType) -> Result<(
     if from == target {
         return Ok(());
     }
-    let Some((low, high)) = int_range(target) else {
+    if int_range(target).is_none() {
         // Float and bool targets take every value.
         return Ok(());
-    };
-    let fits = |v: f64| v >= low && v < high;
-    let bad: Option<String> = match from {
+    }
+    let bad: Option<ScalarValue> = match from {
         DType::I64 | DType::I32 | DType::I16 | DType::I8 => data
             .iter::<i64>()
-            .find(|&v| !int_fits(i128::from(v), target))
-            .map(|v| v.to_string()),
+            .map(ScalarValue::Int)
+            .find(|&v| !fits(v, target)),
         DType::U64 | DType::U32 | DType::U16 | DType::U8 => data
             .iter::<u64>()
-            .find(|&v| !int_fits(i128::from(v), target))
-            .map(|v| v.to_string()),
+            .map(ScalarValue::UInt)
+            .find(|&v| !fits(v, target)),
         DType::Bool(_) => None,
         _ => data
             .iter::<f64>()
-            .find(|&v| !(v.is_finite() && fits(v.trunc())))
-            .map(|v| v.to_string()),
+            .map(ScalarValue::Float)
+            .find(|&v| !fits(v, target)),
     };
-    match bad {
-        None => Ok(()),
-        Some(value) => Err(GuardError::InvalidArgument {
-            op,
-            rule: "a value is not representable in the target dtype",
-            got: format!("value={value}, dtype {from:?} -> {target:?}"),
-        }),
+    bad.map_or(Ok(()), |value| Err(not_representable(op, value, target)))
+}
+
+/// One value converted to `target` as burn-std's element conversion does (`TensorData`'s
+/// `convert_dtype`, a fill value): it must fit an integer target (finite, and its integer part
+/// in range); float and bool targets take every value.
+///
+/// # Errors
+///
+/// [`GuardError::NotRepresentable`] with the value and the target dtype.
+///
+/// ```
+/// use burn::tensor::DType;
+/// use burn_guard::check::creation;
+/// use burn_guard::check::elementwise::ScalarValue;
+/// assert!(creation::value_fits("slice_fill", ScalarValue::Float(-1.5), DType::I8).is_ok());
+/// assert!(creation::value_fits("slice_fill", ScalarValue::Int(300), DType::U8).is_err());
+/// ```
+pub fn value_fits(op: &'static str, value: ScalarValue, target: DType) -> Result<()> {
+    if fits(value, target) {
+        Ok(())
+    } else {
+        Err(not_representable(op, value, target))
+    }
+}
+
+fn not_representable(op: &'static str, value: ScalarValue, target: DType) -> GuardError {
+    GuardError::NotRepresentable {
+        op,
+        rule: "a value is not representable in the target dtype",
+        value,
+        dtype: target,
+    }
+}
+
+/// Whether burn-std's element conversion of `value` to `target` succeeds.
+fn fits(value: ScalarValue, target: DType) -> bool {
+    let Some((low, high)) = int_range(target) else {
+        return true;
+    };
+    match value {
+        ScalarValue::Int(v) => int_fits(i128::from(v), target),
+        ScalarValue::UInt(v) => int_fits(i128::from(v), target),
+        ScalarValue::Bool(_) => true,
+        ScalarValue::Float(v) => v.is_finite() && v.trunc() >= low && v.trunc() < high,
     }
 }
 
@@ -245,16 +280,17 @@ fn int_fits(value: i128, dtype: DType) -> bool {
 ///
 /// # Errors
 ///
-/// [`GuardError::InvalidArgument`] naming both dtypes.
+/// [`GuardError::DTypeMismatch`] with both dtypes (`lhs` the source, `rhs` the target).
 pub fn conversion(op: &'static str, from: DType, to: DType) -> Result<()> {
     let quantized = |d: DType| matches!(d, DType::QFloat(_));
     if from == to || !(quantized(from) || quantized(to)) {
         Ok(())
     } else {
-        Err(GuardError::InvalidArgument {
+        Err(GuardError::DTypeMismatch {
             op,
             rule: "quantized data converts to no other dtype",
-            got: format!("{from:?} -> {to:?}"),
+            lhs: from,
+            rhs: to,
         })
     }
 }
@@ -270,7 +306,11 @@ pub fn conversion(op: &'static str, from: DType, to: DType) -> Result<()> {
 ///
 /// # Errors
 ///
-/// [`GuardError::InvalidArgument`] naming the distribution.
+/// - [`GuardError::OutOfRange`] for a Bernoulli probability outside `[0, 1]`, or a uniform
+///   span `high - low` that overflows the element type.
+/// - [`GuardError::NonFinite`] for a non-finite Normal standard deviation or uniform bound.
+/// - [`GuardError::NotRepresentable`] for a uniform bound outside an integer dtype.
+/// - [`GuardError::OutOfOrder`] for uniform bounds with `low >= high` in the element type.
 ///
 /// ```
 /// use burn::tensor::{DType, Distribution};
@@ -280,38 +320,63 @@ pub fn conversion(op: &'static str, from: DType, to: DType) -> Result<()> {
 /// assert!(creation::distribution("random", Distribution::Bernoulli(1.5), DType::F32).is_err());
 /// ```
 pub fn distribution(op: &'static str, distribution: Distribution, dtype: DType) -> Result<()> {
-    let rule = match distribution {
-        Distribution::Default => None,
-        Distribution::Bernoulli(p) => {
-            (!(0.0..=1.0).contains(&p)).then_some("a Bernoulli probability must be in [0, 1]")
-        }
-        Distribution::Normal(_, std) => {
-            (!std.is_finite()).then_some("a Normal standard deviation must be finite")
-        }
-        Distribution::Uniform(low, high) => uniform_rule(low, high, dtype),
-    };
-    match rule {
-        None => Ok(()),
-        Some(rule) => Err(GuardError::InvalidArgument {
+    match distribution {
+        Distribution::Default => Ok(()),
+        Distribution::Bernoulli(p) if !(0.0..=1.0).contains(&p) => Err(GuardError::OutOfRange {
             op,
-            rule,
-            got: format!("distribution={distribution:?}, dtype={dtype:?}"),
+            rule: "a Bernoulli probability must be in [0, 1]",
+            name: "p",
+            value: ScalarValue::Float(p),
+            limit: Limit::Between(ScalarValue::Float(0.0), ScalarValue::Float(1.0)),
         }),
+        Distribution::Bernoulli(_) => Ok(()),
+        Distribution::Normal(_, std) if !std.is_finite() => Err(GuardError::NonFinite {
+            op,
+            rule: "a Normal standard deviation must be finite",
+            count: 1,
+            total: 1,
+        }),
+        Distribution::Normal(..) => Ok(()),
+        Distribution::Uniform(low, high) => uniform(op, low, high, dtype),
     }
 }
 
-/// The rule a `Uniform(low, high)` breaks for `dtype`, if any.
-fn uniform_rule(low: f64, high: f64, dtype: DType) -> Option<&'static str> {
-    if !(low.is_finite() && high.is_finite()) {
-        return Some("uniform bounds must be finite");
+/// The rules of `Uniform(low, high)` for `dtype`.
+fn uniform(op: &'static str, low: f64, high: f64, dtype: DType) -> Result<()> {
+    let non_finite = |lo: f64, hi: f64| {
+        let count = u64::from(!lo.is_finite()) + u64::from(!hi.is_finite());
+        (count > 0).then_some(GuardError::NonFinite {
+            op,
+            rule: "uniform bounds must be finite",
+            count,
+            total: 2,
+        })
+    };
+    let unordered = |lo: f64, hi: f64| {
+        (lo >= hi).then_some(GuardError::OutOfOrder {
+            op,
+            rule: "uniform bounds must satisfy low < high in the tensor's dtype",
+            lower_name: "low",
+            lower: ScalarValue::Float(lo),
+            upper_name: "high",
+            upper: ScalarValue::Float(hi),
+        })
+    };
+    if let Some(err) = non_finite(low, high) {
+        return Err(err);
     }
     if let Some((min, max)) = int_range(dtype) {
         let (lo, hi) = (low.trunc(), high.trunc());
-        if !(lo >= min && lo < max && hi >= min && hi < max) {
-            return Some("uniform bounds must be representable in the tensor's dtype");
+        let outside = |v: f64| !(v >= min && v < max);
+        if let Some(&value) = [lo, hi].iter().find(|&&v| outside(v)) {
+            return Err(GuardError::NotRepresentable {
+                op,
+                rule: "uniform bounds must be representable in the tensor's dtype",
+                value: ScalarValue::Float(value),
+                dtype,
+            });
         }
-        return (lo >= hi)
-            .then_some("uniform bounds must satisfy low < high in the tensor's dtype");
+        return unordered(lo, hi).map_or(Ok(()), Err);
     }
     let (lo, hi) = if dtype == DType::F64 {
         (low, high)
@@ -319,32 +384,41 @@ fn uniform_rule(low: f64, high: f64, dtype: DType) -> Option<&'static str> {
         #[allow(clippy::cast_possible_truncation)] // The element type is f32 (or narrower).
         (f64::from(low as f32), f64::from(high as f32))
     };
-    if !(lo.is_finite() && hi.is_finite()) {
-        return Some("uniform bounds must be finite");
+    if let Some(err) = non_finite(lo, hi).or_else(|| unordered(lo, hi)) {
+        return Err(err);
     }
-    if lo >= hi {
-        return Some("uniform bounds must satisfy low < high in the tensor's dtype");
-    }
-    let span = if dtype == DType::F64 {
-        hi - lo
+    let (span, limit) = if dtype == DType::F64 {
+        (hi - lo, f64::MAX)
     } else {
         #[allow(clippy::cast_possible_truncation)]
-        f64::from((hi - lo) as f32)
+        (f64::from((hi - lo) as f32), f64::from(f32::MAX))
     };
-    (!span.is_finite()).then_some("the uniform range high - low must be finite")
+    if span.is_finite() {
+        Ok(())
+    } else {
+        Err(GuardError::OutOfRange {
+            op,
+            rule: "the uniform range high - low must be finite",
+            name: "high - low",
+            value: ScalarValue::Float(span),
+            limit: Limit::AtMost(ScalarValue::Float(limit)),
+        })
+    }
 }
 
 /// `arange_step`: `step > 0`. burn does not check it; the backend's `step_by(0)` asserts.
 ///
 /// # Errors
 ///
-/// [`GuardError::InvalidArgument`] for `step == 0`.
+/// [`GuardError::OutOfRange`] for `step == 0`.
 pub fn arange_step(op: &'static str, step: usize) -> Result<()> {
     if step == 0 {
-        Err(GuardError::InvalidArgument {
+        Err(GuardError::OutOfRange {
             op,
             rule: "step must be greater than 0",
-            got: "step=0".into(),
+            name: "step",
+            value: step.into(),
+            limit: Limit::AtLeast(1usize.into()),
         })
     } else {
         Ok(())
@@ -406,16 +480,21 @@ pub fn from_data_converts(kind: Kind, data_dtype: DType) -> bool {
 ///
 /// # Errors
 ///
-/// [`GuardError::InvalidArgument`] naming the shape.
+/// [`GuardError::OutOfRange`] with the element count (saturated at `u64::MAX`).
 pub fn scalar_read(op: &'static str, dims: &[usize]) -> Result<()> {
-    let count = dims.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
-    if count == Some(1) {
+    let count = dims
+        .iter()
+        .try_fold(1u64, |acc, &d| acc.checked_mul(d as u64))
+        .unwrap_or(u64::MAX);
+    if count == 1 {
         Ok(())
     } else {
-        Err(GuardError::InvalidArgument {
+        Err(GuardError::OutOfRange {
             op,
             rule: "the tensor must hold exactly one element",
-            got: format!("shape={dims:?}"),
+            name: "elements",
+            value: ScalarValue::UInt(count),
+            limit: Limit::Exactly(ScalarValue::UInt(1)),
         })
     }
 }
@@ -427,7 +506,7 @@ pub fn scalar_read(op: &'static str, dims: &[usize]) -> Result<()> {
 ///
 /// # Errors
 ///
-/// [`GuardError::InvalidArgument`] naming the dtypes.
+/// [`GuardError::InvalidDType`] with the target dtype, or the quantized source dtype.
 ///
 /// ```
 /// use burn::tensor::DType;
@@ -445,10 +524,19 @@ pub fn cast(
     output_kind: Kind,
 ) -> Result<()> {
     if target_is_plain_dtype && !dtype_of_kind(kind, target) {
-        return Err(GuardError::InvalidArgument {
+        let rule = match kind {
+            Kind::Float => {
+                "a plain DType cast of a float tensor needs a float dtype; use IntDType to change kind"
+            }
+            Kind::Int => {
+                "a plain DType cast of an int tensor needs an integer dtype; use FloatDType to change kind"
+            }
+            Kind::Bool => "a plain DType cast of a bool tensor needs a bool dtype",
+        };
+        return Err(GuardError::InvalidDType {
             op,
-            rule: "a plain DType cast stays within the tensor's kind; use FloatDType or IntDType to change kind",
-            got: format!("kind={kind:?}, dtype={target:?}"),
+            rule,
+            dtype: target,
         });
     }
     if output_kind == Kind::Float {
@@ -463,20 +551,23 @@ pub fn cast(
 ///
 /// # Errors
 ///
-/// [`GuardError::InvalidArgument`] for either rule.
+/// [`GuardError::OutOfRange`] for `num_samples == 0`; [`GuardError::Empty`] for no categories.
 pub fn categorical(op: &'static str, dims: &[usize], num_samples: usize) -> Result<bool> {
     if num_samples == 0 {
-        return Err(GuardError::InvalidArgument {
+        return Err(GuardError::OutOfRange {
             op,
             rule: "num_samples must be at least 1",
-            got: "num_samples=0".into(),
+            name: "num_samples",
+            value: num_samples.into(),
+            limit: Limit::AtLeast(1usize.into()),
         });
     }
     match dims.last() {
-        Some(&0) | None => Err(GuardError::InvalidArgument {
+        Some(&0) | None => Err(GuardError::Empty {
             op,
             rule: "the last dimension (the categories) must not be empty",
-            got: format!("shape={dims:?}"),
+            shape: dims.to_vec(),
+            dim: dims.len().checked_sub(1),
         }),
         Some(_) => Ok(dims.contains(&0)),
     }
@@ -578,7 +669,8 @@ pub fn distributed(
 ///
 /// # Errors
 ///
-/// [`GuardError::InvalidArgument`] naming the rule.
+/// [`GuardError::InvalidArgument`] naming the rule; [`GuardError::InvalidDType`] for a
+/// per-tensor scale that is not `F32`.
 pub fn quantize_params(
     op: &'static str,
     scheme_has_global: bool,
@@ -601,10 +693,11 @@ pub fn quantize_params(
                     format!("global shape={dims:?}"),
                 ))
             } else if dtype != DType::F32 {
-                Err(fail(
-                    "the per-tensor scale must be an f32 tensor",
-                    format!("global dtype={dtype:?}"),
-                ))
+                Err(GuardError::InvalidDType {
+                    op,
+                    rule: "the per-tensor scale must be an f32 tensor",
+                    dtype,
+                })
             } else {
                 Ok(())
             }
@@ -683,28 +776,36 @@ pub fn quant_two_level(op: &'static str, scheme: &QuantScheme, shape: &[usize]) 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::ErrorKind;
 
     type TestResult = std::result::Result<(), Box<dyn std::error::Error>>;
+
+    /// The error of `result`, or a test failure naming `what`.
+    fn refused<T: std::fmt::Debug>(
+        what: &str,
+        result: Result<T>,
+    ) -> std::result::Result<GuardError, String> {
+        match result {
+            Err(err) => Ok(err),
+            Ok(value) => Err(format!("{what}: expected an error, got {value:?}")),
+        }
+    }
 
     #[test]
     fn creation_rank_table() -> TestResult {
         assert!(creation_rank("zeros", &[2, 3], 2).is_ok());
-        let rows: [(&[usize], usize, &str); 3] = [
-            (&[2], 2, "the shape's rank must equal the tensor's rank D"),
-            (
-                &[2, 3, 4],
-                2,
-                "the shape's rank must equal the tensor's rank D",
-            ),
-            (&[], 0, "a tensor needs rank 1 or more"),
-        ];
-        for (dims, rank, text) in rows {
-            let err = creation_rank("zeros", dims, rank)
-                .err()
-                .ok_or("creation_rank: expected an error")?;
-            assert!(matches!(err, GuardError::RankMismatch { .. }), "{err:?}");
-            assert!(err.to_string().contains(text), "{err}");
-            assert!(err.to_string().starts_with("zeros: "), "{err}");
+        let rows: [(&[usize], usize, usize, usize); 3] =
+            [(&[2], 2, 2, 1), (&[2, 3, 4], 2, 2, 3), (&[], 0, 1, 0)];
+        for (dims, rank, expected, got) in rows {
+            let err = refused("creation_rank", creation_rank("zeros", dims, rank))?;
+            assert!(
+                matches!(
+                    &err,
+                    GuardError::RankMismatch { op: "zeros", expected: e, got: g, shape, .. }
+                        if *e == expected && *g == got && shape == dims
+                ),
+                "{err:?}"
+            );
         }
         Ok(())
     }
@@ -712,34 +813,29 @@ mod tests {
     #[test]
     fn creation_dtype_table() -> TestResult {
         let rows = [
-            (Kind::Float, DType::F32, None),
-            (Kind::Float, DType::BF16, None),
-            (
-                Kind::Float,
-                DType::I32,
-                Some("a float tensor needs a float dtype"),
-            ),
-            (Kind::Int, DType::U8, None),
-            (
-                Kind::Int,
-                DType::F32,
-                Some("an int tensor needs an integer dtype"),
-            ),
-            (Kind::Bool, DType::Bool(BoolStore::Native), None),
-            (
-                Kind::Bool,
-                DType::F32,
-                Some("a bool tensor needs a bool dtype"),
-            ),
+            (Kind::Float, DType::F32, true),
+            (Kind::Float, DType::BF16, true),
+            (Kind::Float, DType::I32, false),
+            (Kind::Int, DType::U8, true),
+            (Kind::Int, DType::F32, false),
+            (Kind::Bool, DType::Bool(BoolStore::Native), true),
+            (Kind::Bool, DType::F32, false),
         ];
-        for (kind, dtype, expected) in rows {
-            match (creation_dtype("ones", kind, dtype), expected) {
-                (Ok(d), None) => assert_eq!(d, dtype),
-                (Err(err @ GuardError::InvalidArgument { .. }), Some(text)) => {
-                    assert!(err.to_string().contains(text), "{err}");
+        for (kind, dtype, ok) in rows {
+            match (creation_dtype("ones", kind, dtype), ok) {
+                (Ok(d), true) => assert_eq!(d, dtype),
+                (
+                    Err(GuardError::InvalidDType {
+                        op: "ones",
+                        dtype: d,
+                        ..
+                    }),
+                    false,
+                ) => {
+                    assert_eq!(d, dtype);
                 }
-                (got, expected) => {
-                    return Err(format!("{kind:?} {dtype:?}: {got:?} vs {expected:?}").into());
+                (got, ok) => {
+                    return Err(format!("{kind:?} {dtype:?}: {got:?}, expected ok={ok}").into());
                 }
             }
         }
@@ -768,8 +864,15 @@ mod tests {
             let got = scalar_fits("full", value, dtype);
             assert_eq!(got.is_ok(), ok, "{value} {dtype:?}: {got:?}");
             if let Err(err) = got {
-                assert!(matches!(err, GuardError::InvalidArgument { .. }));
-                assert!(err.to_string().contains("not representable"), "{err}");
+                // NaN != NaN: compare the bits.
+                assert!(
+                    matches!(
+                        err,
+                        GuardError::NotRepresentable { value: ScalarValue::Float(v), dtype: d, .. }
+                            if v.to_bits() == value.to_bits() && d == dtype
+                    ),
+                    "{err:?}"
+                );
             }
         }
     }
@@ -778,77 +881,162 @@ mod tests {
     fn data_fits_table() -> TestResult {
         let floats = TensorData::from([1.5f32, -2.0]);
         assert!(data_fits("d", &floats, DType::I32).is_ok());
-        assert!(data_fits("d", &floats, DType::U8).is_err());
+        let err = refused("data_fits", data_fits("d", &floats, DType::U8))?;
+        assert!(matches!(
+            err,
+            GuardError::NotRepresentable { value: ScalarValue::Float(v), dtype: DType::U8, .. }
+                if v == -2.0
+        ));
         let big = TensorData::from([5_000_000_000i64]);
-        let err = data_fits("from_ints", &big, DType::I32)
-            .err()
-            .ok_or("data_fits: expected an error")?;
-        assert!(matches!(err, GuardError::InvalidArgument { .. }));
-        assert!(err.to_string().contains("value=5000000000"), "{err}");
+        let err = refused("data_fits", data_fits("from_ints", &big, DType::I32))?;
+        assert!(matches!(
+            err,
+            GuardError::NotRepresentable {
+                op: "from_ints",
+                value: ScalarValue::Int(5_000_000_000),
+                dtype: DType::I32,
+                ..
+            }
+        ));
         assert!(data_fits("d", &big, DType::F32).is_ok());
         let nan = TensorData::from([f64::NAN]);
-        assert!(data_fits("d", &nan, DType::I64).is_err());
+        let err = refused("data_fits", data_fits("d", &nan, DType::I64))?;
+        assert_eq!(err.kind(), ErrorKind::NotRepresentable);
         let bools = TensorData::from([true, false]);
         assert!(data_fits("d", &bools, DType::U8).is_ok());
         assert!(conversion("d", DType::F32, DType::I8).is_ok());
+        let q = DType::QFloat(Default::default());
+        let err = refused("conversion", conversion("d", q, DType::F32))?;
+        assert!(matches!(
+            err,
+            GuardError::DTypeMismatch {
+                lhs: DType::QFloat(_),
+                rhs: DType::F32,
+                ..
+            }
+        ));
         Ok(())
     }
 
     #[test]
     fn distribution_table() -> TestResult {
-        let rows = [
+        let f = ScalarValue::Float;
+        let rows: Vec<(Distribution, DType, Option<GuardError>)> = vec![
             (Distribution::Default, DType::F32, None),
             (Distribution::Uniform(0.0, 1.0), DType::F32, None),
             (
                 Distribution::Uniform(1.0, 0.0),
                 DType::F32,
-                Some("low < high"),
+                Some(GuardError::OutOfOrder {
+                    op: "random",
+                    rule: "uniform bounds must satisfy low < high in the tensor's dtype",
+                    lower_name: "low",
+                    lower: f(1.0),
+                    upper_name: "high",
+                    upper: f(0.0),
+                }),
             ),
             (
                 Distribution::Uniform(0.2, 0.7),
                 DType::I64,
-                Some("low < high"),
+                Some(GuardError::OutOfOrder {
+                    op: "random",
+                    rule: "uniform bounds must satisfy low < high in the tensor's dtype",
+                    lower_name: "low",
+                    lower: f(0.0),
+                    upper_name: "high",
+                    upper: f(0.0),
+                }),
+            ),
+            (
+                Distribution::Uniform(0.0, 300.0),
+                DType::I8,
+                Some(GuardError::NotRepresentable {
+                    op: "random",
+                    rule: "uniform bounds must be representable in the tensor's dtype",
+                    value: f(300.0),
+                    dtype: DType::I8,
+                }),
             ),
             (
                 Distribution::Uniform(0.0, f64::INFINITY),
                 DType::F64,
-                Some("finite"),
+                Some(GuardError::NonFinite {
+                    op: "random",
+                    rule: "uniform bounds must be finite",
+                    count: 1,
+                    total: 2,
+                }),
+            ),
+            (
+                Distribution::Uniform(-1e300, 1e300),
+                DType::F32,
+                Some(GuardError::NonFinite {
+                    op: "random",
+                    rule: "uniform bounds must be finite",
+                    count: 2,
+                    total: 2,
+                }),
             ),
             (
                 Distribution::Uniform(-1.7e308, 1.7e308),
                 DType::F64,
-                Some("high - low"),
+                Some(GuardError::OutOfRange {
+                    op: "random",
+                    rule: "the uniform range high - low must be finite",
+                    name: "high - low",
+                    value: f(f64::INFINITY),
+                    limit: Limit::AtMost(f(f64::MAX)),
+                }),
             ),
             (Distribution::Bernoulli(1.0), DType::F32, None),
-            (Distribution::Bernoulli(-0.1), DType::F32, Some("[0, 1]")),
+            (
+                Distribution::Bernoulli(-0.1),
+                DType::F32,
+                Some(GuardError::OutOfRange {
+                    op: "random",
+                    rule: "a Bernoulli probability must be in [0, 1]",
+                    name: "p",
+                    value: f(-0.1),
+                    limit: Limit::Between(f(0.0), f(1.0)),
+                }),
+            ),
             (Distribution::Normal(0.0, -1.0), DType::F32, None),
             (
                 Distribution::Normal(0.0, f64::NAN),
                 DType::F32,
-                Some("finite"),
+                Some(GuardError::NonFinite {
+                    op: "random",
+                    rule: "a Normal standard deviation must be finite",
+                    count: 1,
+                    total: 1,
+                }),
             ),
         ];
         for (dist, dtype, expected) in rows {
-            match (distribution("random", dist, dtype), expected) {
-                (Ok(()), None) => {}
-                (Err(err @ GuardError::InvalidArgument { .. }), Some(text)) => {
-                    assert!(err.to_string().contains(text), "{err}");
-                }
-                (got, expected) => {
-                    return Err(format!("{dist:?} {dtype:?}: {got:?} vs {expected:?}").into());
-                }
-            }
+            // The variants hold no NaN here, so their Debug forms compare field by field.
+            let got = distribution("random", dist, dtype).err();
+            assert_eq!(
+                format!("{got:?}"),
+                format!("{expected:?}"),
+                "{dist:?} {dtype:?}"
+            );
         }
         Ok(())
     }
 
     #[test]
     fn small_rules() -> TestResult {
-        let err = arange_step("arange_step", 0)
-            .err()
-            .ok_or("arange_step: expected an error")?;
-        assert!(matches!(err, GuardError::InvalidArgument { .. }));
-        assert!(err.to_string().contains("step must be greater than 0"));
+        let err = refused("arange_step", arange_step("arange_step", 0))?;
+        assert!(matches!(
+            err,
+            GuardError::OutOfRange {
+                name: "step",
+                value: ScalarValue::UInt(0),
+                limit: Limit::AtLeast(ScalarValue::UInt(1)),
+                ..
+            }
+        ));
         assert!(arange_step("arange_step", 2).is_ok());
 
         assert_eq!(cartesian_grid("g", &[2, 3], 2, 3)?, (vec![2, 3, 2], false));
@@ -858,22 +1046,36 @@ mod tests {
         assert!(!from_data_converts(Kind::Float, q));
         assert!(from_data_converts(Kind::Int, q));
         assert!(from_data_converts(Kind::Float, DType::F32));
-        let err = cartesian_grid("g", &[2, 3], 2, 4)
-            .err()
-            .ok_or("cartesian_grid: expected an error")?;
-        assert!(matches!(err, GuardError::RankMismatch { .. }));
-        assert!(err.to_string().contains("D2 must be D + 1"));
-        let err = cartesian_grid("g", &[2], 2, 3)
-            .err()
-            .ok_or("cartesian_grid: expected an error")?;
-        assert!(err.to_string().contains("the shape's rank must equal D"));
+        let err = refused("cartesian_grid", cartesian_grid("g", &[2, 3], 2, 4))?;
+        assert!(matches!(
+            err,
+            GuardError::RankMismatch {
+                expected: 3,
+                got: 4,
+                ..
+            }
+        ));
+        let err = refused("cartesian_grid", cartesian_grid("g", &[2], 2, 3))?;
+        assert!(matches!(
+            err,
+            GuardError::RankMismatch {
+                expected: 2,
+                got: 1,
+                ..
+            }
+        ));
 
         assert!(scalar_read("into_scalar", &[1, 1]).is_ok());
-        let err = scalar_read("into_scalar", &[2])
-            .err()
-            .ok_or("scalar_read: expected an error")?;
-        assert!(matches!(err, GuardError::InvalidArgument { .. }));
-        assert!(err.to_string().contains("exactly one element"));
+        let err = refused("scalar_read", scalar_read("into_scalar", &[2]))?;
+        assert!(matches!(
+            err,
+            GuardError::OutOfRange {
+                name: "elements",
+                value: ScalarValue::UInt(2),
+                limit: Limit::Exactly(ScalarValue::UInt(1)),
+                ..
+            }
+        ));
 
         assert!(
             cast(
@@ -893,76 +1095,125 @@ mod tests {
             DType::I32,
             true,
             Kind::Float,
-        )
-        .err()
-        .ok_or("cast: expected an error")?;
-        assert!(err.to_string().contains("stays within the tensor's kind"));
-        let q = DType::QFloat(Default::default());
+        );
+        let err = refused("cast", err)?;
+        assert!(matches!(
+            err,
+            GuardError::InvalidDType {
+                dtype: DType::I32,
+                ..
+            }
+        ));
         assert!(cast("cast", Kind::Float, q, DType::I32, false, Kind::Int).is_ok());
-        assert!(cast("cast", Kind::Float, q, DType::F16, false, Kind::Float).is_err());
+        let err = refused(
+            "cast",
+            cast("cast", Kind::Float, q, DType::F16, false, Kind::Float),
+        )?;
+        assert!(matches!(
+            err,
+            GuardError::InvalidDType {
+                dtype: DType::QFloat(_),
+                ..
+            }
+        ));
 
         assert!(categorical("c", &[0, 3], 2)?);
         assert!(!categorical("c", &[2, 3], 2)?);
-        assert!(
-            categorical("c", &[2, 0], 2)
-                .err()
-                .ok_or("categorical: expected an error")?
-                .to_string()
-                .contains("categories")
-        );
-        assert!(
-            categorical("c", &[2, 3], 0)
-                .err()
-                .ok_or("categorical: expected an error")?
-                .to_string()
-                .contains("num_samples")
-        );
+        let err = refused("categorical", categorical("c", &[2, 0], 2))?;
+        assert!(matches!(&err, GuardError::Empty { shape, .. } if shape == &[2, 0]));
+        let err = refused("categorical", categorical("c", &[2, 3], 0))?;
+        assert!(matches!(
+            err,
+            GuardError::OutOfRange {
+                name: "num_samples",
+                value: ScalarValue::UInt(0),
+                ..
+            }
+        ));
 
+        // The autodiff rules stay one-off `InvalidArgument`s: the rule tells them apart.
+        let rule_of = |err: GuardError| match err {
+            GuardError::InvalidArgument { rule, .. } => Some(rule),
+            _ => None,
+        };
         assert!(require_grad("r", false, false, false, false).is_ok());
         assert!(require_grad("r", true, true, false, false).is_ok());
-        let err = require_grad("r", true, false, false, false)
-            .err()
-            .ok_or("require_grad: expected an error")?;
-        assert!(err.to_string().contains("needs an autodiff tensor"));
-        let err = require_grad("r", true, false, true, true)
-            .err()
-            .ok_or("require_grad: expected an error")?;
-        assert!(err.to_string().contains("only a leaf tensor"));
+        let err = refused("require_grad", require_grad("r", true, false, false, false))?;
+        assert_eq!(
+            rule_of(err),
+            Some("requiring gradients needs an autodiff tensor; call Tensor::autodiff first")
+        );
+        let err = refused("require_grad", require_grad("r", true, false, true, true))?;
+        assert_eq!(
+            rule_of(err),
+            Some("only a leaf tensor can require gradients; call Tensor::detach first")
+        );
 
         assert!(quantize_params("q", false, None).is_ok());
         assert!(quantize_params("q", true, Some((&[1], DType::F32))).is_ok());
-        let err = quantize_params("q", true, None)
-            .err()
-            .ok_or("quantize_params: expected an error")?;
-        assert!(err.to_string().contains("must be given"));
-        let err = quantize_params("q", true, Some((&[2], DType::F32)))
-            .err()
-            .ok_or("quantize_params: expected an error")?;
-        assert!(err.to_string().contains("exactly one element"));
-        let err = quantize_params("q", true, Some((&[1], DType::F16)))
-            .err()
-            .ok_or("quantize_params: expected an error")?;
-        assert!(err.to_string().contains("f32 tensor"));
-        assert!(quantize_params("q", false, Some((&[1], DType::F32))).is_err());
+        let err = refused("quantize_params", quantize_params("q", true, None))?;
+        assert_eq!(
+            rule_of(err),
+            Some("the scheme has a per-tensor scale, so qparams.global must be given")
+        );
+        let err = refused(
+            "quantize_params",
+            quantize_params("q", true, Some((&[2], DType::F32))),
+        )?;
+        assert_eq!(
+            rule_of(err),
+            Some("the per-tensor scale must have exactly one element")
+        );
+        let err = refused(
+            "quantize_params",
+            quantize_params("q", true, Some((&[1], DType::F16))),
+        )?;
+        assert!(matches!(
+            err,
+            GuardError::InvalidDType {
+                dtype: DType::F16,
+                ..
+            }
+        ));
+        let err = refused(
+            "quantize_params",
+            quantize_params("q", false, Some((&[1], DType::F32))),
+        )?;
+        assert_eq!(
+            rule_of(err),
+            Some("the scheme has no per-tensor scale, so qparams.global must be None")
+        );
 
-        let err = distributed("set_distributed", DType::F32, false, false)
-            .err()
-            .ok_or("distributed: expected an error")?;
-        assert!(matches!(err, GuardError::InvalidArgument { .. }));
-        assert!(err.to_string().contains("need an autodiff tensor"));
-        let err = distributed("set_distributed", DType::F32, true, false)
-            .err()
-            .ok_or("distributed: expected an error")?;
-        assert!(err.to_string().contains("no distributed support"));
+        let err = refused(
+            "distributed",
+            distributed("set_distributed", DType::F32, false, false),
+        )?;
+        assert_eq!(
+            rule_of(err),
+            Some("distributed parameters need an autodiff tensor; call Tensor::autodiff first")
+        );
+        let err = refused(
+            "distributed",
+            distributed("set_distributed", DType::F32, true, false),
+        )?;
+        assert_eq!(
+            rule_of(err),
+            Some("this backend has no distributed support (CubeCL and remote backends have)")
+        );
         assert!(distributed("is_distributed", DType::F32, true, true).is_ok());
 
-        let err = not_quantized("zeros_like", DType::QFloat(Default::default()))
-            .err()
-            .ok_or("not_quantized: expected an error")?;
-        assert!(
-            err.to_string()
-                .contains("quantized tensors are not supported")
-        );
+        let err = refused(
+            "not_quantized",
+            not_quantized("zeros_like", DType::QFloat(Default::default())),
+        )?;
+        assert!(matches!(
+            err,
+            GuardError::InvalidDType {
+                op: "zeros_like",
+                dtype: DType::QFloat(_),
+                ..
+            }
+        ));
         Ok(())
     }
 }

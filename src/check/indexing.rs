@@ -4,85 +4,42 @@
 //! Index *values* are range-checked here too (burn leaves them to the backend): the twins read
 //! the index tensor once and pass the values in.
 
-use burn::tensor::{DType, IndexingUpdateOp, Scalar, Shape, Slice, SliceArg};
+use burn::tensor::{DType, IndexingUpdateOp, Slice};
 
-use crate::error::{GuardError, Result};
-use crate::panic::catch;
+use crate::error::{GuardError, Limit, Result, ScalarValue};
 
 /// The size of `shape` along `dim`, 0 when `dim` is past the end.
 fn size_at(shape: &[usize], dim: usize) -> usize {
     shape.get(dim).copied().unwrap_or(0)
 }
 
-/// Turns a panic raised while converting a slice argument into a typed refusal.
-fn slice_arg_error(op: &'static str, rank: usize, message: &str) -> GuardError {
-    if let Some(rest) = message.strip_prefix("Too many slices provided for shape, got ") {
-        let count = rest.split_whitespace().next().unwrap_or("?");
-        GuardError::InvalidArgument {
-            op,
-            rule: "more slices than the tensor has dimensions",
-            got: format!("slices={count}, rank={rank}"),
-        }
-    } else if message.contains("Step cannot be zero") {
-        GuardError::InvalidArgument {
+/// A resolved slice's step is not 0 (burn's `Slice::new` asserts it; a `Slice` built field by
+/// field skips that assert, and burn's later arithmetic divides by the step).
+///
+/// The conversion of a slice argument is burn's and cannot be checked ahead, so it lives in
+/// the tensor layer; this rule runs on its result.
+///
+/// # Errors
+///
+/// [`GuardError::OutOfRange`] (`step`, [`Limit::NonZero`]).
+///
+/// ```
+/// use burn::tensor::Slice;
+/// use burn_guard::check::indexing;
+/// assert!(indexing::slice_step("slice_dim", &Slice::new(0, Some(2), -1)).is_ok());
+/// assert!(indexing::slice_step("slice_dim", &Slice { start: 0, end: None, step: 0 }).is_err());
+/// ```
+pub fn slice_step(op: &'static str, slice: &Slice) -> Result<()> {
+    if slice.step == 0 {
+        return Err(GuardError::OutOfRange {
             op,
             rule: "slice step must not be zero",
-            got: "step=0".into(),
-        }
-    } else {
-        GuardError::InvalidArgument {
-            op,
-            rule: "slice argument cannot be converted",
-            got: format!("panic=\"{}\"", crate::error::one_line(message)),
-        }
+            name: "step",
+            value: slice.step.into(),
+            limit: Limit::NonZero,
+        });
     }
-}
-
-/// Resolves a slice argument against `shape`, as burn-std's `SliceArg::into_slices` does
-/// (clamping every range to the dimension size), refusing what makes it assert: more slices
-/// than dimensions, a step of 0, an index whose conversion overflows.
-///
-/// Returns one clamped [`Slice`] per dimension.
-///
-/// # Errors
-///
-/// [`GuardError::InvalidArgument`] naming the broken rule.
-///
-/// ```
-/// use burn_guard::check::indexing;
-/// let slices = indexing::slices("slice", 0..2, &[4, 3]).unwrap();
-/// assert_eq!(slices.len(), 2);
-/// assert!(indexing::slices("slice", [0..1, 0..1, 0..1], &[4, 3]).is_err());
-/// ```
-pub fn slices<S: SliceArg>(op: &'static str, slices: S, shape: &[usize]) -> Result<Vec<Slice>> {
-    let burn_shape = Shape::from(shape.to_vec());
-    match catch(op, || slices.into_slices(&burn_shape)) {
-        Ok(resolved) => Ok(resolved),
-        Err(GuardError::BackendPanic { message, .. }) => {
-            Err(slice_arg_error(op, shape.len(), &message))
-        }
-        Err(other) => Err(other),
-    }
-}
-
-/// Converts a single-dimension slice argument (`slice_dim`), refusing a step of 0 (burn's
-/// `Slice::new` asserts) and conversions that overflow.
-///
-/// # Errors
-///
-/// [`GuardError::InvalidArgument`].
-pub fn slice_one<S: Into<Slice>>(op: &'static str, slice: S, rank: usize) -> Result<Slice> {
-    let slice = match catch(op, || slice.into()) {
-        Ok(slice) => slice,
-        Err(GuardError::BackendPanic { message, .. }) => {
-            return Err(slice_arg_error(op, rank, &message));
-        }
-        Err(other) => return Err(other),
-    };
-    if slice.step == 0 {
-        return Err(slice_arg_error(op, rank, "Step cannot be zero"));
-    }
-    Ok(slice)
+    Ok(())
 }
 
 /// The shape selected by resolved `slices` (burn's `Slice::output_size` per dimension).
@@ -112,8 +69,10 @@ pub enum SliceAssign {
 /// [`GuardError::ShapeMismatch`] with the selected shape and the values' shape.
 ///
 /// ```
+/// use burn::tensor::Slice;
 /// use burn_guard::check::indexing::{self, SliceAssign};
-/// let s = indexing::slices("slice_assign", 1..3, &[4, 2]).unwrap();
+/// // `1..3` resolved against `[4, 2]`.
+/// let s = [Slice::new(1, Some(3), 1), Slice::new(0, Some(2), 1)];
 /// assert_eq!(
 ///     indexing::slice_assign("slice_assign", &[4, 2], &s, &[2, 2]).unwrap(),
 ///     SliceAssign::Selected(vec![2, 2])
@@ -330,59 +289,46 @@ pub fn mask_fill(op: &'static str, shape: &[usize], mask: &[usize]) -> Result<Ve
     })
 }
 
-/// Converts a fill value to the tensor's dtype as burn's `Scalar::new` does, refusing values
-/// that conversion cannot represent (NaN, ±inf or beyond `i64`/`u64` for an integer dtype).
+/// A fill value (`mask_fill`, `one_hot_fill`) as burn's `Scalar::new` converts it to the
+/// tensor's dtype: NaN, ±inf or a value beyond `i64`/`u64` make it panic for an integer dtype.
 /// Values that fit the scalar but not a narrower dtype (`3e9` for `I32`) pass, as in burn.
+/// `value` is the caller's value widened by its family; returns the scalar burn will use.
 ///
 /// # Errors
 ///
-/// [`GuardError::InvalidArgument`] naming the dtype.
+/// [`GuardError::NotRepresentable`] with the value and the dtype.
 ///
 /// ```
 /// use burn::tensor::DType;
+/// use burn_guard::check::elementwise::ScalarValue;
 /// use burn_guard::check::indexing;
-/// assert!(indexing::fill_value("mask_fill", 2.0f32, &DType::I64).is_ok());
-/// assert!(indexing::fill_value("mask_fill", f32::NAN, &DType::I64).is_err());
+/// assert_eq!(
+///     indexing::fill_value("mask_fill", ScalarValue::Float(2.0), &DType::I64).unwrap(),
+///     ScalarValue::Int(2)
+/// );
+/// assert!(indexing::fill_value("mask_fill", ScalarValue::Float(f64::NAN), &DType::I64).is_err());
 /// ```
-pub fn fill_value<E: burn::tensor::ElementConversion>(
-    op: &'static str,
-    value: E,
-    dtype: &DType,
-) -> Result<Scalar> {
-    catch(op, || Scalar::new(value, dtype)).map_err(|_| GuardError::InvalidArgument {
-        op,
-        rule: "the value is not representable in the tensor's dtype",
-        got: format!("dtype={dtype:?}"),
-    })
+pub fn fill_value(op: &'static str, value: ScalarValue, dtype: &DType) -> Result<ScalarValue> {
+    crate::check::elementwise::scalar_family(op, value, dtype)
 }
 
-/// Converts a fill value into the tensor's dtype as burn's `slice_fill` does (through
-/// `TensorData::convert_dtype`), refusing values that conversion cannot represent (NaN, ±inf,
-/// or out of range for the integer dtype, e.g. `3e9` for `I32`).
+/// A fill value (`slice_fill`) as burn converts it into the tensor's dtype (through
+/// `TensorData::convert_dtype`): NaN, ±inf, or a value out of range for an integer dtype
+/// (`3e9` for `I32`) make it panic. `value` is the caller's value widened by its family.
 ///
 /// # Errors
 ///
-/// [`GuardError::InvalidArgument`] naming the dtype.
+/// [`GuardError::NotRepresentable`] with the value and the dtype.
 ///
 /// ```
 /// use burn::tensor::DType;
+/// use burn_guard::check::elementwise::ScalarValue;
 /// use burn_guard::check::indexing;
-/// assert!(indexing::fill_element("slice_fill", 2.0f32, &DType::I32).is_ok());
-/// assert!(indexing::fill_element("slice_fill", 3e9f32, &DType::I32).is_err());
+/// assert!(indexing::fill_element("slice_fill", ScalarValue::Float(2.0), &DType::I32).is_ok());
+/// assert!(indexing::fill_element("slice_fill", ScalarValue::Float(3e9), &DType::I32).is_err());
 /// ```
-pub fn fill_element<E: burn::tensor::Element>(
-    op: &'static str,
-    value: E,
-    dtype: &DType,
-) -> Result<()> {
-    let data = burn::tensor::TensorData::new(vec![value], [1]);
-    catch(op, || data.convert_dtype(*dtype))
-        .map(|_| ())
-        .map_err(|_| GuardError::InvalidArgument {
-            op,
-            rule: "the value is not representable in the tensor's dtype",
-            got: format!("value={value:?}, dtype={dtype:?}"),
-        })
+pub fn fill_element(op: &'static str, value: ScalarValue, dtype: &DType) -> Result<()> {
+    crate::check::creation::value_fits(op, value, *dtype)
 }
 
 /// Refuses a quantized tensor (`TensorCheck::quantized_unsupported`, and the paths that panic
@@ -390,13 +336,13 @@ pub fn fill_element<E: burn::tensor::Element>(
 ///
 /// # Errors
 ///
-/// [`GuardError::InvalidArgument`] naming the dtype.
+/// [`GuardError::InvalidDType`] with the dtype.
 pub fn not_quantized(op: &'static str, dtype: &DType) -> Result<()> {
     if matches!(dtype, DType::QFloat(_)) {
-        return Err(GuardError::InvalidArgument {
+        return Err(GuardError::InvalidDType {
             op,
             rule: "quantized tensors are not supported",
-            got: format!("dtype={dtype:?}"),
+            dtype: *dtype,
         });
     }
     Ok(())
@@ -471,17 +417,20 @@ fn nd_head(op: &'static str, rank: usize, indices: &[usize], rank_values: usize)
         });
     };
     if indices.contains(&0) {
-        return Err(GuardError::InvalidArgument {
+        return Err(GuardError::Empty {
             op,
             rule: "the indices must not be empty",
-            got: format!("indices shape={indices:?}"),
+            shape: indices.to_vec(),
+            dim: None,
         });
     }
     if k > rank {
-        return Err(GuardError::InvalidArgument {
+        return Err(GuardError::OutOfRange {
             op,
             rule: "the last dimension of the indices (k) must not exceed the data rank",
-            got: format!("k={k}, rank={rank}"),
+            name: "k",
+            value: k.into(),
+            limit: Limit::AtMost(rank.into()),
         });
     }
     let expected = indices.len() - 1 + (rank - k);
@@ -502,7 +451,8 @@ fn nd_head(op: &'static str, rank: usize, indices: &[usize], rank_values: usize)
 ///
 /// # Errors
 ///
-/// [`GuardError::RankMismatch`] or [`GuardError::InvalidArgument`].
+/// [`GuardError::RankMismatch`], [`GuardError::Empty`] for empty indices,
+/// [`GuardError::OutOfRange`] for `K` above the data rank.
 ///
 /// ```
 /// use burn_guard::check::indexing;
@@ -523,8 +473,7 @@ pub fn gather_nd(
 ///
 /// # Errors
 ///
-/// [`GuardError::RankMismatch`], [`GuardError::InvalidArgument`] or
-/// [`GuardError::ShapeMismatch`].
+/// As [`gather_nd`], and [`GuardError::ShapeMismatch`] for the values.
 pub fn scatter_nd(
     op: &'static str,
     shape: &[usize],
@@ -605,13 +554,13 @@ pub fn take(
 ///
 /// # Errors
 ///
-/// [`GuardError::InvalidArgument`] naming the dtype.
+/// [`GuardError::InvalidDType`] with the dtype.
 pub fn not_bool(op: &'static str, dtype: &DType) -> Result<()> {
     if matches!(dtype, DType::Bool(_)) {
-        return Err(GuardError::InvalidArgument {
+        return Err(GuardError::InvalidDType {
             op,
             rule: "bool tensors are not supported",
-            got: format!("dtype={dtype:?}"),
+            dtype: *dtype,
         });
     }
     Ok(())
@@ -640,20 +589,25 @@ pub fn one_hot_rank(op: &'static str, shape: &[usize], rank_out: usize) -> Resul
 ///
 /// # Errors
 ///
-/// [`GuardError::InvalidArgument`].
+/// [`GuardError::OutOfRange`] with `num_classes` and the bound it broke.
 pub fn one_hot_classes(op: &'static str, num_classes: usize) -> Result<()> {
-    let rule = if num_classes <= 1 {
-        "needs at least 2 classes"
+    let (rule, limit) = if num_classes <= 1 {
+        ("needs at least 2 classes", Limit::AtLeast(2usize.into()))
     } else if i32::try_from(num_classes).is_err() {
         // burn compares the values with `num_classes as i32`, which wraps.
-        "num_classes must fit in an i32"
+        (
+            "num_classes must fit in an i32",
+            Limit::AtMost(i32::MAX.into()),
+        )
     } else {
         return Ok(());
     };
-    Err(GuardError::InvalidArgument {
+    Err(GuardError::OutOfRange {
         op,
         rule,
-        got: format!("num_classes={num_classes}"),
+        name: "num_classes",
+        value: num_classes.into(),
+        limit,
     })
 }
 
@@ -694,71 +648,81 @@ pub fn one_hot_values(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::ErrorKind;
 
     type TestResult = std::result::Result<(), Box<dyn std::error::Error>>;
 
-    #[test]
-    fn slices_table() -> TestResult {
-        assert_eq!(slices("slice", 0..2, &[4, 3])?.len(), 2);
-        let rows: Vec<(Result<Vec<Slice>>, &str)> = vec![
-            (
-                slices("slice", [0..1, 0..1, 0..1], &[4, 3]),
-                "more slices than the tensor has dimensions",
-            ),
-            (
-                slices(
-                    "slice",
-                    [Slice {
-                        start: 0,
-                        end: None,
-                        step: 0,
-                    }],
-                    &[4],
-                ),
-                "slice step must not be zero",
-            ),
-            (
-                slices("slice", [isize::MAX], &[4]),
-                "slice argument cannot be converted",
-            ),
-        ];
-        for (outcome, text) in rows {
-            let err = outcome.err().ok_or(format!("{text}: expected an error"))?;
-            assert!(matches!(err, GuardError::InvalidArgument { .. }), "{err}");
-            assert!(err.to_string().contains(text), "{err}");
+    /// The error of `result`, or a test failure naming `what`.
+    fn refused<T: std::fmt::Debug>(
+        what: &str,
+        result: Result<T>,
+    ) -> std::result::Result<GuardError, String> {
+        match result {
+            Err(err) => Ok(err),
+            Ok(value) => Err(format!("{what}: expected an error, got {value:?}")),
         }
-        let err = slice_one(
-            "slice_dim",
-            Slice {
-                start: 0,
-                end: None,
-                step: 0,
-            },
-            2,
-        )
-        .err()
-        .ok_or("slice_one: expected an error")?;
-        assert!(err.to_string().contains("slice step must not be zero"));
+    }
+
+    /// The rule of a shape mismatch with exactly these shapes.
+    fn shape_rule(err: &GuardError, expected: &[&[usize]]) -> Option<&'static str> {
+        match err {
+            GuardError::ShapeMismatch { rule, shapes, .. }
+                if shapes.len() == expected.len()
+                    && shapes.iter().zip(expected).all(|(a, b)| a == b) =>
+            {
+                Some(rule)
+            }
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn slice_step_table() -> TestResult {
+        assert!(slice_step("slice_dim", &Slice::new(3, None, -2)).is_ok());
+        let err = refused(
+            "slice_step",
+            slice_step(
+                "slice_dim",
+                &Slice {
+                    start: 0,
+                    end: None,
+                    step: 0,
+                },
+            ),
+        )?;
+        assert!(matches!(
+            err,
+            GuardError::OutOfRange {
+                op: "slice_dim",
+                name: "step",
+                value: ScalarValue::Int(0),
+                limit: Limit::NonZero,
+                ..
+            }
+        ));
         Ok(())
     }
 
     #[test]
     fn slice_assign_table() -> TestResult {
-        let s = slices("slice_assign", 1..3, &[4, 2])?;
+        let s = [Slice::new(1, Some(3), 1), Slice::new(0, Some(2), 1)];
         assert_eq!(
             slice_assign("slice_assign", &[4, 2], &s, &[2, 2])?,
             SliceAssign::Selected(vec![2, 2])
         );
-        let empty = slices("slice_assign", 2..2, &[4, 2])?;
+        let empty = [Slice::new(2, Some(2), 1), Slice::new(0, Some(2), 1)];
         assert_eq!(
             slice_assign("slice_assign", &[4, 2], &empty, &[9, 9])?,
             SliceAssign::Empty
         );
-        let err = slice_assign("slice_assign", &[4, 2], &s, &[3, 2])
-            .err()
-            .ok_or("slice_assign: expected an error")?;
-        assert!(matches!(err, GuardError::ShapeMismatch { .. }));
-        assert!(err.to_string().contains("values must have the shape"));
+        let err = refused(
+            "slice_assign",
+            slice_assign("slice_assign", &[4, 2], &s, &[3, 2]),
+        )?;
+        assert_eq!(
+            shape_rule(&err, &[&[2, 2], &[3, 2]]),
+            Some("values must have the shape of the selected slice")
+        );
         Ok(())
     }
 
@@ -766,130 +730,187 @@ mod tests {
     fn select_dim_table() -> TestResult {
         assert!(select_dim("select_dim", &[2, 3], 1, 2, 1).is_ok());
         assert!(select_dim("select_dim", &[2, 3], 1, -3, 1).is_ok());
-        let err = select_dim("select_dim", &[2, 3], 1, -4, 1)
-            .err()
-            .ok_or("select_dim: expected an error")?;
-        assert!(matches!(err, GuardError::IndexOutOfRange { .. }));
-        assert!(err.to_string().contains("index out of range"));
-        let err = select_dim("select_dim", &[3], 0, 0, 0)
-            .err()
-            .ok_or("select_dim: expected an error")?;
-        assert!(matches!(err, GuardError::RankMismatch { .. }));
-        assert!(
-            err.to_string()
-                .contains("output rank must be the input rank - 1")
-        );
+        let err = refused("select_dim", select_dim("select_dim", &[2, 3], 1, -4, 1))?;
+        assert!(matches!(
+            err,
+            GuardError::IndexOutOfRange {
+                index: -4,
+                size: 3,
+                dim: 1,
+                ..
+            }
+        ));
+        let err = refused("select_dim", select_dim("select_dim", &[3], 0, 0, 0))?;
+        assert!(matches!(
+            err,
+            GuardError::RankMismatch {
+                expected: 0,
+                got: 0,
+                ..
+            }
+        ));
         Ok(())
     }
 
     #[test]
     fn gather_scatter_table() -> TestResult {
         assert!(gather("gather", 0, &[2, 3], &[7, 3]).is_ok());
-        let err = gather("gather", 0, &[2, 3], &[2, 2])
-            .err()
-            .ok_or("gather: expected an error")?;
-        assert!(matches!(err, GuardError::ShapeMismatch { .. }));
-        assert!(
-            err.to_string()
-                .contains("except along the indexed dimension")
+        let err = refused("gather", gather("gather", 0, &[2, 3], &[2, 2]))?;
+        assert_eq!(
+            shape_rule(&err, &[&[2, 3], &[2, 2]]),
+            Some("indices must have the tensor's shape except along the indexed dimension")
         );
-        let err = scatter("scatter", 0, &[2, 3], &[1, 3], &[2, 3])
-            .err()
-            .ok_or("scatter: expected an error")?;
-        assert!(matches!(err, GuardError::ShapeMismatch { .. }));
-        assert!(
-            err.to_string()
-                .contains("values must have the shape of the indices")
+        let err = refused("scatter", scatter("scatter", 0, &[2, 3], &[1, 3], &[2, 3]))?;
+        assert_eq!(
+            shape_rule(&err, &[&[1, 3], &[2, 3]]),
+            Some("values must have the shape of the indices")
         );
-        let err = bool_update(
-            "scatter",
-            &DType::Bool(burn::tensor::BoolStore::Native),
-            &IndexingUpdateOp::Assign,
-        )
-        .err()
-        .ok_or("bool_update: expected an error")?;
-        assert!(matches!(err, GuardError::InvalidArgument { .. }));
-        assert!(err.to_string().contains("bool tensors only support"));
+        let err = refused(
+            "bool_update",
+            bool_update(
+                "scatter",
+                &DType::Bool(burn::tensor::BoolStore::Native),
+                &IndexingUpdateOp::Assign,
+            ),
+        )?;
+        assert!(matches!(
+            &err,
+            GuardError::InvalidArgument { op: "scatter", got, .. } if got == "update=Assign"
+        ));
         assert!(bool_update("scatter", &DType::F32, &IndexingUpdateOp::Assign).is_ok());
         Ok(())
     }
 
     #[test]
     fn select_assign_and_masks() -> TestResult {
-        let err = select_assign("select_assign", 0, &[4, 2], 2, &[3, 2])
-            .err()
-            .ok_or("select_assign: expected an error")?;
-        assert!(err.to_string().contains("as many entries"));
-        let err = select_assign("select_assign", 0, &[4, 2], 3, &[3, 5])
-            .err()
-            .ok_or("select_assign: expected an error")?;
-        assert!(err.to_string().contains("tensor's shape except"));
-        let err = mask_select("mask_select", &[2, 3], &[1, 3])
-            .err()
-            .ok_or("mask_select: expected an error")?;
-        assert!(matches!(err, GuardError::ShapeMismatch { .. }));
-        assert!(
-            err.to_string()
-                .contains("the mask must have the tensor's shape")
+        let err = refused(
+            "select_assign",
+            select_assign("select_assign", 0, &[4, 2], 2, &[3, 2]),
+        )?;
+        assert_eq!(
+            shape_rule(&err, &[&[2], &[3, 2]]),
+            Some("values must have as many entries along the dimension as there are indices")
         );
-        let err = mask_fill("mask_fill", &[2, 3], &[2, 2])
-            .err()
-            .ok_or("mask_fill: expected an error")?;
-        assert!(
-            err.to_string()
-                .contains("the mask and the tensor must broadcast")
+        let err = refused(
+            "select_assign",
+            select_assign("select_assign", 0, &[4, 2], 3, &[3, 5]),
+        )?;
+        assert_eq!(
+            shape_rule(&err, &[&[4, 2], &[3, 5]]),
+            Some("values must have the tensor's shape except along the indexed dimension")
         );
-        let err = fill_value("mask_fill", f32::INFINITY, &DType::I32)
-            .err()
-            .ok_or("fill_value: expected an error")?;
-        assert!(matches!(err, GuardError::InvalidArgument { .. }));
-        assert!(err.to_string().contains("not representable"));
-        assert!(fill_value("mask_fill", f32::NAN, &DType::F32).is_ok());
+        let err = refused("mask_select", mask_select("mask_select", &[2, 3], &[1, 3]))?;
+        assert_eq!(
+            shape_rule(&err, &[&[2, 3], &[1, 3]]),
+            Some("the mask must have the tensor's shape")
+        );
+        let err = refused("mask_fill", mask_fill("mask_fill", &[2, 3], &[2, 2]))?;
+        assert_eq!(
+            shape_rule(&err, &[&[2, 3], &[2, 2]]),
+            Some("the mask and the tensor must broadcast")
+        );
+        let inf = ScalarValue::Float(f64::INFINITY);
+        let err = refused("fill_value", fill_value("mask_fill", inf, &DType::I32))?;
+        assert!(matches!(
+            err,
+            GuardError::NotRepresentable { value, dtype: DType::I32, .. } if value == inf
+        ));
+        let nan = ScalarValue::Float(f64::NAN);
+        assert!(fill_value("mask_fill", nan, &DType::F32).is_ok());
+        // burn's `Scalar::new` keeps 3e9 for an I32 tensor; `convert_dtype` does not.
+        let big = ScalarValue::Float(3e9);
+        assert_eq!(
+            fill_value("mask_fill", big, &DType::I32)?,
+            ScalarValue::Int(3_000_000_000)
+        );
+        let err = refused("fill_element", fill_element("slice_fill", big, &DType::I32))?;
+        assert!(matches!(
+            err,
+            GuardError::NotRepresentable { value, dtype: DType::I32, .. } if value == big
+        ));
+        assert!(fill_element("slice_fill", ScalarValue::Float(-2.5), &DType::I8).is_ok());
+        assert!(fill_element("slice_fill", ScalarValue::Int(-1), &DType::U8).is_err());
+        assert!(fill_element("slice_fill", nan, &DType::F16).is_ok());
         Ok(())
     }
 
     #[test]
     fn tri_table() -> TestResult {
-        let err = tri("triu", &[3]).err().ok_or("tri: expected an error")?;
-        assert!(matches!(err, GuardError::RankMismatch { .. }));
-        assert!(err.to_string().contains("rank 2 or more"));
+        let err = refused("tri", tri("triu", &[3]))?;
+        assert!(matches!(
+            err,
+            GuardError::RankMismatch {
+                expected: 2,
+                got: 1,
+                ..
+            }
+        ));
         assert_eq!(tri_mask("tril_mask", &[3, 4], 2)?, vec![3, 4]);
-        let err = tri_mask("tril_mask", &[3, 4], 3)
-            .err()
-            .ok_or("tri_mask: expected an error")?;
-        assert!(err.to_string().contains("at least as many dimensions"));
-        let err = tri_mask("tril_mask", &[3], 1)
-            .err()
-            .ok_or("tri_mask: expected an error")?;
-        assert!(err.to_string().contains("rank must be 2 or more"));
+        let err = refused("tri_mask", tri_mask("tril_mask", &[3, 4], 3))?;
+        assert!(matches!(
+            err,
+            GuardError::RankMismatch {
+                expected: 3,
+                got: 2,
+                ..
+            }
+        ));
+        let err = refused("tri_mask", tri_mask("tril_mask", &[3], 1))?;
+        assert!(matches!(
+            err,
+            GuardError::RankMismatch {
+                expected: 2,
+                got: 1,
+                ..
+            }
+        ));
         Ok(())
     }
 
     #[test]
     fn nd_table() -> TestResult {
         assert_eq!(gather_nd("gather_nd", &[3, 4], &[5, 1], 2)?, 1);
-        let rows: [(&[usize], usize, &str); 4] = [
-            (&[], 2, "rank 1 or more"),
-            (&[0, 2], 1, "must not be empty"),
-            (&[5, 3], 1, "must not exceed the data rank"),
-            (&[5, 2], 2, "indices rank - 1 + data rank - k"),
-        ];
-        for (indices, rank_out, text) in rows {
-            let err = gather_nd("gather_nd", &[3, 4], indices, rank_out)
-                .err()
-                .ok_or("gather_nd: expected an error")?;
-            assert!(err.to_string().contains(text), "{err}");
-        }
+        let err = refused("gather_nd", gather_nd("gather_nd", &[3, 4], &[], 2))?;
+        assert!(matches!(
+            err,
+            GuardError::RankMismatch {
+                expected: 1,
+                got: 0,
+                ..
+            }
+        ));
+        let err = refused("gather_nd", gather_nd("gather_nd", &[3, 4], &[0, 2], 1))?;
+        assert!(matches!(&err, GuardError::Empty { shape, .. } if shape == &[0, 2]));
+        let err = refused("gather_nd", gather_nd("gather_nd", &[3, 4], &[5, 3], 1))?;
+        assert!(matches!(
+            err,
+            GuardError::OutOfRange {
+                name: "k",
+                value: ScalarValue::UInt(3),
+                limit: Limit::AtMost(ScalarValue::UInt(2)),
+                ..
+            }
+        ));
+        let err = refused("gather_nd", gather_nd("gather_nd", &[3, 4], &[5, 2], 2))?;
+        assert!(matches!(
+            err,
+            GuardError::RankMismatch {
+                expected: 1,
+                got: 2,
+                ..
+            }
+        ));
         assert_eq!(scatter_nd("scatter_nd", &[3, 4], &[5, 1], &[5, 4])?, 1);
-        let err = scatter_nd("scatter_nd", &[3, 4], &[5, 1], &[5, 3])
-            .err()
-            .ok_or("scatter_nd: expected an error")?;
-        assert!(matches!(err, GuardError::ShapeMismatch { .. }));
-        assert!(err.to_string().contains("values must have shape"));
+        let err = refused(
+            "scatter_nd",
+            scatter_nd("scatter_nd", &[3, 4], &[5, 1], &[5, 3]),
+        )?;
+        assert_eq!(
+            shape_rule(&err, &[&[5, 4], &[5, 3]]),
+            Some("values must have shape indices[..m-1] followed by data[k..]")
+        );
         assert!(nd_indices("gather_nd", &[0, 3, 2, 1], 2, &[3, 4]).is_ok());
-        let err = nd_indices("gather_nd", &[0, 4], 2, &[3, 4])
-            .err()
-            .ok_or("nd_indices: expected an error")?;
+        let err = refused("nd_indices", nd_indices("gather_nd", &[0, 4], 2, &[3, 4]))?;
         assert!(matches!(
             err,
             GuardError::IndexOutOfRange {
@@ -898,42 +919,69 @@ mod tests {
                 ..
             }
         ));
+        let err = refused(
+            "not_bool",
+            not_bool("gather_nd", &DType::Bool(burn::tensor::BoolStore::Native)),
+        )?;
+        assert_eq!(err.kind(), ErrorKind::InvalidDType);
         Ok(())
     }
 
     #[test]
     fn take_and_one_hot() -> TestResult {
         assert_eq!(take("take", &[3, 4], 0, &[2, 2], 3)?, vec![2, 2, 4]);
-        let err = take("take", &[3, 4], 0, &[2, 2], 2)
-            .err()
-            .ok_or("take: expected an error")?;
-        assert!(
-            err.to_string()
-                .contains("tensor rank + the indices rank - 1")
-        );
-        let err = one_hot_rank("one_hot", &[3], 3)
-            .err()
-            .ok_or("one_hot_rank: expected an error")?;
-        assert!(matches!(err, GuardError::RankMismatch { .. }));
-        assert!(err.to_string().contains("one-hot rank"));
-        let err = one_hot_classes("one_hot", 1)
-            .err()
-            .ok_or("one_hot_classes: expected an error")?;
-        assert!(err.to_string().contains("at least 2 classes"));
-        let err = one_hot_classes("one_hot", 1 << 40)
-            .err()
-            .ok_or("one_hot_classes: expected an error")?;
-        assert!(matches!(err, GuardError::InvalidArgument { .. }));
-        assert!(err.to_string().contains("fit in an i32"));
+        let err = refused("take", take("take", &[3, 4], 0, &[2, 2], 2))?;
+        assert!(matches!(
+            err,
+            GuardError::RankMismatch {
+                expected: 3,
+                got: 2,
+                ..
+            }
+        ));
+        let err = refused("one_hot_rank", one_hot_rank("one_hot", &[3], 3))?;
+        assert!(matches!(
+            err,
+            GuardError::RankMismatch {
+                expected: 2,
+                got: 3,
+                ..
+            }
+        ));
+        let err = refused("one_hot_classes", one_hot_classes("one_hot", 1))?;
+        assert!(matches!(
+            err,
+            GuardError::OutOfRange {
+                name: "num_classes",
+                value: ScalarValue::UInt(1),
+                limit: Limit::AtLeast(ScalarValue::UInt(2)),
+                ..
+            }
+        ));
+        let err = refused("one_hot_classes", one_hot_classes("one_hot", 1 << 40))?;
+        assert!(matches!(
+            err,
+            GuardError::OutOfRange {
+                name: "num_classes",
+                value: ScalarValue::UInt(1_099_511_627_776),
+                limit: Limit::AtMost(ScalarValue::Int(2_147_483_647)),
+                ..
+            }
+        ));
         assert!(one_hot_values("one_hot", &[-3.0, 2.0], &[-3, 2], 3, 1).is_ok());
-        let err = one_hot_values("one_hot", &[-4.0], &[-4], 3, 1)
-            .err()
-            .ok_or("one_hot_values: expected an error")?;
+        let err = refused(
+            "one_hot_values",
+            one_hot_values("one_hot", &[-4.0], &[-4], 3, 1),
+        )?;
         assert!(matches!(err, GuardError::IndexOutOfRange { index: -4, .. }));
         assert!(one_hot_values("one_hot", &[3.0], &[3], 3, 1).is_err());
         assert!(one_hot_values("one_hot", &[-0.5], &[0], 3, 1).is_err());
-        let err = not_quantized("one_hot", &DType::F32);
-        assert!(err.is_ok());
+        assert!(not_quantized("one_hot", &DType::F32).is_ok());
+        let err = refused(
+            "not_quantized",
+            not_quantized("one_hot", &DType::QFloat(Default::default())),
+        )?;
+        assert_eq!(err.kind(), ErrorKind::InvalidDType);
         Ok(())
     }
 }

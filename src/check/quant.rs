@@ -24,13 +24,10 @@
 //! [`quant_values`] needs the values' range, which the caller reads with one reduction; the
 //! check itself stays pure.
 
-use std::fmt;
+use burn::tensor::quantization::{Calibration, QuantScheme, QuantStore, ScaleDtype};
 
-use burn::tensor::quantization::{
-    Calibration, QuantMode, QuantScheme, QuantStore, QuantValue, ScaleDtype,
-};
-
-use crate::error::{GuardError, Result};
+pub use crate::error::SchemeName;
+use crate::error::{GuardError, Limit, Result, ScalarValue};
 
 /// The largest block scale dtype maximum a two-level scheme accepts: f16's maximum.
 const TWO_LEVEL_BLOCK_SCALE_MAX: f32 = 65504.0;
@@ -64,7 +61,10 @@ pub struct QuantLayout {
 /// let scheme = QuantScheme::default().per_block([32], ScaleDtype::F32);
 /// assert!(check::quant_scheme("quantize_dynamic", &scheme, &[4, 64]).is_ok());
 /// let err = check::quant_scheme("quantize_dynamic", &scheme, &[4, 24]).unwrap_err();
-/// assert!(err.to_string().contains("block size must divide every dimension"));
+/// assert!(matches!(
+///     err,
+///     burn_guard::GuardError::InvalidQuantScheme { ref shape, .. } if shape == &[4, 24]
+/// ));
 /// ```
 pub fn quant_scheme(
     op: &'static str,
@@ -149,7 +149,7 @@ pub fn quant_scheme(
 ///
 /// # Errors
 ///
-/// [`GuardError::InvalidArgument`] naming `op` and the shape when a dimension is zero.
+/// [`GuardError::Empty`] with `op` and the shape when a dimension is zero.
 ///
 /// ```
 /// use burn_guard::check;
@@ -158,15 +158,16 @@ pub fn quant_scheme(
 /// let err = check::quant::quant_nonempty("quantize_dynamic", &[0, 32]).unwrap_err();
 /// assert_eq!(
 ///     err.to_string(),
-///     "quantize_dynamic: a tensor with no elements has no range to calibrate a scale from; got shape=[0, 32]"
+///     "quantize_dynamic: a tensor with no elements has no range to calibrate a scale from; got shape [0, 32]"
 /// );
 /// ```
 pub fn quant_nonempty(op: &'static str, shape: &[usize]) -> Result<()> {
     if shape.contains(&0) {
-        return Err(GuardError::InvalidArgument {
+        return Err(GuardError::Empty {
             op,
             rule: "a tensor with no elements has no range to calibrate a scale from",
-            got: format!("shape={shape:?}"),
+            shape: shape.to_vec(),
+            dim: None,
         });
     }
     Ok(())
@@ -249,8 +250,8 @@ impl ValueRange {
 ///
 /// # Errors
 ///
-/// [`GuardError::InvalidArgument`] naming `op` and the count of non-finite values, or the
-/// largest magnitude and the scale it would need.
+/// [`GuardError::NonFinite`] with the count of non-finite values; [`GuardError::OutOfRange`]
+/// with the scale the largest magnitude would need and its dtype's maximum.
 ///
 /// ```
 /// use burn::tensor::quantization::{QuantScheme, ScaleDtype};
@@ -262,7 +263,7 @@ impl ValueRange {
 ///
 /// let nan = ValueRange { non_finite: 2, len: 8, max_abs: 3.0 };
 /// let err = quant_values("quantize_dynamic", &scheme, nan).unwrap_err();
-/// assert!(err.to_string().contains("got 2 non-finite of 8 values"), "{err}");
+/// assert!(matches!(err, burn_guard::GuardError::NonFinite { count: 2, total: 8, .. }));
 ///
 /// let huge = ValueRange { non_finite: 0, len: 8, max_abs: f32::MAX };
 /// assert!(quant_values("quantize_dynamic", &scheme, huge).is_err());
@@ -272,10 +273,11 @@ impl ValueRange {
 /// ```
 pub fn quant_values(op: &'static str, scheme: &QuantScheme, values: ValueRange) -> Result<()> {
     if values.non_finite > 0 {
-        return Err(GuardError::InvalidArgument {
+        return Err(GuardError::NonFinite {
             op,
             rule: "values must be finite; a scale computed from NaN or ±inf is meaningless",
-            got: format!("{} non-finite of {} values", values.non_finite, values.len),
+            count: values.non_finite,
+            total: values.len,
         });
     }
     let (a, b) = scheme.value.range();
@@ -288,13 +290,12 @@ pub fn quant_values(op: &'static str, scheme: &QuantScheme, values: ValueRange) 
     };
     let limit = dtype.max_representable();
     if !(scale.is_finite() && scale <= limit) {
-        return Err(GuardError::InvalidArgument {
+        return Err(GuardError::OutOfRange {
             op,
             rule: "the largest magnitude must give a scale (2·max|x| / quantized range) that its dtype can hold",
-            got: format!(
-                "max|x|={:e}, scale={scale:e}, {dtype:?} max {limit:e}",
-                values.max_abs
-            ),
+            name: "scale",
+            value: ScalarValue::Float(f64::from(scale)),
+            limit: Limit::AtMost(ScalarValue::Float(f64::from(limit))),
         });
     }
     Ok(())
@@ -337,77 +338,6 @@ pub fn quant_calibration(
     Ok(())
 }
 
-/// A short, stable name for a scheme: `value-store-level`, e.g. `q8f-packedu32-tensor`,
-/// `q4f-packedu32-block32`, `e2m1-packednative-block16:ue4m3+tensor`.
-///
-/// Non-F32 scale dtypes are appended after a colon; a packing dimension other than 0 after the
-/// store (`packedu32@1`); lookup mode as a `-lookup` suffix.
-///
-/// ```
-/// use burn::tensor::quantization::{QuantScheme, ScaleDtype};
-/// use burn_guard::check::SchemeName;
-///
-/// assert_eq!(SchemeName(&QuantScheme::default()).to_string(), "q8f-packedu32-tensor");
-/// let q4 = QuantScheme::default()
-///     .with_value(burn::tensor::quantization::QuantValue::Q4F)
-///     .per_block([32], ScaleDtype::F32);
-/// assert_eq!(SchemeName(&q4).to_string(), "q4f-packedu32-block32");
-/// ```
-#[derive(Debug, Clone, Copy)]
-pub struct SchemeName<'a>(pub &'a QuantScheme);
-
-impl fmt::Display for SchemeName<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let scheme = self.0;
-        let value = match scheme.value {
-            QuantValue::Q8F => "q8f",
-            QuantValue::Q8S => "q8s",
-            QuantValue::Q4F => "q4f",
-            QuantValue::Q4S => "q4s",
-            QuantValue::Q2F => "q2f",
-            QuantValue::Q2S => "q2s",
-            QuantValue::E4M3 => "e4m3",
-            QuantValue::E5M2 => "e5m2",
-            QuantValue::E2M1 => "e2m1",
-        };
-        write!(f, "{value}-")?;
-        match scheme.store {
-            QuantStore::Native => write!(f, "native")?,
-            QuantStore::PackedU32(0) => write!(f, "packedu32")?,
-            QuantStore::PackedU32(dim) => write!(f, "packedu32@{dim}")?,
-            QuantStore::PackedNative(0) => write!(f, "packednative")?,
-            QuantStore::PackedNative(dim) => write!(f, "packednative@{dim}")?,
-        }
-        write!(f, "-")?;
-        if let Some(block) = scheme.block_scale() {
-            let dims: Vec<String> = block.size.iter().map(u8::to_string).collect();
-            write!(f, "block{}", dims.join("x"))?;
-            write_scale_dtype(f, block.dtype)?;
-            if let Some(global) = scheme.tensor_scale() {
-                write!(f, "+tensor")?;
-                write_scale_dtype(f, global)?;
-            }
-        } else {
-            write!(f, "tensor")?;
-            write_scale_dtype(f, scheme.scale_dtype())?;
-        }
-        if scheme.mode == QuantMode::Lookup {
-            write!(f, "-lookup")?;
-        }
-        Ok(())
-    }
-}
-
-fn write_scale_dtype(f: &mut fmt::Formatter<'_>, dtype: ScaleDtype) -> fmt::Result {
-    match dtype {
-        ScaleDtype::F32 => Ok(()),
-        ScaleDtype::F16 => write!(f, ":f16"),
-        ScaleDtype::BF16 => write!(f, ":bf16"),
-        ScaleDtype::UE8M0 => write!(f, ":ue8m0"),
-        ScaleDtype::UE4M3 => write!(f, ":ue4m3"),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -419,7 +349,7 @@ mod tests {
         QuantScheme::default().with_value(value).with_store(store)
     }
 
-    /// One row per rule: (scheme, shape, expected Display substring or None for Ok).
+    /// One row per rule: (scheme, shape, the exact reason, or None for Ok).
     #[test]
     fn table_of_rules() -> TestResult {
         let b32 = |s: QuantScheme| s.per_block([32], ScaleDtype::F32);
@@ -439,22 +369,22 @@ mod tests {
             (
                 QuantScheme::default().per_block([0], ScaleDtype::F32),
                 vec![4],
-                Some("block extents must be at least 1"),
+                Some("block extents must be at least 1; block [0]"),
             ),
             (
                 q(QuantValue::Q4F, QuantStore::Native),
                 vec![8],
-                Some("4-bit values have no native storage type"),
+                Some("4-bit values have no native storage type; use QuantStore::PackedU32"),
             ),
             (
                 q(QuantValue::Q2S, QuantStore::Native),
                 vec![8],
-                Some("2-bit values have no native storage type"),
+                Some("2-bit values have no native storage type; use QuantStore::PackedU32"),
             ),
             (
                 q(QuantValue::E2M1, QuantStore::Native),
                 vec![8],
-                Some("4-bit values have no native storage type"),
+                Some("4-bit values have no native storage type; use QuantStore::PackedU32"),
             ),
             (q(QuantValue::Q8S, QuantStore::Native), vec![8], None),
             (
@@ -469,31 +399,43 @@ mod tests {
                     .per_block([16], ScaleDtype::UE4M3)
                     .per_tensor(ScaleDtype::F16),
                 vec![4, 32],
-                Some("per-tensor scale as F32; per-tensor scale F16"),
+                Some("a two-level scheme stores its per-tensor scale as F32; per-tensor scale F16"),
             ),
             (
                 QuantScheme::default()
                     .per_block([32], ScaleDtype::UE8M0)
                     .per_tensor(ScaleDtype::F32),
                 vec![4, 32],
-                Some("block scales no wider than F16"),
+                Some(
+                    "a two-level scheme needs block scales no wider than F16, which a per-tensor scale can absorb; block scale UE8M0",
+                ),
             ),
             (
                 QuantScheme::default()
                     .per_block([32], ScaleDtype::F32)
                     .per_tensor(ScaleDtype::F32),
                 vec![4, 32],
-                Some("block scale F32"),
+                Some(
+                    "a two-level scheme needs block scales no wider than F16, which a per-tensor scale can absorb; block scale F32",
+                ),
             ),
         ];
         for (scheme, shape, expected) in rows {
             let got = quant_scheme("quantize_dynamic", &scheme, &shape);
             match (expected, got) {
                 (None, Ok(_)) => {}
-                (Some(text), Err(err @ GuardError::InvalidQuantScheme { .. })) => {
-                    let shown = err.to_string();
-                    assert!(shown.starts_with("quantize_dynamic: "), "{shown}");
-                    assert!(shown.contains(text), "{shown} lacks {text}");
+                (
+                    Some(want),
+                    Err(GuardError::InvalidQuantScheme {
+                        op: "quantize_dynamic",
+                        scheme: s,
+                        shape: got_shape,
+                        reason,
+                    }),
+                ) => {
+                    assert_eq!(reason, want);
+                    assert_eq!(s, scheme);
+                    assert_eq!(got_shape, shape);
                 }
                 (expected, got) => {
                     return Err(format!(
@@ -518,9 +460,17 @@ mod tests {
         Ok(())
     }
 
-    /// One row per value rule: (scheme, range, expected Display substring or None for Ok).
+    /// One row per value rule: (scheme, range, the expected refusal or None for Ok).
     #[test]
     fn value_rules() -> TestResult {
+        /// What a refusal must be.
+        #[derive(Debug)]
+        enum Expect {
+            /// `NonFinite` with this count of 64.
+            NonFinite(u64),
+            /// `OutOfRange` on the scale, with this dtype maximum.
+            Scale(f32),
+        }
         let range = |non_finite, max_abs| ValueRange {
             non_finite,
             len: 64,
@@ -530,48 +480,59 @@ mod tests {
         let two_level = QuantScheme::default()
             .per_block([16], ScaleDtype::UE4M3)
             .per_tensor(ScaleDtype::F32);
-        let rows: Vec<(QuantScheme, ValueRange, Option<&str>)> = vec![
+        let rows: Vec<(QuantScheme, ValueRange, Option<Expect>)> = vec![
             (QuantScheme::default(), range(0, 0.0), None),
             (QuantScheme::default(), range(0, 1e38), None),
             (
                 QuantScheme::default(),
                 range(3, 1.0),
-                Some(
-                    "values must be finite; a scale computed from NaN or ±inf is meaningless; got 3 non-finite of 64 values",
-                ),
+                Some(Expect::NonFinite(3)),
             ),
             (
                 QuantScheme::default(),
                 range(0, f32::MAX),
-                Some("scale=inf, F32 max"),
+                Some(Expect::Scale(f32::MAX)),
             ),
             (f16, range(0, 8e6), None),
-            (f16, range(0, 1e7), Some("F16 max 6.5504e4")),
+            (f16, range(0, 1e7), Some(Expect::Scale(65504.0))),
             // The per-tensor scale of a two-level scheme absorbs the block dtype's range.
             (two_level, range(0, 1e30), None),
-            (two_level, range(0, f32::MAX), Some("F32 max")),
+            (two_level, range(0, f32::MAX), Some(Expect::Scale(f32::MAX))),
         ];
         for (scheme, values, expected) in rows {
             let got = quant_values("quantize_dynamic", &scheme, values);
-            match (expected, got) {
-                (None, Ok(())) => {}
-                (Some(text), Err(err @ GuardError::InvalidArgument { .. })) => {
-                    let shown = err.to_string();
-                    assert!(shown.starts_with("quantize_dynamic: "), "{shown}");
-                    assert!(shown.contains(text), "{shown} lacks {text}");
-                }
-                (expected, got) => {
-                    return Err(format!(
-                        "{scheme:?} {values:?}: expected {expected:?}, got {got:?}"
-                    )
-                    .into());
-                }
-            }
+            let ok = match (&expected, &got) {
+                (None, Ok(())) => true,
+                (
+                    Some(Expect::NonFinite(n)),
+                    Err(GuardError::NonFinite {
+                        op: "quantize_dynamic",
+                        count,
+                        total: 64,
+                        ..
+                    }),
+                ) => count == n,
+                (
+                    Some(Expect::Scale(max)),
+                    Err(GuardError::OutOfRange {
+                        op: "quantize_dynamic",
+                        name: "scale",
+                        value: ScalarValue::Float(scale),
+                        limit: Limit::AtMost(ScalarValue::Float(limit)),
+                        ..
+                    }),
+                ) => *limit == f64::from(*max) && (scale.is_nan() || *scale > *limit),
+                _ => false,
+            };
+            assert!(
+                ok,
+                "{scheme:?} {values:?}: expected {expected:?}, got {got:?}"
+            );
         }
         assert!(quant_nonempty("q", &[2, 3]).is_ok());
         assert!(matches!(
             quant_nonempty("q", &[2, 0, 3]),
-            Err(GuardError::InvalidArgument { .. })
+            Err(GuardError::Empty { ref shape, dim: None, .. }) if shape == &[2, 0, 3]
         ));
         Ok(())
     }

@@ -5,7 +5,7 @@
 //! functions here take resolved dims.
 
 use crate::check::shape;
-use crate::error::{GuardError, Result};
+use crate::error::{GuardError, Limit, Result};
 
 /// Resolves every dim of a list against `rank`, in order, as burn's `*_dims` methods do
 /// (`unwrap_dim_index` on each element).
@@ -39,7 +39,7 @@ fn size_of(shape: &[usize], dim: usize) -> usize {
 ///
 /// # Errors
 ///
-/// [`GuardError::InvalidArgument`] naming the dim, its size and the shape.
+/// [`GuardError::Empty`] with the shape and the dim.
 ///
 /// ```
 /// use burn_guard::check::reduce;
@@ -47,16 +47,17 @@ fn size_of(shape: &[usize], dim: usize) -> usize {
 /// let err = reduce::nonempty_dim("max_dim", &[2, 0], 1).unwrap_err();
 /// assert_eq!(
 ///     err.to_string(),
-///     "max_dim: the reduced dimension must not be empty; got dim=1, size=0 (shape [2, 0])"
+///     "max_dim: the reduced dimension must not be empty; got shape [2, 0] (dim 1)"
 /// );
 /// ```
 pub fn nonempty_dim(op: &'static str, shape: &[usize], dim: usize) -> Result<usize> {
     let size = size_of(shape, dim);
     if size == 0 {
-        Err(GuardError::InvalidArgument {
+        Err(GuardError::Empty {
             op,
             rule: "the reduced dimension must not be empty",
-            got: format!("dim={dim}, size=0 (shape {shape:?})"),
+            shape: shape.to_vec(),
+            dim: Some(dim),
         })
     } else {
         Ok(size)
@@ -69,7 +70,7 @@ pub fn nonempty_dim(op: &'static str, shape: &[usize], dim: usize) -> Result<usi
 ///
 /// # Errors
 ///
-/// [`GuardError::InvalidArgument`] for the first empty dim.
+/// [`GuardError::Empty`] for the first empty dim.
 pub fn nonempty_dims(op: &'static str, shape: &[usize], dims: &[usize]) -> Result<()> {
     dims.iter()
         .try_for_each(|&dim| nonempty_dim(op, shape, dim).map(|_| ()))
@@ -80,7 +81,7 @@ pub fn nonempty_dims(op: &'static str, shape: &[usize], dims: &[usize]) -> Resul
 ///
 /// # Errors
 ///
-/// [`GuardError::InvalidArgument`] naming the shape.
+/// [`GuardError::Empty`] with the shape.
 ///
 /// ```
 /// use burn_guard::check::reduce;
@@ -89,10 +90,11 @@ pub fn nonempty_dims(op: &'static str, shape: &[usize], dims: &[usize]) -> Resul
 /// ```
 pub fn int_mean(op: &'static str, shape: &[usize]) -> Result<()> {
     if shape.contains(&0) {
-        Err(GuardError::InvalidArgument {
+        Err(GuardError::Empty {
             op,
             rule: "the mean of an empty int tensor is undefined",
-            got: format!("shape={shape:?}"),
+            shape: shape.to_vec(),
+            dim: None,
         })
     } else {
         Ok(())
@@ -103,7 +105,7 @@ pub fn int_mean(op: &'static str, shape: &[usize]) -> Result<()> {
 ///
 /// # Errors
 ///
-/// [`GuardError::InvalidArgument`] naming `k`, the size and the shape.
+/// [`GuardError::OutOfRange`] with `k` and the dimension size.
 ///
 /// ```
 /// use burn_guard::check::reduce;
@@ -111,16 +113,18 @@ pub fn int_mean(op: &'static str, shape: &[usize]) -> Result<()> {
 /// let err = reduce::topk("topk", 4, &[2, 3], 1).unwrap_err();
 /// assert_eq!(
 ///     err.to_string(),
-///     "topk: k must not exceed the dimension size; got k=4, size=3 (dim 1, shape [2, 3])"
+///     "topk: k must not exceed the dimension size; got k=4, expected at most 3"
 /// );
 /// ```
 pub fn topk(op: &'static str, k: usize, shape: &[usize], dim: usize) -> Result<Vec<usize>> {
     let size = size_of(shape, dim);
     if k > size {
-        return Err(GuardError::InvalidArgument {
+        return Err(GuardError::OutOfRange {
             op,
             rule: "k must not exceed the dimension size",
-            got: format!("k={k}, size={size} (dim {dim}, shape {shape:?})"),
+            name: "k",
+            value: k.into(),
+            limit: Limit::AtMost(size.into()),
         });
     }
     Ok(with_size(shape, dim, k))
@@ -131,7 +135,7 @@ pub fn topk(op: &'static str, k: usize, shape: &[usize], dim: usize) -> Result<V
 ///
 /// # Errors
 ///
-/// [`GuardError::InvalidArgument`] naming `k`, the size and the shape.
+/// [`GuardError::OutOfRange`] with `k` and the dimension size.
 ///
 /// ```
 /// use burn_guard::check::reduce;
@@ -141,10 +145,12 @@ pub fn topk(op: &'static str, k: usize, shape: &[usize], dim: usize) -> Result<V
 pub fn argtopk(op: &'static str, k: usize, shape: &[usize], dim: usize) -> Result<Vec<usize>> {
     let size = size_of(shape, dim);
     if k >= size {
-        return Err(GuardError::InvalidArgument {
+        return Err(GuardError::OutOfRange {
             op,
             rule: "k must be less than the dimension size",
-            got: format!("k={k}, size={size} (dim {dim}, shape {shape:?})"),
+            name: "k",
+            value: k.into(),
+            limit: Limit::Below(size.into()),
         });
     }
     Ok(with_size(shape, dim, k))
@@ -307,8 +313,10 @@ mod tests {
                 Some(expected) => assert_eq!(got?, expected),
                 None => {
                     let err = got.err().ok_or("dims: expected an error")?;
-                    assert!(matches!(err, GuardError::DimOutOfRange { .. }), "{err}");
-                    assert!(err.to_string().contains("dimension out of range"), "{err}");
+                    assert!(
+                        matches!(err, GuardError::DimOutOfRange { rank: 2, dim, .. } if list.contains(&dim)),
+                        "{err}"
+                    );
                 }
             }
         }
@@ -332,8 +340,10 @@ mod tests {
                 }
                 Err(err) => {
                     assert!(!ok, "{shape:?} {dim}");
-                    assert!(matches!(err, GuardError::InvalidArgument { .. }));
-                    assert!(err.to_string().contains("must not be empty"), "{err}");
+                    assert!(matches!(
+                        &err,
+                        GuardError::Empty { shape: s, dim: Some(d), .. } if s == shape && *d == dim
+                    ));
                 }
             }
         }
@@ -349,8 +359,10 @@ mod tests {
             let err = int_mean("mean", shape)
                 .err()
                 .ok_or("int_mean: expected an error")?;
-            assert!(matches!(err, GuardError::InvalidArgument { .. }));
-            assert!(err.to_string().contains("empty int tensor"), "{err}");
+            assert!(matches!(
+                &err,
+                GuardError::Empty { op: "mean", shape: s, dim: None, .. } if s == shape
+            ));
         }
         Ok(())
     }
@@ -374,8 +386,11 @@ mod tests {
                 }
                 Err(err) => {
                     assert!(!topk_ok, "topk k={k} size={size}");
-                    assert!(matches!(err, GuardError::InvalidArgument { .. }));
-                    assert!(err.to_string().contains("must not exceed"), "{err}");
+                    assert!(matches!(
+                        err,
+                        GuardError::OutOfRange { name: "k", value, limit: Limit::AtMost(max), .. }
+                            if value == k.into() && max == size.into()
+                    ));
                 }
             }
             match argtopk("argtopk", k, &shape, 1) {
@@ -385,8 +400,11 @@ mod tests {
                 }
                 Err(err) => {
                     assert!(!argtopk_ok, "argtopk k={k} size={size}");
-                    assert!(matches!(err, GuardError::InvalidArgument { .. }));
-                    assert!(err.to_string().contains("must be less than"), "{err}");
+                    assert!(matches!(
+                        err,
+                        GuardError::OutOfRange { name: "k", value, limit: Limit::Below(max), .. }
+                            if value == k.into() && max == size.into()
+                    ));
                 }
             }
         }
@@ -403,20 +421,31 @@ mod tests {
             (&[2, 3, 4], &[], 3, Ok(vec![2, 3, 4])),
             (&[2, 3], &[0, 1], 0, Err("cannot squeeze every dimension")),
             (&[1, 1], &[], 0, Err("cannot squeeze every dimension")),
-            (&[2, 3, 4], &[1], 3, Err("input rank minus the squeezed")),
+            (
+                &[2, 3, 4],
+                &[1],
+                3,
+                Err("the output rank must be the input rank minus the squeezed dimensions"),
+            ),
         ];
         for (shape, list, rank_out, expected) in rows {
             let got = sum_dims_squeeze("sum_dims_squeeze", shape, list, rank_out);
             match (expected, got) {
                 (Ok(expected), Ok(out)) => assert_eq!(out, expected),
-                (Err(text), Err(err)) => {
-                    let variant_ok = if text.starts_with("cannot") {
-                        matches!(err, GuardError::InvalidArgument { .. })
-                    } else {
-                        matches!(err, GuardError::RankMismatch { .. })
+                (Err(want), Err(err)) => {
+                    let rule = match err {
+                        GuardError::InvalidArgument { rule, .. } if want.starts_with("cannot") => {
+                            rule
+                        }
+                        GuardError::RankMismatch {
+                            rule,
+                            expected: 2,
+                            got: 3,
+                            ..
+                        } => rule,
+                        other => return Err(format!("{shape:?} {list:?}: {other:?}").into()),
                     };
-                    assert!(variant_ok, "{err}");
-                    assert!(err.to_string().contains(text), "{err}");
+                    assert_eq!(rule, want);
                 }
                 (expected, got) => {
                     return Err(format!("{shape:?} {list:?}: {expected:?} vs {got:?}").into());
@@ -438,7 +467,6 @@ mod tests {
                 ..
             }
         ));
-        assert!(err.to_string().contains("rank 2 or more"), "{err}");
         assert_eq!(empty_any_all(&[0, 2], 1), Some(vec![0, 1]));
         assert_eq!(empty_any_all(&[0, 2], 0), Some(vec![1, 2]));
         assert_eq!(empty_any_all(&[0, 0], 0), Some(vec![1, 0]));

@@ -6,7 +6,7 @@
 
 use std::fmt::Debug;
 
-use crate::error::{GuardError, Result};
+use crate::error::{GuardError, Limit, Result, ScalarValue};
 
 /// Resolves a possibly negative `dim` against `rank`, as burn's `AsIndex::try_dim_index` does.
 ///
@@ -205,7 +205,17 @@ pub fn matmul(op: &'static str, lhs: &[usize], rhs: &[usize]) -> Result<Vec<usiz
 ///
 /// # Errors
 ///
-/// [`GuardError::InvalidArgument`] naming start, length and size.
+/// [`GuardError::OutOfRange`] naming `length`, `start` or `start + length` (saturated at
+/// `u64::MAX`) and the bound it broke.
+///
+/// ```
+/// use burn_guard::check;
+/// let err = check::narrow("narrow", &[4, 4], 0, 3, 2).unwrap_err();
+/// assert_eq!(
+///     err.to_string(),
+///     "narrow: start + length must not exceed the dimension size; got start + length=5, expected at most 4"
+/// );
+/// ```
 pub fn narrow(
     op: &'static str,
     shape: &[usize],
@@ -214,25 +224,55 @@ pub fn narrow(
     length: usize,
 ) -> Result<()> {
     let size = shape.get(dim).copied().unwrap_or(0);
-    let got =
-        || format!("start={start}, length={length}, size={size} (dim {dim}, shape {shape:?})");
-    let rule = if length == 0 {
-        Some("length must be greater than 0")
+    let end = (start as u64).saturating_add(length as u64);
+    let broken = if length == 0 {
+        Some((
+            "length must be greater than 0",
+            "length",
+            length.into(),
+            Limit::AtLeast(1usize.into()),
+        ))
     } else if start >= size {
-        Some("start must be less than the dimension size")
-    } else if start.checked_add(length).is_none_or(|end| end > size) {
-        Some("start + length exceeds the dimension size")
+        Some((
+            "start must be less than the dimension size",
+            "start",
+            start.into(),
+            Limit::Below(size.into()),
+        ))
+    } else if end > size as u64 {
+        Some((
+            "start + length must not exceed the dimension size",
+            "start + length",
+            ScalarValue::UInt(end),
+            Limit::AtMost(size.into()),
+        ))
     } else {
         None
     };
-    match rule {
-        Some(rule) => Err(GuardError::InvalidArgument {
+    match broken {
+        Some((rule, name, value, limit)) => Err(GuardError::OutOfRange {
             op,
             rule,
-            got: got(),
+            name,
+            value,
+            limit,
         }),
         None => Ok(()),
     }
+}
+
+/// No tensor list may be empty (`TensorCheck::cat`, `TensorCheck::stack`, burn's `meshgrid`).
+pub(crate) fn nonempty_list(op: &'static str, len: usize) -> Result<()> {
+    if len == 0 {
+        return Err(GuardError::OutOfRange {
+            op,
+            rule: "needs at least one tensor",
+            name: "tensors",
+            value: len.into(),
+            limit: Limit::AtLeast(1usize.into()),
+        });
+    }
+    Ok(())
 }
 
 /// Concatenation along `dim`: a non-empty list whose shapes agree except along `dim`
@@ -240,15 +280,12 @@ pub fn narrow(
 ///
 /// # Errors
 ///
-/// [`GuardError::InvalidArgument`] for an empty list; [`GuardError::ShapeMismatch`] with every
+/// [`GuardError::OutOfRange`] for an empty list; [`GuardError::ShapeMismatch`] with every
 /// shape otherwise.
 pub fn cat<S: AsRef<[usize]>>(op: &'static str, shapes: &[S], dim: usize) -> Result<Vec<usize>> {
+    nonempty_list(op, shapes.len())?;
     let Some(first) = shapes.first().map(AsRef::as_ref) else {
-        return Err(GuardError::InvalidArgument {
-            op,
-            rule: "needs at least one tensor",
-            got: "an empty list".into(),
-        });
+        return Ok(Vec::new());
     };
     let mut total = 0usize;
     for shape in shapes.iter().map(AsRef::as_ref) {
@@ -280,7 +317,7 @@ pub fn cat<S: AsRef<[usize]>>(op: &'static str, shapes: &[S], dim: usize) -> Res
 /// # Errors
 ///
 /// [`GuardError::RankMismatch`] when the output rank is not input rank + 1;
-/// [`GuardError::InvalidArgument`] for an empty list; [`GuardError::ShapeMismatch`] otherwise.
+/// [`GuardError::OutOfRange`] for an empty list; [`GuardError::ShapeMismatch`] otherwise.
 pub fn stack<S: AsRef<[usize]>>(
     op: &'static str,
     shapes: &[S],
@@ -299,12 +336,9 @@ pub fn stack<S: AsRef<[usize]>>(
                 .unwrap_or_default(),
         });
     }
+    nonempty_list(op, shapes.len())?;
     let Some(first) = shapes.first().map(AsRef::as_ref) else {
-        return Err(GuardError::InvalidArgument {
-            op,
-            rule: "needs at least one tensor",
-            got: "an empty list".into(),
-        });
+        return Ok(());
     };
     if shapes.iter().any(|shape| shape.as_ref() != first) {
         return Err(GuardError::ShapeMismatch {
@@ -341,8 +375,18 @@ mod tests {
     #[test]
     fn matmul_table() -> TestResult {
         assert_eq!(matmul("matmul", &[4, 2, 3], &[1, 3, 5])?, vec![4, 2, 5]);
-        let rows: [(&[usize], &[usize], &str); 3] = [
-            (&[3], &[3], "matmul needs tensors of rank 2 or more"),
+        let err = matmul("matmul", &[3], &[3])
+            .err()
+            .ok_or("matmul: expected an error")?;
+        assert!(matches!(
+            err,
+            GuardError::RankMismatch {
+                expected: 2,
+                got: 1,
+                ..
+            }
+        ));
+        let rows: [(&[usize], &[usize], &str); 2] = [
             (&[2, 3], &[4, 5], "lhs columns must equal rhs rows"),
             (
                 &[2, 2, 3],
@@ -350,11 +394,18 @@ mod tests {
                 "batch dimensions must be equal or 1",
             ),
         ];
-        for (lhs, rhs, text) in rows {
+        for (lhs, rhs, want) in rows {
             let err = matmul("matmul", lhs, rhs)
                 .err()
                 .ok_or("matmul: expected an error")?;
-            assert!(err.to_string().contains(text), "{err}");
+            assert!(
+                matches!(
+                    &err,
+                    GuardError::ShapeMismatch { rule, shapes, .. }
+                        if *rule == want && shapes == &[lhs.to_vec(), rhs.to_vec()]
+                ),
+                "{err:?}"
+            );
         }
         Ok(())
     }
@@ -363,16 +414,28 @@ mod tests {
     fn narrow_table() -> TestResult {
         assert!(narrow("narrow", &[4, 4], 0, 1, 3).is_ok());
         let rows = [
-            (0, 0, "length must be greater than 0"),
-            (4, 1, "start must be less than the dimension size"),
-            (3, 2, "start + length exceeds the dimension size"),
+            (0, 0, "length", 0u64, Limit::AtLeast(ScalarValue::UInt(1))),
+            (4, 1, "start", 4, Limit::Below(ScalarValue::UInt(4))),
+            (
+                3,
+                2,
+                "start + length",
+                5,
+                Limit::AtMost(ScalarValue::UInt(4)),
+            ),
         ];
-        for (start, length, text) in rows {
+        for (start, length, want_name, want_value, want_limit) in rows {
             let err = narrow("narrow", &[4, 4], 0, start, length)
                 .err()
                 .ok_or("narrow: expected an error")?;
-            assert!(matches!(err, GuardError::InvalidArgument { .. }));
-            assert!(err.to_string().contains(text), "{err}");
+            assert!(
+                matches!(
+                    err,
+                    GuardError::OutOfRange { op: "narrow", name, value: ScalarValue::UInt(value), limit, .. }
+                        if name == want_name && value == want_value && limit == want_limit
+                ),
+                "{err:?}"
+            );
         }
         Ok(())
     }
@@ -386,7 +449,11 @@ mod tests {
         ));
         assert!(matches!(
             cat::<Vec<usize>>("cat", &[], 0),
-            Err(GuardError::InvalidArgument { .. })
+            Err(GuardError::OutOfRange {
+                name: "tensors",
+                value: ScalarValue::UInt(0),
+                ..
+            })
         ));
         assert!(stack("stack", &[vec![2, 3], vec![2, 3]], 2, 3).is_ok());
         assert!(matches!(

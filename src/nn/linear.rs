@@ -9,10 +9,10 @@ use burn::tensor::quantization::QuantScheme;
 use burn::tensor::{Device, Tensor};
 
 use super::report::{LayerReport, Placement};
-use crate::backend::check as shapes;
 use crate::backend::quant::held_elsewhere;
 use crate::capability::{Support, stack_of};
 use crate::check;
+use crate::check::module as shapes;
 use crate::error::{GuardError, Result};
 use crate::panic::catch;
 use crate::policy::{Op, Policy, Steps, Target};
@@ -162,7 +162,7 @@ impl QuantizedLinear {
         let home = weight.device();
         let [d_input, d_output] = weight.dims();
         if let Some(bias) = &bias {
-            shapes::linear(OP, &[d_input], &[d_input, d_output], Some(&bias.dims()))?;
+            shapes::linear(OP, &[1, d_input], &[d_input, d_output], Some(&bias.dims()))?;
             check::same_device(OP, &home, &bias.device())?;
         }
         let bytes_before = stored_bytes(OP, &weight)?;

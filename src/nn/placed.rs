@@ -10,10 +10,10 @@ use burn_backend::tensor::FloatTensor;
 use burn_backend::{Backend, Shape, TensorData, TensorMetadata};
 
 use super::report::{LayerReport, Placement};
-use crate::backend::check as shapes;
 use crate::backend::quant::{Placed, PlacedQuantized, q_matmul, quantize_dynamic_or_fallback};
 use crate::capability::BackendStack;
 use crate::check;
+use crate::check::module as shapes;
 use crate::devices::{default_timeout, read_with_deadline};
 use crate::error::Result;
 use crate::panic::catch;
@@ -109,7 +109,7 @@ impl<B: Backend, C: Backend> PlacedLinear<B, C> {
         let (d_input, d_output) = match weight_shape.as_slice() {
             [d_input, _] => {
                 let checked =
-                    shapes::linear(OP, &[*d_input], &weight_shape, bias_shape.as_deref())?;
+                    shapes::linear(OP, &[1, *d_input], &weight_shape, bias_shape.as_deref())?;
                 (checked.d_input, checked.d_output)
             }
             _ => {

@@ -4,7 +4,7 @@
 //! `creation.rs`.
 
 use burn::tensor::kind::Basic;
-use burn::tensor::{AsIndex, Int, Tensor};
+use burn::tensor::{AsIndex, Int, Tensor, TensorData};
 
 use super::sealed::Sealed;
 use super::view::TryView;
@@ -25,7 +25,7 @@ pub trait TryTensor<const D: usize, K: Basic>: Sealed + Sized {
     /// # Errors
     ///
     /// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
-    /// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a bad range.
+    /// - [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a bad range.
     /// - [`GuardError::BackendPanic`](crate::GuardError::BackendPanic) if burn panics anyway.
     ///
     /// # Fallback
@@ -41,7 +41,7 @@ pub trait TryTensor<const D: usize, K: Basic>: Sealed + Sized {
     /// let err = t.try_narrow(0, 3, 2).unwrap_err();
     /// assert_eq!(
     ///     err.to_string(),
-    ///     "narrow: start + length exceeds the dimension size; got start=3, length=2, size=4 (dim 0, shape [4, 4])"
+    ///     "narrow: start + length must not exceed the dimension size; got start + length=5, expected at most 4"
     /// );
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
@@ -137,14 +137,12 @@ pub(super) fn read_indices<const D: usize>(
     indices: &Tensor<D, Int>,
 ) -> Result<Vec<i64>> {
     let data = catch(op, || indices.try_to_data())?
-        .map_err(|source| GuardError::Execution { op, source })?;
-    data.convert::<i64>()
-        .try_to_vec::<i64>()
-        .map_err(|e| GuardError::InvalidArgument {
-            op,
-            rule: "indices must be readable as integers",
-            got: format!("{e:?}"),
-        })
+        .map_err(|source| GuardError::from_execution(op, source))?;
+    catch(op, || {
+        data.try_cast_as::<i64>()
+            .and_then(TensorData::try_into_vec::<i64>)
+    })?
+    .map_err(|source| GuardError::from_data(op, source))
 }
 
 /// Fallible twin of [`Tensor::cat`].
@@ -155,7 +153,7 @@ pub(super) fn read_indices<const D: usize>(
 /// # Errors
 ///
 /// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
-/// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for an empty list.
+/// - [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for an empty list.
 /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) listing every shape.
 /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch): burn does not check
 ///   this; the backend would panic or mix devices.
@@ -205,7 +203,7 @@ pub fn try_cat<const D: usize, K: Basic>(
 ///
 /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) when `D2 != D + 1`.
 /// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
-/// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for an empty list.
+/// - [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for an empty list.
 /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) listing every shape.
 /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch) (not checked by burn).
 ///

@@ -15,12 +15,12 @@ use burn::tensor::quantization::{
 };
 use burn::tensor::{
     Bool, Cast, DType, Device, Distribution, Element, ElementConversion, Float, Int, Shape, Tensor,
-    TensorCreationOptions, TensorData, TensorReadError, Transaction,
+    TensorCreationOptions, TensorData, Transaction,
 };
 
 use super::sealed::Sealed;
 use crate::check::creation as rules;
-use crate::error::{GuardError, Result, Unsupported};
+use crate::error::{GuardError, Limit, Result, Unsupported};
 use crate::panic::catch;
 
 /// The dtype burn will create a `K` tensor with (burn's `TensorCreationOptions::resolve_dtype`):
@@ -50,19 +50,6 @@ fn creation_checks<const D: usize, K: Basic>(
     rules::creation_dtype(op, <K as TensorKind>::KIND, resolve_dtype::<K>(options))
 }
 
-/// Maps burn's read error: execution failures stay execution failures; the rest are conversion
-/// refusals burn reported itself.
-fn read_error(op: &'static str, err: TensorReadError) -> GuardError {
-    match err {
-        TensorReadError::Execution(source) => GuardError::Execution { op, source },
-        other => GuardError::InvalidArgument {
-            op,
-            rule: "the data cannot be read as requested",
-            got: crate::error::one_line(&other.to_string()),
-        },
-    }
-}
-
 /// Fallible twin of [`Tensor::empty`].
 ///
 /// Checks that `D > 0`, that the shape has rank `D`, and that an explicit dtype in `options`
@@ -72,8 +59,7 @@ fn read_error(op: &'static str, err: TensorReadError) -> GuardError {
 /// # Errors
 ///
 /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for a shape of another rank.
-/// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a dtype of another
-///   kind.
+/// - [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for a dtype of another kind.
 ///
 /// # Fallback
 ///
@@ -173,8 +159,7 @@ pub fn try_ones<const D: usize, K: Basic, S: Into<Shape>>(
 ///
 /// # Errors
 ///
-/// As [`try_empty`], and [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument)
-/// for an unrepresentable value.
+/// As [`try_empty`], and [`GuardError::NotRepresentable`](crate::GuardError::NotRepresentable) for an unrepresentable value.
 ///
 /// # Fallback
 ///
@@ -214,8 +199,8 @@ pub fn try_full<const D: usize, K: Basic, S: Into<Shape>, E: ElementConversion +
 /// # Errors
 ///
 /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for data of another rank.
-/// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for the dtype or a
-///   value that does not fit.
+/// - [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for the dtype; [`GuardError::NotRepresentable`](crate::GuardError::NotRepresentable) for a value that
+///   does not fit.
 ///
 /// # Fallback
 ///
@@ -362,8 +347,9 @@ pub fn try_from_bool<const D: usize, A: Into<TensorData>>(
 /// # Errors
 ///
 /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for a shape of another rank.
-/// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for the dtype or the
-///   distribution.
+/// - [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for the dtype; [`GuardError::OutOfRange`](crate::GuardError::OutOfRange),
+///   [`GuardError::NonFinite`](crate::GuardError::NonFinite), [`GuardError::NotRepresentable`](crate::GuardError::NotRepresentable) or [`GuardError::OutOfOrder`](crate::GuardError::OutOfOrder) for the
+///   distribution's parameters (see [`check::creation::distribution`](crate::check::creation::distribution)).
 ///
 /// # Fallback
 ///
@@ -396,7 +382,7 @@ pub fn try_random<const D: usize, K: Numeric, S: Into<Shape>>(
 ///
 /// # Errors
 ///
-/// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for the dtype.
+/// [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for the dtype.
 ///
 /// # Fallback
 ///
@@ -427,8 +413,7 @@ pub fn try_arange(
 ///
 /// # Errors
 ///
-/// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for the dtype or a zero
-/// step.
+/// [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for the dtype; [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a zero step.
 ///
 /// # Fallback
 ///
@@ -540,7 +525,7 @@ pub fn try_cartesian_grid<S: Into<Shape>, const D: usize, const D2: usize>(
 /// # Errors
 ///
 /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for another rank.
-/// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for the dtype.
+/// - [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for the dtype.
 ///
 /// # Fallback
 ///
@@ -578,8 +563,7 @@ pub fn try_from_dispatch<const D: usize, K: Basic>(
 ///
 /// # Errors
 ///
-/// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a quantized tensor;
-/// the transaction is dropped.
+/// [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for a quantized tensor; the transaction is dropped.
 ///
 /// # Fallback
 ///
@@ -613,8 +597,8 @@ pub fn try_transaction_register<const D: usize, K: TransactionKind>(
 ///
 /// # Errors
 ///
-/// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for another element
-///   count or an unrepresentable value.
+/// - [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for another element count; [`GuardError::NotRepresentable`](crate::GuardError::NotRepresentable) for an
+///   unrepresentable value.
 /// - [`GuardError::Execution`](crate::GuardError::Execution) when the read fails.
 ///
 /// # Fallback
@@ -635,24 +619,27 @@ pub fn try_transaction_register<const D: usize, K: TransactionKind>(
 pub fn try_into_scalar<const D: usize, K: Basic, E: Element>(tensor: Tensor<D, K>) -> Result<E> {
     const OP: &str = "into_scalar";
     rules::scalar_read(OP, &tensor.dims())?;
-    let data = catch(OP, || tensor.try_into_data())?.map_err(|e| read_error(OP, e.into()))?;
+    let data =
+        catch(OP, || tensor.try_into_data())?.map_err(|e| GuardError::from_read(OP, e.into()))?;
     unpack_scalar(OP, data)
 }
 
 /// Checks the read value against `E`, then converts it as burn does.
 fn unpack_scalar<E: Element>(op: &'static str, data: TensorData) -> Result<E> {
     rules::data_fits(op, &data, E::dtype())?;
-    let values =
-        catch(op, || data.try_into_vec_as::<E>())?.map_err(|e| read_error(op, e.into()))?;
+    let values = catch(op, || data.try_into_vec_as::<E>())?
+        .map_err(|e| GuardError::from_read(op, e.into()))?;
     let count = values.len();
     values
         .into_iter()
         .next()
         .filter(|_| count == 1)
-        .ok_or_else(|| GuardError::InvalidArgument {
+        .ok_or_else(|| GuardError::OutOfRange {
             op,
             rule: "the tensor must hold exactly one element",
-            got: format!("elements={count}"),
+            name: "elements",
+            value: count.into(),
+            limit: Limit::Exactly(1usize.into()),
         })
 }
 
@@ -692,7 +679,7 @@ pub async fn try_into_scalar_async<const D: usize, K: Basic, E: Element>(
 /// Reads `data` as `target`: the conversion must exist and every value must fit.
 fn convert_read(op: &'static str, data: TensorData, target: DType) -> Result<TensorData> {
     rules::data_fits(op, &data, target)?;
-    catch(op, || data.try_cast(target))?.map_err(|e| read_error(op, e.into()))
+    catch(op, || data.try_cast(target))?.map_err(|e| GuardError::from_read(op, e.into()))
 }
 
 /// Fallible twin of [`Tensor::to_data_as`] (a free function: burn's inherent
@@ -704,8 +691,8 @@ fn convert_read(op: &'static str, data: TensorData, target: DType) -> Result<Ten
 ///
 /// # Errors
 ///
-/// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for the conversion or
-///   the first value that does not fit.
+/// - [`GuardError::DTypeMismatch`](crate::GuardError::DTypeMismatch) for a conversion that does not exist;
+///   [`GuardError::NotRepresentable`](crate::GuardError::NotRepresentable) for the first value that does not fit.
 /// - [`GuardError::Execution`](crate::GuardError::Execution) when the read fails.
 ///
 /// # Fallback
@@ -727,7 +714,8 @@ pub fn try_to_data_as<const D: usize, K: Basic, E: Element>(
     tensor: &Tensor<D, K>,
 ) -> Result<TensorData> {
     const OP: &str = "to_data_as";
-    let data = catch(OP, || tensor.try_to_data())?.map_err(|e| read_error(OP, e.into()))?;
+    let data =
+        catch(OP, || tensor.try_to_data())?.map_err(|e| GuardError::from_read(OP, e.into()))?;
     convert_read(OP, data, E::dtype())
 }
 
@@ -754,7 +742,8 @@ pub fn try_into_data_as<const D: usize, K: Basic, E: Element>(
     tensor: Tensor<D, K>,
 ) -> Result<TensorData> {
     const OP: &str = "into_data_as";
-    let data = catch(OP, || tensor.try_into_data())?.map_err(|e| read_error(OP, e.into()))?;
+    let data =
+        catch(OP, || tensor.try_into_data())?.map_err(|e| GuardError::from_read(OP, e.into()))?;
     convert_read(OP, data, E::dtype())
 }
 
@@ -783,7 +772,8 @@ pub fn try_to_data_dtype<const D: usize, K: Basic>(
     dtype: DType,
 ) -> Result<TensorData> {
     const OP: &str = "to_data_dtype";
-    let data = catch(OP, || tensor.try_to_data())?.map_err(|e| read_error(OP, e.into()))?;
+    let data =
+        catch(OP, || tensor.try_to_data())?.map_err(|e| GuardError::from_read(OP, e.into()))?;
     convert_read(OP, data, dtype)
 }
 
@@ -811,7 +801,8 @@ pub fn try_into_data_dtype<const D: usize, K: Basic>(
     dtype: DType,
 ) -> Result<TensorData> {
     const OP: &str = "into_data_dtype";
-    let data = catch(OP, || tensor.try_into_data())?.map_err(|e| read_error(OP, e.into()))?;
+    let data =
+        catch(OP, || tensor.try_into_data())?.map_err(|e| GuardError::from_read(OP, e.into()))?;
     convert_read(OP, data, dtype)
 }
 
@@ -823,7 +814,7 @@ pub fn try_into_data_dtype<const D: usize, K: Basic>(
 ///
 /// # Errors
 ///
-/// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a quantized tensor.
+/// - [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for a quantized tensor.
 /// - [`GuardError::InvalidQuantScheme`](crate::GuardError::InvalidQuantScheme) for the scheme.
 ///
 /// # Fallback
@@ -863,7 +854,7 @@ pub fn try_compute_range<const D: usize>(
 ///
 /// # Errors
 ///
-/// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a quantized bound.
+/// - [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for a quantized bound.
 /// - [`GuardError::InvalidQuantScheme`](crate::GuardError::InvalidQuantScheme) for the scheme.
 ///
 /// # Fallback
@@ -904,8 +895,7 @@ pub trait TryConvert<const D: usize, K: Basic>: Sealed + Sized {
     ///
     /// # Errors
     ///
-    /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a quantized
-    /// tensor.
+    /// [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for a quantized tensor.
     ///
     /// # Fallback
     ///
@@ -973,8 +963,8 @@ pub trait TryConvert<const D: usize, K: Basic>: Sealed + Sized {
     ///
     /// # Errors
     ///
-    /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a quantized
-    /// tensor or an unrepresentable value.
+    /// [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for a quantized tensor; [`GuardError::NotRepresentable`](crate::GuardError::NotRepresentable) for an
+    /// unrepresentable value.
     ///
     /// # Fallback
     ///
@@ -1005,7 +995,8 @@ pub trait TryConvert<const D: usize, K: Basic>: Sealed + Sized {
     ///
     /// # Errors
     ///
-    /// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) naming the dtypes.
+    /// - [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for a target dtype outside the tensor's kind, or a quantized
+    ///   tensor.
     /// - [`GuardError::Unsupported`](crate::GuardError::Unsupported) for a target dtype the
     ///   device does not support.
     ///
@@ -1150,8 +1141,8 @@ pub trait TryConvertFloat<const D: usize>: Sealed + Sized {
     ///
     /// # Errors
     ///
-    /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a quantized
-    /// tensor or the distribution.
+    /// [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for a quantized tensor; for the distribution, what
+    /// [`check::creation::distribution`](crate::check::creation::distribution) returns.
     ///
     /// # Fallback
     ///
@@ -1227,7 +1218,7 @@ pub trait TryConvertFloat<const D: usize>: Sealed + Sized {
     ///
     /// # Errors
     ///
-    /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) naming the rule.
+    /// [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for `num_samples == 0`; [`GuardError::Empty`](crate::GuardError::Empty) for no category.
     ///
     /// # Fallback
     ///
@@ -1256,7 +1247,8 @@ pub trait TryConvertFloat<const D: usize>: Sealed + Sized {
     ///
     /// # Errors
     ///
-    /// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for `qparams`.
+    /// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for `qparams`; [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for a per-tensor scale that
+    ///   is not `F32`.
     /// - [`GuardError::InvalidQuantScheme`](crate::GuardError::InvalidQuantScheme) for the
     ///   scheme.
     ///
@@ -1288,7 +1280,7 @@ pub trait TryConvertFloat<const D: usize>: Sealed + Sized {
     ///
     /// # Errors
     ///
-    /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) naming the rule.
+    /// [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for a quantized tensor; [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) naming the rule.
     ///
     /// # Fallback
     ///
@@ -1313,7 +1305,7 @@ pub trait TryConvertFloat<const D: usize>: Sealed + Sized {
     ///
     /// # Errors
     ///
-    /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) naming the rule.
+    /// [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for a quantized tensor; [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) naming the rule.
     ///
     /// # Fallback
     ///

@@ -29,45 +29,13 @@ macro_rules! with_scalar {
     };
 }
 
-/// Widens the caller's scalar to [`ScalarValue`] without loss and without burn's panicking
-/// conversions: the type is probed by converting a known value into it (`0.5` survives only
-/// in a float type, becomes `true` in `bool`, `0` in an integer type); a 64-bit integer type's
-/// sign by its name, or for an unknown one by whether `-1` converts into it.
-fn widen<E: ElementConversion>(value: E) -> ScalarValue {
-    let half: f64 = E::from_elem(0.5f64).elem();
-    if half == 0.5 {
-        ScalarValue::Float(value.elem())
-    } else if half != 0.0 {
-        ScalarValue::Bool(value.elem())
-    } else if core::mem::size_of::<E>() < 8 {
-        // Every integer narrower than 64 bits fits `i64`.
-        ScalarValue::Int(value.elem())
-    } else {
-        // The standard 64-bit integers by name (a constant comparison); any other 64-bit
-        // integer element by whether `-1` converts into it, which panics for unsigned types.
-        match core::any::type_name::<E>() {
-            "i64" | "isize" => ScalarValue::Int(value.elem()),
-            "u64" | "usize" => ScalarValue::UInt(value.elem()),
-            _ if catch("scalar probe", || E::from_elem(-1i64)).is_ok() => {
-                ScalarValue::Int(value.elem())
-            }
-            _ => ScalarValue::UInt(value.elem()),
-        }
-    }
-}
-
 /// The caller's scalar, checked against `dtype` (see [`check::elementwise::scalar`]).
 fn scalar_arg<E: ElementConversion>(
     op: &'static str,
     value: E,
     dtype: &DType,
 ) -> Result<ScalarValue> {
-    let wide = catch(op, || widen(value)).map_err(|_| GuardError::InvalidArgument {
-        op,
-        rule: "scalar type cannot be converted to a tensor element",
-        got: format!("type={}", core::any::type_name::<E>()),
-    })?;
-    check::elementwise::scalar(op, wide, dtype)
+    check::elementwise::scalar(op, super::convert::scalar(op, value)?, dtype)
 }
 
 /// Device and broadcast checks of `TensorCheck::binary_ops_ew`.
@@ -97,8 +65,9 @@ macro_rules! decl_scalar {
         #[doc = ""]
         #[doc = "# Errors"]
         #[doc = ""]
-        #[doc = "[`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) naming the"]
-        #[doc = "scalar and the dtype."]
+        #[doc = "[`GuardError::NotRepresentable`](crate::GuardError::NotRepresentable) with the"]
+        #[doc = "scalar and the dtype; [`GuardError::OutOfRange`](crate::GuardError::OutOfRange)"]
+        #[doc = "for a zero divisor or a shift amount outside `0..bits` (see the note)."]
         #[doc = ""]
         #[doc = "# Fallback"]
         #[doc = ""]
@@ -421,8 +390,9 @@ pub trait TryElementwise<const D: usize, K: Basic>: Sealed + Sized {
     ///
     /// # Errors
     ///
-    /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) naming the first
-    /// bad bound and the dtype, or both bounds when `min > max`.
+    /// [`GuardError::NotRepresentable`](crate::GuardError::NotRepresentable) with the first bad
+    /// bound and the dtype; [`GuardError::OutOfOrder`](crate::GuardError::OutOfOrder) with both
+    /// bounds when `min > max`.
     ///
     /// # Fallback
     ///
@@ -805,8 +775,9 @@ macro_rules! decl_bitwise {
         #[doc = ""]
         #[doc = "# Errors"]
         #[doc = ""]
-        #[doc = "[`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) naming the"]
-        #[doc = "scalar and the dtype."]
+        #[doc = "[`GuardError::NotRepresentable`](crate::GuardError::NotRepresentable) with the"]
+        #[doc = "scalar and the dtype; [`GuardError::OutOfRange`](crate::GuardError::OutOfRange)"]
+        #[doc = "for a zero divisor or a shift amount outside `0..bits` (see the note)."]
         #[doc = ""]
         #[doc = "# Fallback"]
         #[doc = ""]

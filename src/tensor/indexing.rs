@@ -8,14 +8,15 @@ use std::future::Future;
 use burn::tensor::kind::{Basic, Numeric, Ordered};
 use burn::tensor::{
     AsIndex, Bool, Device, Element, ElementConversion, IndexingUpdateOp, Int, Scalar, Shape, Slice,
-    SliceArg, Tensor,
+    SliceArg, Tensor, TensorData,
 };
 
 use super::base::read_indices;
+use super::convert;
 use super::sealed::Sealed;
 use crate::check;
 use crate::check::indexing as rules;
-use crate::error::{GuardError, Result};
+use crate::error::{GuardError, Result, ScalarValue};
 use crate::panic::catch;
 
 /// Fallible twins of the indexing family: slice*, select_dim, select_assign, gather*, scatter*, mask_select*, mask_fill, take, one_hot*, tril/triu and their masks.
@@ -29,7 +30,9 @@ pub trait TryIndexing<const D: usize, K: Basic>: Sealed + Sized {
     ///
     /// # Errors
     ///
-    /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) naming the rule.
+    /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) with the shape when
+    /// burn's conversion of the argument fails (the argument cannot be inspected before it is
+    /// converted, so the rule it broke is not named).
     ///
     /// # Fallback
     ///
@@ -44,7 +47,7 @@ pub trait TryIndexing<const D: usize, K: Basic>: Sealed + Sized {
     /// let err = t.try_slice([0..1, 0..1, 0..1]).unwrap_err();
     /// assert_eq!(
     ///     err.to_string(),
-    ///     "slice: more slices than the tensor has dimensions; got slices=3, rank=2"
+    ///     "slice: the slice argument cannot be resolved against the shape: more slices than dimensions, a step of 0, or an index that overflows; got shape=[4, 3]"
     /// );
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
@@ -89,7 +92,9 @@ pub trait TryIndexing<const D: usize, K: Basic>: Sealed + Sized {
     ///
     /// # Errors
     ///
-    /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument).
+    /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for the slices;
+    /// [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for a quantized tensor;
+    /// [`GuardError::NotRepresentable`](crate::GuardError::NotRepresentable) for the value.
     ///
     /// # Fallback
     ///
@@ -116,7 +121,9 @@ pub trait TryIndexing<const D: usize, K: Basic>: Sealed + Sized {
     /// # Errors
     ///
     /// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
-    /// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for the slice.
+    /// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) when the slice
+    ///   does not convert; [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a step
+    ///   of 0.
     ///
     /// # Fallback
     ///
@@ -227,7 +234,7 @@ pub trait TryIndexing<const D: usize, K: Basic>: Sealed + Sized {
     ///
     /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) for the mask.
     /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
-    /// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for `value`.
+    /// - [`GuardError::NotRepresentable`](crate::GuardError::NotRepresentable) for `value`.
     ///
     /// # Fallback
     ///
@@ -388,8 +395,9 @@ pub trait TryIndexing<const D: usize, K: Basic>: Sealed + Sized {
     ///
     /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch),
     ///   [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) or
-    ///   [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for the shapes and
-    ///   the bool kind.
+    ///   [`GuardError::Empty`](crate::GuardError::Empty) or
+    ///   [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for the shapes;
+    ///   [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for the bool kind.
     /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
     /// - [`GuardError::IndexOutOfRange`](crate::GuardError::IndexOutOfRange).
     /// - [`GuardError::Execution`](crate::GuardError::Execution) if the indices cannot be read.
@@ -508,13 +516,13 @@ fn mask_fill_scalar<const D: usize, K: Basic>(
 impl<const D: usize, K: Basic> TryIndexing<D, K> for Tensor<D, K> {
     fn try_slice<S: SliceArg>(self, slices: S) -> Result<Self> {
         const OP: &str = "slice";
-        let slices = rules::slices(OP, slices, &self.dims())?;
+        let slices = convert::slices(OP, slices, &self.dims())?;
         catch(OP, || self.slice(&slices))
     }
 
     fn try_slice_assign<S: SliceArg>(self, slices: S, values: Self) -> Result<Self> {
         const OP: &str = "slice_assign";
-        let slices = rules::slices(OP, slices, &self.dims())?;
+        let slices = convert::slices(OP, slices, &self.dims())?;
         match rules::slice_assign(OP, &self.dims(), &slices, &values.dims())? {
             rules::SliceAssign::Empty => Ok(self),
             rules::SliceAssign::Selected(_) => {
@@ -526,17 +534,17 @@ impl<const D: usize, K: Basic> TryIndexing<D, K> for Tensor<D, K> {
 
     fn try_slice_fill<S: SliceArg, E: Element>(self, slices: S, value: E) -> Result<Self> {
         const OP: &str = "slice_fill";
-        let slices = rules::slices(OP, slices, &self.dims())?;
+        let slices = convert::slices(OP, slices, &self.dims())?;
         let dtype = self.dtype();
         rules::not_quantized(OP, &dtype)?;
-        rules::fill_element(OP, value, &dtype)?;
+        rules::fill_element(OP, convert::scalar(OP, value)?, &dtype)?;
         catch(OP, || self.slice_fill(&slices, value))
     }
 
     fn try_slice_dim<S: Into<Slice>>(self, dim: impl AsIndex, slice: S) -> Result<Self> {
         const OP: &str = "slice_dim";
         let dim = check::dim(OP, dim.as_index(), D)?;
-        let slice = rules::slice_one(OP, slice, D)?;
+        let slice = convert::slice(OP, slice)?;
         catch(OP, || self.slice_dim(dim, slice))
     }
 
@@ -576,7 +584,8 @@ impl<const D: usize, K: Basic> TryIndexing<D, K> for Tensor<D, K> {
         const OP: &str = "mask_fill";
         rules::mask_fill(OP, &self.dims(), &mask.dims())?;
         check::same_device(OP, &self.device(), &mask.device())?;
-        let value = rules::fill_value(OP, value, &self.dtype())?;
+        let value = rules::fill_value(OP, convert::scalar(OP, value)?, &self.dtype())?;
+        let value = convert::to_burn(value);
         catch(OP, || mask_fill_scalar(self, mask, value))
     }
 
@@ -774,8 +783,9 @@ pub trait TryIndexingOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     /// # Errors
     ///
     /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for `D2`.
-    /// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a quantized
-    ///   tensor or `num_classes`.
+    /// - [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for a quantized tensor.
+    /// - [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for `num_classes`.
+    /// - [`GuardError::NonFinite`](crate::GuardError::NonFinite) for NaN or ±inf values.
     /// - [`GuardError::IndexOutOfRange`](crate::GuardError::IndexOutOfRange) for a value.
     /// - [`GuardError::Execution`](crate::GuardError::Execution) if the values cannot be read.
     ///
@@ -809,8 +819,9 @@ pub trait TryIndexingOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     ///
     /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for `D2`.
     /// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for `axis`.
-    /// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a quantized
-    ///   tensor or a fill value.
+    /// - [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for a quantized tensor.
+    /// - [`GuardError::NotRepresentable`](crate::GuardError::NotRepresentable) for a fill value.
+    /// - [`GuardError::NonFinite`](crate::GuardError::NonFinite) for NaN or ±inf values.
     /// - [`GuardError::IndexOutOfRange`](crate::GuardError::IndexOutOfRange) for a value.
     /// - [`GuardError::Execution`](crate::GuardError::Execution) if the values cannot be read.
     ///
@@ -839,25 +850,31 @@ pub trait TryIndexingOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     ) -> Result<Tensor<D2, K>>;
 }
 
-/// The values of a one-hot input as burn sees them: compared as floats, converted to `i64`.
+/// The values of a one-hot input as burn sees them: compared as floats, converted to `i64`
+/// (truncated; burn's conversion panics on a non-finite value, refused here first).
 fn read_classes<const D: usize, K: Ordered>(
     op: &'static str,
     tensor: &Tensor<D, K>,
 ) -> Result<(Vec<f64>, Vec<i64>)> {
     let data = catch(op, || tensor.try_to_data())?
-        .map_err(|source| GuardError::Execution { op, source })?;
-    let unreadable = |e: String| GuardError::InvalidArgument {
-        op,
-        rule: "class values must be finite numbers",
-        got: e,
-    };
-    let as_f64 = catch(op, || data.clone().convert::<f64>().try_to_vec::<f64>())
-        .map_err(|e| unreadable(e.to_string()))?
-        .map_err(|e| unreadable(format!("{e:?}")))?;
-    let as_i64 = catch(op, || data.convert::<i64>().try_to_vec::<i64>())
-        .map_err(|e| unreadable(e.to_string()))?
-        .map_err(|e| unreadable(format!("{e:?}")))?;
-    Ok((as_f64, as_i64))
+        .map_err(|source| GuardError::from_execution(op, source))?;
+    let values = catch(op, || {
+        data.try_cast_as::<f64>()
+            .and_then(TensorData::try_into_vec::<f64>)
+    })?
+    .map_err(|source| GuardError::from_data(op, source))?;
+    let count = values.iter().filter(|v| !v.is_finite()).count();
+    if count > 0 {
+        return Err(GuardError::NonFinite {
+            op,
+            rule: "class values must be finite numbers",
+            count: count as u64,
+            total: values.len() as u64,
+        });
+    }
+    // Saturating: a value beyond `i64` is out of every class range, and refused as such.
+    let truncated = values.iter().map(|v| v.trunc() as i64).collect();
+    Ok((values, truncated))
 }
 
 /// The one-hot output shape: `shape` with `num_classes` inserted at `axis`.
@@ -898,8 +915,8 @@ impl<const D: usize, K: Ordered> TryIndexingOrdered<D, K> for Tensor<D, K> {
         let dtype = self.dtype();
         rules::not_quantized(OP, &dtype)?;
         let axis = check::dim(OP, axis.as_index(), D + 1)?;
-        rules::fill_value(OP, on_value, &dtype)?;
-        rules::fill_value(OP, off_value, &dtype)?;
+        rules::fill_value(OP, ScalarValue::Float(f64::from(on_value)), &dtype)?;
+        rules::fill_value(OP, ScalarValue::Float(f64::from(off_value)), &dtype)?;
         let (values, truncated) = read_classes(OP, &self)?;
         rules::one_hot_values(OP, &values, &truncated, num_classes, axis)?;
         if shape.contains(&0) {

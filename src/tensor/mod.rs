@@ -31,6 +31,7 @@
 //! Import every twin at once with `use burn_guard::prelude::*;`.
 
 mod base;
+mod convert;
 mod creation;
 mod elementwise;
 mod indexing;

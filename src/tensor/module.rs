@@ -289,8 +289,7 @@ pub fn try_cross_entropy_with_logits<const D: usize>(
 /// # Errors
 ///
 /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) with the shapes involved.
-/// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for an empty rank-1
-///   input.
+/// - [`GuardError::Empty`](crate::GuardError::Empty) for an empty rank-1 input.
 /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
 ///
 /// # Fallback
@@ -317,7 +316,7 @@ pub fn try_linear<const D: usize>(
     const OP: &str = "linear";
     let bias_dims = bias.as_ref().map(dims);
     let input_dims = dims(&input);
-    let out = rules::linear(OP, &input_dims, &dims(&weight), bias_dims.as_deref())?;
+    let out = rules::linear(OP, &input_dims, &dims(&weight), bias_dims.as_deref())?.output;
     let mut devices = vec![input.device(), weight.device()];
     devices.extend(bias.as_ref().map(Tensor::device));
     same_devices(OP, &devices)?;
@@ -413,7 +412,7 @@ pub fn try_batch_norm<const D: usize>(
 ///
 /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for a rank below 2.
 /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) naming the parameter.
-/// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for an empty input.
+/// - [`GuardError::Empty`](crate::GuardError::Empty) for an empty input.
 /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
 ///
 /// # Fallback
@@ -502,8 +501,9 @@ fn check_conv<const D: usize, const N: usize>(
 ///
 /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) for channel, bias and
 ///   kernel mismatches.
-/// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for bad options
-///   or a kernel larger than the padded input.
+/// - [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a stride, dilation or group
+///   count of 0; [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for other
+///   bad options or a kernel larger than the padded input.
 /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
 ///
 /// # Fallback
@@ -548,8 +548,9 @@ pub fn try_conv1d(
 ///
 /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) for channel, bias and
 ///   kernel mismatches.
-/// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for bad options
-///   or a kernel larger than the padded input.
+/// - [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a stride, dilation or group
+///   count of 0; [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for other
+///   bad options or a kernel larger than the padded input.
 /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
 ///
 /// # Fallback
@@ -597,8 +598,9 @@ pub fn try_conv2d(
 ///
 /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) for channel, bias and
 ///   kernel mismatches.
-/// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for bad options, asymmetric padding
-///   or a kernel larger than the padded input.
+/// - [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a stride, dilation or group
+///   count of 0; [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for other
+///   bad options, asymmetric padding or a kernel larger than the padded input.
 /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
 ///
 /// # Fallback
@@ -645,8 +647,9 @@ pub fn try_conv3d(
 ///
 /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) for channel, bias and
 ///   kernel mismatches.
-/// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for bad options or a
-///   negative output size.
+/// - [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a stride, dilation or group
+///   count of 0; [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for other
+///   bad options or a negative output size.
 /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
 ///
 /// # Fallback
@@ -700,8 +703,9 @@ pub fn try_conv_transpose1d(
 ///
 /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) for channel, bias and
 ///   kernel mismatches.
-/// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for bad options or a
-///   negative output size.
+/// - [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a stride, dilation or group
+///   count of 0; [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for other
+///   bad options or a negative output size.
 /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
 ///
 /// # Fallback
@@ -756,8 +760,9 @@ pub fn try_conv_transpose2d(
 ///
 /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) for channel, bias and
 ///   kernel mismatches.
-/// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for bad options or a
-///   negative output size.
+/// - [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a stride, dilation or group
+///   count of 0; [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for other
+///   bad options or a negative output size.
 /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
 ///
 /// # Fallback
@@ -812,8 +817,9 @@ pub fn try_conv_transpose3d(
 /// # Errors
 ///
 /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) for shape mismatches.
-/// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for bad options or a
-///   kernel larger than the padded input.
+/// - [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a stride or dilation of 0;
+///   [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for other bad options
+///   or a kernel larger than the padded input.
 /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
 ///
 /// # Fallback
@@ -878,7 +884,7 @@ pub fn try_deform_conv2d(
 /// # Errors
 ///
 /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) naming the options or
-/// sizes.
+/// sizes; [`GuardError::Empty`](crate::GuardError::Empty) for an empty spatial dimension.
 ///
 /// # Fallback
 ///
@@ -912,7 +918,7 @@ pub fn try_interpolate(x: Tensor<4>, options: InterpolateOptions) -> Result<Tens
 ///
 /// # Errors
 ///
-/// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a zero size.
+/// - [`GuardError::Empty`](crate::GuardError::Empty) for a zero size.
 /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) for a transform that does
 ///   not fit.
 ///

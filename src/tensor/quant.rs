@@ -33,9 +33,11 @@ pub trait TryQuantize<const D: usize>: Sealed + Sized {
     /// # Errors
     ///
     /// - [`GuardError::InvalidQuantScheme`](crate::GuardError::InvalidQuantScheme) when no backend can apply the scheme to this shape.
-    /// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a tensor with no elements (no range to calibrate
-    ///   from), for NaN or ±inf values (with their count), or when the largest magnitude needs
-    ///   a scale its dtype cannot hold (`f32::MAX`; 1e7 with F16 scales).
+    /// - [`GuardError::Empty`](crate::GuardError::Empty) for a tensor with no elements (no
+    ///   range to calibrate from), [`GuardError::NonFinite`](crate::GuardError::NonFinite)
+    ///   for NaN or ±inf values (with their count), [`GuardError::OutOfRange`](crate::GuardError::OutOfRange)
+    ///   when the largest magnitude needs a scale its dtype cannot hold (`f32::MAX`; 1e7 with
+    ///   F16 scales).
     /// - [`GuardError::Unsupported`](crate::GuardError::Unsupported) when the device's backend cannot (NdArray with a packed
     ///   store, E4M3 on Flex, …).
     /// - [`GuardError::Execution`](crate::GuardError::Execution) when the values' range cannot be read back.

@@ -127,8 +127,7 @@ pub trait TryReduceNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     ///
     /// # Errors
     ///
-    /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for an empty Int
-    /// tensor.
+    /// [`GuardError::Empty`](crate::GuardError::Empty) for an empty Int tensor.
     ///
     /// # Fallback
     ///
@@ -155,8 +154,7 @@ pub trait TryReduceNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     /// # Errors
     ///
     /// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
-    /// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for an empty
-    ///   dimension of an Int tensor.
+    /// - [`GuardError::Empty`](crate::GuardError::Empty) for an empty dimension of an Int tensor.
     ///
     /// # Fallback
     ///
@@ -608,7 +606,7 @@ pub trait TryReduceOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     /// # Errors
     ///
     /// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
-    /// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for `k` too large.
+    /// - [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for `k` too large.
     ///
     /// # Fallback
     ///
@@ -623,7 +621,7 @@ pub trait TryReduceOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     /// let err = t.try_topk(4, 0).unwrap_err();
     /// assert_eq!(
     ///     err.to_string(),
-    ///     "topk: k must not exceed the dimension size; got k=4, size=3 (dim 0, shape [3])"
+    ///     "topk: k must not exceed the dimension size; got k=4, expected at most 3"
     /// );
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
@@ -663,7 +661,7 @@ pub trait TryReduceOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     /// # Errors
     ///
     /// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
-    /// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for `k` too large.
+    /// - [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for `k` too large.
     ///
     /// # Fallback
     ///
@@ -689,8 +687,7 @@ pub trait TryReduceOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     /// # Errors
     ///
     /// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
-    /// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for an empty
-    ///   dimension.
+    /// - [`GuardError::Empty`](crate::GuardError::Empty) for an empty dimension.
     ///
     /// # Fallback
     ///
@@ -706,7 +703,7 @@ pub trait TryReduceOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     /// let err = Tensor::<2>::zeros([2, 0], &device).try_argmax(1).unwrap_err();
     /// assert_eq!(
     ///     err.to_string(),
-    ///     "argmax: the reduced dimension must not be empty; got dim=1, size=0 (shape [2, 0])"
+    ///     "argmax: the reduced dimension must not be empty; got shape [2, 0] (dim 1)"
     /// );
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
@@ -1083,8 +1080,7 @@ pub trait TryReduceFloat<const D: usize>: Sealed + Sized {
     /// # Errors
     ///
     /// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
-    /// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for an empty
-    ///   dimension.
+    /// - [`GuardError::Empty`](crate::GuardError::Empty) for an empty dimension.
     ///
     /// # Fallback
     ///
@@ -1184,8 +1180,7 @@ pub trait TryReduceFloat<const D: usize>: Sealed + Sized {
     /// # Errors
     ///
     /// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
-    /// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for an empty
-    ///   dimension.
+    /// - [`GuardError::Empty`](crate::GuardError::Empty) for an empty dimension.
     ///
     /// # Fallback
     ///

@@ -239,8 +239,7 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     /// # Errors
     ///
     /// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange).
-    /// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for
-    ///   `start_dim > end_dim`.
+    /// - [`GuardError::OutOfOrder`](crate::GuardError::OutOfOrder) for `start_dim > end_dim`.
     /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for a wrong `D2`.
     ///
     /// # Fallback
@@ -294,8 +293,7 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     /// # Errors
     ///
     /// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange).
-    /// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a size other
-    ///   than 1.
+    /// - [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a size other than 1.
     /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for a wrong `D2`.
     ///
     /// # Fallback
@@ -311,7 +309,7 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     /// let err = t.try_squeeze_dim::<2>(0).unwrap_err();
     /// assert_eq!(
     ///     err.to_string(),
-    ///     "squeeze_dim: only a dimension of size 1 can be squeezed; got dim=0, size=3 (shape [3, 1, 2])"
+    ///     "squeeze_dim: only a dimension of size 1 can be squeezed; got size=3, expected exactly 1"
     /// );
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
@@ -327,8 +325,8 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     /// # Errors
     ///
     /// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange).
-    /// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for too many dims or
-    ///   a size other than 1.
+    /// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for too many dims; [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a size
+    ///   other than 1.
     /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for a wrong `D2`.
     ///
     /// # Fallback
@@ -477,7 +475,7 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     ///
     /// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange).
     /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch).
-    /// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for the window.
+    /// - [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for the window size or the step.
     ///
     /// # Fallback
     ///
@@ -615,7 +613,9 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     ///
     /// # Errors
     ///
-    /// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument).
+    /// - [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for too many pairs or a reflect padding as large as its
+    ///   dim; [`GuardError::Empty`](crate::GuardError::Empty) for edge padding of an empty dim; [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for an
+    ///   overflowing size.
     /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for the tuple form on
     ///   rank < 2.
     ///
@@ -649,7 +649,7 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     /// # Errors
     ///
     /// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange).
-    /// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for `chunks == 0`.
+    /// - [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for `chunks == 0`.
     ///
     /// # Fallback
     ///
@@ -675,7 +675,7 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     /// # Errors
     ///
     /// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange).
-    /// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument).
+    /// - [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a `split_size` of 0.
     ///
     /// # Fallback
     ///
@@ -1035,8 +1035,7 @@ where
 /// # Errors
 ///
 /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) when `D2 != D + 1`.
-/// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for no input or an
-///   empty one.
+/// - [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for no input; [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for an empty one.
 /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
 ///
 /// # Fallback
