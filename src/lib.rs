@@ -80,6 +80,7 @@ pub mod capability;
 pub mod check;
 pub mod devices;
 pub mod error;
+pub mod input;
 pub mod nn;
 pub mod panic;
 pub mod policy;

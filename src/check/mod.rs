@@ -9,15 +9,18 @@
 //! | [`shape`] | burn-tensor `TensorCheck` (`src/tensor/api/check.rs`) and `unwrap_dim_index` |
 //! | [`view`], [`indexing`], [`elementwise`], [`reduce`], [`module`], [`creation`] | burn-tensor `TensorCheck` and the asserts of each family's methods |
 //! | [`quant`] | burn-backend `quantization/scheme.rs`, burn-std `tensor/quantization.rs` |
+//! | [`input`] | nothing in burn: what a service promises about a user's input ([`InputSpec`](crate::input::InputSpec)) |
 
 pub mod creation;
 pub mod elementwise;
 pub mod indexing;
+pub mod input;
 pub mod module;
 pub mod quant;
 pub mod reduce;
 pub mod shape;
 pub mod view;
 
+pub use input::finite;
 pub use quant::{QuantLayout, SchemeName, quant_calibration, quant_scheme};
 pub use shape::{broadcast, cat, dim, indices, matmul, narrow, same_device, stack};
