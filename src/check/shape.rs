@@ -147,6 +147,8 @@ pub fn broadcastable(op: &'static str, lhs: &[usize], rhs: &[usize]) -> Result<(
 /// ```
 /// use burn_guard::check;
 /// assert_eq!(check::matmul("matmul", &[2, 3], &[3, 5]).unwrap(), vec![2, 5]);
+/// // A batch of 0 against a batch of 1 broadcasts to 0, as in burn.
+/// assert_eq!(check::matmul("matmul", &[0, 2, 3], &[1, 3, 4]).unwrap(), vec![0, 2, 4]);
 /// let err = check::matmul("matmul", &[2, 3], &[4, 5]).unwrap_err();
 /// assert_eq!(
 ///     err.to_string(),
@@ -193,7 +195,9 @@ pub fn matmul(op: &'static str, lhs: &[usize], rhs: &[usize]) -> Result<Vec<usiz
                 shapes: shapes(),
             });
         }
-        out.push(l.max(r));
+        // 1 stretches to the other side, 0 included (burn broadcasts a batch of 0 against 1
+        // to 0).
+        out.push(if l == 1 { r } else { l });
     }
     out.push(m);
     out.push(n);

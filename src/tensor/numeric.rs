@@ -169,33 +169,24 @@ impl<const D: usize, K: Numeric> TryNumeric<D, K> for Tensor<D, K> {
         const OP: &str = "matmul";
         check::same_device(OP, &self.device(), &other.device())?;
         let (lhs, rhs) = (self.dims(), other.dims());
-        check::matmul(OP, &lhs, &rhs)?;
+        let out = check::matmul(OP, &lhs, &rhs)?;
         if lhs.contains(&0) || rhs.contains(&0) {
-            return catch(OP, || zero_sized_product(&self, &lhs, &rhs));
+            return catch(OP, || zero_sized_product(&self, out));
         }
         catch(OP, || self.matmul(other))
     }
 }
 
 /// The product of operands of which one has no elements, built without a matmul kernel: an
-/// empty tensor of the output shape, or zeros when only the inner dimension `k` is zero (an
-/// empty sum). burn 0.22.1 disagrees across backends here: NdArray panics on every such shape,
-/// and CubeCL's matmul returns its uninitialised output buffer for `[m, 0] · [0, n]` (and a
-/// kernel panic on wgpu would happen on the fusion worker thread, where it poisons the device).
-/// `lhs` and `rhs` passed [`check::matmul`].
+/// empty tensor of the output shape `out` (from [`check::matmul`]), or zeros when only the
+/// inner dimension `k` is zero (an empty sum). burn 0.22.1 disagrees across backends here:
+/// NdArray panics on every such shape, and CubeCL's matmul returns its uninitialised output
+/// buffer for `[m, 0] · [0, n]` (and a kernel panic on wgpu would happen on the fusion worker
+/// thread, where it poisons the device). The backend-level `q_matmul` answers the same way.
 fn zero_sized_product<const D: usize, K: Numeric>(
     lhs_tensor: &Tensor<D, K>,
-    lhs: &[usize; D],
-    rhs: &[usize; D],
+    out: Vec<usize>,
 ) -> Tensor<D, K> {
-    // Batch dims broadcast as burn does: 1 stretches to the other side, including to 0.
-    let mut out = *lhs;
-    for ((o, &l), &r) in out.iter_mut().zip(lhs).zip(rhs).take(D.saturating_sub(2)) {
-        *o = if l == 1 { r } else { l };
-    }
-    if let (Some(n), Some(&cols)) = (out.last_mut(), rhs.last()) {
-        *n = cols;
-    }
     let device = lhs_tensor.device();
     let options = match lhs_tensor.dtype() {
         DType::QFloat(_) => TensorCreationOptions::new(device),
