@@ -225,7 +225,7 @@ impl BackendStack {
     /// ```
     /// use burn_guard::capability::BackendStack;
     /// let remote = BackendStack::parse(
-    ///     r#"router<remote-RemoteDevice { endpoint: WebSocket { address: Address { inner: "ws://127.0.0.1:4000" } }, device_index: 0 }>"#,
+    ///     r#"router<remote-RemoteDevice { endpoint: WebSocket(Address { scheme: "ws", host: "127.0.0.1", port: Some(4000) }), device_index: 0, id: 0 }>"#,
     /// );
     /// assert_eq!(remote.label(), "router<remote ws://127.0.0.1:4000>");
     /// assert_eq!(BackendStack::parse("autodiff<flex>").label(), "autodiff<flex>");
@@ -258,8 +258,21 @@ impl BackendStack {
     }
 }
 
-/// The first `ws://…` or `wss://…` address in a remote device's name.
+/// The remote server's address in a remote device's name: burn-communication's `Address`
+/// (`scheme: "ws", host: "127.0.0.1", port: Some(4000)`) as `ws://127.0.0.1:4000`, or the first
+/// `ws://…` / `wss://…` URL the name holds.
 fn remote_address(name: &str) -> Option<String> {
+    let field = |key: &str, end: char| {
+        let start = name.find(key)? + key.len();
+        let rest = name.get(start..)?;
+        rest.get(..rest.find(end)?)
+    };
+    if let (Some(scheme), Some(host)) = (field("scheme: \"", '"'), field("host: \"", '"')) {
+        return Some(match field("port: Some(", ')') {
+            Some(port) => format!("{scheme}://{host}:{port}"),
+            None => format!("{scheme}://{host}"),
+        });
+    }
     let start = ["ws://", "wss://"]
         .iter()
         .filter_map(|scheme| name.find(scheme))
@@ -340,6 +353,10 @@ mod tests {
             (
                 "router<remote-RemoteDevice { device_index: 0 }>",
                 "router<remote>",
+            ),
+            (
+                r#"router<remote-RemoteDevice { endpoint: WebSocket(Address { scheme: "ws", host: "127.0.0.1", port: Some(38801) }), device_index: 0, id: 0 }>"#,
+                "router<remote ws://127.0.0.1:38801>",
             ),
             (
                 r#"router<remote-RemoteDevice { endpoint: WebSocket { address: Address { inner: "wss://127.0.0.1:9" } } }>"#,
