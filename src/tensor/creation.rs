@@ -1439,7 +1439,7 @@ pub trait TryCreateRange: Sealed + Sized {
     /// [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for the dtype.
     ///
     /// ```
-    /// use burn::tensor::{DType, Device};
+    /// use burn::tensor::{DType, Device, Tensor};
     /// use burn_guard::tensor::TryCreateRange;
     ///
     /// let device = Device::flex();
@@ -1458,7 +1458,7 @@ pub trait TryCreateRange: Sealed + Sized {
     /// [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for the dtype; [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a zero step.
     ///
     /// ```
-    /// use burn::tensor::Device;
+    /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryCreateRange;
     ///
     /// let device = Device::flex();
