@@ -71,7 +71,7 @@ fn tiny_ops(c: &mut Criterion) {
         bench.iter(|| black_box(Tensor::cat(vec![a.clone(), b.clone()], 0)))
     });
     group.bench_function("cat guarded", |bench| {
-        bench.iter(|| black_box(try_cat(vec![a.clone(), b.clone()], 0).unwrap()))
+        bench.iter(|| black_box(Tensor::try_cat(vec![a.clone(), b.clone()], 0).unwrap()))
     });
     group.finish();
 }

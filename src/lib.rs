@@ -43,8 +43,9 @@
 //!     that quantize through them ([`nn::QuantizedLinear`], [`nn::PlacedLinear`]) dispatch a
 //!     reduction (the count of NaN/±inf values, the largest magnitude) and read those two
 //!     numbers back before refusing NaN, ±inf or a scale that would overflow;
-//!   - read-backs: `try_into_scalar`, `try_into_scalar_async`, `try_to_data_as`,
-//!     `try_into_data_as`, `try_to_data_dtype` and `try_into_data_dtype` read the tensor, then
+//!   - checked reads: [`into_scalar_checked`](tensor::CheckedRead::into_scalar_checked),
+//!     `into_scalar_async_checked`, `to_data_as_checked`, `into_data_as_checked`,
+//!     `to_data_dtype_checked` and `into_data_dtype_checked` read the tensor, then
 //!     refuse a value that does not fit the requested type.
 //! - A panic inside a guarded call is returned as an error — **unless the build uses
 //!   `panic = "abort"`**: then the process ends before anything can catch it, and the checks are

@@ -1,4 +1,16 @@
-//! Every extension trait and free twin: `use burn_guard::prelude::*;`.
+//! Every extension trait, and the error types: `use burn_guard::prelude::*;`.
+//!
+//! Traits only: with them in scope, method twins read `t.try_reshape([2, 3])?`, associated
+//! twins `Tensor::<2>::try_zeros([2, 3], &device)?`, checked reads `t.into_scalar_checked::<f32>()?`.
+//! The twins of burn's free functions (`burn::tensor::module::conv2d`, `activation::softmax`, …)
+//! stay free functions under the same paths in [`crate::tensor`]
+//! (`burn_guard::tensor::module::try_conv2d`, …) and are not part of the prelude.
 
 pub use crate::error::{ErrorKind, GuardError, Result, ResultExt};
-pub use crate::tensor::*;
+pub use crate::tensor::{
+    CheckedRead, TryConvert, TryConvertFloat, TryCreate, TryCreateBool, TryCreateFloat,
+    TryCreateInt, TryCreateMatrix, TryCreateNumeric, TryCreateRange, TryElementwise,
+    TryElementwiseFloat, TryElementwiseInt, TryElementwiseVector, TryIndexing, TryIndexingNumeric,
+    TryIndexingOrdered, TryNumeric, TryQuantize, TryReduce, TryReduceFloat, TryReduceNumeric,
+    TryReduceOrdered, TryTensor, TryView,
+};

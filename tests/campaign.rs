@@ -815,7 +815,7 @@ fn step_d<const D: usize>(ctx: &mut Ctx, t: Tensor<D>, op: usize, seed: u64) -> 
                 other = other.map(|d| if r.below(3) == 0 { r.size() } else { d });
             }
             let o = ftensor(other, seed, dev);
-            let ours = try_cat(vec![t.clone(), o.clone()], dim);
+            let ours = Tensor::try_cat(vec![t.clone(), o.clone()], dim);
             ctx.judge(
                 format!("cat {dims:?} {other:?} dim={dim}"),
                 ours,
@@ -835,7 +835,7 @@ fn step_d<const D: usize>(ctx: &mut Ctx, t: Tensor<D>, op: usize, seed: u64) -> 
                 _ => Beyond::Rank,
             };
             rank!(r2, R => {
-                let ours = try_stack::<D, R, _>(vec![t.clone(), o.clone()], dim);
+                let ours = Tensor::<D>::try_stack::<R>(vec![t.clone(), o.clone()], dim);
                 ctx.judge(format!("stack::<{R}> {dims:?} {other:?} dim={dim}"), ours, one, || one(&Tensor::stack::<R>(vec![t, o], dim)), beyond)
                     .and_then(v)
             })

@@ -2,7 +2,8 @@
 //! conversion (class S) has a `try_` twin, or an exception with its reason.
 //!
 //! The list is `tests/data/burn_panicking_methods.txt` (from the panic inventory). A twin is
-//! found by its `fn try_<name>` in `src/tensor/`. The test fails naming:
+//! found by its `fn try_<name>` in `src/tensor/`, or its `fn <name>_checked` for the reads whose
+//! `try_<name>` burn already uses for an inherent method. The test fails naming:
 //! - a method marked `twin` whose twin does not exist;
 //! - a method marked `pending` whose twin now exists (update the list);
 //! - an `exception` without a reason.
@@ -21,6 +22,15 @@ fn twins() -> BTreeSet<String> {
                 .take_while(|c| c.is_alphanumeric() || *c == '_')
                 .collect();
             found.insert(name);
+        }
+        for (index, _) in text.match_indices("_checked") {
+            let before = &text[..index];
+            if let Some(start) = before.rfind("fn ") {
+                let name = &before[start + "fn ".len()..];
+                if !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                    found.insert(name.to_owned());
+                }
+            }
         }
     }
     found

@@ -5,7 +5,7 @@ mod common;
 
 use burn::tensor::{Device, Int, Tensor};
 use burn_guard::GuardError;
-use burn_guard::tensor::{TryNumeric, TryTensor, try_cat, try_stack};
+use burn_guard::tensor::{TryCreate, TryNumeric, TryTensor};
 use proptest::prelude::*;
 
 use common::{assert_parity, raw, snapshot};
@@ -114,7 +114,7 @@ proptest! {
             };
             let case = format!("{name} cat {a:?} {b:?} dim={dim} count={count}");
             let burn = raw(|| snapshot(Tensor::cat(make(), dim)));
-            let ours = try_cat(make(), dim).map(snapshot);
+            let ours = Tensor::try_cat(make(), dim).map(snapshot);
             assert_parity(&case, burn, ours);
         }
     }
@@ -130,7 +130,7 @@ proptest! {
             };
             let case = format!("{name} stack {a:?} {b:?} dim={dim} count={count}");
             let burn = raw(|| snapshot(Tensor::stack::<3>(make(), dim)));
-            let ours = try_stack::<2, 3, _>(make(), dim).map(snapshot);
+            let ours = Tensor::<2>::try_stack::<3>(make(), dim).map(snapshot);
             assert_parity(&case, burn, ours);
         }
     }

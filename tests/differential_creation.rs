@@ -13,12 +13,10 @@ use burn::tensor::{
     Bool, DType, Device, Distribution, Float, FloatDType, Int, IntDType, Shape, Tensor,
     TensorCreationOptions, TensorData, Transaction,
 };
+use burn_guard::tensor::quantization::{try_compute_q_params, try_compute_range};
 use burn_guard::tensor::{
-    TryConvert, TryConvertFloat, try_arange, try_arange_step, try_cartesian_grid,
-    try_compute_q_params, try_compute_range, try_empty, try_eye, try_from_bool, try_from_data,
-    try_from_dispatch, try_from_floats, try_from_ints, try_full, try_into_data_as,
-    try_into_data_dtype, try_into_scalar, try_into_scalar_async, try_ones, try_random,
-    try_to_data_as, try_to_data_dtype, try_transaction_register, try_zeros,
+    CheckedRead, TryConvert, TryConvertFloat, TryCreate, TryCreateBool, TryCreateFloat,
+    TryCreateInt, TryCreateMatrix, TryCreateNumeric, TryCreateRange, try_transaction_register,
 };
 use burn_guard::{GuardError, ScalarValue};
 use proptest::prelude::*;
@@ -132,10 +130,10 @@ proptest! {
                 if op == 3 { (t.dims().to_vec(), vec![]) } else { snapshot_bits(t) }
             });
             let ours = match op {
-                0 => try_zeros::<2, Float, _>(s(), o()),
-                1 => try_ones::<2, Float, _>(s(), o()),
-                2 => try_full::<2, Float, _, _>(s(), fill, o()),
-                _ => try_empty::<2, Float, _>(s(), o()),
+                0 => Tensor::<2, Float>::try_zeros(s(), o()),
+                1 => Tensor::<2, Float>::try_ones(s(), o()),
+                2 => Tensor::<2, Float>::try_full(s(), fill, o()),
+                _ => Tensor::<2, Float>::try_empty(s(), o()),
             }
             .map(|t| if op == 3 { (t.dims().to_vec(), vec![]) } else { snapshot_bits(t) });
             assert_parity(&case, burn, ours);
@@ -149,7 +147,7 @@ proptest! {
             let s = || Shape::from(shape.clone());
             let o = || options(&device, dtype);
             if op == 2 && shape.len() == 2 && wraps(fill, int_dtype(&device, dtype)) {
-                beyond(&case, try_full::<2, Int, _, _>(s(), fill, o()));
+                beyond(&case, Tensor::<2, Int>::try_full(s(), fill, o()));
                 continue;
             }
             let burn = raw(|| {
@@ -161,9 +159,9 @@ proptest! {
                 snapshot_int(t)
             });
             let ours = match op {
-                0 => try_zeros::<2, Int, _>(s(), o()),
-                1 => try_ones::<2, Int, _>(s(), o()),
-                _ => try_full::<2, Int, _, _>(s(), fill, o()),
+                0 => Tensor::<2, Int>::try_zeros(s(), o()),
+                1 => Tensor::<2, Int>::try_ones(s(), o()),
+                _ => Tensor::<2, Int>::try_full(s(), fill, o()),
             }
             .map(snapshot_int);
             assert_parity(&case, burn, ours);
@@ -176,7 +174,7 @@ proptest! {
             let case = format!("{name} full bool {shape:?} {dtype:?} fill={fill}");
             let s = || Shape::from(shape.clone());
             let burn = raw(|| snapshot_bool(Tensor::<2, Bool>::full(s(), fill, options(&device, dtype))));
-            let ours = try_full::<2, Bool, _, _>(s(), fill, options(&device, dtype)).map(snapshot_bool);
+            let ours = Tensor::<2, Bool>::try_full(s(), fill, options(&device, dtype)).map(snapshot_bool);
             assert_parity(&case, burn, ours);
         }
     }
@@ -231,7 +229,7 @@ proptest! {
             let data = || TensorData::new(values.clone(), shape.clone());
             let case = format!("{name} from_data float {shape:?} {dtype:?}");
             let burn = raw(|| snapshot(Tensor::<2>::from_data(data(), options(&device, dtype))));
-            let ours = try_from_data::<2, Float, _>(data(), options(&device, dtype)).map(snapshot);
+            let ours = Tensor::<2, Float>::try_from_data(data(), options(&device, dtype)).map(snapshot);
             assert_parity(&case, burn, ours);
         }
     }
@@ -244,7 +242,7 @@ proptest! {
             let values: Vec<i64> = (0..n as i64).map(|i| (i - 2) * scale).collect();
             let data = || TensorData::new(values.clone(), shape.clone());
             let case = format!("{name} from_data int {shape:?} {dtype:?} big={big}");
-            let ours = try_from_data::<2, Int, _>(data(), options(&device, dtype)).map(snapshot_int);
+            let ours = Tensor::<2, Int>::try_from_data(data(), options(&device, dtype)).map(snapshot_int);
             if dtype.is_some_and(|d| !(d.is_int() || d.is_uint())) && shape.len() == 2 {
                 // burn stores the data in the given dtype: an Int tensor holding floats or bools.
                 beyond(&case, ours);
@@ -268,21 +266,21 @@ proptest! {
 
             let case = format!("{name} from_ints {shape:?} big={big}");
             let burn = raw(|| snapshot_int(Tensor::<2, Int>::from_ints(ints_data(), &device)));
-            assert_parity(&case, burn, try_from_ints::<2, _>(ints_data(), &device).map(snapshot_int));
+            assert_parity(&case, burn, Tensor::<2, Int>::try_from_ints(ints_data(), &device).map(snapshot_int));
 
             // NaN cannot be compared with `==`; compare the shape and the bit patterns.
             let bits = |(dims, v): (Vec<usize>, Vec<f32>)| (dims, v.into_iter().map(f32::to_bits).collect::<Vec<_>>());
             let case = format!("{name} from_floats {shape:?} nan={nan}");
             let burn = raw(|| bits(snapshot(Tensor::<2>::from_floats(floats_data(), &device))));
-            assert_parity(&case, burn, try_from_floats::<2, _>(floats_data(), &device).map(snapshot).map(bits));
+            assert_parity(&case, burn, Tensor::<2>::try_from_floats(floats_data(), &device).map(snapshot).map(bits));
 
             let case = format!("{name} from_ints(floats) {shape:?} nan={nan}");
             let burn = raw(|| snapshot_int(Tensor::<2, Int>::from_ints(floats_data(), &device)));
-            assert_parity(&case, burn, try_from_ints::<2, _>(floats_data(), &device).map(snapshot_int));
+            assert_parity(&case, burn, Tensor::<2, Int>::try_from_ints(floats_data(), &device).map(snapshot_int));
 
             let case = format!("{name} from_bool {shape:?}");
             let burn = raw(|| snapshot_bool(Tensor::<2, Bool>::from_bool(bools_data(), &device)));
-            assert_parity(&case, burn, try_from_bool::<2, _>(bools_data(), &device).map(snapshot_bool));
+            assert_parity(&case, burn, Tensor::<2, Bool>::try_from_bool(bools_data(), &device).map(snapshot_bool));
         }
     }
 
@@ -304,16 +302,16 @@ proptest! {
             let s = || Shape::from(shape.clone());
             if shape.len() != 2 {
                 // burn does not check the rank: it returns a tensor whose rank is not D.
-                beyond(&case, try_random::<2, Float, _>(s(), distribution, options(&device, dtype)));
+                beyond(&case, Tensor::<2, Float>::try_random(s(), distribution, options(&device, dtype)));
                 continue;
             }
             if int {
                 let burn = raw(|| Tensor::<2, Int>::random(s(), distribution, options(&device, dtype)).dims());
-                let ours = try_random::<2, Int, _>(s(), distribution, options(&device, dtype)).map(|t| t.dims());
+                let ours = Tensor::<2, Int>::try_random(s(), distribution, options(&device, dtype)).map(|t| t.dims());
                 assert_parity(&case, burn, ours);
             } else {
                 let burn = raw(|| Tensor::<2>::random(s(), distribution, options(&device, dtype)).dims());
-                let ours = try_random::<2, Float, _>(s(), distribution, options(&device, dtype)).map(|t| t.dims());
+                let ours = Tensor::<2, Float>::try_random(s(), distribution, options(&device, dtype)).map(|t| t.dims());
                 assert_parity(&case, burn, ours);
             }
         }
@@ -324,10 +322,10 @@ proptest! {
         for (name, device) in devices() {
             let case = format!("{name} arange {start}..{end} step={step} {dtype:?}");
             let burn = raw(|| snapshot_int(Tensor::<1, Int>::arange(start..end, options(&device, dtype))));
-            assert_parity(&case, burn, try_arange(start..end, options(&device, dtype)).map(snapshot_int));
+            assert_parity(&case, burn, Tensor::try_arange(start..end, options(&device, dtype)).map(snapshot_int));
             let case = format!("{case} (arange_step)");
             let burn = raw(|| snapshot_int(Tensor::<1, Int>::arange_step(start..end, step, options(&device, dtype))));
-            assert_parity(&case, burn, try_arange_step(start..end, step, options(&device, dtype)).map(snapshot_int));
+            assert_parity(&case, burn, Tensor::try_arange_step(start..end, step, options(&device, dtype)).map(snapshot_int));
         }
     }
 
@@ -336,9 +334,9 @@ proptest! {
         for (name, device) in devices() {
             let case = format!("{name} eye {size}");
             let burn = raw(|| snapshot(Tensor::<2>::eye(size, &device)));
-            let ours = try_eye::<Float>(size, &device).map(snapshot);
+            let ours = Tensor::<2, Float>::try_eye(size, &device).map(snapshot);
             let burn_int = raw(|| snapshot_int(Tensor::<2, Int>::eye(size, &device)));
-            let ours_int = try_eye::<Int>(size, &device).map(snapshot_int);
+            let ours_int = Tensor::<2, Int>::try_eye(size, &device).map(snapshot_int);
             if size == 0 {
                 assert_eq!(fixed(&case, burn, ours).0, vec![0, 0]);
                 assert_eq!(fixed(&case, burn_int, ours_int).0, vec![0, 0]);
@@ -355,7 +353,7 @@ proptest! {
             let case = format!("{name} cartesian_grid {shape:?}");
             let s = || Shape::from(shape.clone());
             let burn = raw(|| snapshot_int(burn::tensor::cartesian_grid::<_, 2, 3>(s(), &device)));
-            let ours = try_cartesian_grid::<_, 2, 3>(s(), &device).map(snapshot_int);
+            let ours = Tensor::<2, Int>::try_cartesian_grid::<_, 3>(s(), &device).map(snapshot_int);
             if shape.len() == 2 && shape.contains(&0) {
                 let (dims, values) = fixed(&case, burn, ours);
                 assert_eq!(dims, vec![shape[0], shape[1], 2]);
@@ -365,7 +363,7 @@ proptest! {
             }
             let case = format!("{case} D2=4");
             let burn = raw(|| snapshot_int(burn::tensor::cartesian_grid::<_, 2, 4>(s(), &device)));
-            assert_parity(&case, burn, try_cartesian_grid::<_, 2, 4>(s(), &device).map(snapshot_int));
+            assert_parity(&case, burn, Tensor::<2, Int>::try_cartesian_grid::<_, 4>(s(), &device).map(snapshot_int));
         }
     }
 
@@ -375,9 +373,9 @@ proptest! {
             let case = format!("{name} into_scalar n={n} value={value}");
             let t = || Tensor::<1>::from_data(TensorData::new(vec![value; n], [n]), &device);
             let burn = raw(|| t().into_scalar::<i32>());
-            assert_parity(&format!("{case} as i32"), burn, try_into_scalar::<1, _, i32>(t()));
+            assert_parity(&format!("{case} as i32"), burn, t().into_scalar_checked::<i32>());
             let burn = raw(|| t().into_scalar::<f64>().to_bits());
-            assert_parity(&format!("{case} as f64"), burn, try_into_scalar::<1, _, f64>(t()).map(f64::to_bits));
+            assert_parity(&format!("{case} as f64"), burn, t().into_scalar_checked::<f64>().map(f64::to_bits));
         }
     }
 
@@ -387,7 +385,7 @@ proptest! {
             let case = format!("{name} into_scalar_async n={n} value={value}");
             let t = || Tensor::<1>::from_data(TensorData::new(vec![value; n], [n]), &device);
             let burn = raw(|| burn::tensor::read_sync(t().into_scalar_async::<i32>()).ok());
-            let ours = burn::tensor::read_sync(try_into_scalar_async::<1, _, i32>(t())).map(Some);
+            let ours = burn::tensor::read_sync(t().into_scalar_async_checked::<i32>()).map(Some);
             assert_parity(&case, burn, ours);
         }
     }
@@ -412,16 +410,16 @@ proptest! {
                 _ => t.clone().into_data_dtype(dtype),
             }));
             let ours = match (op, target) {
-                (0, 0) => try_to_data_as::<1, _, u8>(&t),
-                (0, 1) => try_to_data_as::<1, _, i32>(&t),
-                (0, 2) => try_to_data_as::<1, _, f64>(&t),
-                (0, _) => try_to_data_as::<1, _, i64>(&t),
-                (1, 0) => try_into_data_as::<1, _, u8>(t.clone()),
-                (1, 1) => try_into_data_as::<1, _, i32>(t.clone()),
-                (1, 2) => try_into_data_as::<1, _, f64>(t.clone()),
-                (1, _) => try_into_data_as::<1, _, i64>(t.clone()),
-                (2, _) => try_to_data_dtype(&t, dtype),
-                _ => try_into_data_dtype(t.clone(), dtype),
+                (0, 0) => t.to_data_as_checked::<u8>(),
+                (0, 1) => t.to_data_as_checked::<i32>(),
+                (0, 2) => t.to_data_as_checked::<f64>(),
+                (0, _) => t.to_data_as_checked::<i64>(),
+                (1, 0) => t.clone().into_data_as_checked::<u8>(),
+                (1, 1) => t.clone().into_data_as_checked::<i32>(),
+                (1, 2) => t.clone().into_data_as_checked::<f64>(),
+                (1, _) => t.clone().into_data_as_checked::<i64>(),
+                (2, _) => t.to_data_dtype_checked(dtype),
+                _ => t.clone().into_data_dtype_checked(dtype),
             }
             .map(read);
             assert_parity(&case, burn, ours);
@@ -550,16 +548,16 @@ proptest! {
             if rank == 2 {
                 // burn does not check the rank: it returns a tensor whose rank is not D.
                 match target {
-                    0 => beyond(&case, try_from_dispatch::<2, Float>(dispatch())),
-                    1 => beyond(&case, try_from_dispatch::<2, Int>(dispatch())),
-                    _ => beyond(&case, try_from_dispatch::<2, Bool>(dispatch())),
+                    0 => beyond(&case, Tensor::<2, Float>::try_from_dispatch(dispatch())),
+                    1 => beyond(&case, Tensor::<2, Int>::try_from_dispatch(dispatch())),
+                    _ => beyond(&case, Tensor::<2, Bool>::try_from_dispatch(dispatch())),
                 }
                 continue;
             }
             let (burn, ours) = match target {
-                0 => (raw(|| dims(&Tensor::<1>::from_dispatch(dispatch()).dims())), try_from_dispatch::<1, Float>(dispatch()).map(|t| dims(&t.dims()))),
-                1 => (raw(|| dims(&Tensor::<1, Int>::from_dispatch(dispatch()).dims())), try_from_dispatch::<1, Int>(dispatch()).map(|t| dims(&t.dims()))),
-                _ => (raw(|| dims(&Tensor::<1, Bool>::from_dispatch(dispatch()).dims())), try_from_dispatch::<1, Bool>(dispatch()).map(|t| dims(&t.dims()))),
+                0 => (raw(|| dims(&Tensor::<1>::from_dispatch(dispatch()).dims())), Tensor::<1, Float>::try_from_dispatch(dispatch()).map(|t| dims(&t.dims()))),
+                1 => (raw(|| dims(&Tensor::<1, Int>::from_dispatch(dispatch()).dims())), Tensor::<1, Int>::try_from_dispatch(dispatch()).map(|t| dims(&t.dims()))),
+                _ => (raw(|| dims(&Tensor::<1, Bool>::from_dispatch(dispatch()).dims())), Tensor::<1, Bool>::try_from_dispatch(dispatch()).map(|t| dims(&t.dims()))),
             };
             assert_parity(&case, burn, ours);
         }
@@ -693,19 +691,19 @@ fn quantized_inputs() {
     assert_parity(
         case,
         raw(|| Tensor::<1>::from_dispatch(q.clone().into_dispatch()).dims()),
-        try_from_dispatch::<1, Float>(q.clone().into_dispatch()).map(|t| t.dims()),
+        Tensor::<1, Float>::try_from_dispatch(q.clone().into_dispatch()).map(|t| t.dims()),
     );
     let case = "from_dispatch quantized as Int";
     assert_parity(
         case,
         raw(|| Tensor::<1, Int>::from_dispatch(q.clone().into_dispatch()).dims()),
-        try_from_dispatch::<1, Int>(q.clone().into_dispatch()).map(|t| t.dims()),
+        Tensor::<1, Int>::try_from_dispatch(q.clone().into_dispatch()).map(|t| t.dims()),
     );
     let case = "to_data_as quantized";
     assert_parity(
         case,
         raw(|| q.to_data_as::<f32>().num_elements()),
-        try_to_data_as::<1, _, f32>(&q).map(|d| d.num_elements()),
+        q.to_data_as_checked::<f32>().map(|d| d.num_elements()),
     );
     let case = "set_require_grad quantized";
     assert_parity(
@@ -752,7 +750,7 @@ fn full_int_edges() {
         ] {
             let case = format!("{name} full int {fill} {dtype:?}");
             let o = || options(&device, Some(dtype));
-            let ours = try_full::<1, Int, _, _>([2], fill, o()).map(snapshot_int);
+            let ours = Tensor::<1, Int>::try_full([2], fill, o()).map(snapshot_int);
             if wraps(fill, dtype) {
                 beyond(&case, ours);
                 continue;
@@ -766,7 +764,7 @@ fn full_int_edges() {
 #[test]
 fn error_messages_name_the_rule() {
     let device = Device::flex();
-    let err = try_zeros::<2, Float, _>([2, 3, 4], &device).unwrap_err();
+    let err = Tensor::<2, Float>::try_zeros([2, 3, 4], &device).unwrap_err();
     assert!(
         matches!(
             err,
@@ -783,12 +781,12 @@ fn error_messages_name_the_rule() {
             .starts_with("zeros: the shape's rank must equal the tensor's rank D; got"),
         "{err}"
     );
-    let err = try_arange_step(0..4, 0, &device).unwrap_err();
+    let err = Tensor::try_arange_step(0..4, 0, &device).unwrap_err();
     assert_eq!(
         err.to_string(),
         "arange_step: step must be greater than 0; got step=0, expected at least 1"
     );
-    let err = try_full::<1, Int, _, _>([2], f64::NAN, &device).unwrap_err();
+    let err = Tensor::<1, Int>::try_full([2], f64::NAN, &device).unwrap_err();
     assert_eq!(
         err.to_string(),
         "full: the scalar is not representable in the tensor's dtype; got value=NaN, dtype=I32"
@@ -810,17 +808,21 @@ fn wgpu_creation() {
     let Some(device) = common::wgpu_device() else {
         return;
     };
-    let t = try_zeros::<2, Float, _>([2, 3], &device).unwrap();
+    let t = Tensor::<2, Float>::try_zeros([2, 3], &device).unwrap();
     assert_eq!(t.dims(), [2, 3]);
-    assert!(try_ones::<2, Float, _>([2, 3], (&device, DType::I32)).is_err());
+    assert!(Tensor::<2, Float>::try_ones([2, 3], (&device, DType::I32)).is_err());
     assert!(raw(|| Tensor::<2>::ones([2, 3], (&device, DType::I32))).is_none());
-    assert_eq!(try_eye::<Float>(0, &device).unwrap().dims(), [0, 0]);
-    let eye = try_eye::<Float>(3, &device).unwrap();
-    assert_eq!(try_into_scalar::<1, _, f32>(eye.sum()).unwrap(), 3.0);
-    let grid = try_cartesian_grid::<_, 2, 3>([2, 0], &device).unwrap();
+    assert_eq!(
+        Tensor::<2, Float>::try_eye(0, &device).unwrap().dims(),
+        [0, 0]
+    );
+    let eye = Tensor::<2, Float>::try_eye(3, &device).unwrap();
+    assert_eq!(eye.sum().into_scalar_checked::<f32>().unwrap(), 3.0);
+    let grid = Tensor::<2, Int>::try_cartesian_grid::<_, 3>([2, 0], &device).unwrap();
     assert_eq!(grid.dims(), [2, 0, 2]);
-    assert!(try_arange_step(0..4, 0, &device).is_err());
-    let r = try_random::<2, Float, _>([2, 2], Distribution::Uniform(0.0, 1.0), &device).unwrap();
+    assert!(Tensor::try_arange_step(0..4, 0, &device).is_err());
+    let r =
+        Tensor::<2, Float>::try_random([2, 2], Distribution::Uniform(0.0, 1.0), &device).unwrap();
     assert_eq!(r.dims(), [2, 2]);
     // CubeCL supports distributed parameters; the twin must not refuse there.
     let t = Tensor::<1>::ones([2], &device.autodiff());

@@ -7,10 +7,7 @@ mod common;
 
 use burn::tensor::{Bool, Device, IndexingUpdateOp, Int, Slice, Tensor, TensorData};
 use burn_guard::GuardError;
-use burn_guard::tensor::{
-    TryIndexing, TryIndexingNumeric, TryIndexingOrdered, try_diag_mask, try_tril_mask,
-    try_triu_mask,
-};
+use burn_guard::tensor::{TryCreateBool, TryIndexing, TryIndexingNumeric, TryIndexingOrdered};
 use proptest::prelude::*;
 
 use common::{assert_parity, raw, snapshot, snapshot_bool, snapshot_int};
@@ -322,15 +319,15 @@ proptest! {
                 _ => Tensor::<2, Bool>::diag_mask(shape.clone(), offset, &device),
             }));
             let ours = match which {
-                0 => try_triu_mask::<2, _>(shape.clone(), offset, &device),
-                1 => try_tril_mask::<2, _>(shape.clone(), offset, &device),
-                _ => try_diag_mask::<2, _>(shape.clone(), offset, &device),
+                0 => Tensor::<2, Bool>::try_triu_mask(shape.clone(), offset, &device),
+                1 => Tensor::<2, Bool>::try_tril_mask(shape.clone(), offset, &device),
+                _ => Tensor::<2, Bool>::try_diag_mask(shape.clone(), offset, &device),
             }
             .map(snapshot_bool);
             assert_parity(&case, burn, ours);
             let case = format!("{name} mask{which} <3> {shape:?} offset={offset}");
             let burn = raw(|| snapshot_bool(Tensor::<3, Bool>::triu_mask(shape.clone(), offset, &device)));
-            let ours = try_triu_mask::<3, _>(shape.clone(), offset, &device).map(snapshot_bool);
+            let ours = Tensor::<3, Bool>::try_triu_mask(shape.clone(), offset, &device).map(snapshot_bool);
             assert_parity(&case, burn, ours);
         }
     }
@@ -603,11 +600,11 @@ fn zero_sized_dims_are_computed() {
             .map(snapshot)
             .unwrap();
         assert_eq!(out.0, vec![0, 3, 3], "{name}");
-        let mask = try_triu_mask::<3, _>([5, 0, 3], 0, &device)
+        let mask = Tensor::<3, Bool>::try_triu_mask([5, 0, 3], 0, &device)
             .map(snapshot_bool)
             .unwrap();
         assert_eq!(mask, (vec![1, 0, 3], vec![]), "{name}");
-        let mask = try_diag_mask::<2, _>([3, 0], 0, &device)
+        let mask = Tensor::<2, Bool>::try_diag_mask([3, 0], 0, &device)
             .map(snapshot_bool)
             .unwrap();
         assert_eq!(mask.0, vec![3, 0], "{name}");

@@ -12,11 +12,14 @@ use burn::tensor::ops::{
 };
 use burn::tensor::{Device, Tensor, activation, grid, loss};
 use burn_guard::GuardError;
-use burn_guard::tensor::{
-    try_affine_grid_2d, try_batch_norm, try_batch_norm_train, try_conv_transpose1d,
-    try_conv_transpose2d, try_conv1d, try_conv2d, try_conv3d, try_cross_entropy_with_logits,
-    try_deform_conv2d, try_glu, try_interpolate, try_linear, try_log_softmax, try_prelu,
-    try_quiet_softmax, try_softmax, try_softmin,
+use burn_guard::tensor::activation::{
+    try_glu, try_log_softmax, try_prelu, try_quiet_softmax, try_softmax, try_softmin,
+};
+use burn_guard::tensor::grid::try_affine_grid_2d;
+use burn_guard::tensor::loss::try_cross_entropy_with_logits;
+use burn_guard::tensor::module::{
+    try_batch_norm, try_batch_norm_train, try_conv_transpose1d, try_conv_transpose2d, try_conv1d,
+    try_conv2d, try_conv3d, try_deform_conv2d, try_interpolate, try_linear,
 };
 use proptest::prelude::*;
 

@@ -10,7 +10,8 @@ use burn::tensor::grid::{GridIndexing, GridOptions, GridSparsity, IndexPos};
 use burn::tensor::ops::PadMode;
 use burn::tensor::{Device, Int, Shape, Tensor};
 use burn_guard::GuardError;
-use burn_guard::tensor::{TryView, try_meshgrid, try_meshgrid_stack};
+use burn_guard::tensor::TryView;
+use burn_guard::tensor::grid::{try_meshgrid, try_meshgrid_stack};
 use proptest::prelude::*;
 
 use common::{assert_parity, raw, snapshot, snapshot_bool, snapshot_int};

@@ -1,7 +1,7 @@
 //! Every "after" call of `MIGRATING.md`, compiled and run on Flex: when a twin is renamed or
 //! its signature changes, this stops compiling and the guide is updated with it.
 
-use burn::tensor::{DType, Device, Float, Int, Tensor};
+use burn::tensor::{DType, Device, Int, Tensor};
 use burn_guard::GuardError;
 use burn_guard::prelude::*;
 
@@ -37,14 +37,17 @@ fn the_ten_calls() -> BoxResult<()> {
     let m = a.clone().try_matmul(b.clone())?;
     assert_eq!(m.dims(), [2, 4]);
     assert_eq!(m.clone().try_reshape([4, -1])?.dims(), [4, 2]);
-    assert_eq!(try_cat(vec![a.clone(), a.clone()], 0)?.dims(), [4, 3]);
-    assert_eq!(try_zeros::<2, Float, _>([2, 3], &device)?.dims(), [2, 3]);
-    let z: Tensor<2> = try_zeros([2, 3], &device)?;
+    assert_eq!(
+        Tensor::try_cat(vec![a.clone(), a.clone()], 0)?.dims(),
+        [4, 3]
+    );
+    assert_eq!(Tensor::<2>::try_zeros([2, 3], &device)?.dims(), [2, 3]);
+    let z: Tensor<2> = Tensor::try_zeros([2, 3], &device)?;
     assert_eq!(z.dims(), [2, 3]);
     assert_eq!(a.clone().try_slice([0..2, 1..3])?.dims(), [2, 2]);
     assert_eq!(b.clone().try_narrow(0, 1, 2)?.dims(), [2, 4]);
     let one = Tensor::<1>::from_floats([2.5], &device);
-    assert_eq!(try_into_scalar::<1, _, f32>(one.clone())?, 2.5);
+    assert_eq!(one.clone().into_scalar_checked::<f32>()?, 2.5);
     // No twin: burn's own fallible read, whose error converts like GuardError.
     let data = one.try_into_data()?;
     assert_eq!(data.num_elements(), 1);
@@ -82,17 +85,21 @@ fn the_traps() -> burn_guard::Result<()> {
     let t = Tensor::<1>::from_floats([4.0], &device);
     let raw = t.clone().try_into_scalar::<i32>();
     assert!(raw.is_ok());
-    let data = try_to_data_as::<1, _, i64>(&t)?;
+    let data = t.to_data_as_checked::<i64>()?;
     assert_eq!(data.dtype(), DType::I64);
-    let data = try_into_data_dtype(t.clone(), DType::F64)?;
+    let data = t.clone().into_data_dtype_checked(DType::F64)?;
     assert_eq!(data.dtype(), DType::F64);
-    let x: f32 = try_into_scalar(t)?;
+    let x = t.into_scalar_checked::<f32>()?;
     assert_eq!(x, 4.0);
     // What the twin refuses: more than one element, and a value the type cannot hold.
-    assert!(try_into_scalar::<1, _, f32>(Tensor::<1>::ones([2], &device)).is_err());
+    assert!(
+        Tensor::<1>::ones([2], &device)
+            .into_scalar_checked::<f32>()
+            .is_err()
+    );
     let nan = Tensor::<1>::from_floats([f32::NAN], &device);
-    assert!(try_into_scalar::<1, _, i32>(nan.clone()).is_err());
-    // burn's inherent method of the same name still panics there, as MIGRATING.md says.
+    assert!(nan.clone().into_scalar_checked::<i32>().is_err());
+    // burn's own inherent try_into_scalar still panics there, as MIGRATING.md says.
     let burns = std::panic::catch_unwind(|| nan.try_into_scalar::<i32>());
     assert!(
         burns.is_err(),

@@ -20,6 +20,19 @@ use std::path::{Path, PathBuf};
 /// `(method, twin)`, both `burn::tensor::Tensor` methods.
 const EXTRAS: &[(&str, &str)] = &[("quantize_dynamic", "try_quantize_dynamic")];
 
+/// burn's own inherent `try_` reads: they return a `Result` for a failed read but still panic
+/// on a value the requested type cannot hold, so they are raw calls too, and their twins are
+/// the `_checked` reads (burn-guard cannot name a twin `try_into_scalar`: burn's inherent
+/// method would win in method-call syntax). `(method, twin)`, both `Tensor` methods.
+const BURN_TRY_READS: &[(&str, &str)] = &[
+    ("try_into_scalar", "into_scalar_checked"),
+    ("try_into_scalar_async", "into_scalar_async_checked"),
+    ("try_to_data_as", "to_data_as_checked"),
+    ("try_into_data_as", "into_data_as_checked"),
+    ("try_to_data_dtype", "to_data_dtype_checked"),
+    ("try_into_data_dtype", "into_data_dtype_checked"),
+];
+
 /// Marks the generated entries, so that `lint/install.sh` can find and replace them inside a
 /// user's `clippy.toml`.
 const BEGIN: &str = "# BEGIN burn-guard migration lint";
@@ -88,38 +101,88 @@ fn clippy_paths(row: &Row) -> Vec<String> {
     paths
 }
 
-/// The twin's name, as `tests/coverage.rs` finds it.
-fn twin_name(method: &str) -> String {
+/// The twin's name, as `tests/coverage.rs` finds it: `try_<name>`, or `<name>_checked` for the
+/// reads whose `try_<name>` burn already uses for an inherent method.
+fn twin_name(method: &str, sources: &str) -> String {
+    let checked = format!("{method}_checked");
+    if sources.contains(&format!("fn {checked}")) {
+        return checked;
+    }
     format!("try_{}", method.replace("::", "_").to_lowercase())
 }
 
-/// Twins defined as free functions in `src/tensor/` (`pub fn try_cat(..)` at the start of a
-/// line); every other twin is a method of a prelude trait.
-fn free_twins() -> Vec<String> {
-    let mut free = Vec::new();
+/// The text of every file in `src/tensor/`.
+fn tensor_sources() -> String {
+    let mut sources = String::new();
     let dir = root().join("src/tensor");
     for entry in std::fs::read_dir(dir).expect("src/tensor is readable") {
-        let text = std::fs::read_to_string(entry.expect("a directory entry").path())
-            .expect("a source file");
-        for line in text.lines() {
-            let rest = line
-                .strip_prefix("pub fn ")
-                .or_else(|| line.strip_prefix("pub async fn "));
-            if let Some(rest) = rest.filter(|r| r.starts_with("try_")) {
-                free.push(
-                    rest.chars()
-                        .take_while(|c| c.is_alphanumeric() || *c == '_')
-                        .collect(),
-                );
-            }
-        }
+        let path: &Path = &entry.expect("a directory entry").path();
+        sources.push_str(&std::fs::read_to_string(path).expect("a source file"));
+        sources.push('\n');
     }
-    free
+    sources
 }
 
-fn reason(twin: &str, free: &[String]) -> String {
-    if free.iter().any(|f| f == twin) {
-        format!("use burn_guard's {twin}(..)")
+/// Twins defined as free functions in `src/tensor/` (`pub fn try_conv2d(..)` at the start of a
+/// line).
+fn is_free(twin: &str, sources: &str) -> bool {
+    sources.lines().any(|line| {
+        let rest = line
+            .strip_prefix("pub fn ")
+            .or_else(|| line.strip_prefix("pub async fn "));
+        rest.is_some_and(|r| r.starts_with(twin) && r[twin.len()..].starts_with(['<', '(']))
+    })
+}
+
+/// Twins declared in a trait without a `self` parameter (`fn try_zeros<S: ..>(shape: S, ..)`):
+/// associated functions, called `Tensor::try_zeros(..)`.
+fn is_associated(twin: &str, sources: &str) -> bool {
+    let needle = format!("    fn {twin}");
+    sources.match_indices(&needle).any(|(at, _)| {
+        let rest = &sources[at + needle.len()..];
+        let mut depth = 0usize;
+        let mut params = None;
+        for (i, c) in rest.char_indices() {
+            match c {
+                '<' => depth += 1,
+                '>' => depth = depth.saturating_sub(1),
+                '(' if depth == 0 => {
+                    params = Some(&rest[i + 1..]);
+                    break;
+                }
+                _ if depth == 0 && !c.is_whitespace() => break,
+                _ => {}
+            }
+        }
+        params.is_some_and(|p| {
+            let p = p.trim_start();
+            !["self", "&self", "&mut self", "mut self"]
+                .iter()
+                .any(|s| p.starts_with(s))
+        })
+    })
+}
+
+/// The public path of a free twin: burn's module path with the twin's name
+/// (`burn::tensor::module::conv2d` → `burn_guard::tensor::module::try_conv2d`); a method of
+/// another burn type is a function of `burn_guard::tensor` (`try_transaction_register`).
+fn free_path(burn_path: &str, twin: &str) -> String {
+    let module = burn_path
+        .strip_prefix("burn::tensor")
+        .and_then(|rest| rest.rsplit_once("::"))
+        .map(|(module, _)| module)
+        .filter(|module| module.chars().next().is_none_or(|c| c == ':'))
+        .filter(|module| !module.contains(|c: char| c.is_uppercase()))
+        .unwrap_or_default();
+    format!("burn_guard::tensor{module}::{twin}")
+}
+
+/// The lint's reason: how to call the twin, spelled as in code.
+fn reason(burn_path: &str, twin: &str, sources: &str) -> String {
+    if is_free(twin, sources) {
+        format!("use {}(..)", free_path(burn_path, twin))
+    } else if is_associated(twin, sources) {
+        format!("use burn_guard's Tensor::{twin}(..)")
     } else {
         format!("use burn_guard's .{twin}(..)")
     }
@@ -127,21 +190,21 @@ fn reason(twin: &str, free: &[String]) -> String {
 
 /// `(clippy.toml, expected.txt)`.
 fn generate() -> (String, String) {
-    let free = free_twins();
+    let sources = tensor_sources();
     // path -> reason; a path shared by two rows (Float and Int `cast`) is one entry.
     let mut entries = BTreeMap::new();
     let mut expected = Vec::new();
     let rows = twin_rows();
     for row in &rows {
-        let twin = twin_name(&row.method);
+        let twin = twin_name(&row.method, &sources);
         for path in clippy_paths(row) {
-            entries.insert(path.clone(), reason(&twin, &free));
+            entries.insert(path.clone(), reason(&path, &twin, &sources));
             expected.push(path);
         }
     }
-    for (method, twin) in EXTRAS {
+    for (method, twin) in EXTRAS.iter().chain(BURN_TRY_READS) {
         let path = format!("burn::tensor::Tensor::{method}");
-        entries.insert(path.clone(), reason(twin, &free));
+        entries.insert(path.clone(), reason(&path, twin, &sources));
         expected.push(path);
     }
     expected.sort();
@@ -149,8 +212,8 @@ fn generate() -> (String, String) {
     let mut toml = String::new();
     toml.push_str(&format!(
         "# burn-guard's migration lint: clippy flags every raw burn 0.22.1 call that has a\n\
-         # burn-guard twin ({} entries: the {} `twin` rows of tests/data/burn_panicking_methods.txt\n\
-         # and `quantize_dynamic`). Generated by `BURN_GUARD_BLESS=1 cargo test --test\n\
+         # burn-guard twin ({} entries: the {} `twin` rows of tests/data/burn_panicking_methods.txt,\n\
+         # `quantize_dynamic`, and burn's own `try_` reads that still panic). Generated by `BURN_GUARD_BLESS=1 cargo test --test\n\
          # migration_lint`; do not edit. Install it into your crate's clippy.toml with\n\
          # `sh lint/install.sh [crate-dir]` (see MIGRATING.md).\n",
         entries.len(),
@@ -205,22 +268,34 @@ fn the_lint_matches_the_list() {
 #[test]
 fn every_entry_names_an_existing_twin() {
     let (toml, _) = generate();
-    let dir = root().join("src/tensor");
-    let mut sources = String::new();
-    for entry in std::fs::read_dir(dir).expect("src/tensor is readable") {
-        let path: &Path = &entry.expect("a directory entry").path();
-        sources.push_str(&std::fs::read_to_string(path).expect("a source file"));
+    let sources = tensor_sources();
+    let mod_rs = std::fs::read_to_string(root().join("src/tensor/mod.rs")).expect("mod.rs");
+    let mut missing = Vec::new();
+    for line in toml.lines().filter(|l| l.contains("reason = \"use ")) {
+        let call = line
+            .split("reason = \"use ")
+            .nth(1)
+            .and_then(|r| r.split('(').next())
+            .unwrap_or_default();
+        let call = call.trim_start_matches("burn_guard's ");
+        let twin = call.rsplit("::").next().unwrap_or_default();
+        let twin = twin.trim_start_matches('.');
+        let exists = sources.contains(&format!("fn {twin}"));
+        // A path: its module is one of `src/tensor/mod.rs`'s `pub mod`s, re-exporting the twin.
+        let reachable = match call.strip_prefix("burn_guard::tensor::") {
+            Some(rest) => match rest.rsplit_once("::") {
+                Some((module, _)) => mod_rs
+                    .split(&format!("pub mod {module} {{"))
+                    .nth(1)
+                    .and_then(|body| body.split('}').next())
+                    .is_some_and(|body| body.contains(twin)),
+                None => mod_rs.contains(twin),
+            },
+            None => !call.starts_with("burn_guard::"),
+        };
+        if !exists || !reachable {
+            missing.push(call.to_owned());
+        }
     }
-    let missing: Vec<&str> = toml
-        .lines()
-        .filter_map(|l| l.split("burn_guard's ").nth(1))
-        .map(|r| {
-            r.trim_start_matches('.')
-                .split('(')
-                .next()
-                .unwrap_or_default()
-        })
-        .filter(|twin| !sources.contains(&format!("fn {twin}")))
-        .collect();
     assert!(missing.is_empty(), "no such twin: {missing:?}");
 }

@@ -106,7 +106,7 @@ pub struct LinearShapes {
 /// `matmul`/`add` for a quantized weight. Returns the shapes it implies.
 ///
 /// One rule for every layer that runs a linear: the tensor twin
-/// ([`try_linear`](crate::tensor::try_linear)), the backend-level
+/// ([`try_linear`](crate::tensor::module::try_linear)), the backend-level
 /// [`backend::linear`](crate::backend::linear) and the quantized layers.
 ///
 /// A rank-1 input with no element is refused: burn's `linear` runs a rank-1 input through

@@ -28,10 +28,6 @@ pub trait TryTensor<const D: usize, K: Basic>: Sealed + Sized {
     /// - [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a bad range.
     /// - [`GuardError::BackendPanic`](crate::GuardError::BackendPanic) if burn panics anyway.
     ///
-    /// # Fallback
-    ///
-    /// Never: every backend narrows.
-    ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryTensor;
@@ -55,10 +51,6 @@ pub trait TryTensor<const D: usize, K: Basic>: Sealed + Sized {
     /// # Errors
     ///
     /// [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) naming the bad dim.
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -85,10 +77,6 @@ pub trait TryTensor<const D: usize, K: Basic>: Sealed + Sized {
     /// - [`GuardError::IndexOutOfRange`](crate::GuardError::IndexOutOfRange) naming the first
     ///   bad index (Flex panics; other backends may read out of bounds).
     /// - [`GuardError::Execution`](crate::GuardError::Execution) if the indices cannot be read.
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, Int, Tensor};
@@ -145,36 +133,8 @@ pub(super) fn read_indices<const D: usize>(
     .map_err(|source| GuardError::from_data(op, source))
 }
 
-/// Fallible twin of [`Tensor::cat`].
-///
-/// Checks that the list is non-empty, `dim` is in `-D..D`, the shapes agree except along
-/// `dim`, and every tensor is on the first one's device.
-///
-/// # Errors
-///
-/// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
-/// - [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for an empty list.
-/// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) listing every shape.
-/// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch): burn does not check
-///   this; the backend would panic or mix devices.
-///
-/// # Fallback
-///
-/// Never.
-///
-/// ```
-/// use burn::tensor::{Device, Tensor};
-/// use burn_guard::tensor::try_cat;
-///
-/// let device = Device::flex();
-/// let a = Tensor::<2>::ones([2, 3], &device);
-/// let b = Tensor::<2>::zeros([1, 3], &device);
-/// assert_eq!(try_cat(vec![a.clone(), b], 0)?.dims(), [3, 3]);
-/// assert!(try_cat(vec![a, Tensor::<2>::zeros([1, 4], &device)], 0).is_err());
-/// # Ok::<(), burn_guard::GuardError>(())
-/// ```
-#[doc(alias = "cat")]
-pub fn try_cat<const D: usize, K: Basic>(
+/// Body of the twin of `cat`.
+pub(super) fn cat<const D: usize, K: Basic>(
     tensors: Vec<Tensor<D, K>>,
     dim: impl AsIndex,
 ) -> Result<Tensor<D, K>> {
@@ -194,35 +154,8 @@ pub fn try_cat<const D: usize, K: Basic>(
     catch(OP, || Tensor::cat(tensors, dim))
 }
 
-/// Fallible twin of [`Tensor::stack`].
-///
-/// Checks that `D2 == D + 1`, the list is non-empty, `dim` is in `-D2..D2`, every shape is
-/// equal and every tensor is on the first one's device.
-///
-/// # Errors
-///
-/// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) when `D2 != D + 1`.
-/// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
-/// - [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for an empty list.
-/// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) listing every shape.
-/// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch) (not checked by burn).
-///
-/// # Fallback
-///
-/// Never.
-///
-/// ```
-/// use burn::tensor::{Device, Tensor};
-/// use burn_guard::tensor::try_stack;
-///
-/// let device = Device::flex();
-/// let a = Tensor::<1>::ones([3], &device);
-/// let stacked: Tensor<2> = try_stack(vec![a.clone(), a], 0)?;
-/// assert_eq!(stacked.dims(), [2, 3]);
-/// # Ok::<(), burn_guard::GuardError>(())
-/// ```
-#[doc(alias = "stack")]
-pub fn try_stack<const D: usize, const D2: usize, K: Basic>(
+/// Body of the twin of `stack`.
+pub(super) fn stack<const D: usize, const D2: usize, K: Basic>(
     tensors: Vec<Tensor<D, K>>,
     dim: impl AsIndex,
 ) -> Result<Tensor<D2, K>> {

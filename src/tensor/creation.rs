@@ -1,10 +1,11 @@
 //! Twins of the creation, conversion, autodiff and misc family: empty/zeros/ones/full (+ _like), from_data/floats/ints/bool, random, arange, eye, cartesian_grid, cast, scalar/data reads, autodiff switches, quantize.
 //!
 //! Most of burn's creation functions are associated functions (`Tensor::zeros(shape, &device)`),
-//! so their twins are free functions with burn's generics (`try_zeros::<D, K, _>(shape, &device)`).
-//! Methods whose twin name burn already uses for an inherent method (`try_into_scalar`,
-//! `try_to_data_as`, …) are free functions too, so that method-call syntax never silently picks
-//! burn's version.
+//! so their twins are associated functions of the `TryCreate*` traits, grouped by the kind bound
+//! burn puts on them (`Tensor::<2>::try_zeros(shape, &device)`); `cat` and `stack` (burn's
+//! `api/base.rs`) and the Bool masks are among them. Reads whose `try_` name burn already uses
+//! for an inherent method (`try_into_scalar`, `try_to_data_as`, …) are the `_checked` methods of
+//! [`CheckedRead`], so that method-call syntax never silently picks burn's version.
 
 use std::any::TypeId;
 use std::ops::Range;
@@ -14,8 +15,8 @@ use burn::tensor::quantization::{
     Calibration, CalibrationRange, QuantScheme, QuantizationParameters, global_scale_dtype,
 };
 use burn::tensor::{
-    Bool, Cast, DType, Device, Distribution, Element, ElementConversion, Float, Int, Shape, Tensor,
-    TensorCreationOptions, TensorData, Transaction,
+    AsIndex, Bool, Cast, DType, Device, Distribution, Element, ElementConversion, Float, Int,
+    Shape, Tensor, TensorCreationOptions, TensorData, Transaction,
 };
 
 use super::sealed::Sealed;
@@ -50,34 +51,8 @@ fn creation_checks<const D: usize, K: Basic>(
     rules::creation_dtype(op, <K as TensorKind>::KIND, resolve_dtype::<K>(options))
 }
 
-/// Fallible twin of [`Tensor::empty`].
-///
-/// Checks that `D > 0`, that the shape has rank `D`, and that an explicit dtype in `options`
-/// belongs to the kind (a float dtype for Float, an integer dtype for Int; Bool ignores it, as
-/// burn does).
-///
-/// # Errors
-///
-/// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for a shape of another rank.
-/// - [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for a dtype of another kind.
-///
-/// # Fallback
-///
-/// Never.
-///
-/// ```
-/// use burn::tensor::{DType, Device, Float, Tensor};
-/// use burn_guard::tensor::try_empty;
-///
-/// let device = Device::flex();
-/// let t: Tensor<2> = try_empty::<2, Float, _>([2, 3], &device)?;
-/// assert_eq!(t.dims(), [2, 3]);
-/// assert!(try_empty::<2, Float, _>([2, 3, 4], &device).is_err());
-/// assert!(try_empty::<2, Float, _>([2, 3], (&device, DType::I32)).is_err());
-/// # Ok::<(), burn_guard::GuardError>(())
-/// ```
-#[doc(alias = "empty")]
-pub fn try_empty<const D: usize, K: Basic, S: Into<Shape>>(
+/// Body of the twin of `empty`.
+pub(super) fn empty<const D: usize, K: Basic, S: Into<Shape>>(
     shape: S,
     options: impl Into<TensorCreationOptions>,
 ) -> Result<Tensor<D, K>> {
@@ -87,28 +62,8 @@ pub fn try_empty<const D: usize, K: Basic, S: Into<Shape>>(
     catch(OP, || Tensor::<D, K>::empty(shape, options))
 }
 
-/// Fallible twin of [`Tensor::zeros`]; the same checks as [`try_empty`].
-///
-/// # Errors
-///
-/// As [`try_empty`].
-///
-/// # Fallback
-///
-/// Never.
-///
-/// ```
-/// use burn::tensor::{Device, Int, Tensor};
-/// use burn_guard::tensor::try_zeros;
-///
-/// let t: Tensor<1, Int> = try_zeros::<1, Int, _>([3], &Device::flex())?;
-/// assert_eq!(t.sum().into_scalar::<i64>(), 0);
-/// let err = try_zeros::<1, Int, _>([3, 1], &Device::flex()).unwrap_err();
-/// assert!(err.to_string().starts_with("zeros: the shape's rank must equal the tensor's rank D"));
-/// # Ok::<(), burn_guard::GuardError>(())
-/// ```
-#[doc(alias = "zeros")]
-pub fn try_zeros<const D: usize, K: Basic, S: Into<Shape>>(
+/// Body of the twin of `zeros`.
+pub(super) fn zeros<const D: usize, K: Basic, S: Into<Shape>>(
     shape: S,
     options: impl Into<TensorCreationOptions>,
 ) -> Result<Tensor<D, K>> {
@@ -118,26 +73,8 @@ pub fn try_zeros<const D: usize, K: Basic, S: Into<Shape>>(
     catch(OP, || Tensor::<D, K>::zeros(shape, options))
 }
 
-/// Fallible twin of [`Tensor::ones`]; the same checks as [`try_empty`].
-///
-/// # Errors
-///
-/// As [`try_empty`].
-///
-/// # Fallback
-///
-/// Never.
-///
-/// ```
-/// use burn::tensor::{Device, Float, Tensor};
-/// use burn_guard::tensor::try_ones;
-///
-/// let t: Tensor<2> = try_ones::<2, Float, _>([2, 2], &Device::flex())?;
-/// assert_eq!(t.sum().into_scalar::<f32>(), 4.0);
-/// # Ok::<(), burn_guard::GuardError>(())
-/// ```
-#[doc(alias = "ones")]
-pub fn try_ones<const D: usize, K: Basic, S: Into<Shape>>(
+/// Body of the twin of `ones`.
+pub(super) fn ones<const D: usize, K: Basic, S: Into<Shape>>(
     shape: S,
     options: impl Into<TensorCreationOptions>,
 ) -> Result<Tensor<D, K>> {
@@ -147,36 +84,8 @@ pub fn try_ones<const D: usize, K: Basic, S: Into<Shape>>(
     catch(OP, || Tensor::<D, K>::ones(shape, options))
 }
 
-/// Fallible twin of [`Tensor::full`].
-///
-/// The checks of [`try_empty`], and that `fill_value` is representable in the tensor's dtype
-/// (burn-std's `Scalar::new` panics on NaN, ±inf or a value outside `i64` for an integer dtype;
-/// beyond burn, a value outside a narrower integer dtype is refused too: NdArray panics on it
-/// and Flex silently wraps it around).
-/// `E: Copy` is added to burn's bounds so the value can be checked before it is handed over;
-/// every burn element type is `Copy`. Integer values are compared through `f64`, so a value
-/// within `2^10` of `i64::MAX` is refused although burn would accept it.
-///
-/// # Errors
-///
-/// As [`try_empty`], and [`GuardError::NotRepresentable`](crate::GuardError::NotRepresentable) for an unrepresentable value.
-///
-/// # Fallback
-///
-/// Never.
-///
-/// ```
-/// use burn::tensor::{Device, Int, Tensor};
-/// use burn_guard::tensor::try_full;
-///
-/// let device = Device::flex();
-/// let t: Tensor<1, Int> = try_full::<1, Int, _, _>([2], 7, &device)?;
-/// assert_eq!(t.sum().into_scalar::<i64>(), 14);
-/// assert!(try_full::<1, Int, _, _>([2], f32::NAN, &device).is_err());
-/// # Ok::<(), burn_guard::GuardError>(())
-/// ```
-#[doc(alias = "full")]
-pub fn try_full<const D: usize, K: Basic, S: Into<Shape>, E: ElementConversion + Copy>(
+/// Body of the twin of `full`.
+pub(super) fn full<const D: usize, K: Basic, S: Into<Shape>, E: ElementConversion + Copy>(
     shape: S,
     fill_value: E,
     options: impl Into<TensorCreationOptions>,
@@ -188,36 +97,8 @@ pub fn try_full<const D: usize, K: Basic, S: Into<Shape>, E: ElementConversion +
     catch(OP, || Tensor::<D, K>::full(shape, fill_value, options))
 }
 
-/// Fallible twin of [`Tensor::from_data`].
-///
-/// Checks that `D > 0` and the data has rank `D`; that the dtype the tensor is created with
-/// belongs to the kind (burn panics for a Float tensor; for an Int tensor given a float dtype
-/// burn stores floats in an Int tensor, which we refuse too); that the data converts to it
-/// (quantized data only into a Float tensor); and that every value fits an integer dtype
-/// (burn-std's conversion panics on the first that does not).
-///
-/// # Errors
-///
-/// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for data of another rank.
-/// - [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for the dtype; [`GuardError::NotRepresentable`](crate::GuardError::NotRepresentable) for a value that
-///   does not fit.
-///
-/// # Fallback
-///
-/// Never.
-///
-/// ```
-/// use burn::tensor::{Device, Float, Tensor, TensorData};
-/// use burn_guard::tensor::try_from_data;
-///
-/// let device = Device::flex();
-/// let t: Tensor<2> = try_from_data::<2, Float, _>([[1.0, 2.0]], &device)?;
-/// assert_eq!(t.dims(), [1, 2]);
-/// assert!(try_from_data::<1, Float, _>([[1.0, 2.0]], &device).is_err());
-/// # Ok::<(), burn_guard::GuardError>(())
-/// ```
-#[doc(alias = "from_data")]
-pub fn try_from_data<const D: usize, K: Basic, T: Into<TensorData>>(
+/// Body of the twin of `from_data`.
+pub(super) fn from_data<const D: usize, K: Basic, T: Into<TensorData>>(
     data: T,
     options: impl Into<TensorCreationOptions>,
 ) -> Result<Tensor<D, K>> {
@@ -242,28 +123,8 @@ fn from_data_checks<const D: usize, K: Basic>(
     rules::data_fits(op, data, dtype)
 }
 
-/// Fallible twin of [`Tensor::from_floats`]: the data is converted to `f32` first, then
-/// created as [`try_from_data`] does.
-///
-/// # Errors
-///
-/// As [`try_from_data`]; quantized data cannot be converted to `f32`.
-///
-/// # Fallback
-///
-/// Never.
-///
-/// ```
-/// use burn::tensor::{Device, Tensor};
-/// use burn_guard::tensor::try_from_floats;
-///
-/// let t: Tensor<1> = try_from_floats([1.0, 2.0], &Device::flex())?;
-/// assert_eq!(t.dims(), [2]);
-/// assert!(try_from_floats::<2, _>([1.0, 2.0], &Device::flex()).is_err());
-/// # Ok::<(), burn_guard::GuardError>(())
-/// ```
-#[doc(alias = "from_floats")]
-pub fn try_from_floats<const D: usize, A: Into<TensorData>>(
+/// Body of the twin of `from_floats`.
+pub(super) fn from_floats<const D: usize, A: Into<TensorData>>(
     floats: A,
     device: &Device,
 ) -> Result<Tensor<D>> {
@@ -275,28 +136,8 @@ pub fn try_from_floats<const D: usize, A: Into<TensorData>>(
     catch(OP, || Tensor::<D>::from_data(data, device))
 }
 
-/// Fallible twin of [`Tensor::from_ints`]: the data is converted to `i32` first (every value
-/// must fit), then created as [`try_from_data`] does.
-///
-/// # Errors
-///
-/// As [`try_from_data`]; a value outside `i32` is refused.
-///
-/// # Fallback
-///
-/// Never.
-///
-/// ```
-/// use burn::tensor::{Device, Int, Tensor};
-/// use burn_guard::tensor::try_from_ints;
-///
-/// let t: Tensor<1, Int> = try_from_ints([1, 2], &Device::flex())?;
-/// assert_eq!(t.dims(), [2]);
-/// assert!(try_from_ints::<1, _>([5_000_000_000i64], &Device::flex()).is_err());
-/// # Ok::<(), burn_guard::GuardError>(())
-/// ```
-#[doc(alias = "from_ints")]
-pub fn try_from_ints<const D: usize, A: Into<TensorData>>(
+/// Body of the twin of `from_ints`.
+pub(super) fn from_ints<const D: usize, A: Into<TensorData>>(
     ints: A,
     device: &Device,
 ) -> Result<Tensor<D, Int>> {
@@ -308,26 +149,8 @@ pub fn try_from_ints<const D: usize, A: Into<TensorData>>(
     catch(OP, || Tensor::<D, Int>::from_data(data, device))
 }
 
-/// Fallible twin of [`Tensor::from_bool`]; the checks of [`try_from_data`].
-///
-/// # Errors
-///
-/// As [`try_from_data`].
-///
-/// # Fallback
-///
-/// Never.
-///
-/// ```
-/// use burn::tensor::{Bool, Device, Tensor};
-/// use burn_guard::tensor::try_from_bool;
-///
-/// let t: Tensor<1, Bool> = try_from_bool([true, false], &Device::flex())?;
-/// assert_eq!(t.dims(), [2]);
-/// # Ok::<(), burn_guard::GuardError>(())
-/// ```
-#[doc(alias = "from_bool")]
-pub fn try_from_bool<const D: usize, A: Into<TensorData>>(
+/// Body of the twin of `from_bool`.
+pub(super) fn from_bool<const D: usize, A: Into<TensorData>>(
     data: A,
     device: &Device,
 ) -> Result<Tensor<D, Bool>> {
@@ -337,36 +160,8 @@ pub fn try_from_bool<const D: usize, A: Into<TensorData>>(
     catch(OP, || Tensor::<D, Bool>::from_bool(data, device))
 }
 
-/// Fallible twin of [`Tensor::random`].
-///
-/// Checks an explicit dtype's kind, and — beyond burn, which checks neither — that the shape
-/// has rank `D` (burn returns a tensor whose rank is not `D`, and a later `dims()` panics) and
-/// that the distribution's parameters are valid (Flex and NdArray sample on the host and panic
-/// on `Uniform(lo >= hi)`, `Bernoulli(p ∉ [0, 1])` or a non-finite `Normal` deviation).
-///
-/// # Errors
-///
-/// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for a shape of another rank.
-/// - [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for the dtype; [`GuardError::OutOfRange`](crate::GuardError::OutOfRange),
-///   [`GuardError::NonFinite`](crate::GuardError::NonFinite), [`GuardError::NotRepresentable`](crate::GuardError::NotRepresentable) or [`GuardError::OutOfOrder`](crate::GuardError::OutOfOrder) for the
-///   distribution's parameters (see [`check::creation::distribution`](crate::check::creation::distribution)).
-///
-/// # Fallback
-///
-/// Never.
-///
-/// ```
-/// use burn::tensor::{Device, Distribution, Float, Tensor};
-/// use burn_guard::tensor::try_random;
-///
-/// let device = Device::flex();
-/// let t: Tensor<2> = try_random::<2, Float, _>([2, 3], Distribution::Default, &device)?;
-/// assert_eq!(t.dims(), [2, 3]);
-/// assert!(try_random::<2, Float, _>([2, 3], Distribution::Uniform(1.0, 0.0), &device).is_err());
-/// # Ok::<(), burn_guard::GuardError>(())
-/// ```
-#[doc(alias = "random")]
-pub fn try_random<const D: usize, K: Numeric, S: Into<Shape>>(
+/// Body of the twin of `random`.
+pub(super) fn random<const D: usize, K: Numeric, S: Into<Shape>>(
     shape: S,
     distribution: Distribution,
     options: impl Into<TensorCreationOptions>,
@@ -378,27 +173,8 @@ pub fn try_random<const D: usize, K: Numeric, S: Into<Shape>>(
     catch(OP, || Tensor::<D, K>::random(shape, distribution, options))
 }
 
-/// Fallible twin of [`Tensor::arange`]: checks that an explicit dtype is an integer dtype.
-///
-/// # Errors
-///
-/// [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for the dtype.
-///
-/// # Fallback
-///
-/// Never.
-///
-/// ```
-/// use burn::tensor::{DType, Device};
-/// use burn_guard::tensor::try_arange;
-///
-/// let device = Device::flex();
-/// assert_eq!(try_arange(0..4, &device)?.dims(), [4]);
-/// assert!(try_arange(0..4, (&device, DType::F32)).is_err());
-/// # Ok::<(), burn_guard::GuardError>(())
-/// ```
-#[doc(alias = "arange")]
-pub fn try_arange(
+/// Body of the twin of `arange`.
+pub(super) fn arange(
     range: Range<i64>,
     options: impl Into<TensorCreationOptions>,
 ) -> Result<Tensor<1, Int>> {
@@ -408,28 +184,8 @@ pub fn try_arange(
     catch(OP, || Tensor::<1, Int>::arange(range, options))
 }
 
-/// Fallible twin of [`Tensor::arange_step`]: checks the dtype as [`try_arange`] does, and —
-/// beyond burn, which leaves it to the backend's `step_by(0)` assert — that `step > 0`.
-///
-/// # Errors
-///
-/// [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for the dtype; [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a zero step.
-///
-/// # Fallback
-///
-/// Never.
-///
-/// ```
-/// use burn::tensor::Device;
-/// use burn_guard::tensor::try_arange_step;
-///
-/// let device = Device::flex();
-/// assert_eq!(try_arange_step(0..5, 2, &device)?.dims(), [3]);
-/// assert!(try_arange_step(0..5, 0, &device).is_err());
-/// # Ok::<(), burn_guard::GuardError>(())
-/// ```
-#[doc(alias = "arange_step")]
-pub fn try_arange_step(
+/// Body of the twin of `arange_step`.
+pub(super) fn arange_step(
     range: Range<i64>,
     step: usize,
     options: impl Into<TensorCreationOptions>,
@@ -441,32 +197,8 @@ pub fn try_arange_step(
     catch(OP, || Tensor::<1, Int>::arange_step(range, step, options))
 }
 
-/// Fallible twin of [`Tensor::eye`].
-///
-/// burn panics on `eye(0)` (its `unsqueeze` reshapes `[0]` to `[1, 0]`, and reshape reads the
-/// `0` as "keep this dim"); we compute it correctly instead: an empty `[0, 0]` tensor.
-///
-/// # Errors
-///
-/// None expected; a backend panic is returned as
-/// [`GuardError::BackendPanic`](crate::GuardError::BackendPanic).
-///
-/// # Fallback
-///
-/// Never.
-///
-/// ```
-/// use burn::tensor::{Device, Float, Tensor};
-/// use burn_guard::tensor::try_eye;
-///
-/// let device = Device::flex();
-/// let eye: Tensor<2> = try_eye::<Float>(3, &device)?;
-/// assert_eq!(eye.sum().into_scalar::<f32>(), 3.0);
-/// assert_eq!(try_eye::<Float>(0, &device)?.dims(), [0, 0]);
-/// # Ok::<(), burn_guard::GuardError>(())
-/// ```
-#[doc(alias = "eye")]
-pub fn try_eye<K: Numeric>(size: usize, device: &Device) -> Result<Tensor<2, K>> {
+/// Body of the twin of `eye`.
+pub(super) fn eye<K: Numeric>(size: usize, device: &Device) -> Result<Tensor<2, K>> {
     const OP: &str = "eye";
     if rules::eye_is_empty(size) {
         return catch(OP, || Tensor::<2, K>::zeros([0, 0], device));
@@ -474,34 +206,8 @@ pub fn try_eye<K: Numeric>(size: usize, device: &Device) -> Result<Tensor<2, K>>
     catch(OP, || Tensor::<2, K>::eye(size, device))
 }
 
-/// Fallible twin of [`cartesian_grid`](burn::tensor::cartesian_grid) and
-/// [`Tensor::cartesian_grid`]: `try_cartesian_grid::<S, D, D2>(shape, device)`.
-///
-/// Checks `D2 == D + 1` and that the shape has rank `D` (burn indexes it out of bounds when it
-/// is shorter, and repeats along dims that do not exist when it is longer). burn panics on any
-/// zero-sized dim (its reshape reads `0` as "keep this dim"); we compute it correctly instead:
-/// an empty Int tensor of shape `[shape.., D]`.
-///
-/// # Errors
-///
-/// [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for either rank.
-///
-/// # Fallback
-///
-/// Never.
-///
-/// ```
-/// use burn::tensor::{Device, Int, Tensor};
-/// use burn_guard::tensor::try_cartesian_grid;
-///
-/// let device = Device::flex();
-/// let grid: Tensor<3, Int> = try_cartesian_grid::<_, 2, 3>([2, 3], &device)?;
-/// assert_eq!(grid.dims(), [2, 3, 2]);
-/// assert!(try_cartesian_grid::<_, 2, 4>([2, 3], &device).is_err());
-/// # Ok::<(), burn_guard::GuardError>(())
-/// ```
-#[doc(alias = "cartesian_grid")]
-pub fn try_cartesian_grid<S: Into<Shape>, const D: usize, const D2: usize>(
+/// Body of the twin of `cartesian_grid`.
+pub(super) fn cartesian_grid<S: Into<Shape>, const D: usize, const D2: usize>(
     shape: S,
     device: &Device,
 ) -> Result<Tensor<D2, Int>> {
@@ -516,34 +222,8 @@ pub fn try_cartesian_grid<S: Into<Shape>, const D: usize, const D2: usize>(
     })
 }
 
-/// Fallible twin of [`Tensor::from_dispatch`] (burn's `extension` API).
-///
-/// Checks that the dispatch tensor's dtype belongs to the kind `K` (burn panics "Expected kind
-/// …"; a quantized tensor is a Float tensor) and — beyond burn, which does not check it and
-/// returns a tensor whose rank is not `D` — that its rank is `D`.
-///
-/// # Errors
-///
-/// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for another rank.
-/// - [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for the dtype.
-///
-/// # Fallback
-///
-/// Never.
-///
-/// ```
-/// use burn::tensor::{Device, Float, Int, Tensor};
-/// use burn_guard::tensor::try_from_dispatch;
-///
-/// let t = Tensor::<1>::ones([2], &Device::flex());
-/// let back: Tensor<1> = try_from_dispatch::<1, Float>(t.clone().into_dispatch())?;
-/// assert_eq!(back.dims(), [2]);
-/// assert!(try_from_dispatch::<1, Int>(t.clone().into_dispatch()).is_err());
-/// assert!(try_from_dispatch::<2, Float>(t.into_dispatch()).is_err());
-/// # Ok::<(), burn_guard::GuardError>(())
-/// ```
-#[doc(alias = "from_dispatch")]
-pub fn try_from_dispatch<const D: usize, K: Basic>(
+/// Body of the twin of `from_dispatch`.
+pub(super) fn from_dispatch<const D: usize, K: Basic>(
     tensor: burn::tensor::DispatchTensor,
 ) -> Result<Tensor<D, K>> {
     use burn_backend::TensorMetadata;
@@ -565,10 +245,6 @@ pub fn try_from_dispatch<const D: usize, K: Basic>(
 ///
 /// [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for a quantized tensor; the transaction is dropped.
 ///
-/// # Fallback
-///
-/// Never.
-///
 /// ```
 /// use burn::tensor::{Device, Tensor, Transaction};
 /// use burn_guard::tensor::try_transaction_register;
@@ -588,35 +264,8 @@ pub fn try_transaction_register<const D: usize, K: TransactionKind>(
     catch(OP, || transaction.register(tensor))
 }
 
-/// Fallible twin of [`Tensor::into_scalar`] (burn's inherent [`Tensor::try_into_scalar`]
-/// still panics on an unrepresentable value; this is a free function so it is never bypassed).
-///
-/// Checks that the tensor holds exactly one element, then reads it and checks that the value
-/// is representable in `E` (burn-std's conversion panics on NaN or an out-of-range value for an
-/// integer `E`).
-///
-/// # Errors
-///
-/// - [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for another element count; [`GuardError::NotRepresentable`](crate::GuardError::NotRepresentable) for an
-///   unrepresentable value.
-/// - [`GuardError::Execution`](crate::GuardError::Execution) when the read fails.
-///
-/// # Fallback
-///
-/// Never.
-///
-/// ```
-/// use burn::tensor::{Device, Tensor};
-/// use burn_guard::tensor::try_into_scalar;
-///
-/// let device = Device::flex();
-/// assert_eq!(try_into_scalar::<1, _, f32>(Tensor::<1>::from_floats([2.5], &device))?, 2.5);
-/// assert!(try_into_scalar::<1, _, f32>(Tensor::<1>::ones([2], &device)).is_err());
-/// assert!(try_into_scalar::<1, _, i32>(Tensor::<1>::from_floats([f32::NAN], &device)).is_err());
-/// # Ok::<(), burn_guard::GuardError>(())
-/// ```
-#[doc(alias = "into_scalar")]
-pub fn try_into_scalar<const D: usize, K: Basic, E: Element>(tensor: Tensor<D, K>) -> Result<E> {
+/// Body of the twin of `into_scalar`.
+pub(super) fn into_scalar<const D: usize, K: Basic, E: Element>(tensor: Tensor<D, K>) -> Result<E> {
     const OP: &str = "into_scalar";
     rules::scalar_read(OP, &tensor.dims())?;
     let data =
@@ -643,28 +292,8 @@ fn unpack_scalar<E: Element>(op: &'static str, data: TensorData) -> Result<E> {
         })
 }
 
-/// Fallible twin of [`Tensor::into_scalar_async`]: the checks of [`try_into_scalar`], without
-/// blocking.
-///
-/// # Errors
-///
-/// As [`try_into_scalar`].
-///
-/// # Fallback
-///
-/// Never.
-///
-/// ```
-/// use burn::tensor::{Device, Tensor};
-/// use burn_guard::tensor::try_into_scalar_async;
-///
-/// let t = Tensor::<1>::from_floats([4.0], &Device::flex());
-/// let value: f32 = burn::tensor::read_sync(try_into_scalar_async(t))?;
-/// assert_eq!(value, 4.0);
-/// # Ok::<(), burn_guard::GuardError>(())
-/// ```
-#[doc(alias = "into_scalar_async")]
-pub async fn try_into_scalar_async<const D: usize, K: Basic, E: Element>(
+/// Body of the twin of `into_scalar_async`.
+pub(super) async fn into_scalar_async<const D: usize, K: Basic, E: Element>(
     tensor: Tensor<D, K>,
 ) -> Result<E> {
     const OP: &str = "into_scalar_async";
@@ -682,35 +311,8 @@ fn convert_read(op: &'static str, data: TensorData, target: DType) -> Result<Ten
     catch(op, || data.try_cast(target))?.map_err(|e| GuardError::from_read(op, e.into()))
 }
 
-/// Fallible twin of [`Tensor::to_data_as`] (a free function: burn's inherent
-/// [`Tensor::try_to_data_as`] would win over a method, and still panics on a value `E` cannot
-/// hold).
-///
-/// Reads the data, then checks that the conversion exists (quantized data converts to nothing
-/// else) and that every value fits an integer `E`, before converting.
-///
-/// # Errors
-///
-/// - [`GuardError::DTypeMismatch`](crate::GuardError::DTypeMismatch) for a conversion that does not exist;
-///   [`GuardError::NotRepresentable`](crate::GuardError::NotRepresentable) for the first value that does not fit.
-/// - [`GuardError::Execution`](crate::GuardError::Execution) when the read fails.
-///
-/// # Fallback
-///
-/// Never.
-///
-/// ```
-/// use burn::tensor::{Device, Tensor};
-/// use burn_guard::tensor::try_to_data_as;
-///
-/// let t = Tensor::<1>::from_floats([1.0, 2.0], &Device::flex());
-/// assert_eq!(try_to_data_as::<1, _, i64>(&t)?.to_vec::<i64>().unwrap(), vec![1, 2]);
-/// let bad = Tensor::<1>::from_floats([f32::INFINITY], &Device::flex());
-/// assert!(try_to_data_as::<1, _, i64>(&bad).is_err());
-/// # Ok::<(), burn_guard::GuardError>(())
-/// ```
-#[doc(alias = "to_data_as")]
-pub fn try_to_data_as<const D: usize, K: Basic, E: Element>(
+/// Body of the twin of `to_data_as`.
+pub(super) fn to_data_as<const D: usize, K: Basic, E: Element>(
     tensor: &Tensor<D, K>,
 ) -> Result<TensorData> {
     const OP: &str = "to_data_as";
@@ -719,26 +321,8 @@ pub fn try_to_data_as<const D: usize, K: Basic, E: Element>(
     convert_read(OP, data, E::dtype())
 }
 
-/// Fallible twin of [`Tensor::into_data_as`]; the checks of [`try_to_data_as`].
-///
-/// # Errors
-///
-/// As [`try_to_data_as`].
-///
-/// # Fallback
-///
-/// Never.
-///
-/// ```
-/// use burn::tensor::{Device, Int, Tensor};
-/// use burn_guard::tensor::try_into_data_as;
-///
-/// let t = Tensor::<1, Int>::from_ints([-1, 2], &Device::flex());
-/// assert!(try_into_data_as::<1, _, u8>(t).is_err());
-/// # Ok::<(), burn_guard::GuardError>(())
-/// ```
-#[doc(alias = "into_data_as")]
-pub fn try_into_data_as<const D: usize, K: Basic, E: Element>(
+/// Body of the twin of `into_data_as`.
+pub(super) fn into_data_as<const D: usize, K: Basic, E: Element>(
     tensor: Tensor<D, K>,
 ) -> Result<TensorData> {
     const OP: &str = "into_data_as";
@@ -747,27 +331,8 @@ pub fn try_into_data_as<const D: usize, K: Basic, E: Element>(
     convert_read(OP, data, E::dtype())
 }
 
-/// Fallible twin of [`Tensor::to_data_dtype`]; the checks of [`try_to_data_as`] for `dtype`
-/// (also refused: a quantized target dtype).
-///
-/// # Errors
-///
-/// As [`try_to_data_as`].
-///
-/// # Fallback
-///
-/// Never.
-///
-/// ```
-/// use burn::tensor::{DType, Device, Tensor};
-/// use burn_guard::tensor::try_to_data_dtype;
-///
-/// let t = Tensor::<1>::from_floats([1.5], &Device::flex());
-/// assert_eq!(try_to_data_dtype(&t, DType::F64)?.dtype(), DType::F64);
-/// # Ok::<(), burn_guard::GuardError>(())
-/// ```
-#[doc(alias = "to_data_dtype")]
-pub fn try_to_data_dtype<const D: usize, K: Basic>(
+/// Body of the twin of `to_data_dtype`.
+pub(super) fn to_data_dtype<const D: usize, K: Basic>(
     tensor: &Tensor<D, K>,
     dtype: DType,
 ) -> Result<TensorData> {
@@ -777,26 +342,8 @@ pub fn try_to_data_dtype<const D: usize, K: Basic>(
     convert_read(OP, data, dtype)
 }
 
-/// Fallible twin of [`Tensor::into_data_dtype`]; the checks of [`try_to_data_dtype`].
-///
-/// # Errors
-///
-/// As [`try_to_data_as`].
-///
-/// # Fallback
-///
-/// Never.
-///
-/// ```
-/// use burn::tensor::{DType, Device, Tensor};
-/// use burn_guard::tensor::try_into_data_dtype;
-///
-/// let t = Tensor::<1>::from_floats([300.0], &Device::flex());
-/// assert!(try_into_data_dtype(t, DType::U8).is_err());
-/// # Ok::<(), burn_guard::GuardError>(())
-/// ```
-#[doc(alias = "into_data_dtype")]
-pub fn try_into_data_dtype<const D: usize, K: Basic>(
+/// Body of the twin of `into_data_dtype`.
+pub(super) fn into_data_dtype<const D: usize, K: Basic>(
     tensor: Tensor<D, K>,
     dtype: DType,
 ) -> Result<TensorData> {
@@ -817,14 +364,10 @@ pub fn try_into_data_dtype<const D: usize, K: Basic>(
 /// - [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for a quantized tensor.
 /// - [`GuardError::InvalidQuantScheme`](crate::GuardError::InvalidQuantScheme) for the scheme.
 ///
-/// # Fallback
-///
-/// Never.
-///
 /// ```
 /// use burn::tensor::quantization::{Calibration, QuantScheme};
 /// use burn::tensor::{Device, Tensor};
-/// use burn_guard::tensor::try_compute_range;
+/// use burn_guard::tensor::quantization::try_compute_range;
 ///
 /// let t = Tensor::<1>::from_floats([-1.0, 2.0], &Device::flex());
 /// let range = try_compute_range(&QuantScheme::default(), &t, &Calibration::MinMax)?;
@@ -857,14 +400,10 @@ pub fn try_compute_range<const D: usize>(
 /// - [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for a quantized bound.
 /// - [`GuardError::InvalidQuantScheme`](crate::GuardError::InvalidQuantScheme) for the scheme.
 ///
-/// # Fallback
-///
-/// Never.
-///
 /// ```
 /// use burn::tensor::quantization::{Calibration, QuantScheme};
 /// use burn::tensor::{Device, Tensor};
-/// use burn_guard::tensor::{try_compute_q_params, try_compute_range};
+/// use burn_guard::tensor::quantization::{try_compute_q_params, try_compute_range};
 ///
 /// let t = Tensor::<1>::from_floats([-1.0, 2.0], &Device::flex());
 /// let scheme = QuantScheme::default();
@@ -897,10 +436,6 @@ pub trait TryConvert<const D: usize, K: Basic>: Sealed + Sized {
     ///
     /// [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for a quantized tensor.
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryConvert;
@@ -917,10 +452,6 @@ pub trait TryConvert<const D: usize, K: Basic>: Sealed + Sized {
     /// # Errors
     ///
     /// As [`TryConvert::try_empty_like`].
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::quantization::QuantScheme;
@@ -942,10 +473,6 @@ pub trait TryConvert<const D: usize, K: Basic>: Sealed + Sized {
     ///
     /// As [`TryConvert::try_empty_like`].
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Int, Tensor};
     /// use burn_guard::tensor::TryConvert;
@@ -958,17 +485,13 @@ pub trait TryConvert<const D: usize, K: Basic>: Sealed + Sized {
     fn try_ones_like(&self) -> Result<Self>;
 
     /// Fallible twin of [`Tensor::full_like`]: the check of [`TryConvert::try_empty_like`], and
-    /// that `fill_value` is representable in the tensor's dtype (as [`try_full`]; `E: Copy` is
+    /// that `fill_value` is representable in the tensor's dtype (as [`TryCreate::try_full`]; `E: Copy` is
     /// added to burn's bounds).
     ///
     /// # Errors
     ///
     /// [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for a quantized tensor; [`GuardError::NotRepresentable`](crate::GuardError::NotRepresentable) for an
     /// unrepresentable value.
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, Int, Tensor};
@@ -1000,10 +523,6 @@ pub trait TryConvert<const D: usize, K: Basic>: Sealed + Sized {
     /// - [`GuardError::Unsupported`](crate::GuardError::Unsupported) for a target dtype the
     ///   device does not support.
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{DType, Device, FloatDType, IntDType, Tensor};
     /// use burn_guard::tensor::TryConvert;
@@ -1028,10 +547,6 @@ pub trait TryConvert<const D: usize, K: Basic>: Sealed + Sized {
     /// # Errors
     ///
     /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) without autodiff.
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, GradientCheckpointingStrategy, Tensor};
@@ -1137,16 +652,12 @@ impl<const D: usize, K: Basic> TryConvert<D, K> for Tensor<D, K> {
 /// Sealed: implemented for `burn::Tensor<D>` only.
 pub trait TryConvertFloat<const D: usize>: Sealed + Sized {
     /// Fallible twin of [`Tensor::random_like`]: checks that the tensor is not quantized and —
-    /// beyond burn — the distribution's parameters, as [`try_random`] does.
+    /// beyond burn — the distribution's parameters, as [`TryCreateNumeric::try_random`] does.
     ///
     /// # Errors
     ///
     /// [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for a quantized tensor; for the distribution, what
     /// [`check::creation::distribution`](crate::check::creation::distribution) returns.
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, Distribution, Tensor};
@@ -1166,10 +677,6 @@ pub trait TryConvertFloat<const D: usize>: Sealed + Sized {
     /// # Errors
     ///
     /// As [`TryConvertFloat::try_set_require_grad`].
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -1193,10 +700,6 @@ pub trait TryConvertFloat<const D: usize>: Sealed + Sized {
     ///
     /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) naming the rule.
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryConvertFloat;
@@ -1219,10 +722,6 @@ pub trait TryConvertFloat<const D: usize>: Sealed + Sized {
     /// # Errors
     ///
     /// [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for `num_samples == 0`; [`GuardError::Empty`](crate::GuardError::Empty) for no category.
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -1252,14 +751,11 @@ pub trait TryConvertFloat<const D: usize>: Sealed + Sized {
     /// - [`GuardError::InvalidQuantScheme`](crate::GuardError::InvalidQuantScheme) for the
     ///   scheme.
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::quantization::{Calibration, QuantScheme, QuantizationParameters};
     /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::tensor::{TryConvertFloat, try_compute_q_params, try_compute_range};
+    /// use burn_guard::tensor::TryConvertFloat;
+    /// use burn_guard::tensor::quantization::{try_compute_q_params, try_compute_range};
     ///
     /// let device = Device::flex();
     /// let t = Tensor::<1>::from_floats([-1.0, 2.0], &device);
@@ -1282,10 +778,6 @@ pub trait TryConvertFloat<const D: usize>: Sealed + Sized {
     ///
     /// [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for a quantized tensor; [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) naming the rule.
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryConvertFloat;
@@ -1306,10 +798,6 @@ pub trait TryConvertFloat<const D: usize>: Sealed + Sized {
     /// # Errors
     ///
     /// [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for a quantized tensor; [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) naming the rule.
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn_backend::distributed::DistributedParamId;
@@ -1337,10 +825,6 @@ pub trait TryConvertFloat<const D: usize>: Sealed + Sized {
     ///
     /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for an untracked
     /// tensor.
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -1370,10 +854,6 @@ pub trait TryConvertFloat<const D: usize>: Sealed + Sized {
     /// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for the tensor's
     ///   or the gradient's state.
     /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -1509,4 +989,751 @@ fn require_grad_checks<const D: usize>(
     #[cfg(not(feature = "autodiff"))]
     let non_leaf = false;
     rules::require_grad(op, require_grad, quantized, tensor.is_autodiff(), non_leaf)
+}
+
+/// Twins of burn's associated functions of `Tensor<D, K>` for any kind `K` (burn's `api/base.rs` and
+/// `api/extension.rs`): `Tensor::<2>::try_zeros([2, 3], &device)?`, `Tensor::try_cat(vec![a, b], 0)?`.
+///
+/// Sealed: implemented for `burn::Tensor` only.
+pub trait TryCreate<const D: usize, K: Basic>: Sealed + Sized {
+    /// Fallible twin of [`Tensor::empty`].
+    ///
+    /// Checks that `D > 0`, that the shape has rank `D`, and that an explicit dtype in `options`
+    /// belongs to the kind (a float dtype for Float, an integer dtype for Int; Bool ignores it, as
+    /// burn does).
+    ///
+    /// # Errors
+    ///
+    /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for a shape of another rank.
+    /// - [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for a dtype of another kind.
+    ///
+    /// ```
+    /// use burn::tensor::{DType, Device, Float, Tensor};
+    /// use burn_guard::tensor::TryCreate;
+    ///
+    /// let device = Device::flex();
+    /// let t: Tensor<2> = Tensor::<2, Float>::try_empty([2, 3], &device)?;
+    /// assert_eq!(t.dims(), [2, 3]);
+    /// assert!(Tensor::<2, Float>::try_empty([2, 3, 4], &device).is_err());
+    /// assert!(Tensor::<2, Float>::try_empty([2, 3], (&device, DType::I32)).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "empty")]
+    fn try_empty<S: Into<Shape>>(
+        shape: S,
+        options: impl Into<TensorCreationOptions>,
+    ) -> Result<Self>;
+
+    /// Fallible twin of [`Tensor::zeros`]; the same checks as [`TryCreate::try_empty`].
+    ///
+    /// # Errors
+    ///
+    /// As [`TryCreate::try_empty`].
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Int, Tensor};
+    /// use burn_guard::tensor::TryCreate;
+    ///
+    /// let t: Tensor<1, Int> = Tensor::<1, Int>::try_zeros([3], &Device::flex())?;
+    /// assert_eq!(t.sum().into_scalar::<i64>(), 0);
+    /// let err = Tensor::<1, Int>::try_zeros([3, 1], &Device::flex()).unwrap_err();
+    /// assert!(err.to_string().starts_with("zeros: the shape's rank must equal the tensor's rank D"));
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "zeros")]
+    fn try_zeros<S: Into<Shape>>(
+        shape: S,
+        options: impl Into<TensorCreationOptions>,
+    ) -> Result<Self>;
+
+    /// Fallible twin of [`Tensor::ones`]; the same checks as [`TryCreate::try_empty`].
+    ///
+    /// # Errors
+    ///
+    /// As [`TryCreate::try_empty`].
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Float, Tensor};
+    /// use burn_guard::tensor::TryCreate;
+    ///
+    /// let t: Tensor<2> = Tensor::<2, Float>::try_ones([2, 2], &Device::flex())?;
+    /// assert_eq!(t.sum().into_scalar::<f32>(), 4.0);
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "ones")]
+    fn try_ones<S: Into<Shape>>(
+        shape: S,
+        options: impl Into<TensorCreationOptions>,
+    ) -> Result<Self>;
+
+    /// Fallible twin of [`Tensor::full`].
+    ///
+    /// The checks of [`TryCreate::try_empty`], and that `fill_value` is representable in the tensor's dtype
+    /// (burn-std's `Scalar::new` panics on NaN, ±inf or a value outside `i64` for an integer dtype;
+    /// beyond burn, a value outside a narrower integer dtype is refused too: NdArray panics on it
+    /// and Flex silently wraps it around).
+    /// `E: Copy` is added to burn's bounds so the value can be checked before it is handed over;
+    /// every burn element type is `Copy`. Integer values are compared through `f64`, so a value
+    /// within `2^10` of `i64::MAX` is refused although burn would accept it.
+    ///
+    /// # Errors
+    ///
+    /// As [`TryCreate::try_empty`], and [`GuardError::NotRepresentable`](crate::GuardError::NotRepresentable) for an unrepresentable value.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Int, Tensor};
+    /// use burn_guard::tensor::TryCreate;
+    ///
+    /// let device = Device::flex();
+    /// let t: Tensor<1, Int> = Tensor::<1, Int>::try_full([2], 7, &device)?;
+    /// assert_eq!(t.sum().into_scalar::<i64>(), 14);
+    /// assert!(Tensor::<1, Int>::try_full([2], f32::NAN, &device).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "full")]
+    fn try_full<S: Into<Shape>, E: ElementConversion + Copy>(
+        shape: S,
+        fill_value: E,
+        options: impl Into<TensorCreationOptions>,
+    ) -> Result<Self>;
+
+    /// Fallible twin of [`Tensor::from_data`].
+    ///
+    /// Checks that `D > 0` and the data has rank `D`; that the dtype the tensor is created with
+    /// belongs to the kind (burn panics for a Float tensor; for an Int tensor given a float dtype
+    /// burn stores floats in an Int tensor, which we refuse too); that the data converts to it
+    /// (quantized data only into a Float tensor); and that every value fits an integer dtype
+    /// (burn-std's conversion panics on the first that does not).
+    ///
+    /// # Errors
+    ///
+    /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for data of another rank.
+    /// - [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for the dtype; [`GuardError::NotRepresentable`](crate::GuardError::NotRepresentable) for a value that
+    ///   does not fit.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Float, Tensor, TensorData};
+    /// use burn_guard::tensor::TryCreate;
+    ///
+    /// let device = Device::flex();
+    /// let t: Tensor<2> = Tensor::<2, Float>::try_from_data([[1.0, 2.0]], &device)?;
+    /// assert_eq!(t.dims(), [1, 2]);
+    /// assert!(Tensor::<1, Float>::try_from_data([[1.0, 2.0]], &device).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "from_data")]
+    fn try_from_data<T: Into<TensorData>>(
+        data: T,
+        options: impl Into<TensorCreationOptions>,
+    ) -> Result<Self>;
+
+    /// Fallible twin of [`Tensor::from_dispatch`] (burn's `extension` API).
+    ///
+    /// Checks that the dispatch tensor's dtype belongs to the kind `K` (burn panics "Expected kind
+    /// …"; a quantized tensor is a Float tensor) and — beyond burn, which does not check it and
+    /// returns a tensor whose rank is not `D` — that its rank is `D`.
+    ///
+    /// # Errors
+    ///
+    /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for another rank.
+    /// - [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for the dtype.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Float, Int, Tensor};
+    /// use burn_guard::tensor::TryCreate;
+    ///
+    /// let t = Tensor::<1>::ones([2], &Device::flex());
+    /// let back: Tensor<1> = Tensor::<1, Float>::try_from_dispatch(t.clone().into_dispatch())?;
+    /// assert_eq!(back.dims(), [2]);
+    /// assert!(Tensor::<1, Int>::try_from_dispatch(t.clone().into_dispatch()).is_err());
+    /// assert!(Tensor::<2, Float>::try_from_dispatch(t.into_dispatch()).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "from_dispatch")]
+    fn try_from_dispatch(tensor: burn::tensor::DispatchTensor) -> Result<Self>;
+
+    /// Fallible twin of [`Tensor::cat`].
+    ///
+    /// Checks that the list is non-empty, `dim` is in `-D..D`, the shapes agree except along
+    /// `dim`, and every tensor is on the first one's device.
+    ///
+    /// # Errors
+    ///
+    /// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
+    /// - [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for an empty list.
+    /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) listing every shape.
+    /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch): burn does not check
+    ///   this; the backend would panic or mix devices.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::tensor::TryCreate;
+    ///
+    /// let device = Device::flex();
+    /// let a = Tensor::<2>::ones([2, 3], &device);
+    /// let b = Tensor::<2>::zeros([1, 3], &device);
+    /// assert_eq!(Tensor::try_cat(vec![a.clone(), b], 0)?.dims(), [3, 3]);
+    /// assert!(Tensor::try_cat(vec![a, Tensor::<2>::zeros([1, 4], &device)], 0).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "cat")]
+    fn try_cat(tensors: Vec<Self>, dim: impl AsIndex) -> Result<Self>;
+
+    /// Fallible twin of [`Tensor::stack`].
+    ///
+    /// Checks that `D2 == D + 1`, the list is non-empty, `dim` is in `-D2..D2`, every shape is
+    /// equal and every tensor is on the first one's device.
+    ///
+    /// # Errors
+    ///
+    /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) when `D2 != D + 1`.
+    /// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
+    /// - [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for an empty list.
+    /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) listing every shape.
+    /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch) (not checked by burn).
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::tensor::TryCreate;
+    ///
+    /// let device = Device::flex();
+    /// let a = Tensor::<1>::ones([3], &device);
+    /// let stacked: Tensor<2> = Tensor::try_stack(vec![a.clone(), a], 0)?;
+    /// assert_eq!(stacked.dims(), [2, 3]);
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "stack")]
+    fn try_stack<const D2: usize>(tensors: Vec<Self>, dim: impl AsIndex) -> Result<Tensor<D2, K>>;
+}
+
+impl<const D: usize, K: Basic> TryCreate<D, K> for Tensor<D, K> {
+    fn try_empty<S: Into<Shape>>(
+        shape: S,
+        options: impl Into<TensorCreationOptions>,
+    ) -> Result<Self> {
+        empty::<D, K, S>(shape, options)
+    }
+    fn try_zeros<S: Into<Shape>>(
+        shape: S,
+        options: impl Into<TensorCreationOptions>,
+    ) -> Result<Self> {
+        zeros::<D, K, S>(shape, options)
+    }
+    fn try_ones<S: Into<Shape>>(
+        shape: S,
+        options: impl Into<TensorCreationOptions>,
+    ) -> Result<Self> {
+        ones::<D, K, S>(shape, options)
+    }
+    fn try_full<S: Into<Shape>, E: ElementConversion + Copy>(
+        shape: S,
+        fill_value: E,
+        options: impl Into<TensorCreationOptions>,
+    ) -> Result<Self> {
+        full::<D, K, S, E>(shape, fill_value, options)
+    }
+    fn try_from_data<T: Into<TensorData>>(
+        data: T,
+        options: impl Into<TensorCreationOptions>,
+    ) -> Result<Self> {
+        from_data::<D, K, T>(data, options)
+    }
+    fn try_from_dispatch(tensor: burn::tensor::DispatchTensor) -> Result<Self> {
+        from_dispatch::<D, K>(tensor)
+    }
+    fn try_cat(tensors: Vec<Self>, dim: impl AsIndex) -> Result<Self> {
+        super::base::cat::<D, K>(tensors, dim)
+    }
+    fn try_stack<const D2: usize>(tensors: Vec<Self>, dim: impl AsIndex) -> Result<Tensor<D2, K>> {
+        super::base::stack::<D, D2, K>(tensors, dim)
+    }
+}
+
+/// Twins of burn's associated functions of `Tensor<D, K>` for a numeric kind (burn's `api/numeric.rs`):
+/// `Tensor::<2>::try_random(shape, distribution, &device)?`.
+///
+/// Sealed: implemented for `burn::Tensor` only.
+pub trait TryCreateNumeric<const D: usize, K: Numeric>: Sealed + Sized {
+    /// Fallible twin of [`Tensor::random`].
+    ///
+    /// Checks an explicit dtype's kind, and — beyond burn, which checks neither — that the shape
+    /// has rank `D` (burn returns a tensor whose rank is not `D`, and a later `dims()` panics) and
+    /// that the distribution's parameters are valid (Flex and NdArray sample on the host and panic
+    /// on `Uniform(lo >= hi)`, `Bernoulli(p ∉ [0, 1])` or a non-finite `Normal` deviation).
+    ///
+    /// # Errors
+    ///
+    /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for a shape of another rank.
+    /// - [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for the dtype; [`GuardError::OutOfRange`](crate::GuardError::OutOfRange),
+    ///   [`GuardError::NonFinite`](crate::GuardError::NonFinite), [`GuardError::NotRepresentable`](crate::GuardError::NotRepresentable) or [`GuardError::OutOfOrder`](crate::GuardError::OutOfOrder) for the
+    ///   distribution's parameters (see [`check::creation::distribution`](crate::check::creation::distribution)).
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Distribution, Float, Tensor};
+    /// use burn_guard::tensor::TryCreateNumeric;
+    ///
+    /// let device = Device::flex();
+    /// let t: Tensor<2> = Tensor::<2, Float>::try_random([2, 3], Distribution::Default, &device)?;
+    /// assert_eq!(t.dims(), [2, 3]);
+    /// assert!(Tensor::<2, Float>::try_random([2, 3], Distribution::Uniform(1.0, 0.0), &device).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "random")]
+    fn try_random<S: Into<Shape>>(
+        shape: S,
+        distribution: Distribution,
+        options: impl Into<TensorCreationOptions>,
+    ) -> Result<Self>;
+}
+
+impl<const D: usize, K: Numeric> TryCreateNumeric<D, K> for Tensor<D, K> {
+    fn try_random<S: Into<Shape>>(
+        shape: S,
+        distribution: Distribution,
+        options: impl Into<TensorCreationOptions>,
+    ) -> Result<Self> {
+        random::<D, K, S>(shape, distribution, options)
+    }
+}
+
+/// Twins of burn's associated functions of `Tensor<2, K>` for a numeric kind (burn's `api/numeric.rs`):
+/// `Tensor::<2>::try_eye(3, &device)?`.
+///
+/// Sealed: implemented for `burn::Tensor` only.
+pub trait TryCreateMatrix<K: Numeric>: Sealed + Sized {
+    /// Fallible twin of [`Tensor::eye`].
+    ///
+    /// burn panics on `eye(0)` (its `unsqueeze` reshapes `[0]` to `[1, 0]`, and reshape reads the
+    /// `0` as "keep this dim"); we compute it correctly instead: an empty `[0, 0]` tensor.
+    ///
+    /// # Errors
+    ///
+    /// None expected; a backend panic is returned as
+    /// [`GuardError::BackendPanic`](crate::GuardError::BackendPanic).
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Float, Tensor};
+    /// use burn_guard::tensor::TryCreateMatrix;
+    ///
+    /// let device = Device::flex();
+    /// let eye: Tensor<2> = Tensor::<2, Float>::try_eye(3, &device)?;
+    /// assert_eq!(eye.sum().into_scalar::<f32>(), 3.0);
+    /// assert_eq!(Tensor::<2, Float>::try_eye(0, &device)?.dims(), [0, 0]);
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "eye")]
+    fn try_eye(size: usize, device: &Device) -> Result<Self>;
+}
+
+impl<K: Numeric> TryCreateMatrix<K> for Tensor<2, K> {
+    fn try_eye(size: usize, device: &Device) -> Result<Self> {
+        eye::<K>(size, device)
+    }
+}
+
+/// Twins of burn's associated functions of `Tensor<D, Float>` (burn's `api/float.rs`):
+/// `Tensor::<1>::try_from_floats([1.0, 2.0], &device)?`.
+///
+/// Sealed: implemented for `burn::Tensor` only.
+pub trait TryCreateFloat<const D: usize>: Sealed + Sized {
+    /// Fallible twin of [`Tensor::from_floats`]: the data is converted to `f32` first, then
+    /// created as [`TryCreate::try_from_data`] does.
+    ///
+    /// # Errors
+    ///
+    /// As [`TryCreate::try_from_data`]; quantized data cannot be converted to `f32`.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::tensor::TryCreateFloat;
+    ///
+    /// let t: Tensor<1> = Tensor::try_from_floats([1.0, 2.0], &Device::flex())?;
+    /// assert_eq!(t.dims(), [2]);
+    /// assert!(Tensor::<2>::try_from_floats([1.0, 2.0], &Device::flex()).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "from_floats")]
+    fn try_from_floats<A: Into<TensorData>>(floats: A, device: &Device) -> Result<Self>;
+}
+
+impl<const D: usize> TryCreateFloat<D> for Tensor<D> {
+    fn try_from_floats<A: Into<TensorData>>(floats: A, device: &Device) -> Result<Self> {
+        from_floats::<D, A>(floats, device)
+    }
+}
+
+/// Twins of burn's associated functions of `Tensor<D, Int>` (burn's `api/int.rs`):
+/// `Tensor::<1, Int>::try_from_ints([1, 2], &device)?`.
+///
+/// Sealed: implemented for `burn::Tensor` only.
+pub trait TryCreateInt<const D: usize>: Sealed + Sized {
+    /// Fallible twin of [`Tensor::from_ints`]: the data is converted to `i32` first (every value
+    /// must fit), then created as [`TryCreate::try_from_data`] does.
+    ///
+    /// # Errors
+    ///
+    /// As [`TryCreate::try_from_data`]; a value outside `i32` is refused.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Int, Tensor};
+    /// use burn_guard::tensor::TryCreateInt;
+    ///
+    /// let t: Tensor<1, Int> = Tensor::try_from_ints([1, 2], &Device::flex())?;
+    /// assert_eq!(t.dims(), [2]);
+    /// assert!(Tensor::<1, Int>::try_from_ints([5_000_000_000i64], &Device::flex()).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "from_ints")]
+    fn try_from_ints<A: Into<TensorData>>(ints: A, device: &Device) -> Result<Self>;
+
+    /// Fallible twin of [`cartesian_grid`](burn::tensor::cartesian_grid) and
+    /// [`Tensor::cartesian_grid`]: `Tensor::<D, Int>::try_cartesian_grid::<S, D2>(shape, device)`.
+    ///
+    /// Checks `D2 == D + 1` and that the shape has rank `D` (burn indexes it out of bounds when it
+    /// is shorter, and repeats along dims that do not exist when it is longer). burn panics on any
+    /// zero-sized dim (its reshape reads `0` as "keep this dim"); we compute it correctly instead:
+    /// an empty Int tensor of shape `[shape.., D]`.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for either rank.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Int, Tensor};
+    /// use burn_guard::tensor::TryCreateInt;
+    ///
+    /// let device = Device::flex();
+    /// let grid: Tensor<3, Int> = Tensor::<2, Int>::try_cartesian_grid::<_, 3>([2, 3], &device)?;
+    /// assert_eq!(grid.dims(), [2, 3, 2]);
+    /// assert!(Tensor::<2, Int>::try_cartesian_grid::<_, 4>([2, 3], &device).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "cartesian_grid")]
+    fn try_cartesian_grid<S: Into<Shape>, const D2: usize>(
+        shape: S,
+        device: &Device,
+    ) -> Result<Tensor<D2, Int>>;
+}
+
+impl<const D: usize> TryCreateInt<D> for Tensor<D, Int> {
+    fn try_from_ints<A: Into<TensorData>>(ints: A, device: &Device) -> Result<Self> {
+        from_ints::<D, A>(ints, device)
+    }
+    fn try_cartesian_grid<S: Into<Shape>, const D2: usize>(
+        shape: S,
+        device: &Device,
+    ) -> Result<Tensor<D2, Int>> {
+        cartesian_grid::<S, D, D2>(shape, device)
+    }
+}
+
+/// Twins of burn's associated functions of `Tensor<1, Int>` (burn's `api/int.rs`):
+/// `Tensor::<1, Int>::try_arange(0..4, &device)?`.
+///
+/// Sealed: implemented for `burn::Tensor` only.
+pub trait TryCreateRange: Sealed + Sized {
+    /// Fallible twin of [`Tensor::arange`]: checks that an explicit dtype is an integer dtype.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for the dtype.
+    ///
+    /// ```
+    /// use burn::tensor::{DType, Device, Tensor};
+    /// use burn_guard::tensor::TryCreateRange;
+    ///
+    /// let device = Device::flex();
+    /// assert_eq!(Tensor::try_arange(0..4, &device)?.dims(), [4]);
+    /// assert!(Tensor::try_arange(0..4, (&device, DType::F32)).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "arange")]
+    fn try_arange(range: Range<i64>, options: impl Into<TensorCreationOptions>) -> Result<Self>;
+
+    /// Fallible twin of [`Tensor::arange_step`]: checks the dtype as [`TryCreateRange::try_arange`] does, and —
+    /// beyond burn, which leaves it to the backend's `step_by(0)` assert — that `step > 0`.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for the dtype; [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a zero step.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::tensor::TryCreateRange;
+    ///
+    /// let device = Device::flex();
+    /// assert_eq!(Tensor::try_arange_step(0..5, 2, &device)?.dims(), [3]);
+    /// assert!(Tensor::try_arange_step(0..5, 0, &device).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "arange_step")]
+    fn try_arange_step(
+        range: Range<i64>,
+        step: usize,
+        options: impl Into<TensorCreationOptions>,
+    ) -> Result<Self>;
+}
+
+impl TryCreateRange for Tensor<1, Int> {
+    fn try_arange(range: Range<i64>, options: impl Into<TensorCreationOptions>) -> Result<Self> {
+        arange(range, options)
+    }
+    fn try_arange_step(
+        range: Range<i64>,
+        step: usize,
+        options: impl Into<TensorCreationOptions>,
+    ) -> Result<Self> {
+        arange_step(range, step, options)
+    }
+}
+
+/// Twins of burn's associated functions of `Tensor<D, Bool>` (burn's `api/bool.rs`):
+/// `Tensor::<2, Bool>::try_triu_mask([3, 3], 0, &device)?`.
+///
+/// Sealed: implemented for `burn::Tensor` only.
+pub trait TryCreateBool<const D: usize>: Sealed + Sized {
+    /// Fallible twin of [`Tensor::from_bool`]; the checks of [`TryCreate::try_from_data`].
+    ///
+    /// # Errors
+    ///
+    /// As [`TryCreate::try_from_data`].
+    ///
+    /// ```
+    /// use burn::tensor::{Bool, Device, Tensor};
+    /// use burn_guard::tensor::TryCreateBool;
+    ///
+    /// let t: Tensor<1, Bool> = Tensor::try_from_bool([true, false], &Device::flex())?;
+    /// assert_eq!(t.dims(), [2]);
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "from_bool")]
+    fn try_from_bool<A: Into<TensorData>>(data: A, device: &Device) -> Result<Self>;
+
+    /// Fallible twin of [`Tensor::triu_mask`] (an associated function of `Tensor<D, Bool>`).
+    ///
+    /// Checks that `D >= 2` and that `shape` has at least `D` dims (burn reads `shape[D-2]` and
+    /// `shape[D-1]` and ignores any further dims). burn fails when either of those is 0 (its
+    /// `reshape` reads `0` as "keep this dim"); we compute it: an empty mask of shape
+    /// `[1, …, 1, shape[D-2], shape[D-1]]`.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::RankMismatch`](crate::GuardError::RankMismatch).
+    ///
+    /// ```
+    /// use burn::tensor::{Bool, Device, Tensor};
+    /// use burn_guard::tensor::TryCreateBool;
+    ///
+    /// let device = Device::flex();
+    /// let mask: Tensor<2, Bool> = Tensor::try_triu_mask([3, 3], 0, &device)?;
+    /// assert_eq!(mask.dims(), [3, 3]);
+    /// assert!(Tensor::<3, Bool>::try_triu_mask([3, 3], 0, &device).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "triu_mask")]
+    fn try_triu_mask<S: Into<Shape>>(shape: S, offset: i64, device: &Device) -> Result<Self>;
+
+    /// Fallible twin of [`Tensor::tril_mask`]; the checks of [`TryCreateBool::try_triu_mask`].
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::RankMismatch`](crate::GuardError::RankMismatch).
+    ///
+    /// ```
+    /// use burn::tensor::{Bool, Device, Tensor};
+    /// use burn_guard::tensor::TryCreateBool;
+    ///
+    /// let mask: Tensor<2, Bool> = Tensor::try_tril_mask([2, 4], 1, &Device::flex())?;
+    /// assert_eq!(mask.dims(), [2, 4]);
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "tril_mask")]
+    fn try_tril_mask<S: Into<Shape>>(shape: S, offset: i64, device: &Device) -> Result<Self>;
+
+    /// Fallible twin of [`Tensor::diag_mask`]; the checks of [`TryCreateBool::try_triu_mask`].
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::RankMismatch`](crate::GuardError::RankMismatch).
+    ///
+    /// ```
+    /// use burn::tensor::{Bool, Device, Tensor};
+    /// use burn_guard::tensor::TryCreateBool;
+    ///
+    /// let mask: Tensor<2, Bool> = Tensor::try_diag_mask([3, 3], 0, &Device::flex())?;
+    /// assert_eq!(mask.dims(), [3, 3]);
+    /// assert!(Tensor::<1, Bool>::try_diag_mask([3], 0, &Device::flex()).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "diag_mask")]
+    fn try_diag_mask<S: Into<Shape>>(shape: S, offset: i64, device: &Device) -> Result<Self>;
+}
+
+impl<const D: usize> TryCreateBool<D> for Tensor<D, Bool> {
+    fn try_from_bool<A: Into<TensorData>>(data: A, device: &Device) -> Result<Self> {
+        from_bool::<D, A>(data, device)
+    }
+    fn try_triu_mask<S: Into<Shape>>(shape: S, offset: i64, device: &Device) -> Result<Self> {
+        super::indexing::triu_mask::<D, S>(shape, offset, device)
+    }
+    fn try_tril_mask<S: Into<Shape>>(shape: S, offset: i64, device: &Device) -> Result<Self> {
+        super::indexing::tril_mask::<D, S>(shape, offset, device)
+    }
+    fn try_diag_mask<S: Into<Shape>>(shape: S, offset: i64, device: &Device) -> Result<Self> {
+        super::indexing::diag_mask::<D, S>(shape, offset, device)
+    }
+}
+
+/// Checked reads: twins of `into_scalar`, `to_data_as`, `into_data_as`, `to_data_dtype` and
+/// `into_data_dtype` that refuse a value the requested type cannot hold.
+///
+/// Named `<burn's name>_checked`, not `try_<name>`: burn 0.22 has inherent `Tensor::try_into_scalar`,
+/// `try_to_data_as`, … that still panic on such a value, and an inherent method wins over a
+/// trait method, so a `try_` twin would be silently bypassed. No burn method is named `*_checked`.
+///
+/// Sealed: implemented for `burn::Tensor` only.
+pub trait CheckedRead<const D: usize, K: Basic>: Sealed + Sized {
+    /// Fallible twin of [`Tensor::into_scalar`] (burn's inherent [`Tensor::try_into_scalar`]
+    /// still panics on an unrepresentable value; hence the `_checked` name, see [`CheckedRead`]).
+    ///
+    /// Checks that the tensor holds exactly one element, then reads it and checks that the value
+    /// is representable in `E` (burn-std's conversion panics on NaN or an out-of-range value for an
+    /// integer `E`).
+    ///
+    /// # Errors
+    ///
+    /// - [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for another element count; [`GuardError::NotRepresentable`](crate::GuardError::NotRepresentable) for an
+    ///   unrepresentable value.
+    /// - [`GuardError::Execution`](crate::GuardError::Execution) when the read fails.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::tensor::CheckedRead;
+    ///
+    /// let device = Device::flex();
+    /// assert_eq!(Tensor::<1>::from_floats([2.5], &device).into_scalar_checked::<f32>()?, 2.5);
+    /// assert!(Tensor::<1>::ones([2], &device).into_scalar_checked::<f32>().is_err());
+    /// let nan = Tensor::<1>::from_floats([f32::NAN], &device);
+    /// assert!(nan.into_scalar_checked::<i32>().is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "into_scalar")]
+    fn into_scalar_checked<E: Element>(self) -> Result<E>;
+
+    /// Fallible twin of [`Tensor::into_scalar_async`]: the checks of [`CheckedRead::into_scalar_checked`], without
+    /// blocking.
+    ///
+    /// # Errors
+    ///
+    /// As [`CheckedRead::into_scalar_checked`].
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::tensor::CheckedRead;
+    ///
+    /// let t = Tensor::<1>::from_floats([4.0], &Device::flex());
+    /// let value: f32 = burn::tensor::read_sync(t.into_scalar_async_checked())?;
+    /// assert_eq!(value, 4.0);
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "into_scalar_async")]
+    fn into_scalar_async_checked<E: Element>(self) -> impl Future<Output = Result<E>> + Send;
+
+    /// Fallible twin of [`Tensor::to_data_as`] (burn's inherent [`Tensor::try_to_data_as`]
+    /// still panics on a value `E` cannot hold).
+    ///
+    /// Reads the data, then checks that the conversion exists (quantized data converts to nothing
+    /// else) and that every value fits an integer `E`, before converting.
+    ///
+    /// # Errors
+    ///
+    /// - [`GuardError::DTypeMismatch`](crate::GuardError::DTypeMismatch) for a conversion that does not exist;
+    ///   [`GuardError::NotRepresentable`](crate::GuardError::NotRepresentable) for the first value that does not fit.
+    /// - [`GuardError::Execution`](crate::GuardError::Execution) when the read fails.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::tensor::CheckedRead;
+    ///
+    /// let t = Tensor::<1>::from_floats([1.0, 2.0], &Device::flex());
+    /// assert_eq!(t.to_data_as_checked::<i64>()?.to_vec::<i64>().unwrap(), vec![1, 2]);
+    /// let bad = Tensor::<1>::from_floats([f32::INFINITY], &Device::flex());
+    /// assert!(bad.to_data_as_checked::<i64>().is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "to_data_as")]
+    fn to_data_as_checked<E: Element>(&self) -> Result<TensorData>;
+
+    /// Fallible twin of [`Tensor::into_data_as`]; the checks of [`CheckedRead::to_data_as_checked`].
+    ///
+    /// # Errors
+    ///
+    /// As [`CheckedRead::to_data_as_checked`].
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Int, Tensor};
+    /// use burn_guard::tensor::CheckedRead;
+    ///
+    /// let t = Tensor::<1, Int>::from_ints([-1, 2], &Device::flex());
+    /// assert!(t.into_data_as_checked::<u8>().is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "into_data_as")]
+    fn into_data_as_checked<E: Element>(self) -> Result<TensorData>;
+
+    /// Fallible twin of [`Tensor::to_data_dtype`]; the checks of [`CheckedRead::to_data_as_checked`] for `dtype`
+    /// (also refused: a quantized target dtype).
+    ///
+    /// # Errors
+    ///
+    /// As [`CheckedRead::to_data_as_checked`].
+    ///
+    /// ```
+    /// use burn::tensor::{DType, Device, Tensor};
+    /// use burn_guard::tensor::CheckedRead;
+    ///
+    /// let t = Tensor::<1>::from_floats([1.5], &Device::flex());
+    /// assert_eq!(t.to_data_dtype_checked(DType::F64)?.dtype(), DType::F64);
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "to_data_dtype")]
+    fn to_data_dtype_checked(&self, dtype: DType) -> Result<TensorData>;
+
+    /// Fallible twin of [`Tensor::into_data_dtype`]; the checks of [`CheckedRead::to_data_dtype_checked`].
+    ///
+    /// # Errors
+    ///
+    /// As [`CheckedRead::to_data_as_checked`].
+    ///
+    /// ```
+    /// use burn::tensor::{DType, Device, Tensor};
+    /// use burn_guard::tensor::CheckedRead;
+    ///
+    /// let t = Tensor::<1>::from_floats([300.0], &Device::flex());
+    /// assert!(t.into_data_dtype_checked(DType::U8).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "into_data_dtype")]
+    fn into_data_dtype_checked(self, dtype: DType) -> Result<TensorData>;
+}
+
+impl<const D: usize, K: Basic> CheckedRead<D, K> for Tensor<D, K> {
+    fn into_scalar_checked<E: Element>(self) -> Result<E> {
+        into_scalar::<D, K, E>(self)
+    }
+    fn into_scalar_async_checked<E: Element>(self) -> impl Future<Output = Result<E>> + Send {
+        into_scalar_async::<D, K, E>(self)
+    }
+    fn to_data_as_checked<E: Element>(&self) -> Result<TensorData> {
+        to_data_as::<D, K, E>(self)
+    }
+    fn into_data_as_checked<E: Element>(self) -> Result<TensorData> {
+        into_data_as::<D, K, E>(self)
+    }
+    fn to_data_dtype_checked(&self, dtype: DType) -> Result<TensorData> {
+        to_data_dtype::<D, K>(self, dtype)
+    }
+    fn into_data_dtype_checked(self, dtype: DType) -> Result<TensorData> {
+        into_data_dtype::<D, K>(self, dtype)
+    }
 }

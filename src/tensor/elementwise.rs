@@ -69,10 +69,6 @@ macro_rules! decl_scalar {
         #[doc = "scalar and the dtype; [`GuardError::OutOfRange`](crate::GuardError::OutOfRange)"]
         #[doc = "for a zero divisor or a shift amount outside `0..bits` (see the note)."]
         #[doc = ""]
-        #[doc = "# Fallback"]
-        #[doc = ""]
-        #[doc = "Never."]
-        #[doc = ""]
         #[doc = "```"]
         #[doc = "use burn::tensor::{Device, Int, Tensor};"]
         #[doc = "use burn_guard::tensor::TryElementwise;"]
@@ -101,10 +97,6 @@ macro_rules! decl_binary {
         #[doc = ""]
         #[doc = "- [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) with both shapes."]
         #[doc = "- [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch)."]
-        #[doc = ""]
-        #[doc = "# Fallback"]
-        #[doc = ""]
-        #[doc = "Never."]
         #[doc = ""]
         #[doc = "```"]
         #[doc = concat!("use burn::tensor::{Device, ", $kind, "Tensor};")]
@@ -394,10 +386,6 @@ pub trait TryElementwise<const D: usize, K: Basic>: Sealed + Sized {
     /// bound and the dtype; [`GuardError::OutOfOrder`](crate::GuardError::OutOfOrder) with both
     /// bounds when `min > max`.
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Int, Tensor};
     /// use burn_guard::tensor::TryElementwise;
@@ -566,10 +554,6 @@ pub trait TryElementwiseFloat<const D: usize>: Sealed + Sized {
     /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) with both shapes.
     /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryElementwiseFloat;
@@ -591,10 +575,6 @@ pub trait TryElementwiseFloat<const D: usize>: Sealed + Sized {
     ///
     /// As [`TryElementwiseFloat::try_hypot`].
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryElementwiseFloat;
@@ -614,10 +594,6 @@ pub trait TryElementwiseFloat<const D: usize>: Sealed + Sized {
     /// # Errors
     ///
     /// As [`TryElementwiseFloat::try_hypot`].
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -639,10 +615,6 @@ pub trait TryElementwiseFloat<const D: usize>: Sealed + Sized {
     /// # Errors
     ///
     /// As [`TryElementwiseFloat::try_hypot`].
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -670,10 +642,6 @@ pub trait TryElementwiseFloat<const D: usize>: Sealed + Sized {
     ///
     /// As [`TryElementwiseFloat::try_hypot`].
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryElementwiseFloat;
@@ -698,10 +666,6 @@ pub trait TryElementwiseFloat<const D: usize>: Sealed + Sized {
     /// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
     /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) with both shapes.
     /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -778,10 +742,6 @@ macro_rules! decl_bitwise {
         #[doc = "[`GuardError::NotRepresentable`](crate::GuardError::NotRepresentable) with the"]
         #[doc = "scalar and the dtype; [`GuardError::OutOfRange`](crate::GuardError::OutOfRange)"]
         #[doc = "for a zero divisor or a shift amount outside `0..bits` (see the note)."]
-        #[doc = ""]
-        #[doc = "# Fallback"]
-        #[doc = ""]
-        #[doc = "Never."]
         #[doc = ""]
         #[doc = "```"]
         #[doc = "use burn::tensor::{Device, Int, Tensor};"]
@@ -879,10 +839,6 @@ pub trait TryElementwiseVector<K: Numeric>: Sealed + Sized {
     ///
     /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) with both shapes.
     /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};

@@ -34,10 +34,6 @@ pub trait TryIndexing<const D: usize, K: Basic>: Sealed + Sized {
     /// burn's conversion of the argument fails (the argument cannot be inspected before it is
     /// converted, so the rule it broke is not named).
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryIndexing;
@@ -66,10 +62,6 @@ pub trait TryIndexing<const D: usize, K: Basic>: Sealed + Sized {
     /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) for `values`.
     /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryIndexing;
@@ -96,10 +88,6 @@ pub trait TryIndexing<const D: usize, K: Basic>: Sealed + Sized {
     /// [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for a quantized tensor;
     /// [`GuardError::NotRepresentable`](crate::GuardError::NotRepresentable) for the value.
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryIndexing;
@@ -125,10 +113,6 @@ pub trait TryIndexing<const D: usize, K: Basic>: Sealed + Sized {
     ///   does not convert; [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a step
     ///   of 0.
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryIndexing;
@@ -151,10 +135,6 @@ pub trait TryIndexing<const D: usize, K: Basic>: Sealed + Sized {
     /// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
     /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for `D2`.
     /// - [`GuardError::IndexOutOfRange`](crate::GuardError::IndexOutOfRange) for `index`.
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -194,10 +174,6 @@ pub trait TryIndexing<const D: usize, K: Basic>: Sealed + Sized {
     ///   bad index.
     /// - [`GuardError::Execution`](crate::GuardError::Execution) if the indices cannot be read.
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, IndexingUpdateOp, Int, Tensor};
     /// use burn_guard::tensor::TryIndexing;
@@ -236,10 +212,6 @@ pub trait TryIndexing<const D: usize, K: Basic>: Sealed + Sized {
     /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
     /// - [`GuardError::NotRepresentable`](crate::GuardError::NotRepresentable) for `value`.
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Bool, Device, Int, Tensor};
     /// use burn_guard::tensor::TryIndexing;
@@ -267,10 +239,6 @@ pub trait TryIndexing<const D: usize, K: Basic>: Sealed + Sized {
     /// - [`GuardError::BackendPanic`](crate::GuardError::BackendPanic) if a synchronous read is
     ///   not available on this platform (burn's `expect`).
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Bool, Device, Tensor};
     /// use burn_guard::tensor::TryIndexing;
@@ -292,10 +260,6 @@ pub trait TryIndexing<const D: usize, K: Basic>: Sealed + Sized {
     ///
     /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch).
     /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Bool, Device, Tensor};
@@ -328,10 +292,6 @@ pub trait TryIndexing<const D: usize, K: Basic>: Sealed + Sized {
     /// - [`GuardError::IndexOutOfRange`](crate::GuardError::IndexOutOfRange).
     /// - [`GuardError::Execution`](crate::GuardError::Execution) if the indices cannot be read.
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Int, Tensor};
     /// use burn_guard::tensor::TryIndexing;
@@ -357,10 +317,6 @@ pub trait TryIndexing<const D: usize, K: Basic>: Sealed + Sized {
     ///
     /// As [`TryIndexing::try_gather`], plus
     /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a bool update.
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, IndexingUpdateOp, Int, Tensor};
@@ -402,10 +358,6 @@ pub trait TryIndexing<const D: usize, K: Basic>: Sealed + Sized {
     /// - [`GuardError::IndexOutOfRange`](crate::GuardError::IndexOutOfRange).
     /// - [`GuardError::Execution`](crate::GuardError::Execution) if the indices cannot be read.
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, IndexingUpdateOp, Int, Tensor};
     /// use burn_guard::tensor::TryIndexing;
@@ -436,10 +388,6 @@ pub trait TryIndexing<const D: usize, K: Basic>: Sealed + Sized {
     /// # Errors
     ///
     /// As [`TryIndexing::try_scatter_nd`].
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, Int, Tensor};
@@ -473,10 +421,6 @@ pub trait TryIndexing<const D: usize, K: Basic>: Sealed + Sized {
     /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
     /// - [`GuardError::IndexOutOfRange`](crate::GuardError::IndexOutOfRange).
     /// - [`GuardError::Execution`](crate::GuardError::Execution) if the indices cannot be read.
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, Int, Tensor};
@@ -704,10 +648,6 @@ pub trait TryIndexingNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     ///
     /// [`GuardError::RankMismatch`](crate::GuardError::RankMismatch).
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryIndexingNumeric;
@@ -726,10 +666,6 @@ pub trait TryIndexingNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     /// # Errors
     ///
     /// [`GuardError::RankMismatch`](crate::GuardError::RankMismatch).
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -789,10 +725,6 @@ pub trait TryIndexingOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     /// - [`GuardError::IndexOutOfRange`](crate::GuardError::IndexOutOfRange) for a value.
     /// - [`GuardError::Execution`](crate::GuardError::Execution) if the values cannot be read.
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Int, Tensor};
     /// use burn_guard::tensor::TryIndexingOrdered;
@@ -824,10 +756,6 @@ pub trait TryIndexingOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     /// - [`GuardError::NonFinite`](crate::GuardError::NonFinite) for NaN or ±inf values.
     /// - [`GuardError::IndexOutOfRange`](crate::GuardError::IndexOutOfRange) for a value.
     /// - [`GuardError::Execution`](crate::GuardError::Execution) if the values cannot be read.
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -945,33 +873,8 @@ fn tri_mask<const D: usize>(
     catch(op, || build(shape))
 }
 
-/// Fallible twin of [`Tensor::triu_mask`] (an associated function of `Tensor<D, Bool>`).
-///
-/// Checks that `D >= 2` and that `shape` has at least `D` dims (burn reads `shape[D-2]` and
-/// `shape[D-1]` and ignores any further dims). burn fails when either of those is 0 (its
-/// `reshape` reads `0` as "keep this dim"); we compute it: an empty mask of shape
-/// `[1, …, 1, shape[D-2], shape[D-1]]`.
-///
-/// # Errors
-///
-/// [`GuardError::RankMismatch`](crate::GuardError::RankMismatch).
-///
-/// # Fallback
-///
-/// Never.
-///
-/// ```
-/// use burn::tensor::{Bool, Device, Tensor};
-/// use burn_guard::tensor::try_triu_mask;
-///
-/// let device = Device::flex();
-/// let mask: Tensor<2, Bool> = try_triu_mask([3, 3], 0, &device)?;
-/// assert_eq!(mask.dims(), [3, 3]);
-/// assert!(try_triu_mask::<3, _>([3, 3], 0, &device).is_err());
-/// # Ok::<(), burn_guard::GuardError>(())
-/// ```
-#[doc(alias = "triu_mask")]
-pub fn try_triu_mask<const D: usize, S: Into<Shape>>(
+/// Body of the twin of `triu_mask`.
+pub(super) fn triu_mask<const D: usize, S: Into<Shape>>(
     shape: S,
     offset: i64,
     device: &Device,
@@ -981,26 +884,8 @@ pub fn try_triu_mask<const D: usize, S: Into<Shape>>(
     })
 }
 
-/// Fallible twin of [`Tensor::tril_mask`]; the checks of [`try_triu_mask`].
-///
-/// # Errors
-///
-/// [`GuardError::RankMismatch`](crate::GuardError::RankMismatch).
-///
-/// # Fallback
-///
-/// Never.
-///
-/// ```
-/// use burn::tensor::{Bool, Device, Tensor};
-/// use burn_guard::tensor::try_tril_mask;
-///
-/// let mask: Tensor<2, Bool> = try_tril_mask([2, 4], 1, &Device::flex())?;
-/// assert_eq!(mask.dims(), [2, 4]);
-/// # Ok::<(), burn_guard::GuardError>(())
-/// ```
-#[doc(alias = "tril_mask")]
-pub fn try_tril_mask<const D: usize, S: Into<Shape>>(
+/// Body of the twin of `tril_mask`.
+pub(super) fn tril_mask<const D: usize, S: Into<Shape>>(
     shape: S,
     offset: i64,
     device: &Device,
@@ -1010,27 +895,8 @@ pub fn try_tril_mask<const D: usize, S: Into<Shape>>(
     })
 }
 
-/// Fallible twin of [`Tensor::diag_mask`]; the checks of [`try_triu_mask`].
-///
-/// # Errors
-///
-/// [`GuardError::RankMismatch`](crate::GuardError::RankMismatch).
-///
-/// # Fallback
-///
-/// Never.
-///
-/// ```
-/// use burn::tensor::{Bool, Device, Tensor};
-/// use burn_guard::tensor::try_diag_mask;
-///
-/// let mask: Tensor<2, Bool> = try_diag_mask([3, 3], 0, &Device::flex())?;
-/// assert_eq!(mask.dims(), [3, 3]);
-/// assert!(try_diag_mask::<1, _>([3], 0, &Device::flex()).is_err());
-/// # Ok::<(), burn_guard::GuardError>(())
-/// ```
-#[doc(alias = "diag_mask")]
-pub fn try_diag_mask<const D: usize, S: Into<Shape>>(
+/// Body of the twin of `diag_mask`.
+pub(super) fn diag_mask<const D: usize, S: Into<Shape>>(
     shape: S,
     offset: i64,
     device: &Device,

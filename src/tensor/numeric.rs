@@ -25,10 +25,6 @@ pub trait TryNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
     /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) with both shapes.
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryNumeric;
@@ -48,10 +44,6 @@ pub trait TryNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     ///
     /// As [`TryNumeric::try_add`].
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryNumeric;
@@ -69,10 +61,6 @@ pub trait TryNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     ///
     /// As [`TryNumeric::try_add`].
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryNumeric;
@@ -89,10 +77,6 @@ pub trait TryNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     /// # Errors
     ///
     /// As [`TryNumeric::try_add`].
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -121,10 +105,6 @@ pub trait TryNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
     /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for rank < 2.
     /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) with both shapes.
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};

@@ -52,10 +52,6 @@ pub trait TryReduce<const D: usize, K: Basic>: Sealed + Sized {
     /// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
     /// - [`GuardError::BackendPanic`](crate::GuardError::BackendPanic) if burn panics anyway.
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryReduce;
@@ -76,10 +72,6 @@ pub trait TryReduce<const D: usize, K: Basic>: Sealed + Sized {
     /// # Errors
     ///
     /// As [`TryReduce::try_any_dim`].
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -129,10 +121,6 @@ pub trait TryReduceNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     ///
     /// [`GuardError::Empty`](crate::GuardError::Empty) for an empty Int tensor.
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Int, Tensor};
     /// use burn_guard::tensor::TryReduceNumeric;
@@ -156,10 +144,6 @@ pub trait TryReduceNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     /// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
     /// - [`GuardError::Empty`](crate::GuardError::Empty) for an empty dimension of an Int tensor.
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryReduceNumeric;
@@ -178,10 +162,6 @@ pub trait TryReduceNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     /// # Errors
     ///
     /// As [`TryReduceNumeric::try_mean_dim`], for the first bad dim.
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -203,10 +183,6 @@ pub trait TryReduceNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     ///
     /// [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryReduceNumeric;
@@ -227,10 +203,6 @@ pub trait TryReduceNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     /// # Errors
     ///
     /// [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for the first bad dim.
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -257,10 +229,6 @@ pub trait TryReduceNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     ///   dimension would be squeezed.
     /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for a wrong `D2`.
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryReduceNumeric;
@@ -283,10 +251,6 @@ pub trait TryReduceNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     ///
     /// [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryReduceNumeric;
@@ -304,10 +268,6 @@ pub trait TryReduceNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     /// # Errors
     ///
     /// [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for the first bad dim.
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -329,10 +289,6 @@ pub trait TryReduceNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     ///
     /// [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryReduceNumeric;
@@ -352,10 +308,6 @@ pub trait TryReduceNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     /// # Errors
     ///
     /// [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -462,10 +414,6 @@ pub trait TryReduceOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     ///
     /// [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryReduceOrdered;
@@ -484,10 +432,6 @@ pub trait TryReduceOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     /// # Errors
     ///
     /// [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -509,10 +453,6 @@ pub trait TryReduceOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     ///
     /// [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryReduceOrdered;
@@ -532,10 +472,6 @@ pub trait TryReduceOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     /// # Errors
     ///
     /// [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -557,10 +493,6 @@ pub trait TryReduceOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     ///
     /// [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryReduceOrdered;
@@ -580,10 +512,6 @@ pub trait TryReduceOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     /// # Errors
     ///
     /// [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -608,10 +536,6 @@ pub trait TryReduceOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     /// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
     /// - [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for `k` too large.
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryReduceOrdered;
@@ -634,10 +558,6 @@ pub trait TryReduceOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     /// # Errors
     ///
     /// As [`TryReduceOrdered::try_topk`].
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -663,10 +583,6 @@ pub trait TryReduceOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     /// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
     /// - [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for `k` too large.
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryReduceOrdered;
@@ -688,10 +604,6 @@ pub trait TryReduceOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     ///
     /// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
     /// - [`GuardError::Empty`](crate::GuardError::Empty) for an empty dimension.
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -717,10 +629,6 @@ pub trait TryReduceOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     ///
     /// As [`TryReduceOrdered::try_argmax`].
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryReduceOrdered;
@@ -740,10 +648,6 @@ pub trait TryReduceOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     /// # Errors
     ///
     /// As [`TryReduceOrdered::try_argmax`].
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -766,10 +670,6 @@ pub trait TryReduceOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     ///
     /// As [`TryReduceOrdered::try_argmax`], for the first bad dim.
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryReduceOrdered;
@@ -788,10 +688,6 @@ pub trait TryReduceOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     /// # Errors
     ///
     /// As [`TryReduceOrdered::try_argmax`].
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -813,10 +709,6 @@ pub trait TryReduceOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     ///
     /// As [`TryReduceOrdered::try_argmax`].
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryReduceOrdered;
@@ -835,10 +727,6 @@ pub trait TryReduceOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     /// # Errors
     ///
     /// As [`TryReduceOrdered::try_argmax`], for the first bad dim.
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -859,10 +747,6 @@ pub trait TryReduceOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     ///
     /// As [`TryReduceOrdered::try_argmax`].
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryReduceOrdered;
@@ -882,10 +766,6 @@ pub trait TryReduceOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     ///
     /// As [`TryReduceOrdered::try_argmax`], for the first bad dim.
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryReduceOrdered;
@@ -904,10 +784,6 @@ pub trait TryReduceOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     /// # Errors
     ///
     /// As [`TryReduceOrdered::try_argmax`].
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -930,10 +806,6 @@ pub trait TryReduceOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     ///
     /// [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryReduceOrdered;
@@ -953,10 +825,6 @@ pub trait TryReduceOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     /// # Errors
     ///
     /// [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -1082,10 +950,6 @@ pub trait TryReduceFloat<const D: usize>: Sealed + Sized {
     /// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
     /// - [`GuardError::Empty`](crate::GuardError::Empty) for an empty dimension.
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryReduceFloat;
@@ -1107,10 +971,6 @@ pub trait TryReduceFloat<const D: usize>: Sealed + Sized {
     ///
     /// [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryReduceFloat;
@@ -1129,10 +989,6 @@ pub trait TryReduceFloat<const D: usize>: Sealed + Sized {
     /// # Errors
     ///
     /// As [`TryReduceFloat::try_var`].
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -1153,10 +1009,6 @@ pub trait TryReduceFloat<const D: usize>: Sealed + Sized {
     /// # Errors
     ///
     /// [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -1182,10 +1034,6 @@ pub trait TryReduceFloat<const D: usize>: Sealed + Sized {
     /// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
     /// - [`GuardError::Empty`](crate::GuardError::Empty) for an empty dimension.
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryReduceFloat;
@@ -1205,10 +1053,6 @@ pub trait TryReduceFloat<const D: usize>: Sealed + Sized {
     /// # Errors
     ///
     /// As [`TryReduceFloat::try_median`].
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -1236,10 +1080,6 @@ pub trait TryReduceFloat<const D: usize>: Sealed + Sized {
     /// - [`GuardError::BackendPanic`](crate::GuardError::BackendPanic) if the backend panics
     ///   anyway (NdArray's `matmul` panics on some tensors with a zero-sized dimension, where
     ///   Flex returns a result).
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};

@@ -136,10 +136,6 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for a `Shape` of the wrong
     ///   rank.
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryView;
@@ -161,10 +157,6 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     ///
     /// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad axis.
     /// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a repeated one.
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -189,10 +181,6 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     /// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for duplicates or
     ///   unequal lengths.
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryView;
@@ -213,10 +201,6 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     ///
     /// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad axis.
     /// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a repeated one.
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -242,10 +226,6 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     /// - [`GuardError::OutOfOrder`](crate::GuardError::OutOfOrder) for `start_dim > end_dim`.
     /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for a wrong `D2`.
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryView;
@@ -270,10 +250,6 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     ///
     /// [`GuardError::RankMismatch`](crate::GuardError::RankMismatch).
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryView;
@@ -295,10 +271,6 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     /// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange).
     /// - [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a size other than 1.
     /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for a wrong `D2`.
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -329,10 +301,6 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     ///   other than 1.
     /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for a wrong `D2`.
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryView;
@@ -353,10 +321,6 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     /// # Errors
     ///
     /// [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for `D2 < D`.
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -383,10 +347,6 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     ///
     /// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange).
     /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for `D2 <= D`.
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -417,10 +377,6 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) when burn's shape would
     ///   lose elements.
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryView;
@@ -448,10 +404,6 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) when the shapes cannot
     ///   broadcast.
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryView;
@@ -476,10 +428,6 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     /// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange).
     /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch).
     /// - [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for the window size or the step.
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -506,10 +454,6 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     ///
     /// [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange).
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryView;
@@ -532,10 +476,6 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     /// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for unequal lengths
     ///   or an overflowing sum.
     /// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange).
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -561,10 +501,6 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     /// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for an overflowing
     ///   size.
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryView;
@@ -585,10 +521,6 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     /// # Errors
     ///
     /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument).
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -619,10 +551,6 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for the tuple form on
     ///   rank < 2.
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::ops::PadMode;
     /// use burn::tensor::{Device, Tensor};
@@ -651,10 +579,6 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     /// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange).
     /// - [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for `chunks == 0`.
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryView;
@@ -677,10 +601,6 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     /// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange).
     /// - [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a `split_size` of 0.
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryView;
@@ -701,10 +621,6 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     ///
     /// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange).
     /// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument).
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -729,10 +645,6 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     /// # Errors
     ///
     /// [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange).
-    ///
-    /// # Fallback
-    ///
-    /// Never.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -988,14 +900,10 @@ fn insert_units<const D: usize, const D2: usize, K: Basic>(
 ///
 /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) naming the empty input.
 ///
-/// # Fallback
-///
-/// Never.
-///
 /// ```
 /// use burn::tensor::grid::GridOptions;
 /// use burn::tensor::{Device, Tensor};
-/// use burn_guard::tensor::try_meshgrid;
+/// use burn_guard::tensor::grid::try_meshgrid;
 ///
 /// let device = Device::flex();
 /// let x = Tensor::<1>::from_floats([1.0, 2.0], &device);
@@ -1038,14 +946,10 @@ where
 /// - [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for no input; [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for an empty one.
 /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
 ///
-/// # Fallback
-///
-/// Never.
-///
 /// ```
 /// use burn::tensor::grid::IndexPos;
 /// use burn::tensor::{Device, Tensor};
-/// use burn_guard::tensor::try_meshgrid_stack;
+/// use burn_guard::tensor::grid::try_meshgrid_stack;
 ///
 /// let device = Device::flex();
 /// let x = Tensor::<1>::from_floats([1.0, 2.0], &device);

@@ -51,13 +51,9 @@ fn dims<const D: usize>(tensor: &Tensor<D>) -> Vec<usize> {
 ///
 /// [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
 ///
-/// # Fallback
-///
-/// Never.
-///
 /// ```
 /// use burn::tensor::{Device, Tensor};
-/// use burn_guard::tensor::try_softmax;
+/// use burn_guard::tensor::activation::try_softmax;
 ///
 /// let t = Tensor::<2>::ones([2, 4], &Device::flex());
 /// assert_eq!(try_softmax(t.clone(), -1)?.dims(), [2, 4]);
@@ -84,13 +80,9 @@ pub fn try_softmax<const D: usize>(tensor: Tensor<D>, dim: impl AsIndex) -> Resu
 ///
 /// [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
 ///
-/// # Fallback
-///
-/// Never.
-///
 /// ```
 /// use burn::tensor::{Device, Tensor};
-/// use burn_guard::tensor::try_softmin;
+/// use burn_guard::tensor::activation::try_softmin;
 ///
 /// let t = Tensor::<2>::ones([2, 4], &Device::flex());
 /// assert_eq!(try_softmin(t.clone(), 0)?.dims(), [2, 4]);
@@ -117,13 +109,9 @@ pub fn try_softmin<const D: usize>(tensor: Tensor<D>, dim: impl AsIndex) -> Resu
 ///
 /// [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
 ///
-/// # Fallback
-///
-/// Never.
-///
 /// ```
 /// use burn::tensor::{Device, Tensor};
-/// use burn_guard::tensor::try_quiet_softmax;
+/// use burn_guard::tensor::activation::try_quiet_softmax;
 ///
 /// let t = Tensor::<2>::ones([2, 4], &Device::flex());
 /// assert_eq!(try_quiet_softmax(t.clone(), 1)?.dims(), [2, 4]);
@@ -153,13 +141,9 @@ pub fn try_quiet_softmax<const D: usize>(
 ///
 /// [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
 ///
-/// # Fallback
-///
-/// Never.
-///
 /// ```
 /// use burn::tensor::{Device, Tensor};
-/// use burn_guard::tensor::try_log_softmax;
+/// use burn_guard::tensor::activation::try_log_softmax;
 ///
 /// let t = Tensor::<2>::ones([2, 4], &Device::flex());
 /// assert_eq!(try_log_softmax(t.clone(), -1)?.dims(), [2, 4]);
@@ -187,13 +171,9 @@ pub fn try_log_softmax<const D: usize>(tensor: Tensor<D>, dim: impl AsIndex) -> 
 /// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
 /// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for an odd size.
 ///
-/// # Fallback
-///
-/// Never.
-///
 /// ```
 /// use burn::tensor::{Device, Tensor};
-/// use burn_guard::tensor::try_glu;
+/// use burn_guard::tensor::activation::try_glu;
 ///
 /// let t = Tensor::<2>::ones([2, 4], &Device::flex());
 /// assert_eq!(try_glu(t.clone(), 1)?.dims(), [2, 2]);
@@ -218,13 +198,9 @@ pub fn try_glu<const D: usize>(tensor: Tensor<D>, dim: impl AsIndex) -> Result<T
 /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) with both shapes.
 /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
 ///
-/// # Fallback
-///
-/// Never.
-///
 /// ```
 /// use burn::tensor::{Device, Tensor};
-/// use burn_guard::tensor::try_prelu;
+/// use burn_guard::tensor::activation::try_prelu;
 ///
 /// let device = Device::flex();
 /// let t = Tensor::<3>::ones([2, 3, 4], &device);
@@ -250,13 +226,9 @@ pub fn try_prelu<const D: usize>(tensor: Tensor<D>, alpha: Tensor<1>) -> Result<
 /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) with both shapes.
 /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
 ///
-/// # Fallback
-///
-/// Never.
-///
 /// ```
 /// use burn::tensor::{Device, Tensor};
-/// use burn_guard::tensor::try_cross_entropy_with_logits;
+/// use burn_guard::tensor::loss::try_cross_entropy_with_logits;
 ///
 /// let device = Device::flex();
 /// let logits = Tensor::<2>::ones([2, 3], &device);
@@ -292,13 +264,9 @@ pub fn try_cross_entropy_with_logits<const D: usize>(
 /// - [`GuardError::Empty`](crate::GuardError::Empty) for an empty rank-1 input.
 /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
 ///
-/// # Fallback
-///
-/// Never.
-///
 /// ```
 /// use burn::tensor::{Device, Tensor};
-/// use burn_guard::tensor::try_linear;
+/// use burn_guard::tensor::module::try_linear;
 ///
 /// let device = Device::flex();
 /// let x = Tensor::<2>::ones([2, 3], &device);
@@ -353,13 +321,9 @@ pub fn try_linear<const D: usize>(
 /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) naming the parameter.
 /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
 ///
-/// # Fallback
-///
-/// Never.
-///
 /// ```
 /// use burn::tensor::{Device, Tensor};
-/// use burn_guard::tensor::try_batch_norm;
+/// use burn_guard::tensor::module::try_batch_norm;
 ///
 /// let device = Device::flex();
 /// let x = Tensor::<3>::ones([2, 3, 4], &device);
@@ -415,13 +379,9 @@ pub fn try_batch_norm<const D: usize>(
 /// - [`GuardError::Empty`](crate::GuardError::Empty) for an empty input.
 /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
 ///
-/// # Fallback
-///
-/// Never.
-///
 /// ```
 /// use burn::tensor::{Device, Tensor};
-/// use burn_guard::tensor::try_batch_norm_train;
+/// use burn_guard::tensor::module::try_batch_norm_train;
 ///
 /// let device = Device::flex();
 /// let x = Tensor::<3>::ones([2, 3, 4], &device);
@@ -506,14 +466,10 @@ fn check_conv<const D: usize, const N: usize>(
 ///   bad options or a kernel larger than the padded input.
 /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
 ///
-/// # Fallback
-///
-/// Never.
-///
 /// ```
 /// use burn::tensor::{Device, Tensor};
 /// use burn::tensor::ops::ConvOptions;
-/// use burn_guard::tensor::try_conv1d;
+/// use burn_guard::tensor::module::try_conv1d;
 ///
 /// let device = Device::flex();
 /// let x = Tensor::<3>::ones([1, 2, 5], &device);
@@ -553,14 +509,10 @@ pub fn try_conv1d(
 ///   bad options or a kernel larger than the padded input.
 /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
 ///
-/// # Fallback
-///
-/// Never.
-///
 /// ```
 /// use burn::tensor::{Device, Tensor};
 /// use burn::tensor::ops::ConvOptions;
-/// use burn_guard::tensor::try_conv2d;
+/// use burn_guard::tensor::module::try_conv2d;
 ///
 /// let device = Device::flex();
 /// let x = Tensor::<4>::ones([1, 2, 5, 5], &device);
@@ -603,14 +555,10 @@ pub fn try_conv2d(
 ///   bad options, asymmetric padding or a kernel larger than the padded input.
 /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
 ///
-/// # Fallback
-///
-/// Never.
-///
 /// ```
 /// use burn::tensor::{Device, Tensor};
 /// use burn::tensor::ops::ConvOptions;
-/// use burn_guard::tensor::try_conv3d;
+/// use burn_guard::tensor::module::try_conv3d;
 ///
 /// let device = Device::flex();
 /// let x = Tensor::<5>::ones([1, 1, 3, 3, 3], &device);
@@ -652,14 +600,10 @@ pub fn try_conv3d(
 ///   bad options or a negative output size.
 /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
 ///
-/// # Fallback
-///
-/// Never.
-///
 /// ```
 /// use burn::tensor::{Device, Tensor};
 /// use burn::tensor::ops::ConvTransposeOptions;
-/// use burn_guard::tensor::try_conv_transpose1d;
+/// use burn_guard::tensor::module::try_conv_transpose1d;
 ///
 /// let device = Device::flex();
 /// let x = Tensor::<3>::ones([1, 2, 5], &device);
@@ -708,14 +652,10 @@ pub fn try_conv_transpose1d(
 ///   bad options or a negative output size.
 /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
 ///
-/// # Fallback
-///
-/// Never.
-///
 /// ```
 /// use burn::tensor::{Device, Tensor};
 /// use burn::tensor::ops::ConvTransposeOptions;
-/// use burn_guard::tensor::try_conv_transpose2d;
+/// use burn_guard::tensor::module::try_conv_transpose2d;
 ///
 /// let device = Device::flex();
 /// let x = Tensor::<4>::ones([1, 2, 3, 3], &device);
@@ -765,14 +705,10 @@ pub fn try_conv_transpose2d(
 ///   bad options or a negative output size.
 /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
 ///
-/// # Fallback
-///
-/// Never.
-///
 /// ```
 /// use burn::tensor::{Device, Tensor};
 /// use burn::tensor::ops::ConvTransposeOptions;
-/// use burn_guard::tensor::try_conv_transpose3d;
+/// use burn_guard::tensor::module::try_conv_transpose3d;
 ///
 /// let device = Device::flex();
 /// let x = Tensor::<5>::ones([1, 1, 2, 2, 2], &device);
@@ -822,14 +758,10 @@ pub fn try_conv_transpose3d(
 ///   or a kernel larger than the padded input.
 /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
 ///
-/// # Fallback
-///
-/// Never.
-///
 /// ```
 /// use burn::tensor::{Device, Tensor};
 /// use burn::tensor::ops::DeformConvOptions;
-/// use burn_guard::tensor::try_deform_conv2d;
+/// use burn_guard::tensor::module::try_deform_conv2d;
 ///
 /// let device = Device::flex();
 /// let x = Tensor::<4>::ones([1, 2, 4, 4], &device);
@@ -886,14 +818,10 @@ pub fn try_deform_conv2d(
 /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) naming the options or
 /// sizes; [`GuardError::Empty`](crate::GuardError::Empty) for an empty spatial dimension.
 ///
-/// # Fallback
-///
-/// Never.
-///
 /// ```
 /// use burn::tensor::{Device, Tensor};
 /// use burn::tensor::ops::{InterpolateMode, InterpolateOptions};
-/// use burn_guard::tensor::try_interpolate;
+/// use burn_guard::tensor::module::try_interpolate;
 ///
 /// let x = Tensor::<4>::ones([1, 1, 2, 3], &Device::flex());
 /// let options = InterpolateOptions::new(InterpolateMode::Bilinear).with_scale_factor([2.0, 2.0]);
@@ -922,13 +850,9 @@ pub fn try_interpolate(x: Tensor<4>, options: InterpolateOptions) -> Result<Tens
 /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) for a transform that does
 ///   not fit.
 ///
-/// # Fallback
-///
-/// Never.
-///
 /// ```
 /// use burn::tensor::{Device, Tensor};
-/// use burn_guard::tensor::try_affine_grid_2d;
+/// use burn_guard::tensor::grid::try_affine_grid_2d;
 ///
 /// let transform = Tensor::<3>::ones([2, 2, 3], &Device::flex());
 /// assert_eq!(try_affine_grid_2d(transform.clone(), [2, 1, 4, 5])?.dims(), [2, 4, 5, 2]);
