@@ -72,81 +72,70 @@ impl Policy {
         R: FnOnce(Moved, &T) -> Result<Out>,
         B: FnOnce(Out) -> Result<(Y, u64)>,
     {
+        // One body: the error count is taken on every way out of it.
         let op = steps.op;
-        let outcome = self.run_counted(steps);
+        let outcome = (|| {
+            let Steps {
+                op,
+                home,
+                capability,
+                native,
+                targets,
+                input,
+                validate,
+                on_home,
+                move_in,
+                on_target,
+                move_back,
+                _target,
+            } = steps;
+            let gap = match native {
+                Support::Native => {
+                    validate(&input)?;
+                    let output = on_home(input)?;
+                    self.recorder().native(op);
+                    return Ok(output);
+                }
+                Support::Gap(gap) => gap,
+            };
+            let refusal = |gap: Gap, fallbacks: Vec<(String, Gap)>| {
+                GuardError::Unsupported(
+                    Unsupported::new(op.name(), home(), capability(), gap)
+                        .with_fallbacks(fallbacks),
+                )
+            };
+            if !self.may_fall_back(op) {
+                return Err(refusal(gap, Vec::new()));
+            }
+            let mut cannot = Vec::new();
+            let mut chosen = None;
+            for target in targets {
+                match target.support {
+                    Support::Native => {
+                        chosen = Some(target);
+                        break;
+                    }
+                    Support::Gap(target_gap) => cannot.push((target.label, target_gap)),
+                }
+            }
+            let Some(target) = chosen else {
+                return Err(refusal(gap, cannot));
+            };
+            validate(&input)?;
+            let start = Instant::now();
+            let (moved, bytes_out) = move_in(input, &target.place)?;
+            let out_time = start.elapsed();
+            self.recorder().fallback(op, &home(), &target.label);
+            let output = on_target(moved, &target.place)?;
+            let back = Instant::now();
+            let (output, bytes_back) = move_back(output)?;
+            self.recorder()
+                .moved(op, bytes_out, bytes_back, out_time + back.elapsed());
+            Ok(output)
+        })();
         if outcome.is_err() {
             self.recorder().error(op);
         }
         outcome
-    }
-
-    fn run_counted<X, Y, T, Moved, Out, Targets, V, H, M, R, B>(
-        &self,
-        steps: Steps<'_, X, T, Targets, V, H, M, R, B>,
-    ) -> Result<Y>
-    where
-        Targets: IntoIterator<Item = Target<T>>,
-        V: FnOnce(&X) -> Result<()>,
-        H: FnOnce(X) -> Result<Y>,
-        M: FnOnce(X, &T) -> Result<(Moved, u64)>,
-        R: FnOnce(Moved, &T) -> Result<Out>,
-        B: FnOnce(Out) -> Result<(Y, u64)>,
-    {
-        let Steps {
-            op,
-            home,
-            capability,
-            native,
-            targets,
-            input,
-            validate,
-            on_home,
-            move_in,
-            on_target,
-            move_back,
-            _target,
-        } = steps;
-        let gap = match native {
-            Support::Native => {
-                validate(&input)?;
-                let output = on_home(input)?;
-                self.recorder().native(op);
-                return Ok(output);
-            }
-            Support::Gap(gap) => gap,
-        };
-        let refusal = |gap: Gap, fallbacks: Vec<(String, Gap)>| {
-            GuardError::Unsupported(
-                Unsupported::new(op.name(), home(), capability(), gap).with_fallbacks(fallbacks),
-            )
-        };
-        if !self.may_fall_back(op) {
-            return Err(refusal(gap, Vec::new()));
-        }
-        let mut cannot = Vec::new();
-        let mut chosen = None;
-        for target in targets {
-            match target.support {
-                Support::Native => {
-                    chosen = Some(target);
-                    break;
-                }
-                Support::Gap(target_gap) => cannot.push((target.label, target_gap)),
-            }
-        }
-        let Some(target) = chosen else {
-            return Err(refusal(gap, cannot));
-        };
-        validate(&input)?;
-        let start = Instant::now();
-        let (moved, bytes_out) = move_in(input, &target.place)?;
-        let out_time = start.elapsed();
-        self.recorder().fallback(op, &home(), &target.label);
-        let output = on_target(moved, &target.place)?;
-        let back = Instant::now();
-        let (output, bytes_back) = move_back(output)?;
-        self.recorder()
-            .moved(op, bytes_out, bytes_back, out_time + back.elapsed());
-        Ok(output)
     }
 }
