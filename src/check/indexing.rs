@@ -652,16 +652,7 @@ mod tests {
 
     type TestResult = std::result::Result<(), Box<dyn std::error::Error>>;
 
-    /// The error of `result`, or a test failure naming `what`.
-    fn refused<T: std::fmt::Debug>(
-        what: &str,
-        result: Result<T>,
-    ) -> std::result::Result<GuardError, String> {
-        match result {
-            Err(err) => Ok(err),
-            Ok(value) => Err(format!("{what}: expected an error, got {value:?}")),
-        }
-    }
+    use super::super::test_support::refused;
 
     /// The rule of a shape mismatch with exactly these shapes.
     fn shape_rule(err: &GuardError, expected: &[&[usize]]) -> Option<&'static str> {

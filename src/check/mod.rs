@@ -24,3 +24,20 @@ pub mod view;
 pub use input::finite;
 pub use quant::{QuantLayout, SchemeName, quant_calibration, quant_scheme};
 pub use shape::{broadcast, cat, dim, indices, matmul, narrow, same_device, stack};
+
+/// What the check modules' unit tests share.
+#[cfg(test)]
+mod test_support {
+    use crate::error::{GuardError, Result};
+
+    /// The error of `result`, or a test failure naming `what`.
+    pub(super) fn refused<T: std::fmt::Debug>(
+        what: &str,
+        result: Result<T>,
+    ) -> std::result::Result<GuardError, String> {
+        match result {
+            Err(err) => Ok(err),
+            Ok(value) => Err(format!("{what}: expected an error, got {value:?}")),
+        }
+    }
+}
