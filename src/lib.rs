@@ -88,5 +88,6 @@ pub mod policy;
 pub mod prelude;
 pub mod tensor;
 mod transfer;
+pub mod value_reads;
 
 pub use error::{ErrorKind, GuardError, Limit, Result, ResultExt, ScalarValue, Unsupported};

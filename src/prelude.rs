@@ -7,6 +7,9 @@
 //! (`burn_guard::tensor::module::try_conv2d`, …) and are not part of the prelude.
 
 pub use crate::error::{ErrorKind, GuardError, Result, ResultExt};
+// The layer twins, one trait per burn module: `layer.try_forward(x)?`.
+pub use crate::nn::layers::*;
+pub use crate::nn::{TryInit, TryInitStateless};
 pub use crate::tensor::{
     CheckedRead, TryConvert, TryConvertFloat, TryCreate, TryCreateBool, TryCreateFloat,
     TryCreateInt, TryCreateMatrix, TryCreateNumeric, TryCreateRange, TryElementwise,

@@ -784,6 +784,10 @@ fn read_classes<const D: usize, K: Ordered>(
     op: &'static str,
     tensor: &Tensor<D, K>,
 ) -> Result<(Vec<f64>, Vec<i64>)> {
+    if !crate::value_reads::should_read() {
+        // Vouched for by the caller: nothing to check.
+        return Ok((Vec::new(), Vec::new()));
+    }
     let data = catch(op, || tensor.try_to_data())?
         .map_err(|source| GuardError::from_execution(op, source))?;
     let values = catch(op, || {

@@ -1,0 +1,65 @@
+//! Twins of `burn::nn` config `init`s that can panic: `config.try_init(&device)?`.
+//!
+//! burn's configs assert on their own fields when they build a module (a dropout probability
+//! outside `[0, 1)`, a head count that does not divide the model width, channels that the
+//! groups do not divide). The twins check the same fields first and return the module, or the
+//! error naming the field. Configs whose `init` cannot panic have no twin: call `init`.
+
+use burn::tensor::Device;
+
+use crate::error::Result;
+use crate::nn::layers::support::Sealed;
+
+/// Twin of `init(&self, device)` on a `burn::nn` config whose `init` can panic.
+///
+/// ```
+/// use burn::nn::RmsNormConfig;
+/// use burn::tensor::Device;
+/// use burn_guard::prelude::*;
+///
+/// let device = Device::flex();
+/// let norm = RmsNormConfig::new(8).try_init(&device)?;
+/// let err = RmsNormConfig::new(8).with_epsilon(0.0).try_init(&device).unwrap_err();
+/// assert_eq!(err.kind(), ErrorKind::OutOfRange);
+/// # let _ = norm;
+/// # Ok::<(), GuardError>(())
+/// ```
+pub trait TryInit: Sealed {
+    /// The module `init` builds.
+    type Module;
+
+    /// Fallible twin of the config's `init(&self, device)`.
+    ///
+    /// # Errors
+    ///
+    /// The config's field that `init` would assert on, typed
+    /// ([`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a number outside its
+    /// range, [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) for sizes that
+    /// must divide each other, …).
+    fn try_init(&self, device: &Device) -> Result<Self::Module>;
+}
+
+/// Twin of `init(&self)` on a `burn::nn` config that builds a module without parameters and
+/// whose `init` can panic.
+///
+/// ```
+/// use burn::nn::DropoutConfig;
+/// use burn_guard::prelude::*;
+///
+/// let dropout = DropoutConfig::new(0.1).try_init()?;
+/// let err = DropoutConfig::new(1.5).try_init().unwrap_err();
+/// assert_eq!(err.kind(), ErrorKind::OutOfRange);
+/// # let _ = dropout;
+/// # Ok::<(), GuardError>(())
+/// ```
+pub trait TryInitStateless: Sealed {
+    /// The module `init` builds.
+    type Module;
+
+    /// Fallible twin of the config's `init(&self)`.
+    ///
+    /// # Errors
+    ///
+    /// The config's field that `init` would assert on.
+    fn try_init(&self) -> Result<Self::Module>;
+}

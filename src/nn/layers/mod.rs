@@ -1,0 +1,10 @@
+//! The twin traits of `burn::nn` modules, one file per family; see [`crate::nn`].
+//! Only traits are exported from here: the prelude takes this module whole.
+
+pub(crate) mod support;
+
+mod dropout;
+mod linear;
+
+pub use dropout::TryDropout;
+pub use linear::TryLinear;

@@ -1,0 +1,69 @@
+//! Checks on values that need a synchronous device read, and the way to skip them.
+//!
+//! A few checks cannot be decided from shapes: an index tensor's values against the size it
+//! indexes (`try_select`, `try_gather`, an embedding's token ids), class ids against the class
+//! count (`try_one_hot`, a loss's targets). Each reads the tensor back from the device before
+//! dispatch: one synchronous read per checked tensor, which also waits for the work pending
+//! on it. On a CPU backend that is a copy; on a GPU it is a round trip that stalls the queue.
+//!
+//! - [`count`] says how many such reads this thread has made, so a service can see what a
+//!   forward costs (the nn twins document which of them read).
+//! - [`vouched`] runs a closure with those reads skipped on this thread: for callers that
+//!   already know their indices are in range (ids from their own tokenizer, targets from
+//!   their own dataset). A value out of range then reaches the backend unchecked: on a CPU
+//!   backend the backstop still turns its panic into an error, on wgpu a gather out of range
+//!   reads whatever is there.
+//!
+//! ```
+//! use burn::tensor::{Device, Int, Tensor};
+//! use burn_guard::prelude::*;
+//! use burn_guard::value_reads;
+//!
+//! let device = Device::flex();
+//! let t = Tensor::<1>::from_floats([1.0, 2.0, 3.0], &device);
+//! let ids = Tensor::<1, Int>::from_ints([2, 0], &device);
+//!
+//! let before = value_reads::count();
+//! t.clone().try_select(0, ids.clone())?;
+//! assert_eq!(value_reads::count(), before + 1);
+//!
+//! value_reads::vouched(|| t.try_select(0, ids))?;
+//! assert_eq!(value_reads::count(), before + 1);
+//! # Ok::<(), burn_guard::GuardError>(())
+//! ```
+
+use std::cell::Cell;
+
+thread_local! {
+    static VOUCHED: Cell<bool> = const { Cell::new(false) };
+    static READS: Cell<u64> = const { Cell::new(0) };
+}
+
+/// How many value reads the guarded calls on this thread have made so far.
+pub fn count() -> u64 {
+    READS.with(Cell::get)
+}
+
+/// Runs `f` with value reads skipped on this thread: index and class checks trust the values.
+///
+/// Nested calls keep the outer setting once they return; a panic inside `f` restores it too.
+pub fn vouched<T>(f: impl FnOnce() -> T) -> T {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            VOUCHED.with(|v| v.set(self.0));
+        }
+    }
+    let _restore = Restore(VOUCHED.with(|v| v.replace(true)));
+    f()
+}
+
+/// Whether a value check should read: `false` inside [`vouched`]. Counts the read when it
+/// should.
+pub(crate) fn should_read() -> bool {
+    if VOUCHED.with(Cell::get) {
+        return false;
+    }
+    READS.with(|reads| reads.set(reads.get().saturating_add(1)));
+    true
+}
