@@ -91,7 +91,7 @@ mod quantizer;
 mod report;
 
 pub use init::{TryInit, TryInitStateless};
-pub use layers::{TryDropout, TryLinear};
+pub use layers::*;
 pub use linear::{InvalidLayer, QuantizedLinear};
 pub use placed::PlacedLinear;
 pub use quantizer::{ModuleQuantizer, QuantizedLayers};

@@ -1,0 +1,56 @@
+//! `Linear` and `Dropout`.
+
+use burn::nn::{DropoutConfig, LinearConfig};
+use burn::tensor::{Device, Tensor};
+use burn_guard::prelude::*;
+use proptest::prelude::*;
+
+use crate::support::{cpu_devices, float_tensor, parity_on_cpus, raw, refused, snapshot};
+
+fn input<const D: usize>(dims: [usize; D], device: &Device) -> Tensor<D> {
+    if dims.contains(&0) {
+        Tensor::zeros(dims, device)
+    } else {
+        float_tensor(dims, device)
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    #[test]
+    fn linear_parity(d_in in 1usize..5, d_out in 1usize..5, batch in 0usize..3, fed in 0usize..6, bias: bool) {
+        parity_on_cpus(
+            &format!("linear {d_in}->{d_out} on [{batch}, {fed}]"),
+            |device| LinearConfig::new(d_in, d_out).with_bias(bias).init(device),
+            |layer, device| snapshot(layer.forward(input([batch, fed], device))),
+            |layer, device| layer.try_forward(input([batch, fed], device)).map(snapshot),
+        );
+    }
+}
+
+#[test]
+fn linear_bad_inputs_are_refused_by_checks() {
+    for (name, device) in cpu_devices() {
+        let layer = LinearConfig::new(3, 2).init(&device);
+        let err = refused(
+            name,
+            "wrong features",
+            layer.try_forward(input([2, 4], &device)),
+        );
+        assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
+        assert_eq!(err.op(), "linear");
+    }
+}
+
+#[test]
+fn dropout_init_refuses_what_burn_panics_on() {
+    for prob in [-0.1, 1.0, 2.0, f64::NAN, f64::INFINITY] {
+        let burn = raw(|| DropoutConfig::new(prob).init());
+        let ours = DropoutConfig::new(prob).try_init();
+        assert!(burn.is_none(), "burn accepts {prob}");
+        let err = refused("none", &format!("dropout {prob}"), ours);
+        assert_eq!(err.kind(), ErrorKind::OutOfRange);
+    }
+    assert!(DropoutConfig::new(0.0).try_init().is_ok());
+}
