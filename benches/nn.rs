@@ -1,0 +1,136 @@
+//! What the layer twins cost on a whole forward: MLP, LSTM and transformer encoder, raw burn
+//! beside `try_forward` in one run, on Flex and on wgpu.
+//!
+//! ```text
+//! cargo bench --bench nn
+//! ```
+//! After criterion's own output, the bench prints one line per model and device with both
+//! medians and the ratio (guarded / raw), read back from criterion's estimates. Each forward
+//! ends in a read back of the output, so that wgpu's queued work is inside the measurement.
+//! Without a wgpu adapter the wgpu rows are skipped and say so.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use burn::module::Module;
+use burn::nn::transformer::{TransformerEncoder, TransformerEncoderConfig, TransformerEncoderInput};
+use burn::nn::{Linear, LinearConfig, Lstm, LstmConfig, Relu};
+use burn::tensor::{Device, Distribution, Tensor};
+use burn_guard::prelude::*;
+use criterion::Criterion;
+
+#[derive(Module, Debug)]
+struct Mlp {
+    hidden: Linear,
+    activation: Relu,
+    output: Linear,
+}
+
+impl Mlp {
+    fn new(device: &Device) -> Self {
+        Self {
+            hidden: LinearConfig::new(64, 256).init(device),
+            activation: Relu::new(),
+            output: LinearConfig::new(256, 10).init(device),
+        }
+    }
+
+    fn forward(&self, x: Tensor<2>) -> Tensor<2> {
+        self.output.forward(self.activation.forward(self.hidden.forward(x)))
+    }
+
+    fn try_forward(&self, x: Tensor<2>) -> burn_guard::Result<Tensor<2>> {
+        let x = self.hidden.try_forward(x).context("hidden")?;
+        let x = self.activation.try_forward(x).context("activation")?;
+        self.output.try_forward(x).context("output")
+    }
+}
+
+fn read(t: Tensor<2>) -> usize {
+    t.into_data().bytes().len()
+}
+
+fn read3(t: Tensor<3>) -> usize {
+    t.into_data().bytes().len()
+}
+
+fn models(c: &mut Criterion, device: &Device, name: &str) {
+    let x = Tensor::<2>::random([64, 64], Distribution::Default, device);
+    let mlp = Mlp::new(device);
+    let mut group = c.benchmark_group(format!("mlp {name}"));
+    group.bench_function("raw", |b| b.iter(|| read(mlp.forward(x.clone()))));
+    group.bench_function("guarded", |b| {
+        b.iter(|| read(mlp.try_forward(x.clone()).unwrap()))
+    });
+    group.finish();
+
+    let seq = Tensor::<3>::random([8, 32, 16], Distribution::Default, device);
+    let lstm: Lstm = LstmConfig::new(16, 64, true).init(device);
+    let mut group = c.benchmark_group(format!("lstm {name}"));
+    group.bench_function("raw", |b| b.iter(|| read3(lstm.forward(seq.clone(), None).0)));
+    group.bench_function("guarded", |b| {
+        b.iter(|| read3(lstm.try_forward(seq.clone(), None).unwrap().0))
+    });
+    group.finish();
+
+    let tokens = Tensor::<3>::random([8, 32, 64], Distribution::Default, device);
+    let encoder: TransformerEncoder = TransformerEncoderConfig::new(64, 128, 4, 2).init(device);
+    let mut group = c.benchmark_group(format!("transformer encoder {name}"));
+    group.bench_function("raw", |b| {
+        b.iter(|| read3(encoder.forward(TransformerEncoderInput::new(tokens.clone()))))
+    });
+    group.bench_function("guarded", |b| {
+        b.iter(|| {
+            read3(
+                encoder
+                    .try_forward(TransformerEncoderInput::new(tokens.clone()))
+                    .unwrap(),
+            )
+        })
+    });
+    group.finish();
+}
+
+/// The median criterion measured for `group/function`, in nanoseconds.
+fn median_ns(group: &str, function: &str) -> Option<f64> {
+    let dir = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target"));
+    // Criterion's directory names replace characters a path cannot hold; spaces stay.
+    let path = dir.join("criterion").join(group).join(function).join("new/estimates.json");
+    let text = std::fs::read_to_string(path).ok()?;
+    let json: serde_json::Value = serde_json::from_str(&text).ok()?;
+    json["median"]["point_estimate"].as_f64()
+}
+
+fn main() {
+    let mut c = Criterion::default()
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(4))
+        .sample_size(30)
+        .configure_from_args();
+    let mut devices = vec![(Device::flex(), "flex".to_owned())];
+    match burn_guard::devices::wgpu_adapter() {
+        Ok(adapter) => devices.push((adapter.device, "wgpu".to_owned())),
+        Err(err) => println!("no wgpu adapter ({err}); the wgpu rows are skipped"),
+    }
+    for (device, name) in &devices {
+        models(&mut c, device, name);
+    }
+    c.final_summary();
+    println!("\nmodel / device: raw median, guarded median, guarded / raw");
+    for (_, name) in &devices {
+        for model in ["mlp", "lstm", "transformer encoder"] {
+            let group = format!("{model} {name}");
+            match (median_ns(&group, "raw"), median_ns(&group, "guarded")) {
+                (Some(raw), Some(guarded)) => println!(
+                    "{group}: {:.1} µs, {:.1} µs, {:.3}×",
+                    raw / 1e3,
+                    guarded / 1e3,
+                    guarded / raw
+                ),
+                _ => println!("{group}: no estimates (filtered out?)"),
+            }
+        }
+    }
+}
