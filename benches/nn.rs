@@ -13,7 +13,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use burn::module::Module;
-use burn::nn::transformer::{TransformerEncoder, TransformerEncoderConfig, TransformerEncoderInput};
+use burn::nn::transformer::{
+    TransformerEncoder, TransformerEncoderConfig, TransformerEncoderInput,
+};
 use burn::nn::{Linear, LinearConfig, Lstm, LstmConfig, Relu};
 use burn::tensor::{Device, Distribution, Tensor};
 use burn_guard::prelude::*;
@@ -36,7 +38,8 @@ impl Mlp {
     }
 
     fn forward(&self, x: Tensor<2>) -> Tensor<2> {
-        self.output.forward(self.activation.forward(self.hidden.forward(x)))
+        self.output
+            .forward(self.activation.forward(self.hidden.forward(x)))
     }
 
     fn try_forward(&self, x: Tensor<2>) -> burn_guard::Result<Tensor<2>> {
@@ -67,7 +70,9 @@ fn models(c: &mut Criterion, device: &Device, name: &str) {
     let seq = Tensor::<3>::random([8, 32, 16], Distribution::Default, device);
     let lstm: Lstm = LstmConfig::new(16, 64, true).init(device);
     let mut group = c.benchmark_group(format!("lstm {name}"));
-    group.bench_function("raw", |b| b.iter(|| read3(lstm.forward(seq.clone(), None).0)));
+    group.bench_function("raw", |b| {
+        b.iter(|| read3(lstm.forward(seq.clone(), None).0))
+    });
     group.bench_function("guarded", |b| {
         b.iter(|| read3(lstm.try_forward(seq.clone(), None).unwrap().0))
     });
@@ -97,7 +102,11 @@ fn median_ns(group: &str, function: &str) -> Option<f64> {
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target"));
     // Criterion's directory names replace characters a path cannot hold; spaces stay.
-    let path = dir.join("criterion").join(group).join(function).join("new/estimates.json");
+    let path = dir
+        .join("criterion")
+        .join(group)
+        .join(function)
+        .join("new/estimates.json");
     let text = std::fs::read_to_string(path).ok()?;
     let json: serde_json::Value = serde_json::from_str(&text).ok()?;
     json["median"]["point_estimate"].as_f64()

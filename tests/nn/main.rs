@@ -8,4 +8,5 @@
 mod common;
 mod support;
 
+mod init;
 mod linear;

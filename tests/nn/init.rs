@@ -1,0 +1,176 @@
+//! Config `init`s measured with degenerate fields (zero sizes, NaN, negative and extreme
+//! numbers): the ones that panic are twinned (`tests/nn_coverage.rs` names them); the rest are
+//! shown here not to panic, which is why they have no twin.
+
+use burn::nn::attention::MultiHeadAttentionConfig;
+use burn::nn::conv::Conv2dConfig;
+use burn::nn::pool::{AdaptiveAvgPool2dConfig, AvgPool2dConfig, MaxPool2dConfig};
+use burn::nn::transformer::{TransformerDecoderConfig, TransformerEncoderConfig};
+use burn::nn::{
+    BiLstmConfig, EmbeddingConfig, GroupNormConfig, GruConfig, InstanceNormConfig, LayerNormConfig,
+    LeakyReluConfig, LinearConfig, LstmConfig, PReluConfig, PixelShuffleConfig,
+    PositionalEncodingConfig, RnnConfig, RotaryEncodingConfig, SwiGluConfig,
+};
+use burn::nn::{Fold4dConfig, Unfold4dConfig};
+use burn::tensor::Device;
+
+use crate::support::raw;
+
+fn panics<T>(f: impl FnOnce() -> T) -> bool {
+    raw(f).is_none()
+}
+
+#[test]
+fn inits_without_a_twin_do_not_panic_on_degenerate_fields() {
+    let d = Device::flex();
+    let cases: Vec<(&str, Box<dyn Fn() -> bool>)> = vec![
+        (
+            "linear 0->5",
+            Box::new(|| panics(|| LinearConfig::new(0, 5).init(&d))),
+        ),
+        (
+            "linear 5->0",
+            Box::new(|| panics(|| LinearConfig::new(5, 0).init(&d))),
+        ),
+        (
+            "embedding 0x4",
+            Box::new(|| panics(|| EmbeddingConfig::new(0, 4).init(&d))),
+        ),
+        (
+            "embedding 4x0",
+            Box::new(|| panics(|| EmbeddingConfig::new(4, 0).init(&d))),
+        ),
+        (
+            "layer norm 0",
+            Box::new(|| panics(|| LayerNormConfig::new(0).init(&d))),
+        ),
+        (
+            "layer norm eps 0",
+            Box::new(|| panics(|| LayerNormConfig::new(4).with_epsilon(0.0).init(&d))),
+        ),
+        (
+            "lstm hidden 0",
+            Box::new(|| panics(|| LstmConfig::new(4, 0, true).init(&d))),
+        ),
+        (
+            "lstm input 0",
+            Box::new(|| panics(|| LstmConfig::new(0, 4, true).init(&d))),
+        ),
+        (
+            "bilstm hidden 0",
+            Box::new(|| panics(|| BiLstmConfig::new(4, 0, true).init(&d))),
+        ),
+        (
+            "gru hidden 0",
+            Box::new(|| panics(|| GruConfig::new(4, 0, true).init(&d))),
+        ),
+        (
+            "rnn hidden 0",
+            Box::new(|| panics(|| RnnConfig::new(4, 0, true).init(&d))),
+        ),
+        (
+            "prelu 0 parameters",
+            Box::new(|| panics(|| PReluConfig::new().with_num_parameters(0).init(&d))),
+        ),
+        (
+            "leaky relu NaN slope",
+            Box::new(|| panics(|| LeakyReluConfig::new().with_negative_slope(f64::NAN).init())),
+        ),
+        (
+            "instance norm 0",
+            Box::new(|| panics(|| InstanceNormConfig::new(0).init(&d))),
+        ),
+        (
+            "swiglu 0",
+            Box::new(|| panics(|| SwiGluConfig::new(0, 4).init(&d))),
+        ),
+        (
+            "pixel shuffle 0",
+            Box::new(|| panics(|| PixelShuffleConfig::new(0).init())),
+        ),
+        (
+            "encoder 0 layers",
+            Box::new(|| panics(|| TransformerEncoderConfig::new(8, 16, 2, 0).init(&d))),
+        ),
+        (
+            "conv2d 0 channels",
+            Box::new(|| panics(|| Conv2dConfig::new([0, 4], [3, 3]).init(&d))),
+        ),
+        (
+            "conv2d kernel 0",
+            Box::new(|| panics(|| Conv2dConfig::new([2, 4], [0, 3]).init(&d))),
+        ),
+        (
+            "max pool kernel 0",
+            Box::new(|| panics(|| MaxPool2dConfig::new([0, 0]).init())),
+        ),
+        (
+            "avg pool kernel 0",
+            Box::new(|| panics(|| AvgPool2dConfig::new([0, 0]).init())),
+        ),
+        (
+            "adaptive pool 0",
+            Box::new(|| panics(|| AdaptiveAvgPool2dConfig::new([0, 0]).init())),
+        ),
+        (
+            "unfold kernel 0",
+            Box::new(|| panics(|| Unfold4dConfig::new([0, 0]).init())),
+        ),
+        (
+            "fold kernel 0",
+            Box::new(|| panics(|| Fold4dConfig::new([0, 0], [0, 0]).init())),
+        ),
+    ];
+    let panicking: Vec<&str> = cases
+        .iter()
+        .filter(|(_, case)| case())
+        .map(|(name, _)| *name)
+        .collect();
+    assert!(
+        panicking.is_empty(),
+        "these inits panic, so their configs need a try_init twin: {panicking:?}"
+    );
+}
+
+/// The inits `tests/nn_coverage.rs` lists as panicking through helpers its source scan does
+/// not follow: each does panic on the field shown.
+#[test]
+fn measured_panicking_inits_do_panic() {
+    let d = Device::flex();
+    let cases: Vec<(&str, bool)> = vec![
+        (
+            "GroupNormConfig 0 groups",
+            panics(|| GroupNormConfig::new(0, 4).init(&d)),
+        ),
+        (
+            "MultiHeadAttentionConfig 0 heads",
+            panics(|| MultiHeadAttentionConfig::new(8, 0).init(&d)),
+        ),
+        (
+            "PositionalEncodingConfig d_model 0",
+            panics(|| PositionalEncodingConfig::new(0).init(&d)),
+        ),
+        (
+            "RotaryEncodingConfig odd d_model",
+            panics(|| RotaryEncodingConfig::new(8, 3).init(&d)),
+        ),
+        (
+            "TransformerEncoderConfig dropout 2",
+            panics(|| {
+                TransformerEncoderConfig::new(8, 16, 2, 1)
+                    .with_dropout(2.0)
+                    .init(&d)
+            }),
+        ),
+        (
+            "TransformerDecoderConfig 0 heads",
+            panics(|| TransformerDecoderConfig::new(8, 16, 0, 1).init(&d)),
+        ),
+    ];
+    let calm: Vec<&str> = cases
+        .iter()
+        .filter(|(_, panicked)| !panicked)
+        .map(|(name, _)| *name)
+        .collect();
+    assert!(calm.is_empty(), "expected a panic from: {calm:?}");
+}
