@@ -1,0 +1,394 @@
+//! [`burn::nn::pool`] layers, and the padding `burn::nn` computes for a `PaddingConfig*`.
+//!
+//! The pooling configs' `init` cannot panic (no twin): their forward builds the pooling
+//! options, whose constructors panic on a zero kernel size, stride or dilation, then pools.
+//! The twins check the module's fields and the input first, by the rules of the tensor
+//! twins ([`try_max_pool2d`](crate::tensor::module::try_max_pool2d), …).
+
+use burn::nn::pool::{
+    AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, AvgPool1d, AvgPool2d, MaxPool1d,
+    MaxPool2d,
+};
+use burn::nn::{PaddingConfig1d, PaddingConfig2d, PaddingConfig3d};
+use burn::tensor::Tensor;
+use burn::tensor::ops::{AvgPoolOptions, MaxPoolOptions};
+
+use super::support::Sealed;
+use crate::GuardError;
+use crate::check::pool::{self as rules, same_padding};
+use crate::error::Result;
+use crate::panic::catch;
+use crate::tensor::pool::{check_avg_pool, check_max_pool};
+
+/// `Same` padding along one dim; the stride was checked non-zero before.
+fn same(op: &'static str, kernel: usize, stride: usize, size: usize) -> Result<(usize, usize)> {
+    rules::nonzero(op, "stride", &[stride])?;
+    same_padding(kernel, stride, size).ok_or_else(|| GuardError::InvalidArgument {
+        op,
+        rule: "the same padding overflows",
+        got: format!("kernel={kernel}, stride={stride}, size={size}"),
+    })
+}
+
+/// The `(begin, end)` padding burn-nn's `PaddingConfig1d::calculate_padding_1d_pair` gives.
+pub(super) fn padding_1d(
+    op: &'static str,
+    config: &PaddingConfig1d,
+    size: usize,
+    kernel: usize,
+    stride: usize,
+) -> Result<(usize, usize)> {
+    match config {
+        PaddingConfig1d::Valid => Ok((0, 0)),
+        PaddingConfig1d::Same => same(op, kernel, stride, size),
+        PaddingConfig1d::Explicit(left, right) => Ok((*left, *right)),
+    }
+}
+
+/// The `[(top, bottom), (left, right)]` padding of burn-nn's
+/// `PaddingConfig2d::calculate_padding_2d_pairs`.
+pub(super) fn padding_2d(
+    op: &'static str,
+    config: &PaddingConfig2d,
+    size: [usize; 2],
+    kernel: [usize; 2],
+    stride: [usize; 2],
+) -> Result<[(usize, usize); 2]> {
+    match config {
+        PaddingConfig2d::Valid => Ok([(0, 0); 2]),
+        PaddingConfig2d::Same => Ok([
+            same(op, kernel[0], stride[0], size[0])?,
+            same(op, kernel[1], stride[1], size[1])?,
+        ]),
+        PaddingConfig2d::Explicit(top, left, bottom, right) => {
+            Ok([(*top, *bottom), (*left, *right)])
+        }
+    }
+}
+
+/// The symmetric padding of burn-nn's `PaddingConfig3d::calculate_padding_3d`, which panics
+/// when `Same` needs asymmetric padding (an even kernel, or a stride that leaves an odd
+/// remainder).
+pub(super) fn padding_3d(
+    op: &'static str,
+    config: &PaddingConfig3d,
+    size: [usize; 3],
+    kernel: [usize; 3],
+    stride: [usize; 3],
+) -> Result<[usize; 3]> {
+    match config {
+        PaddingConfig3d::Valid => Ok([0; 3]),
+        PaddingConfig3d::Explicit(d, h, w) => Ok([*d, *h, *w]),
+        PaddingConfig3d::Same => {
+            let mut out = [0; 3];
+            let dims = out.iter_mut().zip(kernel).zip(stride).zip(size);
+            for (i, (((slot, k), s), n)) in dims.enumerate() {
+                let (begin, end) = same(op, k, s, n)?;
+                if begin != end {
+                    return Err(GuardError::InvalidArgument {
+                        op,
+                        rule: "3D same padding must be symmetric",
+                        got: format!(
+                            "kernel={kernel:?}, stride={stride:?}, input={size:?}: dim {i} needs ({begin}, {end})"
+                        ),
+                    });
+                }
+                *slot = begin;
+            }
+            Ok(out)
+        }
+    }
+}
+
+impl Sealed for MaxPool1d {}
+impl Sealed for MaxPool2d {}
+impl Sealed for AvgPool1d {}
+impl Sealed for AvgPool2d {}
+impl Sealed for AdaptiveAvgPool1d {}
+impl Sealed for AdaptiveAvgPool2d {}
+impl Sealed for AdaptiveAvgPool3d {}
+
+/// Twin of [`MaxPool1d::forward`].
+pub trait TryMaxPool1d: Sealed {
+    /// Fallible twin of [`MaxPool1d::forward`]: `[batch, channels, length]` in.
+    ///
+    /// Checks the module's kernel size, stride and dilation (non-zero: burn's options
+    /// constructor panics) and — beyond burn, which leaves it to the backend — that the
+    /// dilated kernel fits in the padded input, as
+    /// [`try_max_pool1d`](crate::tensor::module::try_max_pool1d) does.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a zero option;
+    /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a kernel
+    /// larger than the padded input.
+    ///
+    /// ```
+    /// use burn::nn::pool::MaxPool1dConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let pool = MaxPool1dConfig::new(3).init();
+    /// assert_eq!(pool.try_forward(Tensor::<3>::ones([1, 2, 6], &device))?.dims(), [1, 2, 2]);
+    /// assert!(pool.try_forward(Tensor::<3>::ones([1, 2, 2], &device)).is_err());
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward(&self, input: Tensor<3>) -> Result<Tensor<3>>;
+}
+
+impl TryMaxPool1d for MaxPool1d {
+    fn try_forward(&self, input: Tensor<3>) -> Result<Tensor<3>> {
+        const OP: &str = "max_pool1d";
+        let dims = input.dims();
+        let padding = padding_1d(OP, &self.padding, dims[2], self.kernel_size, self.stride)?;
+        let options = MaxPoolOptions {
+            kernel_size: [self.kernel_size],
+            stride: [self.stride],
+            padding: [padding],
+            dilation: [self.dilation],
+            ceil_mode: self.ceil_mode,
+        };
+        check_max_pool(OP, &dims, &options)?;
+        catch(OP, || self.forward(input))
+    }
+}
+
+/// Twin of [`MaxPool2d::forward`].
+pub trait TryMaxPool2d: Sealed {
+    /// Fallible twin of [`MaxPool2d::forward`]: `[batch, channels, height, width]` in.
+    ///
+    /// Checks what [`TryMaxPool1d::try_forward`] checks, per spatial dim.
+    ///
+    /// # Errors
+    ///
+    /// As [`TryMaxPool1d::try_forward`].
+    ///
+    /// ```
+    /// use burn::nn::pool::MaxPool2dConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let pool = MaxPool2dConfig::new([2, 2]).init();
+    /// assert_eq!(pool.try_forward(Tensor::<4>::ones([1, 2, 4, 4], &device))?.dims(), [1, 2, 2, 2]);
+    /// assert!(pool.try_forward(Tensor::<4>::ones([1, 2, 1, 4], &device)).is_err());
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward(&self, input: Tensor<4>) -> Result<Tensor<4>>;
+}
+
+impl TryMaxPool2d for MaxPool2d {
+    fn try_forward(&self, input: Tensor<4>) -> Result<Tensor<4>> {
+        const OP: &str = "max_pool2d";
+        let dims = input.dims();
+        let padding = padding_2d(
+            OP,
+            &self.padding,
+            [dims[2], dims[3]],
+            self.kernel_size,
+            self.stride,
+        )?;
+        let options = MaxPoolOptions {
+            kernel_size: self.kernel_size,
+            stride: self.stride,
+            padding,
+            dilation: self.dilation,
+            ceil_mode: self.ceil_mode,
+        };
+        check_max_pool(OP, &dims, &options)?;
+        catch(OP, || self.forward(input))
+    }
+}
+
+/// Twin of [`AvgPool1d::forward`].
+pub trait TryAvgPool1d: Sealed {
+    /// Fallible twin of [`AvgPool1d::forward`]: `[batch, channels, length]` in.
+    ///
+    /// Checks the module's kernel size and stride (non-zero: burn's options constructor
+    /// panics) and — beyond burn, which leaves it to the backend — that the kernel fits in
+    /// the padded input, as [`try_avg_pool1d`](crate::tensor::module::try_avg_pool1d) does.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a zero option;
+    /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a kernel
+    /// larger than the padded input.
+    ///
+    /// ```
+    /// use burn::nn::pool::AvgPool1dConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let pool = AvgPool1dConfig::new(3).init();
+    /// assert_eq!(pool.try_forward(Tensor::<3>::ones([1, 2, 6], &device))?.dims(), [1, 2, 4]);
+    /// assert!(pool.try_forward(Tensor::<3>::ones([1, 2, 2], &device)).is_err());
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward(&self, input: Tensor<3>) -> Result<Tensor<3>>;
+}
+
+impl TryAvgPool1d for AvgPool1d {
+    fn try_forward(&self, input: Tensor<3>) -> Result<Tensor<3>> {
+        const OP: &str = "avg_pool1d";
+        let dims = input.dims();
+        let padding = padding_1d(OP, &self.padding, dims[2], self.kernel_size, self.stride)?;
+        let options = AvgPoolOptions {
+            kernel_size: [self.kernel_size],
+            stride: [self.stride],
+            padding: [padding],
+            count_include_pad: self.count_include_pad,
+            ceil_mode: self.ceil_mode,
+        };
+        check_avg_pool(OP, &dims, &options)?;
+        catch(OP, || self.forward(input))
+    }
+}
+
+/// Twin of [`AvgPool2d::forward`].
+pub trait TryAvgPool2d: Sealed {
+    /// Fallible twin of [`AvgPool2d::forward`]: `[batch, channels, height, width]` in.
+    ///
+    /// Checks what [`TryAvgPool1d::try_forward`] checks, per spatial dim.
+    ///
+    /// # Errors
+    ///
+    /// As [`TryAvgPool1d::try_forward`].
+    ///
+    /// ```
+    /// use burn::nn::pool::AvgPool2dConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let pool = AvgPool2dConfig::new([2, 2]).init();
+    /// assert_eq!(pool.try_forward(Tensor::<4>::ones([1, 2, 4, 4], &device))?.dims(), [1, 2, 3, 3]);
+    /// assert!(pool.try_forward(Tensor::<4>::ones([1, 2, 4, 1], &device)).is_err());
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward(&self, input: Tensor<4>) -> Result<Tensor<4>>;
+}
+
+impl TryAvgPool2d for AvgPool2d {
+    fn try_forward(&self, input: Tensor<4>) -> Result<Tensor<4>> {
+        const OP: &str = "avg_pool2d";
+        let dims = input.dims();
+        let padding = padding_2d(
+            OP,
+            &self.padding,
+            [dims[2], dims[3]],
+            self.kernel_size,
+            self.stride,
+        )?;
+        let options = AvgPoolOptions {
+            kernel_size: self.kernel_size,
+            stride: self.stride,
+            padding,
+            count_include_pad: self.count_include_pad,
+            ceil_mode: self.ceil_mode,
+        };
+        check_avg_pool(OP, &dims, &options)?;
+        catch(OP, || self.forward(input))
+    }
+}
+
+/// Twin of [`AdaptiveAvgPool1d::forward`].
+pub trait TryAdaptiveAvgPool1d: Sealed {
+    /// Fallible twin of [`AdaptiveAvgPool1d::forward`]: `[batch, channels, length]` in.
+    ///
+    /// Checks — beyond burn, which leaves them to the backend — a non-zero output size and a
+    /// non-empty input length, as
+    /// [`try_adaptive_avg_pool1d`](crate::tensor::module::try_adaptive_avg_pool1d) does.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for an output size of 0;
+    /// [`GuardError::Empty`](crate::GuardError::Empty) for an empty input length.
+    ///
+    /// ```
+    /// use burn::nn::pool::AdaptiveAvgPool1dConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let pool = AdaptiveAvgPool1dConfig::new(2).init();
+    /// assert_eq!(pool.try_forward(Tensor::<3>::ones([1, 2, 5], &device))?.dims(), [1, 2, 2]);
+    /// assert!(pool.try_forward(Tensor::<3>::ones([1, 2, 0], &device)).is_err());
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward(&self, input: Tensor<3>) -> Result<Tensor<3>>;
+}
+
+impl TryAdaptiveAvgPool1d for AdaptiveAvgPool1d {
+    fn try_forward(&self, input: Tensor<3>) -> Result<Tensor<3>> {
+        const OP: &str = "adaptive_avg_pool1d";
+        rules::adaptive_pool(OP, &input.dims(), &[self.output_size])?;
+        catch(OP, || self.forward(input))
+    }
+}
+
+/// Twin of [`AdaptiveAvgPool2d::forward`].
+pub trait TryAdaptiveAvgPool2d: Sealed {
+    /// Fallible twin of [`AdaptiveAvgPool2d::forward`]: `[batch, channels, height, width]` in.
+    ///
+    /// Checks what [`TryAdaptiveAvgPool1d::try_forward`] checks, per spatial dim.
+    ///
+    /// # Errors
+    ///
+    /// As [`TryAdaptiveAvgPool1d::try_forward`].
+    ///
+    /// ```
+    /// use burn::nn::pool::AdaptiveAvgPool2dConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let pool = AdaptiveAvgPool2dConfig::new([2, 2]).init();
+    /// assert_eq!(pool.try_forward(Tensor::<4>::ones([1, 2, 5, 5], &device))?.dims(), [1, 2, 2, 2]);
+    /// assert!(pool.try_forward(Tensor::<4>::ones([1, 2, 0, 5], &device)).is_err());
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward(&self, input: Tensor<4>) -> Result<Tensor<4>>;
+}
+
+impl TryAdaptiveAvgPool2d for AdaptiveAvgPool2d {
+    fn try_forward(&self, input: Tensor<4>) -> Result<Tensor<4>> {
+        const OP: &str = "adaptive_avg_pool2d";
+        rules::adaptive_pool(OP, &input.dims(), &self.output_size)?;
+        catch(OP, || self.forward(input))
+    }
+}
+
+/// Twin of [`AdaptiveAvgPool3d::forward`].
+pub trait TryAdaptiveAvgPool3d: Sealed {
+    /// Fallible twin of [`AdaptiveAvgPool3d::forward`]: `[batch, channels, d, h, w]` in.
+    ///
+    /// Checks what [`TryAdaptiveAvgPool1d::try_forward`] checks, per spatial dim.
+    ///
+    /// # Errors
+    ///
+    /// As [`TryAdaptiveAvgPool1d::try_forward`].
+    ///
+    /// ```
+    /// use burn::nn::pool::AdaptiveAvgPool3dConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let pool = AdaptiveAvgPool3dConfig::new([1, 2, 2]).init();
+    /// let x = Tensor::<5>::ones([1, 1, 3, 4, 4], &device);
+    /// assert_eq!(pool.try_forward(x)?.dims(), [1, 1, 1, 2, 2]);
+    /// assert!(pool.try_forward(Tensor::<5>::ones([1, 1, 3, 0, 4], &device)).is_err());
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward(&self, input: Tensor<5>) -> Result<Tensor<5>>;
+}
+
+impl TryAdaptiveAvgPool3d for AdaptiveAvgPool3d {
+    fn try_forward(&self, input: Tensor<5>) -> Result<Tensor<5>> {
+        const OP: &str = "adaptive_avg_pool3d";
+        rules::adaptive_pool(OP, &input.dims(), &self.output_size)?;
+        catch(OP, || self.forward(input))
+    }
+}
