@@ -74,15 +74,18 @@ pub struct PoolDim {
 
 /// `max_pool{1,2}d`, `avg_pool{1,2}d` (and their `_with_indices` forms): an input of rank
 /// `N + 2` (`[batch, channels, spatial...]`), non-zero kernel sizes, strides and dilations,
-/// and — beyond burn, which leaves it to the backend's unsigned arithmetic — a dilated kernel
-/// that fits in the padded input (in ceil mode, up to `stride - 1` past it, as burn-backend's
-/// `calculate_pool_output_size` allows). Returns the spatial output sizes the backend computes
+/// and — beyond burn, which leaves both to the backend — non-empty spatial dims and a dilated
+/// kernel that fits in the padded input (in ceil mode, up to `stride - 1` past it, as
+/// burn-backend's `calculate_pool_output_size` allows). NdArray panics on both (burn 0.22.1);
+/// Flex returns an empty output, or a window of nothing. An empty batch or channel dim is
+/// fine. Returns the spatial output sizes the backend computes
 /// (before burn drops a ceil-mode window that starts in asymmetric end padding).
 ///
 /// # Errors
 ///
 /// [`GuardError::RankMismatch`] for a wrong rank; [`GuardError::OutOfRange`] for a zero
-/// option; [`GuardError::InvalidArgument`] for a kernel larger than the padded input.
+/// option; [`GuardError::Empty`] for an empty spatial dim; [`GuardError::InvalidArgument`]
+/// for a kernel larger than the padded input.
 ///
 /// ```
 /// use burn_guard::check::pool::{pool, PoolDim};
@@ -104,6 +107,16 @@ pub fn pool(
         nonzero(op, "kernel_size", &[dim.kernel])?;
         nonzero(op, "stride", &[dim.stride])?;
         nonzero(op, "dilation", &[dim.dilation])?;
+    }
+    if let Some(i) = dims.iter().position(|dim| dim.size == 0) {
+        // Flex pools an empty dim into a window of padding or nothing (a `-inf` max, a 0
+        // average) where NdArray panics; no window of an empty input has a value.
+        return Err(GuardError::Empty {
+            op,
+            rule: "pooling needs a non-empty input along every spatial dim",
+            shape: x.to_vec(),
+            dim: Some(i + 2),
+        });
     }
     let mut out = Vec::with_capacity(dims.len());
     for (i, dim) in dims.iter().enumerate() {
@@ -148,32 +161,23 @@ fn spatial_rank(op: &'static str, x: &[usize], n: usize) -> Result<()> {
     Ok(())
 }
 
-/// `adaptive_avg_pool{1,2,3}d`: an input of rank `N + 2`, and — beyond burn, which leaves
-/// both to the backend — non-zero output sizes and a non-empty input (the backends divide
-/// by the input and output sizes to place each window; an empty window has no average).
+/// `adaptive_avg_pool{1,2,3}d`: an input of rank `N + 2` and — beyond burn, which leaves it
+/// to the backend — non-empty spatial dims (both CPU backends return averages of empty
+/// windows). An output size of 0 is allowed: the backends return an empty tensor.
 ///
 /// # Errors
 ///
-/// [`GuardError::RankMismatch`] for a wrong rank; [`GuardError::OutOfRange`] for an output
-/// size of 0; [`GuardError::Empty`] for an input with an empty spatial dim.
+/// [`GuardError::RankMismatch`] for a wrong rank; [`GuardError::Empty`] for an input with an
+/// empty spatial dim.
 ///
 /// ```
 /// use burn_guard::check::pool::adaptive_pool;
 /// assert!(adaptive_pool("adaptive_avg_pool2d", &[1, 2, 5, 5], &[2, 3]).is_ok());
-/// assert!(adaptive_pool("adaptive_avg_pool2d", &[1, 2, 5, 5], &[0, 3]).is_err());
+/// assert!(adaptive_pool("adaptive_avg_pool2d", &[1, 2, 5, 5], &[0, 3]).is_ok());
 /// assert!(adaptive_pool("adaptive_avg_pool2d", &[1, 2, 0, 5], &[2, 3]).is_err());
 /// ```
 pub fn adaptive_pool(op: &'static str, x: &[usize], output_size: &[usize]) -> Result<()> {
     spatial_rank(op, x, output_size.len())?;
-    if output_size.contains(&0) {
-        return Err(GuardError::OutOfRange {
-            op,
-            rule: "adaptive pooling output sizes must be non-zero",
-            name: "output_size",
-            value: 0usize.into(),
-            limit: Limit::AtLeast(1usize.into()),
-        });
-    }
     if let Some(i) = x.iter().skip(2).position(|&s| s == 0) {
         return Err(GuardError::Empty {
             op,

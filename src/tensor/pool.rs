@@ -57,12 +57,15 @@ pub(crate) fn check_avg_pool<const N: usize>(
 /// Fallible twin of [`burn_module::max_pool1d`].
 ///
 /// Checks — beyond burn, which leaves them to the backend — non-zero kernel size, stride and
-/// dilation (the options' pub fields bypass the constructor's checks) and a dilated kernel
-/// that fits in the padded input (in ceil mode, up to `stride - 1` past it).
+/// dilation (the options' pub fields bypass the constructor's checks), a non-empty input
+/// length and a dilated kernel that fits in the padded input (in ceil mode, up to
+/// `stride - 1` past it). NdArray panics on the last two; Flex returns an empty output or a
+/// window of nothing. An empty batch or channel dim is fine.
 ///
 /// # Errors
 ///
 /// [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a zero option;
+/// [`GuardError::Empty`](crate::GuardError::Empty) for an empty input length;
 /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a kernel larger
 /// than the padded input.
 ///
@@ -171,12 +174,14 @@ pub fn try_max_pool2d_with_indices(
 /// Fallible twin of [`burn_module::avg_pool1d`].
 ///
 /// Checks — beyond burn, which leaves them to the backend — non-zero kernel size and
-/// stride and a kernel that fits in the padded input (in ceil mode, up to `stride - 1` past
-/// it).
+/// stride, a non-empty input length and a kernel that fits in the padded input (in ceil
+/// mode, up to `stride - 1` past it). NdArray panics on the last two; Flex returns an empty
+/// output or a window of nothing.
 ///
 /// # Errors
 ///
 /// [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a zero option;
+/// [`GuardError::Empty`](crate::GuardError::Empty) for an empty input length;
 /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a kernel larger
 /// than the padded input.
 ///
@@ -224,12 +229,11 @@ pub fn try_avg_pool2d(x: Tensor<4>, options: AvgPoolOptions<2>) -> Result<Tensor
 
 /// Fallible twin of [`burn_module::adaptive_avg_pool1d`].
 ///
-/// Checks — beyond burn, which leaves them to the backend — a non-zero output size and a
-/// non-empty input length.
+/// Checks — beyond burn, which leaves it to the backend — a non-empty input length (both CPU
+/// backends return averages of empty windows). An output size of 0 gives an empty tensor.
 ///
 /// # Errors
 ///
-/// [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for an output size of 0;
 /// [`GuardError::Empty`](crate::GuardError::Empty) for an empty input length.
 ///
 /// ```
@@ -238,7 +242,7 @@ pub fn try_avg_pool2d(x: Tensor<4>, options: AvgPoolOptions<2>) -> Result<Tensor
 ///
 /// let x = Tensor::<3>::ones([1, 2, 5], &Device::flex());
 /// assert_eq!(try_adaptive_avg_pool1d(x.clone(), 3)?.dims(), [1, 2, 3]);
-/// assert!(try_adaptive_avg_pool1d(x, 0).is_err());
+/// assert!(try_adaptive_avg_pool1d(Tensor::<3>::ones([1, 2, 0], &Device::flex()), 3).is_err());
 /// # Ok::<(), burn_guard::GuardError>(())
 /// ```
 #[doc(alias = "adaptive_avg_pool1d")]
@@ -262,7 +266,7 @@ pub fn try_adaptive_avg_pool1d(x: Tensor<3>, output_size: usize) -> Result<Tenso
 ///
 /// let x = Tensor::<4>::ones([1, 2, 5, 5], &Device::flex());
 /// assert_eq!(try_adaptive_avg_pool2d(x.clone(), [2, 3])?.dims(), [1, 2, 2, 3]);
-/// assert!(try_adaptive_avg_pool2d(x, [2, 0]).is_err());
+/// assert!(try_adaptive_avg_pool2d(Tensor::<4>::ones([1, 2, 0, 5], &Device::flex()), [2, 2]).is_err());
 /// # Ok::<(), burn_guard::GuardError>(())
 /// ```
 #[doc(alias = "adaptive_avg_pool2d")]
@@ -286,7 +290,7 @@ pub fn try_adaptive_avg_pool2d(x: Tensor<4>, output_size: [usize; 2]) -> Result<
 ///
 /// let x = Tensor::<5>::ones([1, 1, 4, 4, 4], &Device::flex());
 /// assert_eq!(try_adaptive_avg_pool3d(x.clone(), [2, 2, 1])?.dims(), [1, 1, 2, 2, 1]);
-/// assert!(try_adaptive_avg_pool3d(x, [0, 2, 1]).is_err());
+/// assert!(try_adaptive_avg_pool3d(Tensor::<5>::ones([1, 1, 4, 0, 4], &Device::flex()), [2, 2, 1]).is_err());
 /// # Ok::<(), burn_guard::GuardError>(())
 /// ```
 #[doc(alias = "adaptive_avg_pool3d")]

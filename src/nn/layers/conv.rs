@@ -162,9 +162,8 @@ impl TryInit for DeformConv2dConfig {
         if self.padding == PaddingConfig2d::Same {
             same_padding_kernel(OP, &self.kernel_size)?;
         }
-        if self.offset_groups == 0 || self.channels[0] % self.offset_groups != 0 {
-            // burn: `channels[0].is_multiple_of(offset_groups)`, false for 0 groups unless
-            // there are no channels, where the weight init divides by zero channels anyway.
+        // burn: `channels[0].is_multiple_of(offset_groups)`, true for 0 groups and 0 channels.
+        if !self.channels[0].is_multiple_of(self.offset_groups) {
             conv_groups(OP, self.channels[0], self.channels[0], self.offset_groups)?;
         }
         catch(OP, || self.init(device))

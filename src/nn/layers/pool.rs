@@ -113,13 +113,15 @@ pub trait TryMaxPool1d: Sealed {
     /// Fallible twin of [`MaxPool1d::forward`]: `[batch, channels, length]` in.
     ///
     /// Checks the module's kernel size, stride and dilation (non-zero: burn's options
-    /// constructor panics) and — beyond burn, which leaves it to the backend — that the
-    /// dilated kernel fits in the padded input, as
+    /// constructor panics) and — beyond burn, which leaves them to the backend (NdArray
+    /// panics) — a non-empty input length and a dilated kernel that fits in the padded input,
+    /// as
     /// [`try_max_pool1d`](crate::tensor::module::try_max_pool1d) does.
     ///
     /// # Errors
     ///
     /// [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a zero option;
+    /// [`GuardError::Empty`](crate::GuardError::Empty) for an empty input length;
     /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a kernel
     /// larger than the padded input.
     ///
@@ -206,12 +208,14 @@ pub trait TryAvgPool1d: Sealed {
     /// Fallible twin of [`AvgPool1d::forward`]: `[batch, channels, length]` in.
     ///
     /// Checks the module's kernel size and stride (non-zero: burn's options constructor
-    /// panics) and — beyond burn, which leaves it to the backend — that the kernel fits in
-    /// the padded input, as [`try_avg_pool1d`](crate::tensor::module::try_avg_pool1d) does.
+    /// panics) and — beyond burn, which leaves them to the backend (NdArray panics) — a
+    /// non-empty input length and a kernel that fits in the padded input, as
+    /// [`try_avg_pool1d`](crate::tensor::module::try_avg_pool1d) does.
     ///
     /// # Errors
     ///
     /// [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a zero option;
+    /// [`GuardError::Empty`](crate::GuardError::Empty) for an empty input length;
     /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a kernel
     /// larger than the padded input.
     ///
@@ -297,13 +301,11 @@ impl TryAvgPool2d for AvgPool2d {
 pub trait TryAdaptiveAvgPool1d: Sealed {
     /// Fallible twin of [`AdaptiveAvgPool1d::forward`]: `[batch, channels, length]` in.
     ///
-    /// Checks — beyond burn, which leaves them to the backend — a non-zero output size and a
-    /// non-empty input length, as
+    /// Checks — beyond burn, which leaves it to the backend — a non-empty input length, as
     /// [`try_adaptive_avg_pool1d`](crate::tensor::module::try_adaptive_avg_pool1d) does.
     ///
     /// # Errors
     ///
-    /// [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for an output size of 0;
     /// [`GuardError::Empty`](crate::GuardError::Empty) for an empty input length.
     ///
     /// ```

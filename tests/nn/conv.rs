@@ -1,0 +1,353 @@
+//! Convolution, pooling, unfold and fold: the layers of `burn::nn::{conv, pool}` and the free
+//! functions of `burn::tensor::module`.
+
+use burn::nn::conv::{
+    Conv1dConfig, Conv2dConfig, Conv3dConfig, ConvTranspose1dConfig, ConvTranspose2dConfig,
+    ConvTranspose3dConfig, DeformConv2dConfig,
+};
+use burn::nn::pool::{
+    AdaptiveAvgPool1dConfig, AdaptiveAvgPool2dConfig, AdaptiveAvgPool3dConfig, AvgPool1dConfig,
+    AvgPool2dConfig, MaxPool1dConfig, MaxPool2dConfig,
+};
+use burn::nn::{PaddingConfig1d, PaddingConfig2d, PaddingConfig3d};
+use burn::tensor::module::{
+    adaptive_avg_pool3d, avg_pool1d, fold4d, max_pool1d_with_indices, max_pool2d_with_indices,
+    unfold4d,
+};
+use burn::tensor::ops::{AvgPoolOptions, MaxPoolOptions, UnfoldOptions};
+use burn::tensor::{Device, Tensor};
+use burn_guard::prelude::*;
+use burn_guard::tensor::module::{
+    try_adaptive_avg_pool3d, try_avg_pool1d, try_fold4d, try_max_pool1d_with_indices,
+    try_max_pool2d_with_indices, try_unfold4d,
+};
+use proptest::prelude::*;
+
+use crate::common::snapshot_int;
+use crate::support::{cpu_devices, float_tensor, parity_on_cpus, raw, refused};
+
+/// A float tensor's shape and value bits: average pooling over windows of padding only gives
+/// NaN on NdArray, which must compare equal to itself.
+fn snapshot<const D: usize>(t: Tensor<D>) -> (Vec<usize>, Vec<u32>) {
+    let (dims, values) = crate::support::snapshot(t);
+    (dims, values.into_iter().map(f32::to_bits).collect())
+}
+
+/// The rules by which the twins refuse inputs that raw burn handles on at least one CPU
+/// backend (each documented on the twins): a kernel larger than the padded input and an
+/// empty spatial dim (NdArray panics on both, Flex returns an empty tensor or a window of
+/// nothing), and an empty adaptive-pooling input (both return averages of nothing).
+const BEYOND_BURN: &[&str] = &[
+    "the dilated kernel must fit in the padded input",
+    "pooling needs a non-empty input along every spatial dim",
+    "adaptive pooling needs a non-empty input window",
+];
+
+/// [`parity_on_cpus`], except where the twin refuses by a [`BEYOND_BURN`] rule: then it
+/// must refuse by that check on both backends, whatever raw burn does.
+fn parity<L, S: PartialEq + Clone + std::fmt::Debug>(
+    case: &str,
+    setup: impl Fn(&Device) -> L,
+    burn: impl Fn(&L, &Device) -> S,
+    ours: impl Fn(&L, &Device) -> Result<S, burn_guard::GuardError>,
+) {
+    let beyond = |device: &Device| match ours(&setup(device), device) {
+        Err(err) => BEYOND_BURN.iter().any(|rule| err.to_string().contains(rule)),
+        Ok(_) => false,
+    };
+    if cpu_devices().iter().any(|(_, device)| beyond(device)) {
+        for (name, device) in cpu_devices() {
+            let err = refused(name, case, ours(&setup(&device), &device));
+            assert!(
+                BEYOND_BURN.iter().any(|rule| err.to_string().contains(rule)),
+                "{name}: {case}: {err}"
+            );
+        }
+        return;
+    }
+    parity_on_cpus(case, setup, burn, ours);
+}
+
+fn input<const D: usize>(dims: [usize; D], device: &Device) -> Tensor<D> {
+    if dims.contains(&0) {
+        Tensor::zeros(dims, device)
+    } else {
+        float_tensor(dims, device)
+    }
+}
+
+fn padding1d() -> impl Strategy<Value = PaddingConfig1d> {
+    prop_oneof![
+        Just(PaddingConfig1d::Valid),
+        Just(PaddingConfig1d::Same),
+        (0usize..3, 0usize..3).prop_map(|(l, r)| PaddingConfig1d::Explicit(l, r)),
+    ]
+}
+
+fn padding2d() -> impl Strategy<Value = PaddingConfig2d> {
+    prop_oneof![
+        Just(PaddingConfig2d::Valid),
+        Just(PaddingConfig2d::Same),
+        (0usize..3, 0usize..3, 0usize..3, 0usize..3)
+            .prop_map(|(t, l, b, r)| PaddingConfig2d::Explicit(t, l, b, r)),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    #[test]
+    fn conv1d_parity(
+        c_in in 1usize..3, c_out in 1usize..3, kernel in 1usize..4, stride in 1usize..3,
+        dilation in 1usize..3, padding in padding1d(), batch in 0usize..3, fed in 0usize..4,
+        length in 0usize..6, bias: bool,
+    ) {
+        parity(
+            &format!("conv1d {c_in}->{c_out} k{kernel} s{stride} d{dilation} {padding:?} on [{batch}, {fed}, {length}]"),
+            |device| Conv1dConfig::new(c_in, c_out, kernel).with_stride(stride)
+                .with_dilation(dilation).with_padding(padding.clone()).with_bias(bias).init(device),
+            |layer, device| snapshot(layer.forward(input([batch, fed, length], device))),
+            |layer, device| layer.try_forward(input([batch, fed, length], device)).map(snapshot),
+        );
+    }
+
+    #[test]
+    fn conv2d_parity(
+        c_in in 1usize..3, c_out in 1usize..3, kh in 1usize..4, kw in 1usize..3,
+        stride in 1usize..3, padding in padding2d(), batch in 0usize..2, fed in 0usize..4,
+        h in 0usize..5, w in 0usize..5, groups in 1usize..3,
+    ) {
+        let (c_in, c_out) = (c_in * groups, c_out * groups);
+        parity(
+            &format!("conv2d {c_in}->{c_out} g{groups} k[{kh},{kw}] s{stride} {padding:?} on [{batch}, {fed}, {h}, {w}]"),
+            |device| Conv2dConfig::new([c_in, c_out], [kh, kw]).with_stride([stride, 1])
+                .with_groups(groups).with_padding(padding.clone()).init(device),
+            |layer, device| snapshot(layer.forward(input([batch, fed, h, w], device))),
+            |layer, device| layer.try_forward(input([batch, fed, h, w], device)).map(snapshot),
+        );
+    }
+
+    #[test]
+    fn conv_transpose2d_parity(
+        c_in in 1usize..3, c_out in 1usize..3, k in 1usize..4, stride in 1usize..3,
+        padding in 0usize..3, padding_out in 0usize..2, batch in 0usize..2, fed in 0usize..4,
+        h in 0usize..4, w in 1usize..4,
+    ) {
+        parity(
+            &format!("conv_transpose2d {c_in}->{c_out} k{k} s{stride} p{padding} po{padding_out} on [{batch}, {fed}, {h}, {w}]"),
+            |device| ConvTranspose2dConfig::new([c_in, c_out], [k, k]).with_stride([stride, stride])
+                .with_padding([padding, 0]).with_padding_out([padding_out, 0]).init(device),
+            |layer, device| snapshot(layer.forward(input([batch, fed, h, w], device))),
+            |layer, device| layer.try_forward(input([batch, fed, h, w], device)).map(snapshot),
+        );
+    }
+
+    #[test]
+    fn conv_transpose1d_and_conv3d_parity(
+        k in 1usize..3, stride in 1usize..3, padding in 0usize..3, fed in 1usize..3, len in 0usize..4,
+        same: bool,
+    ) {
+        parity(
+            &format!("conv_transpose1d k{k} s{stride} p{padding} on [1, {fed}, {len}]"),
+            |device| ConvTranspose1dConfig::new([2, 1], k).with_stride(stride).with_padding(padding).init(device),
+            |layer, device| snapshot(layer.forward(input([1, fed, len], device))),
+            |layer, device| layer.try_forward(input([1, fed, len], device)).map(snapshot),
+        );
+        let pad = if same { PaddingConfig3d::Same } else { PaddingConfig3d::Explicit(padding, 0, 0) };
+        let k3 = 2 * k - 1;
+        parity(
+            &format!("conv3d k{k3} s{stride} {pad:?} on [1, {fed}, {len}, 2, 2]"),
+            |device| Conv3dConfig::new([2, 1], [k3, 1, 1]).with_stride([stride, 1, 1]).with_padding(pad.clone()).init(device),
+            |layer, device| snapshot(layer.forward(input([1, fed, len, 2, 2], device))),
+            |layer, device| layer.try_forward(input([1, fed, len, 2, 2], device)).map(snapshot),
+        );
+    }
+
+    #[test]
+    fn pool1d_parity(
+        kernel in 1usize..5, stride in 1usize..3, dilation in 1usize..3, padding in padding1d(),
+        ceil: bool, include: bool, batch in 0usize..2, channels in 0usize..3, length in 0usize..7,
+    ) {
+        let dims = [batch, channels, length];
+        parity(
+            &format!("max_pool1d k{kernel} s{stride} d{dilation} {padding:?} ceil={ceil} on {dims:?}"),
+            |_| MaxPool1dConfig::new(kernel).with_stride(stride).with_dilation(dilation)
+                .with_padding(padding.clone()).with_ceil_mode(ceil).init(),
+            |layer, device| snapshot(layer.forward(input(dims, device))),
+            |layer, device| layer.try_forward(input(dims, device)).map(snapshot),
+        );
+        parity(
+            &format!("avg_pool1d k{kernel} s{stride} {padding:?} ceil={ceil} include={include} on {dims:?}"),
+            |_| AvgPool1dConfig::new(kernel).with_stride(stride).with_padding(padding.clone())
+                .with_ceil_mode(ceil).with_count_include_pad(include).init(),
+            |layer, device| snapshot(layer.forward(input(dims, device))),
+            |layer, device| layer.try_forward(input(dims, device)).map(snapshot),
+        );
+    }
+
+    #[test]
+    fn pool2d_parity(
+        kh in 1usize..4, kw in 1usize..3, stride in 1usize..3, padding in padding2d(),
+        ceil: bool, batch in 0usize..2, channels in 0usize..3, h in 0usize..5, w in 0usize..5,
+    ) {
+        let dims = [batch, channels, h, w];
+        parity(
+            &format!("max_pool2d k[{kh},{kw}] s{stride} {padding:?} ceil={ceil} on {dims:?}"),
+            |_| MaxPool2dConfig::new([kh, kw]).with_strides([stride, stride])
+                .with_padding(padding.clone()).with_ceil_mode(ceil).init(),
+            |layer, device| snapshot(layer.forward(input(dims, device))),
+            |layer, device| layer.try_forward(input(dims, device)).map(snapshot),
+        );
+        parity(
+            &format!("avg_pool2d k[{kh},{kw}] s{stride} {padding:?} ceil={ceil} on {dims:?}"),
+            |_| AvgPool2dConfig::new([kh, kw]).with_strides([stride, 1])
+                .with_padding(padding.clone()).with_ceil_mode(ceil).init(),
+            |layer, device| snapshot(layer.forward(input(dims, device))),
+            |layer, device| layer.try_forward(input(dims, device)).map(snapshot),
+        );
+    }
+
+    #[test]
+    fn adaptive_pool_parity(
+        out_h in 0usize..4, out_w in 1usize..4, batch in 0usize..2, channels in 0usize..3,
+        h in 0usize..5, w in 1usize..5,
+    ) {
+        let dims = [batch, channels, h, w];
+        parity(
+            &format!("adaptive_avg_pool2d [{out_h}, {out_w}] on {dims:?}"),
+            |_| AdaptiveAvgPool2dConfig::new([out_h, out_w]).init(),
+            |layer, device| snapshot(layer.forward(input(dims, device))),
+            |layer, device| layer.try_forward(input(dims, device)).map(snapshot),
+        );
+        parity(
+            &format!("adaptive_avg_pool1d {out_h} on [{batch}, {channels}, {w}]"),
+            |_| AdaptiveAvgPool1dConfig::new(out_h).init(),
+            |layer, device| snapshot(layer.forward(input([batch, channels, w], device))),
+            |layer, device| layer.try_forward(input([batch, channels, w], device)).map(snapshot),
+        );
+        parity(
+            &format!("adaptive_avg_pool3d [1, {out_h}, {out_w}] on [{batch}, {channels}, 2, {h}, {w}]"),
+            |_| [1, out_h, out_w],
+            |size, device| snapshot(adaptive_avg_pool3d(input([batch, channels, 2, h, w], device), *size)),
+            |size, device| try_adaptive_avg_pool3d(input([batch, channels, 2, h, w], device), *size).map(snapshot),
+        );
+    }
+
+    #[test]
+    fn unfold_fold_parity(
+        kh in 1usize..4, kw in 1usize..3, stride in 1usize..3, padding in 0usize..2,
+        dilation in 1usize..3, channels in 1usize..3, h in 0usize..5, w in 0usize..5, blocks in 0usize..8,
+    ) {
+        let options = UnfoldOptions::new([stride, 1], [padding, padding], [dilation, 1]);
+        parity(
+            &format!("unfold4d k[{kh},{kw}] {options:?} on [1, {channels}, {h}, {w}]"),
+            |_| options.clone(),
+            |o, device| snapshot(unfold4d(input([1, channels, h, w], device), [kh, kw], o.clone())),
+            |o, device| try_unfold4d(input([1, channels, h, w], device), [kh, kw], o.clone()).map(snapshot),
+        );
+        let cols = [1, channels * kh * kw, blocks];
+        parity(
+            &format!("fold4d to [{h}, {w}] k[{kh},{kw}] {options:?} on {cols:?}"),
+            |_| options.clone(),
+            |o, device| snapshot(fold4d(input(cols, device), [h, w], [kh, kw], o.clone())),
+            |o, device| try_fold4d(input(cols, device), [h, w], [kh, kw], o.clone()).map(snapshot),
+        );
+    }
+
+    #[test]
+    fn pool_functions_parity(
+        kernel in 1usize..4, stride in 1usize..3, begin in 0usize..3, end in 0usize..3,
+        ceil: bool, length in 0usize..6,
+    ) {
+        let options = MaxPoolOptions::new([kernel]).with_stride([stride])
+            .with_padding_pairs([(begin, end)]).with_ceil_mode(ceil);
+        parity(
+            &format!("max_pool1d_with_indices {options:?} on [1, 2, {length}]"),
+            |_| options.clone(),
+            |o, device| {
+                let (y, i) = max_pool1d_with_indices(input([1, 2, length], device), o.clone());
+                (snapshot(y), snapshot_int(i))
+            },
+            |o, device| try_max_pool1d_with_indices(input([1, 2, length], device), o.clone())
+                .map(|(y, i)| (snapshot(y), snapshot_int(i))),
+        );
+        let options2 = MaxPoolOptions::new([kernel, 1]).with_stride([stride, 1])
+            .with_padding_pairs([(begin, end), (0, 0)]).with_ceil_mode(ceil);
+        parity(
+            &format!("max_pool2d_with_indices {options2:?} on [1, 1, {length}, 2]"),
+            |_| options2.clone(),
+            |o, device| {
+                let (y, i) = max_pool2d_with_indices(input([1, 1, length, 2], device), o.clone());
+                (snapshot(y), snapshot_int(i))
+            },
+            |o, device| try_max_pool2d_with_indices(input([1, 1, length, 2], device), o.clone())
+                .map(|(y, i)| (snapshot(y), snapshot_int(i))),
+        );
+        let avg = AvgPoolOptions::new([kernel]).with_stride([stride])
+            .with_padding_pairs([(begin, end)]).with_ceil_mode(ceil).with_count_include_pad(false);
+        parity(
+            &format!("avg_pool1d {avg:?} on [1, 2, {length}]"),
+            |_| avg.clone(),
+            |o, device| snapshot(avg_pool1d(input([1, 2, length], device), o.clone())),
+            |o, device| try_avg_pool1d(input([1, 2, length], device), o.clone()).map(snapshot),
+        );
+    }
+}
+
+/// raw burn's `init` panics ⇔ the twin refuses (by a check).
+fn init_parity<M>(
+    case: &str,
+    burn: impl FnOnce() -> M,
+    ours: impl FnOnce() -> Result<M, burn_guard::GuardError>,
+) {
+    let raw_panicked = raw(burn).is_none();
+    match ours() {
+        Ok(_) => assert!(!raw_panicked, "{case}: burn panics but we return Ok"),
+        Err(err) => {
+            assert!(raw_panicked, "{case}: burn succeeds but we refuse: {err}");
+            refused("flex", case, Err::<(), _>(err));
+        }
+    }
+}
+
+#[test]
+fn conv_inits_refuse_what_burn_panics_on() {
+    let device = Device::flex();
+    let d = &device;
+    let groups = [(4, 6, 2), (4, 6, 4), (3, 6, 2), (4, 6, 0), (0, 0, 0), (0, 0, 1), (0, 4, 2)];
+    for (c_in, c_out, g) in groups {
+        let case = format!("channels {c_in}->{c_out} groups {g}");
+        let c1 = Conv1dConfig::new(c_in, c_out, 3).with_groups(g);
+        init_parity(&format!("conv1d {case}"), || c1.init(d), || c1.try_init(d));
+        let c2 = Conv2dConfig::new([c_in, c_out], [3, 3]).with_groups(g);
+        init_parity(&format!("conv2d {case}"), || c2.init(d), || c2.try_init(d));
+        let c3 = Conv3dConfig::new([c_in, c_out], [3, 3, 3]).with_groups(g);
+        init_parity(&format!("conv3d {case}"), || c3.init(d), || c3.try_init(d));
+        let t1 = ConvTranspose1dConfig::new([c_in, c_out], 3).with_groups(g);
+        init_parity(&format!("conv_transpose1d {case}"), || t1.init(d), || t1.try_init(d));
+        let t2 = ConvTranspose2dConfig::new([c_in, c_out], [3, 3]).with_groups(g);
+        init_parity(&format!("conv_transpose2d {case}"), || t2.init(d), || t2.try_init(d));
+        let t3 = ConvTranspose3dConfig::new([c_in, c_out], [3, 3, 3]).with_groups(g);
+        init_parity(&format!("conv_transpose3d {case}"), || t3.init(d), || t3.try_init(d));
+        for offset_groups in [1, 2, 0] {
+            let dc = DeformConv2dConfig::new([c_in, c_out], [3, 3])
+                .with_weight_groups(g.max(1))
+                .with_offset_groups(offset_groups);
+            init_parity(
+                &format!("deform_conv2d {case} offset_groups {offset_groups}"),
+                || dc.init(d),
+                || dc.try_init(d),
+            );
+        }
+    }
+    for kernel in [[3, 3, 3], [2, 3, 3], [3, 3, 4], [1, 1, 1]] {
+        let c3 = Conv3dConfig::new([2, 2], kernel).with_padding(PaddingConfig3d::Same);
+        init_parity(&format!("conv3d same {kernel:?}"), || c3.init(d), || c3.try_init(d));
+        let dc = DeformConv2dConfig::new([2, 2], [kernel[0], kernel[2]])
+            .with_padding(PaddingConfig2d::Same);
+        init_parity(&format!("deform_conv2d same {kernel:?}"), || dc.init(d), || dc.try_init(d));
+    }
+    // Zero kernel sizes: whatever burn's initializer does with an empty weight.
+    let c2 = Conv2dConfig::new([2, 2], [0, 3]);
+    init_parity("conv2d kernel 0", || c2.init(d), || c2.try_init(d));
+}
