@@ -351,3 +351,81 @@ fn conv_inits_refuse_what_burn_panics_on() {
     let c2 = Conv2dConfig::new([2, 2], [0, 3]);
     init_parity("conv2d kernel 0", || c2.init(d), || c2.try_init(d));
 }
+
+#[test]
+fn conv_and_pool_bad_inputs_are_refused_by_checks() {
+    use burn_guard::ErrorKind::{Empty, InvalidArgument, OutOfRange, ShapeMismatch};
+    for (name, device) in cpu_devices() {
+        let d = &device;
+        let c1 = Conv1dConfig::new(2, 4, 3).init(d);
+        let c2 = Conv2dConfig::new([2, 4], [3, 3]).init(d);
+        let c3 = Conv3dConfig::new([2, 4], [3, 3, 3]).init(d);
+        let t1 = ConvTranspose1dConfig::new([2, 4], 3).init(d);
+        let t2 = ConvTranspose2dConfig::new([2, 4], [3, 3]).init(d);
+        let t3 = ConvTranspose3dConfig::new([2, 4], [3, 3, 3]).init(d);
+        let kind = |case: &str, err: burn_guard::GuardError| (case.to_string(), err.kind());
+        let mut seen = vec![
+            kind("conv1d channels", refused(name, "conv1d channels", c1.try_forward(input([1, 3, 5], d)))),
+            kind("conv1d kernel > input", refused(name, "conv1d kernel", c1.try_forward(input([1, 2, 2], d)))),
+            kind("conv1d empty length", refused(name, "conv1d empty", c1.try_forward(input([1, 2, 0], d)))),
+            kind("conv2d channels", refused(name, "conv2d channels", c2.try_forward(input([1, 1, 5, 5], d)))),
+            kind("conv2d kernel > input", refused(name, "conv2d kernel", c2.try_forward(input([1, 2, 5, 2], d)))),
+            kind("conv3d channels", refused(name, "conv3d channels", c3.try_forward(input([1, 3, 3, 3, 3], d)))),
+            kind("conv3d kernel > input", refused(name, "conv3d kernel", c3.try_forward(input([1, 2, 3, 1, 3], d)))),
+            kind("conv_transpose1d channels", refused(name, "ct1 channels", t1.try_forward(input([1, 4, 5], d)))),
+            kind("conv_transpose1d empty", refused(name, "ct1 empty", t1.try_forward(input([1, 2, 0], d)))),
+            kind("conv_transpose2d channels", refused(name, "ct2 channels", t2.try_forward(input([1, 3, 2, 2], d)))),
+            kind("conv_transpose3d channels", refused(name, "ct3 channels", t3.try_forward(input([1, 1, 2, 2, 2], d)))),
+        ];
+        // Modules loaded from a record can hold what the configs never build.
+        let mut zero_stride = Conv2dConfig::new([2, 4], [3, 3]).init(d);
+        zero_stride.stride = [0, 1];
+        seen.push(kind("conv2d stride 0", refused(name, "conv2d stride 0", zero_stride.try_forward(input([1, 2, 5, 5], d)))));
+        let mut same_zero = Conv1dConfig::new(2, 4, 3).with_padding(PaddingConfig1d::Same).init(d);
+        same_zero.stride = 0;
+        seen.push(kind("conv1d same, stride 0", refused(name, "conv1d same stride 0", same_zero.try_forward(input([1, 2, 5], d)))));
+        let same3 = Conv3dConfig::new([2, 4], [3, 3, 3]).with_stride([2, 1, 1])
+            .with_padding(PaddingConfig3d::Same).init(d);
+        seen.push(kind("conv3d same asymmetric", refused(name, "conv3d same asym", same3.try_forward(input([1, 2, 4, 3, 3], d)))));
+
+        let mp1 = MaxPool1dConfig::new(3).init();
+        let mp2 = MaxPool2dConfig::new([3, 3]).init();
+        let ap1 = AvgPool1dConfig::new(3).init();
+        let ap2 = AvgPool2dConfig::new([3, 3]).init();
+        let aa1 = AdaptiveAvgPool1dConfig::new(2).init();
+        let aa2 = AdaptiveAvgPool2dConfig::new([2, 2]).init();
+        let aa3 = AdaptiveAvgPool3dConfig::new([2, 2, 2]).init();
+        seen.extend([
+            kind("max_pool1d kernel > input", refused(name, "mp1", mp1.try_forward(input([1, 2, 2], d)))),
+            kind("max_pool1d empty", refused(name, "mp1 empty", mp1.try_forward(input([1, 2, 0], d)))),
+            kind("max_pool2d kernel > input", refused(name, "mp2", mp2.try_forward(input([1, 2, 5, 2], d)))),
+            kind("avg_pool1d kernel > input", refused(name, "ap1", ap1.try_forward(input([1, 2, 2], d)))),
+            kind("avg_pool2d kernel > input", refused(name, "ap2", ap2.try_forward(input([1, 2, 2, 5], d)))),
+            kind("avg_pool2d empty", refused(name, "ap2 empty", ap2.try_forward(input([1, 2, 0, 5], d)))),
+            kind("adaptive_avg_pool1d empty", refused(name, "aa1", aa1.try_forward(input([1, 2, 0], d)))),
+            kind("adaptive_avg_pool2d empty", refused(name, "aa2", aa2.try_forward(input([1, 2, 3, 0], d)))),
+            kind("adaptive_avg_pool3d empty", refused(name, "aa3", aa3.try_forward(input([1, 2, 0, 3, 3], d)))),
+        ]);
+        let mut mp_zero = MaxPool2dConfig::new([3, 3]).init();
+        mp_zero.dilation = [1, 0];
+        seen.push(kind("max_pool2d dilation 0", refused(name, "mp2 dilation 0", mp_zero.try_forward(input([1, 2, 5, 5], d)))));
+        let mut ap_zero = AvgPool1dConfig::new(3).with_padding(PaddingConfig1d::Same).init();
+        ap_zero.stride = 0;
+        seen.push(kind("avg_pool1d same, stride 0", refused(name, "ap1 stride 0", ap_zero.try_forward(input([1, 2, 5], d)))));
+
+        for (case, got) in &seen {
+            let expected = match case.as_str() {
+                c if c.contains("channels") => ShapeMismatch,
+                c if c.contains("stride 0") || c.contains("dilation 0") => OutOfRange,
+                c if c.contains("empty") && !c.starts_with("conv") => Empty,
+                _ => InvalidArgument,
+            };
+            assert_eq!(*got, expected, "{name}: {case}");
+        }
+
+        // An empty batch is not bad input: burn computes it on both backends.
+        assert_eq!(c2.try_forward(input([0, 2, 5, 5], d)).unwrap().dims(), [0, 4, 3, 3]);
+        assert_eq!(mp2.try_forward(input([0, 2, 5, 5], d)).unwrap().dims(), [0, 2, 1, 1]);
+        assert_eq!(aa2.try_forward(input([0, 2, 5, 5], d)).unwrap().dims(), [0, 2, 2, 2]);
+    }
+}
