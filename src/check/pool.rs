@@ -390,6 +390,62 @@ pub fn same_padding_kernel(op: &'static str, kernel: &[usize]) -> Result<()> {
     Ok(())
 }
 
+/// `PixelShuffle::forward` (`upscale`) and `PixelUnshuffle::forward` (`!upscale`) on an input
+/// `[batch, channels, height, width]`: a non-zero factor (burn asserts), and channels
+/// divisible by `factor²` (shuffle) or height and width divisible by `factor` (unshuffle),
+/// as burn asserts.
+///
+/// # Errors
+///
+/// [`GuardError::OutOfRange`] for a factor of 0; [`GuardError::ShapeMismatch`] for sizes the
+/// factor does not divide.
+///
+/// ```
+/// use burn_guard::check::pool::pixel_shuffle;
+/// assert!(pixel_shuffle("pixel_shuffle", &[1, 8, 2, 2], 2, true).is_ok());
+/// assert!(pixel_shuffle("pixel_shuffle", &[1, 6, 2, 2], 2, true).is_err());
+/// assert!(pixel_shuffle("pixel_unshuffle", &[1, 1, 4, 3], 2, false).is_err());
+/// ```
+pub fn pixel_shuffle(op: &'static str, x: &[usize], factor: usize, upscale: bool) -> Result<()> {
+    let &[_, channels, height, width] = x else {
+        return Err(GuardError::RankMismatch {
+            op,
+            rule: "the input must be [batch, channels, height, width]",
+            expected: 4,
+            got: x.len(),
+            shape: x.to_vec(),
+        });
+    };
+    if factor == 0 {
+        return Err(GuardError::OutOfRange {
+            op,
+            rule: "the scale factor must be non-zero",
+            name: "factor",
+            value: 0usize.into(),
+            limit: Limit::AtLeast(1usize.into()),
+        });
+    }
+    let divides = if upscale {
+        factor
+            .checked_mul(factor)
+            .is_some_and(|square| channels % square == 0)
+    } else {
+        height % factor == 0 && width % factor == 0
+    };
+    if !divides {
+        return Err(GuardError::ShapeMismatch {
+            op,
+            rule: if upscale {
+                "input channels must be divisible by the square of the upscale factor"
+            } else {
+                "input height and width must be divisible by the downscale factor"
+            },
+            shapes: vec![x.to_vec(), vec![factor]],
+        });
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

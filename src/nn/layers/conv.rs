@@ -14,11 +14,12 @@ use burn::nn::conv::{
     ConvTranspose3dConfig, DeformConv2d, DeformConv2dConfig,
 };
 use burn::nn::{PaddingConfig2d, PaddingConfig3d};
-use burn::tensor::ops::{ConvOptions, ConvTransposeOptions};
+use burn::tensor::ops::{ConvOptions, ConvTransposeOptions, DeformConvOptions};
 use burn::tensor::{Device, Tensor};
 
 use super::pool::{padding_1d, padding_2d, padding_3d};
 use super::support::{Sealed, dims, same_devices};
+use crate::GuardError;
 use crate::check::module as conv_rules;
 use crate::check::pool::{conv_groups, same_padding_kernel};
 use crate::error::Result;
@@ -489,5 +490,99 @@ impl TryConvTranspose3d for ConvTranspose3d {
         };
         check_conv_transpose(OP, &input, &weight, bias.as_ref(), &options)?;
         catch(OP, || self.forward(input))
+    }
+}
+
+impl Sealed for DeformConv2d {}
+
+/// Twin of [`DeformConv2d::forward`].
+pub trait TryDeformConv2d: Sealed {
+    /// Fallible twin of [`DeformConv2d::forward`]: input `[batch, channels, h, w]`, offset
+    /// `[batch, 2 · offset_groups · kh · kw, out_h, out_w]`, optional mask
+    /// `[batch, offset_groups · kh · kw, out_h, out_w]`.
+    ///
+    /// Computes the padding as burn does — `Same` padding that would be asymmetric (a stride
+    /// that leaves an odd remainder) is refused, where burn-nn panics — then checks the
+    /// input, offset and mask against the layer's weight and bias by the rule of
+    /// [`try_deform_conv2d`](crate::tensor::module::try_deform_conv2d).
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) for shape mismatches;
+    /// [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a zero stride, dilation
+    /// or group count; [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument)
+    /// for asymmetric same padding or a kernel larger than the padded input;
+    /// [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
+    ///
+    /// ```
+    /// use burn::nn::conv::DeformConv2dConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let layer = DeformConv2dConfig::new([2, 3], [2, 2]).try_init(&device)?;
+    /// let x = Tensor::<4>::ones([1, 2, 4, 4], &device);
+    /// let offset = Tensor::<4>::zeros([1, 8, 3, 3], &device);
+    /// assert_eq!(layer.try_forward(x.clone(), offset, None)?.dims(), [1, 3, 3, 3]);
+    /// let bad = Tensor::<4>::zeros([1, 8, 2, 2], &device);
+    /// assert!(layer.try_forward(x, bad, None).is_err());
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward(
+        &self,
+        input: Tensor<4>,
+        offset: Tensor<4>,
+        mask: Option<Tensor<4>>,
+    ) -> Result<Tensor<4>>;
+}
+
+impl TryDeformConv2d for DeformConv2d {
+    fn try_forward(
+        &self,
+        input: Tensor<4>,
+        offset: Tensor<4>,
+        mask: Option<Tensor<4>>,
+    ) -> Result<Tensor<4>> {
+        const OP: &str = "deform_conv2d";
+        let weight = self.weight.val();
+        let bias = self.bias.as_ref().map(|b| b.val());
+        let x = input.dims();
+        let [(top, bottom), (left, right)] = padding_2d(
+            OP,
+            &self.padding,
+            [x[2], x[3]],
+            self.kernel_size,
+            self.stride,
+        )?;
+        if top != bottom || left != right {
+            return Err(GuardError::InvalidArgument {
+                op: OP,
+                rule: "deformable convolution padding must be symmetric",
+                got: format!("padding=[({top}, {bottom}), ({left}, {right})]"),
+            });
+        }
+        let options = DeformConvOptions {
+            stride: self.stride,
+            padding: [top, left],
+            dilation: self.dilation,
+            weight_groups: self.weight_groups,
+            offset_groups: self.offset_groups,
+        };
+        let mask_dims = mask.as_ref().map(dims);
+        let bias_dims = bias.as_ref().map(dims);
+        conv_rules::deform_conv2d(
+            OP,
+            &x,
+            &offset.dims(),
+            &weight.dims(),
+            mask_dims.as_deref(),
+            bias_dims.as_deref(),
+            &options,
+        )?;
+        let mut all = devices(&input, &weight, bias.as_ref());
+        all.push(offset.device());
+        all.extend(mask.as_ref().map(Tensor::device));
+        same_devices(OP, &all)?;
+        catch(OP, || self.forward(input, offset, mask))
     }
 }

@@ -5,19 +5,24 @@
 //! The twins check the module's fields and the input first, by the rules of the tensor
 //! twins ([`try_max_pool2d`](crate::tensor::module::try_max_pool2d), …).
 
+use burn::nn::interpolate::{Interpolate1d, Interpolate2d};
 use burn::nn::pool::{
     AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, AvgPool1d, AvgPool2d, MaxPool1d,
     MaxPool2d,
 };
-use burn::nn::{PaddingConfig1d, PaddingConfig2d, PaddingConfig3d};
+use burn::nn::{
+    Fold4d, PaddingConfig1d, PaddingConfig2d, PaddingConfig3d, PixelShuffle, PixelUnshuffle,
+    Unfold4d,
+};
 use burn::tensor::Tensor;
-use burn::tensor::ops::{AvgPoolOptions, MaxPoolOptions};
+use burn::tensor::ops::{AvgPoolOptions, InterpolateOptions, MaxPoolOptions};
 
 use super::support::Sealed;
 use crate::GuardError;
 use crate::check::pool::{self as rules, same_padding};
 use crate::error::Result;
 use crate::panic::catch;
+use crate::tensor::module::try_interpolate;
 use crate::tensor::pool::{check_avg_pool, check_max_pool};
 
 /// `Same` padding along one dim; the stride was checked non-zero before.
@@ -391,6 +396,247 @@ impl TryAdaptiveAvgPool3d for AdaptiveAvgPool3d {
     fn try_forward(&self, input: Tensor<5>) -> Result<Tensor<5>> {
         const OP: &str = "adaptive_avg_pool3d";
         rules::adaptive_pool(OP, &input.dims(), &self.output_size)?;
+        catch(OP, || self.forward(input))
+    }
+}
+
+impl Sealed for Unfold4d {}
+impl Sealed for Fold4d {}
+impl Sealed for Interpolate1d {}
+impl Sealed for Interpolate2d {}
+impl Sealed for PixelShuffle {}
+impl Sealed for PixelUnshuffle {}
+
+/// Twin of [`Unfold4d::forward`].
+pub trait TryUnfold4d: Sealed {
+    /// Fallible twin of [`Unfold4d::forward`]: `[batch, channels, height, width]` in,
+    /// `[batch, channels · kh · kw, blocks]` out.
+    ///
+    /// Checks the module's kernel size, stride and dilation (non-zero: burn's options
+    /// constructor panics) and — beyond burn, which leaves it to the backend — that the
+    /// dilated kernel fits in the padded input, as
+    /// [`try_unfold4d`](crate::tensor::module::try_unfold4d) does.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a zero option;
+    /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a kernel
+    /// larger than the padded input.
+    ///
+    /// ```
+    /// use burn::nn::Unfold4dConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let unfold = Unfold4dConfig::new([2, 2]).init();
+    /// assert_eq!(unfold.try_forward(Tensor::<4>::ones([1, 2, 3, 3], &device))?.dims(), [1, 8, 4]);
+    /// assert!(unfold.try_forward(Tensor::<4>::ones([1, 2, 1, 3], &device)).is_err());
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward(&self, input: Tensor<4>) -> Result<Tensor<3>>;
+}
+
+impl TryUnfold4d for Unfold4d {
+    fn try_forward(&self, input: Tensor<4>) -> Result<Tensor<3>> {
+        const OP: &str = "unfold4d";
+        rules::unfold(
+            OP,
+            &input.dims(),
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            self.dilation,
+        )?;
+        catch(OP, || self.forward(input))
+    }
+}
+
+/// Twin of [`Fold4d::forward`].
+pub trait TryFold4d: Sealed {
+    /// Fallible twin of [`Fold4d::forward`]: `[batch, channels · kh · kw, blocks]` in,
+    /// `[batch, channels, output_size...]` out.
+    ///
+    /// Checks what [`try_fold4d`](crate::tensor::module::try_fold4d) checks on the module's
+    /// output size, kernel size and options.
+    ///
+    /// # Errors
+    ///
+    /// As [`try_fold4d`](crate::tensor::module::try_fold4d).
+    ///
+    /// ```
+    /// use burn::nn::Fold4dConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let fold = Fold4dConfig::new([3, 3], [2, 2]).init();
+    /// assert_eq!(fold.try_forward(Tensor::<3>::ones([1, 8, 4], &device))?.dims(), [1, 2, 3, 3]);
+    /// assert!(fold.try_forward(Tensor::<3>::ones([1, 8, 5], &device)).is_err());
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward(&self, input: Tensor<3>) -> Result<Tensor<4>>;
+}
+
+impl TryFold4d for Fold4d {
+    fn try_forward(&self, input: Tensor<3>) -> Result<Tensor<4>> {
+        const OP: &str = "fold4d";
+        rules::fold(
+            OP,
+            &input.dims(),
+            self.output_size,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            self.dilation,
+        )?;
+        catch(OP, || self.forward(input))
+    }
+}
+
+/// Twin of [`Interpolate1d::forward`].
+pub trait TryInterpolate1d: Sealed {
+    /// Fallible twin of [`Interpolate1d::forward`]: `[batch, channels, length]` in.
+    ///
+    /// burn runs `interpolate` on the input with a unit height; the twin runs
+    /// [`try_interpolate`](crate::tensor::module::try_interpolate) on the same tensor and
+    /// options, so it checks the same: exactly one of output size and scale factor set, a
+    /// positive finite scale factor, a non-empty input, a mode the backend implements.
+    ///
+    /// # Errors
+    ///
+    /// As [`try_interpolate`](crate::tensor::module::try_interpolate).
+    ///
+    /// ```
+    /// use burn::nn::interpolate::Interpolate1dConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let up = Interpolate1dConfig::new().with_scale_factor(Some(2.0)).init();
+    /// assert_eq!(up.try_forward(Tensor::<3>::ones([1, 2, 3], &device))?.dims(), [1, 2, 6]);
+    /// let neither = Interpolate1dConfig::new().init();
+    /// assert!(neither.try_forward(Tensor::<3>::ones([1, 2, 3], &device)).is_err());
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward(&self, input: Tensor<3>) -> Result<Tensor<3>>;
+}
+
+impl TryInterpolate1d for Interpolate1d {
+    fn try_forward(&self, input: Tensor<3>) -> Result<Tensor<3>> {
+        const OP: &str = "interpolate1d";
+        // The options and reshapes of burn's forward, each step checked or infallible.
+        let mut options = InterpolateOptions::new(self.mode.clone().into())
+            .with_align_corners(self.align_corners);
+        options.output_size = self.output_size.map(|size| [1, size]);
+        options.scale_factor = self.scale_factor.map(|scale| [1.0, scale]);
+        let input = catch(OP, || input.unsqueeze_dim::<4>(2))?;
+        let output = try_interpolate(input, options)?;
+        catch(OP, || output.squeeze_dims::<3>(&[2]))
+    }
+}
+
+/// Twin of [`Interpolate2d::forward`].
+pub trait TryInterpolate2d: Sealed {
+    /// Fallible twin of [`Interpolate2d::forward`]: `[batch, channels, height, width]` in.
+    ///
+    /// Runs [`try_interpolate`](crate::tensor::module::try_interpolate) on the options
+    /// burn's forward builds, so it checks the same.
+    ///
+    /// # Errors
+    ///
+    /// As [`try_interpolate`](crate::tensor::module::try_interpolate).
+    ///
+    /// ```
+    /// use burn::nn::interpolate::Interpolate2dConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let up = Interpolate2dConfig::new().with_output_size(Some([4, 6])).init();
+    /// assert_eq!(up.try_forward(Tensor::<4>::ones([1, 2, 2, 3], &device))?.dims(), [1, 2, 4, 6]);
+    /// assert!(up.try_forward(Tensor::<4>::ones([1, 2, 0, 3], &device)).is_err());
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward(&self, input: Tensor<4>) -> Result<Tensor<4>>;
+}
+
+impl TryInterpolate2d for Interpolate2d {
+    fn try_forward(&self, input: Tensor<4>) -> Result<Tensor<4>> {
+        let mut options = InterpolateOptions::new(self.mode.clone().into())
+            .with_align_corners(self.align_corners);
+        options.output_size = self.output_size;
+        options.scale_factor = self.scale_factor;
+        try_interpolate(input, options)
+    }
+}
+
+/// Twin of [`PixelShuffle::forward`].
+pub trait TryPixelShuffle: Sealed {
+    /// Fallible twin of [`PixelShuffle::forward`]: `[batch, channels · r², h, w]` in,
+    /// `[batch, channels, h · r, w · r]` out.
+    ///
+    /// Checks what burn asserts: a non-zero upscale factor `r` and channels divisible by `r²`.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a factor of 0;
+    /// [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) for channels `r²` does
+    /// not divide.
+    ///
+    /// ```
+    /// use burn::nn::PixelShuffleConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let shuffle = PixelShuffleConfig::new(2).init();
+    /// assert_eq!(shuffle.try_forward(Tensor::<4>::ones([1, 8, 2, 2], &device))?.dims(), [1, 2, 4, 4]);
+    /// assert!(shuffle.try_forward(Tensor::<4>::ones([1, 6, 2, 2], &device)).is_err());
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward(&self, input: Tensor<4>) -> Result<Tensor<4>>;
+}
+
+impl TryPixelShuffle for PixelShuffle {
+    fn try_forward(&self, input: Tensor<4>) -> Result<Tensor<4>> {
+        const OP: &str = "pixel_shuffle";
+        rules::pixel_shuffle(OP, &input.dims(), self.upscale_factor, true)?;
+        catch(OP, || self.forward(input))
+    }
+}
+
+/// Twin of [`PixelUnshuffle::forward`].
+pub trait TryPixelUnshuffle: Sealed {
+    /// Fallible twin of [`PixelUnshuffle::forward`]: `[batch, channels, h · r, w · r]` in,
+    /// `[batch, channels · r², h, w]` out.
+    ///
+    /// Checks what burn asserts: a non-zero downscale factor `r` dividing height and width.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a factor of 0;
+    /// [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) for sizes `r` does not
+    /// divide.
+    ///
+    /// ```
+    /// use burn::nn::PixelUnshuffleConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let unshuffle = PixelUnshuffleConfig::new(2).init();
+    /// assert_eq!(unshuffle.try_forward(Tensor::<4>::ones([1, 2, 4, 4], &device))?.dims(), [1, 8, 2, 2]);
+    /// assert!(unshuffle.try_forward(Tensor::<4>::ones([1, 2, 4, 3], &device)).is_err());
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward(&self, input: Tensor<4>) -> Result<Tensor<4>>;
+}
+
+impl TryPixelUnshuffle for PixelUnshuffle {
+    fn try_forward(&self, input: Tensor<4>) -> Result<Tensor<4>> {
+        const OP: &str = "pixel_unshuffle";
+        rules::pixel_shuffle(OP, &input.dims(), self.downscale_factor, false)?;
         catch(OP, || self.forward(input))
     }
 }
