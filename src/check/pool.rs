@@ -393,12 +393,13 @@ pub fn same_padding_kernel(op: &'static str, kernel: &[usize]) -> Result<()> {
 /// `PixelShuffle::forward` (`upscale`) and `PixelUnshuffle::forward` (`!upscale`) on an input
 /// `[batch, channels, height, width]`: a non-zero factor (burn asserts), and channels
 /// divisible by `factor²` (shuffle) or height and width divisible by `factor` (unshuffle),
-/// as burn asserts.
+/// as burn asserts; and the empty shapes burn's reshapes can express (burn panics on the
+/// others, e.g. an input with no channels and no height).
 ///
 /// # Errors
 ///
 /// [`GuardError::OutOfRange`] for a factor of 0; [`GuardError::ShapeMismatch`] for sizes the
-/// factor does not divide.
+/// factor does not divide; [`GuardError::Empty`] for an empty input burn's reshape rejects.
 ///
 /// ```
 /// use burn_guard::check::pool::pixel_shuffle;
@@ -407,7 +408,7 @@ pub fn same_padding_kernel(op: &'static str, kernel: &[usize]) -> Result<()> {
 /// assert!(pixel_shuffle("pixel_unshuffle", &[1, 1, 4, 3], 2, false).is_err());
 /// ```
 pub fn pixel_shuffle(op: &'static str, x: &[usize], factor: usize, upscale: bool) -> Result<()> {
-    let &[_, channels, height, width] = x else {
+    let &[batch, channels, height, width] = x else {
         return Err(GuardError::RankMismatch {
             op,
             rule: "the input must be [batch, channels, height, width]",
@@ -443,7 +444,66 @@ pub fn pixel_shuffle(op: &'static str, x: &[usize], factor: usize, upscale: bool
             shapes: vec![x.to_vec(), vec![factor]],
         });
     }
+    // burn's two reshapes read a 0 in the target shape as "the source's size at this
+    // index" (cubecl-zspace `Shape::reshape`), which panics or mismatches on some empty
+    // inputs; the same resolution, run here, refuses those.
+    let (first, permuted, last) = if upscale {
+        let out_channels = channels / factor.saturating_mul(factor);
+        (
+            vec![batch, out_channels, factor, factor, height, width],
+            [0, 1, 4, 2, 5, 3],
+            vec![
+                batch,
+                out_channels,
+                height.saturating_mul(factor),
+                width.saturating_mul(factor),
+            ],
+        )
+    } else {
+        let (out_h, out_w) = (height / factor, width / factor);
+        (
+            vec![batch, channels, out_h, factor, out_w, factor],
+            [0, 1, 3, 5, 2, 4],
+            vec![
+                batch,
+                channels.saturating_mul(factor).saturating_mul(factor),
+                out_h,
+                out_w,
+            ],
+        )
+    };
+    let empty = |shape: &[usize]| GuardError::Empty {
+        op,
+        rule: "burn's reshape cannot express this empty shape",
+        shape: shape.to_vec(),
+        dim: None,
+    };
+    let first = reshape_zeros(x, &first).ok_or_else(|| empty(x))?;
+    let permuted: Vec<usize> = permuted
+        .iter()
+        .map(|&i| first.get(i).copied().unwrap_or(0))
+        .collect();
+    reshape_zeros(&permuted, &last).ok_or_else(|| empty(x))?;
     Ok(())
+}
+
+/// The shape burn's reshape gives `target` from `source` (a 0 in `target` takes the size of
+/// `source` at the same index), `None` where it panics (no such index, or another element
+/// count).
+fn reshape_zeros(source: &[usize], target: &[usize]) -> Option<Vec<usize>> {
+    let resolved = target
+        .iter()
+        .enumerate()
+        .map(|(i, &t)| {
+            if t == 0 {
+                source.get(i).copied()
+            } else {
+                Some(t)
+            }
+        })
+        .collect::<Option<Vec<usize>>>()?;
+    let count = |shape: &[usize]| shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
+    (count(&resolved)? == count(source)?).then_some(resolved)
 }
 
 #[cfg(test)]

@@ -5,11 +5,15 @@ use burn::nn::conv::{
     Conv1dConfig, Conv2dConfig, Conv3dConfig, ConvTranspose1dConfig, ConvTranspose2dConfig,
     ConvTranspose3dConfig, DeformConv2dConfig,
 };
+use burn::nn::interpolate::{Interpolate1dConfig, Interpolate2dConfig, InterpolateMode};
 use burn::nn::pool::{
     AdaptiveAvgPool1dConfig, AdaptiveAvgPool2dConfig, AdaptiveAvgPool3dConfig, AvgPool1dConfig,
     AvgPool2dConfig, MaxPool1dConfig, MaxPool2dConfig,
 };
-use burn::nn::{PaddingConfig1d, PaddingConfig2d, PaddingConfig3d};
+use burn::nn::{
+    Fold4dConfig, PaddingConfig1d, PaddingConfig2d, PaddingConfig3d, PixelShuffleConfig,
+    PixelUnshuffleConfig, Unfold4dConfig,
+};
 use burn::tensor::module::{
     adaptive_avg_pool3d, avg_pool1d, fold4d, max_pool1d_with_indices, max_pool2d_with_indices,
     unfold4d,
@@ -36,11 +40,17 @@ fn snapshot<const D: usize>(t: Tensor<D>) -> (Vec<usize>, Vec<u32>) {
 /// The rules by which the twins refuse inputs that raw burn handles on at least one CPU
 /// backend (each documented on the twins): a kernel larger than the padded input and an
 /// empty spatial dim (NdArray panics on both, Flex returns an empty tensor or a window of
-/// nothing), and an empty adaptive-pooling input (both return averages of nothing).
+/// nothing), an empty adaptive-pooling input (both return averages of nothing), and
+/// deformable-convolution offsets and masks whose shape does not match the output (Flex
+/// reads whatever is there), and an empty interpolation input (Flex asserts, NdArray
+/// returns a tensor).
 const BEYOND_BURN: &[&str] = &[
     "the dilated kernel must fit in the padded input",
     "pooling needs a non-empty input along every spatial dim",
     "adaptive pooling needs a non-empty input window",
+    "offset must have shape",
+    "mask must have shape",
+    "input spatial sizes must be non-zero",
 ];
 
 /// [`parity_on_cpus`], except where the twin refuses by a [`BEYOND_BURN`] rule: then it
@@ -52,14 +62,18 @@ fn parity<L, S: PartialEq + Clone + std::fmt::Debug>(
     ours: impl Fn(&L, &Device) -> Result<S, burn_guard::GuardError>,
 ) {
     let beyond = |device: &Device| match ours(&setup(device), device) {
-        Err(err) => BEYOND_BURN.iter().any(|rule| err.to_string().contains(rule)),
+        Err(err) => BEYOND_BURN
+            .iter()
+            .any(|rule| err.to_string().contains(rule)),
         Ok(_) => false,
     };
     if cpu_devices().iter().any(|(_, device)| beyond(device)) {
         for (name, device) in cpu_devices() {
             let err = refused(name, case, ours(&setup(&device), &device));
             assert!(
-                BEYOND_BURN.iter().any(|rule| err.to_string().contains(rule)),
+                BEYOND_BURN
+                    .iter()
+                    .any(|rule| err.to_string().contains(rule)),
                 "{name}: {case}: {err}"
             );
         }
@@ -294,6 +308,85 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    #[test]
+    fn spatial_layers_parity(
+        factor in 0usize..3, channels in 0usize..9, h in 0usize..5, w in 0usize..5, k in 1usize..3,
+        blocks in 0usize..10, scale in 1usize..3, bilinear: bool,
+    ) {
+        let dims = [1, channels, h, w];
+        parity(
+            &format!("pixel_shuffle {factor} on {dims:?}"),
+            |_| PixelShuffleConfig::new(factor).init(),
+            |layer, device| snapshot(layer.forward(input(dims, device))),
+            |layer, device| layer.try_forward(input(dims, device)).map(snapshot),
+        );
+        parity(
+            &format!("pixel_unshuffle {factor} on {dims:?}"),
+            |_| PixelUnshuffleConfig::new(factor).init(),
+            |layer, device| snapshot(layer.forward(input(dims, device))),
+            |layer, device| layer.try_forward(input(dims, device)).map(snapshot),
+        );
+        parity(
+            &format!("unfold4d layer k{k} on {dims:?}"),
+            |_| Unfold4dConfig::new([k, k]).with_padding([1, 0]).init(),
+            |layer, device| snapshot(layer.forward(input(dims, device))),
+            |layer, device| layer.try_forward(input(dims, device)).map(snapshot),
+        );
+        let cols = [1, channels * k * k, blocks];
+        parity(
+            &format!("fold4d layer to [{h}, {w}] k{k} on {cols:?}"),
+            |_| Fold4dConfig::new([h, w], [k, k]).init(),
+            |layer, device| snapshot(layer.forward(input(cols, device))),
+            |layer, device| layer.try_forward(input(cols, device)).map(snapshot),
+        );
+        let mode = if bilinear { InterpolateMode::Linear } else { InterpolateMode::Nearest };
+        parity(
+            &format!("interpolate1d x{scale} {mode:?} on [1, {channels}, {w}]"),
+            |_| Interpolate1dConfig::new().with_scale_factor(Some(scale as f32)).with_mode(mode.clone()).init(),
+            |layer, device| snapshot(layer.forward(input([1, channels, w], device))),
+            |layer, device| layer.try_forward(input([1, channels, w], device)).map(snapshot),
+        );
+        let mode2 = if bilinear { InterpolateMode::Linear } else { InterpolateMode::Nearest };
+        parity(
+            &format!("interpolate2d to [{scale}, 3] {mode2:?} on {dims:?}"),
+            |_| Interpolate2dConfig::new().with_output_size(Some([scale, 3])).with_mode(mode2.clone()).init(),
+            |layer, device| snapshot(layer.forward(input(dims, device))),
+            |layer, device| layer.try_forward(input(dims, device)).map(snapshot),
+        );
+    }
+
+    #[test]
+    fn deform_conv2d_parity(
+        fed in 1usize..4, h in 1usize..5, w in 1usize..5, k in 1usize..3, stride in 1usize..3,
+        oh in 1usize..4, same: bool, masked: bool,
+    ) {
+        let padding = if same { PaddingConfig2d::Same } else { PaddingConfig2d::Valid };
+        let k = 2 * k - 1;
+        // Mostly the offset shape the output needs (valid padding), sometimes another.
+        let (oh, ow) = if same || h < k || w < k { (oh, oh) } else { ((h - k) / stride + 1, (w - k) / stride + 1) };
+        let offset = [1, 2 * k * k, oh, ow];
+        let mask = [1, k * k, oh, ow];
+        parity(
+            &format!("deform_conv2d k{k} s{stride} {padding:?} on [1, {fed}, {h}, {w}] offset {offset:?}"),
+            |device| DeformConv2dConfig::new([2, 2], [k, k]).with_stride([stride, stride])
+                .with_padding(padding.clone()).init(device),
+            |layer, device| snapshot(layer.forward(
+                input([1, fed, h, w], device),
+                Tensor::zeros(offset, device),
+                masked.then(|| Tensor::ones(mask, device)),
+            )),
+            |layer, device| layer.try_forward(
+                input([1, fed, h, w], device),
+                Tensor::zeros(offset, device),
+                masked.then(|| Tensor::ones(mask, device)),
+            ).map(snapshot),
+        );
+    }
+}
+
 /// raw burn's `init` panics ⇔ the twin refuses (by a check).
 fn init_parity<M>(
     case: &str,
@@ -314,7 +407,15 @@ fn init_parity<M>(
 fn conv_inits_refuse_what_burn_panics_on() {
     let device = Device::flex();
     let d = &device;
-    let groups = [(4, 6, 2), (4, 6, 4), (3, 6, 2), (4, 6, 0), (0, 0, 0), (0, 0, 1), (0, 4, 2)];
+    let groups = [
+        (4, 6, 2),
+        (4, 6, 4),
+        (3, 6, 2),
+        (4, 6, 0),
+        (0, 0, 0),
+        (0, 0, 1),
+        (0, 4, 2),
+    ];
     for (c_in, c_out, g) in groups {
         let case = format!("channels {c_in}->{c_out} groups {g}");
         let c1 = Conv1dConfig::new(c_in, c_out, 3).with_groups(g);
@@ -324,11 +425,23 @@ fn conv_inits_refuse_what_burn_panics_on() {
         let c3 = Conv3dConfig::new([c_in, c_out], [3, 3, 3]).with_groups(g);
         init_parity(&format!("conv3d {case}"), || c3.init(d), || c3.try_init(d));
         let t1 = ConvTranspose1dConfig::new([c_in, c_out], 3).with_groups(g);
-        init_parity(&format!("conv_transpose1d {case}"), || t1.init(d), || t1.try_init(d));
+        init_parity(
+            &format!("conv_transpose1d {case}"),
+            || t1.init(d),
+            || t1.try_init(d),
+        );
         let t2 = ConvTranspose2dConfig::new([c_in, c_out], [3, 3]).with_groups(g);
-        init_parity(&format!("conv_transpose2d {case}"), || t2.init(d), || t2.try_init(d));
+        init_parity(
+            &format!("conv_transpose2d {case}"),
+            || t2.init(d),
+            || t2.try_init(d),
+        );
         let t3 = ConvTranspose3dConfig::new([c_in, c_out], [3, 3, 3]).with_groups(g);
-        init_parity(&format!("conv_transpose3d {case}"), || t3.init(d), || t3.try_init(d));
+        init_parity(
+            &format!("conv_transpose3d {case}"),
+            || t3.init(d),
+            || t3.try_init(d),
+        );
         for offset_groups in [1, 2, 0] {
             let dc = DeformConv2dConfig::new([c_in, c_out], [3, 3])
                 .with_weight_groups(g.max(1))
@@ -342,10 +455,18 @@ fn conv_inits_refuse_what_burn_panics_on() {
     }
     for kernel in [[3, 3, 3], [2, 3, 3], [3, 3, 4], [1, 1, 1]] {
         let c3 = Conv3dConfig::new([2, 2], kernel).with_padding(PaddingConfig3d::Same);
-        init_parity(&format!("conv3d same {kernel:?}"), || c3.init(d), || c3.try_init(d));
+        init_parity(
+            &format!("conv3d same {kernel:?}"),
+            || c3.init(d),
+            || c3.try_init(d),
+        );
         let dc = DeformConv2dConfig::new([2, 2], [kernel[0], kernel[2]])
             .with_padding(PaddingConfig2d::Same);
-        init_parity(&format!("deform_conv2d same {kernel:?}"), || dc.init(d), || dc.try_init(d));
+        init_parity(
+            &format!("deform_conv2d same {kernel:?}"),
+            || dc.init(d),
+            || dc.try_init(d),
+        );
     }
     // Zero kernel sizes: whatever burn's initializer does with an empty weight.
     let c2 = Conv2dConfig::new([2, 2], [0, 3]);
@@ -365,28 +486,106 @@ fn conv_and_pool_bad_inputs_are_refused_by_checks() {
         let t3 = ConvTranspose3dConfig::new([2, 4], [3, 3, 3]).init(d);
         let kind = |case: &str, err: burn_guard::GuardError| (case.to_string(), err.kind());
         let mut seen = vec![
-            kind("conv1d channels", refused(name, "conv1d channels", c1.try_forward(input([1, 3, 5], d)))),
-            kind("conv1d kernel > input", refused(name, "conv1d kernel", c1.try_forward(input([1, 2, 2], d)))),
-            kind("conv1d empty length", refused(name, "conv1d empty", c1.try_forward(input([1, 2, 0], d)))),
-            kind("conv2d channels", refused(name, "conv2d channels", c2.try_forward(input([1, 1, 5, 5], d)))),
-            kind("conv2d kernel > input", refused(name, "conv2d kernel", c2.try_forward(input([1, 2, 5, 2], d)))),
-            kind("conv3d channels", refused(name, "conv3d channels", c3.try_forward(input([1, 3, 3, 3, 3], d)))),
-            kind("conv3d kernel > input", refused(name, "conv3d kernel", c3.try_forward(input([1, 2, 3, 1, 3], d)))),
-            kind("conv_transpose1d channels", refused(name, "ct1 channels", t1.try_forward(input([1, 4, 5], d)))),
-            kind("conv_transpose1d empty", refused(name, "ct1 empty", t1.try_forward(input([1, 2, 0], d)))),
-            kind("conv_transpose2d channels", refused(name, "ct2 channels", t2.try_forward(input([1, 3, 2, 2], d)))),
-            kind("conv_transpose3d channels", refused(name, "ct3 channels", t3.try_forward(input([1, 1, 2, 2, 2], d)))),
+            kind(
+                "conv1d channels",
+                refused(name, "conv1d channels", c1.try_forward(input([1, 3, 5], d))),
+            ),
+            kind(
+                "conv1d kernel > input",
+                refused(name, "conv1d kernel", c1.try_forward(input([1, 2, 2], d))),
+            ),
+            kind(
+                "conv1d empty length",
+                refused(name, "conv1d empty", c1.try_forward(input([1, 2, 0], d))),
+            ),
+            kind(
+                "conv2d channels",
+                refused(
+                    name,
+                    "conv2d channels",
+                    c2.try_forward(input([1, 1, 5, 5], d)),
+                ),
+            ),
+            kind(
+                "conv2d kernel > input",
+                refused(
+                    name,
+                    "conv2d kernel",
+                    c2.try_forward(input([1, 2, 5, 2], d)),
+                ),
+            ),
+            kind(
+                "conv3d channels",
+                refused(
+                    name,
+                    "conv3d channels",
+                    c3.try_forward(input([1, 3, 3, 3, 3], d)),
+                ),
+            ),
+            kind(
+                "conv3d kernel > input",
+                refused(
+                    name,
+                    "conv3d kernel",
+                    c3.try_forward(input([1, 2, 3, 1, 3], d)),
+                ),
+            ),
+            kind(
+                "conv_transpose1d channels",
+                refused(name, "ct1 channels", t1.try_forward(input([1, 4, 5], d))),
+            ),
+            kind(
+                "conv_transpose1d empty",
+                refused(name, "ct1 empty", t1.try_forward(input([1, 2, 0], d))),
+            ),
+            kind(
+                "conv_transpose2d channels",
+                refused(name, "ct2 channels", t2.try_forward(input([1, 3, 2, 2], d))),
+            ),
+            kind(
+                "conv_transpose3d channels",
+                refused(
+                    name,
+                    "ct3 channels",
+                    t3.try_forward(input([1, 1, 2, 2, 2], d)),
+                ),
+            ),
         ];
         // Modules loaded from a record can hold what the configs never build.
         let mut zero_stride = Conv2dConfig::new([2, 4], [3, 3]).init(d);
         zero_stride.stride = [0, 1];
-        seen.push(kind("conv2d stride 0", refused(name, "conv2d stride 0", zero_stride.try_forward(input([1, 2, 5, 5], d)))));
-        let mut same_zero = Conv1dConfig::new(2, 4, 3).with_padding(PaddingConfig1d::Same).init(d);
+        seen.push(kind(
+            "conv2d stride 0",
+            refused(
+                name,
+                "conv2d stride 0",
+                zero_stride.try_forward(input([1, 2, 5, 5], d)),
+            ),
+        ));
+        let mut same_zero = Conv1dConfig::new(2, 4, 3)
+            .with_padding(PaddingConfig1d::Same)
+            .init(d);
         same_zero.stride = 0;
-        seen.push(kind("conv1d same, stride 0", refused(name, "conv1d same stride 0", same_zero.try_forward(input([1, 2, 5], d)))));
-        let same3 = Conv3dConfig::new([2, 4], [3, 3, 3]).with_stride([2, 1, 1])
-            .with_padding(PaddingConfig3d::Same).init(d);
-        seen.push(kind("conv3d same asymmetric", refused(name, "conv3d same asym", same3.try_forward(input([1, 2, 4, 3, 3], d)))));
+        seen.push(kind(
+            "conv1d same, stride 0",
+            refused(
+                name,
+                "conv1d same stride 0",
+                same_zero.try_forward(input([1, 2, 5], d)),
+            ),
+        ));
+        let same3 = Conv3dConfig::new([2, 4], [3, 3, 3])
+            .with_stride([2, 1, 1])
+            .with_padding(PaddingConfig3d::Same)
+            .init(d);
+        seen.push(kind(
+            "conv3d same asymmetric",
+            refused(
+                name,
+                "conv3d same asym",
+                same3.try_forward(input([1, 2, 4, 3, 3], d)),
+            ),
+        ));
 
         let mp1 = MaxPool1dConfig::new(3).init();
         let mp2 = MaxPool2dConfig::new([3, 3]).init();
@@ -396,22 +595,65 @@ fn conv_and_pool_bad_inputs_are_refused_by_checks() {
         let aa2 = AdaptiveAvgPool2dConfig::new([2, 2]).init();
         let aa3 = AdaptiveAvgPool3dConfig::new([2, 2, 2]).init();
         seen.extend([
-            kind("max_pool1d kernel > input", refused(name, "mp1", mp1.try_forward(input([1, 2, 2], d)))),
-            kind("max_pool1d empty", refused(name, "mp1 empty", mp1.try_forward(input([1, 2, 0], d)))),
-            kind("max_pool2d kernel > input", refused(name, "mp2", mp2.try_forward(input([1, 2, 5, 2], d)))),
-            kind("avg_pool1d kernel > input", refused(name, "ap1", ap1.try_forward(input([1, 2, 2], d)))),
-            kind("avg_pool2d kernel > input", refused(name, "ap2", ap2.try_forward(input([1, 2, 2, 5], d)))),
-            kind("avg_pool2d empty", refused(name, "ap2 empty", ap2.try_forward(input([1, 2, 0, 5], d)))),
-            kind("adaptive_avg_pool1d empty", refused(name, "aa1", aa1.try_forward(input([1, 2, 0], d)))),
-            kind("adaptive_avg_pool2d empty", refused(name, "aa2", aa2.try_forward(input([1, 2, 3, 0], d)))),
-            kind("adaptive_avg_pool3d empty", refused(name, "aa3", aa3.try_forward(input([1, 2, 0, 3, 3], d)))),
+            kind(
+                "max_pool1d kernel > input",
+                refused(name, "mp1", mp1.try_forward(input([1, 2, 2], d))),
+            ),
+            kind(
+                "max_pool1d empty",
+                refused(name, "mp1 empty", mp1.try_forward(input([1, 2, 0], d))),
+            ),
+            kind(
+                "max_pool2d kernel > input",
+                refused(name, "mp2", mp2.try_forward(input([1, 2, 5, 2], d))),
+            ),
+            kind(
+                "avg_pool1d kernel > input",
+                refused(name, "ap1", ap1.try_forward(input([1, 2, 2], d))),
+            ),
+            kind(
+                "avg_pool2d kernel > input",
+                refused(name, "ap2", ap2.try_forward(input([1, 2, 2, 5], d))),
+            ),
+            kind(
+                "avg_pool2d empty",
+                refused(name, "ap2 empty", ap2.try_forward(input([1, 2, 0, 5], d))),
+            ),
+            kind(
+                "adaptive_avg_pool1d empty",
+                refused(name, "aa1", aa1.try_forward(input([1, 2, 0], d))),
+            ),
+            kind(
+                "adaptive_avg_pool2d empty",
+                refused(name, "aa2", aa2.try_forward(input([1, 2, 3, 0], d))),
+            ),
+            kind(
+                "adaptive_avg_pool3d empty",
+                refused(name, "aa3", aa3.try_forward(input([1, 2, 0, 3, 3], d))),
+            ),
         ]);
         let mut mp_zero = MaxPool2dConfig::new([3, 3]).init();
         mp_zero.dilation = [1, 0];
-        seen.push(kind("max_pool2d dilation 0", refused(name, "mp2 dilation 0", mp_zero.try_forward(input([1, 2, 5, 5], d)))));
-        let mut ap_zero = AvgPool1dConfig::new(3).with_padding(PaddingConfig1d::Same).init();
+        seen.push(kind(
+            "max_pool2d dilation 0",
+            refused(
+                name,
+                "mp2 dilation 0",
+                mp_zero.try_forward(input([1, 2, 5, 5], d)),
+            ),
+        ));
+        let mut ap_zero = AvgPool1dConfig::new(3)
+            .with_padding(PaddingConfig1d::Same)
+            .init();
         ap_zero.stride = 0;
-        seen.push(kind("avg_pool1d same, stride 0", refused(name, "ap1 stride 0", ap_zero.try_forward(input([1, 2, 5], d)))));
+        seen.push(kind(
+            "avg_pool1d same, stride 0",
+            refused(
+                name,
+                "ap1 stride 0",
+                ap_zero.try_forward(input([1, 2, 5], d)),
+            ),
+        ));
 
         for (case, got) in &seen {
             let expected = match case.as_str() {
@@ -424,8 +666,17 @@ fn conv_and_pool_bad_inputs_are_refused_by_checks() {
         }
 
         // An empty batch is not bad input: burn computes it on both backends.
-        assert_eq!(c2.try_forward(input([0, 2, 5, 5], d)).unwrap().dims(), [0, 4, 3, 3]);
-        assert_eq!(mp2.try_forward(input([0, 2, 5, 5], d)).unwrap().dims(), [0, 2, 1, 1]);
-        assert_eq!(aa2.try_forward(input([0, 2, 5, 5], d)).unwrap().dims(), [0, 2, 2, 2]);
+        assert_eq!(
+            c2.try_forward(input([0, 2, 5, 5], d)).unwrap().dims(),
+            [0, 4, 3, 3]
+        );
+        assert_eq!(
+            mp2.try_forward(input([0, 2, 5, 5], d)).unwrap().dims(),
+            [0, 2, 1, 1]
+        );
+        assert_eq!(
+            aa2.try_forward(input([0, 2, 5, 5], d)).unwrap().dims(),
+            [0, 2, 2, 2]
+        );
     }
 }

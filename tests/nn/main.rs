@@ -8,5 +8,5 @@
 mod common;
 mod support;
 
-mod linear;
 mod conv;
+mod linear;

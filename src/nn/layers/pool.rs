@@ -530,6 +530,10 @@ impl TryInterpolate1d for Interpolate1d {
             .with_align_corners(self.align_corners);
         options.output_size = self.output_size.map(|size| [1, size]);
         options.scale_factor = self.scale_factor.map(|scale| [1.0, scale]);
+        let [batch, channels, length] = input.dims();
+        // burn's unsqueeze panics on some empty shapes: the interpolate rule (which refuses
+        // an empty input) runs on the unsqueezed shape first.
+        crate::check::module::interpolate(OP, &[batch, channels, 1, length], &options)?;
         let input = catch(OP, || input.unsqueeze_dim::<4>(2))?;
         let output = try_interpolate(input, options)?;
         catch(OP, || output.squeeze_dims::<3>(&[2]))
@@ -576,13 +580,14 @@ pub trait TryPixelShuffle: Sealed {
     /// Fallible twin of [`PixelShuffle::forward`]: `[batch, channels · r², h, w]` in,
     /// `[batch, channels, h · r, w · r]` out.
     ///
-    /// Checks what burn asserts: a non-zero upscale factor `r` and channels divisible by `r²`.
+    /// Checks what burn asserts: a non-zero upscale factor `r` and channels divisible by `r²`;
+    /// and refuses the empty inputs burn's reshapes panic on.
     ///
     /// # Errors
     ///
     /// [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a factor of 0;
     /// [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) for channels `r²` does
-    /// not divide.
+    /// not divide; [`GuardError::Empty`](crate::GuardError::Empty) for such an empty input.
     ///
     /// ```
     /// use burn::nn::PixelShuffleConfig;
@@ -611,13 +616,14 @@ pub trait TryPixelUnshuffle: Sealed {
     /// Fallible twin of [`PixelUnshuffle::forward`]: `[batch, channels, h · r, w · r]` in,
     /// `[batch, channels · r², h, w]` out.
     ///
-    /// Checks what burn asserts: a non-zero downscale factor `r` dividing height and width.
+    /// Checks what burn asserts: a non-zero downscale factor `r` dividing height and width;
+    /// and refuses the empty inputs burn's reshapes panic on.
     ///
     /// # Errors
     ///
     /// [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a factor of 0;
     /// [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) for sizes `r` does not
-    /// divide.
+    /// divide; [`GuardError::Empty`](crate::GuardError::Empty) for such an empty input.
     ///
     /// ```
     /// use burn::nn::PixelUnshuffleConfig;
