@@ -44,7 +44,10 @@ pub fn nonzero(op: &'static str, name: &'static str, values: &[usize]) -> Result
 /// assert_eq!(same_padding(3, 0, 5), None);
 /// ```
 pub fn same_padding(kernel: usize, stride: usize, size: usize) -> Option<(usize, usize)> {
-    let size_out = size.checked_div(stride)? + usize::from(size % stride.max(1) != 0);
+    if stride == 0 {
+        return None;
+    }
+    let size_out = size.div_ceil(stride);
     let total = if size_out > 0 {
         (size_out - 1)
             .checked_mul(stride)?
@@ -356,7 +359,7 @@ pub fn conv_groups(
             limit: Limit::AtLeast(1usize.into()),
         });
     }
-    if channels_in % groups != 0 || channels_out % groups != 0 {
+    if !channels_in.is_multiple_of(groups) || !channels_out.is_multiple_of(groups) {
         return Err(GuardError::InvalidArgument {
             op,
             rule: "both channel counts must be divisible by the number of groups",
