@@ -164,6 +164,56 @@ fn spatial_rank(op: &'static str, x: &[usize], n: usize) -> Result<()> {
     Ok(())
 }
 
+/// burn-backend's `calculate_pool_output_size` for symmetric padding `padding`, ceil-mode
+/// window drop included; `None` where its arithmetic underflows (the caller ran [`pool`]
+/// first, which refuses those).
+fn backend_pool_out(dim: &PoolDim, ceil_mode: bool) -> Option<usize> {
+    let out = pool_out(dim, ceil_mode)?;
+    if ceil_mode && (out - 1).checked_mul(dim.stride)? >= dim.size.checked_add(dim.padding.0)? {
+        Some(out - 1)
+    } else {
+        Some(out)
+    }
+}
+
+/// `avg_pool2d_backward` and `max_pool2d_with_indices_backward`: the [`pool`] rules on `x`
+/// with symmetric `padding`, and — beyond burn, which leaves it to the backend — a gradient
+/// (and indices) of the shape the forward pass gives, `[batch, channels, out_h, out_w]`.
+/// Returns that shape.
+///
+/// # Errors
+///
+/// As [`pool`]; [`GuardError::ShapeMismatch`] for a gradient of another shape.
+///
+/// ```
+/// use burn_guard::check::pool::{pool_backward, PoolDim};
+/// let dim = PoolDim { size: 4, kernel: 2, stride: 2, padding: (0, 0), dilation: 1 };
+/// assert_eq!(pool_backward("avg_pool2d_backward", &[1, 1, 4, 4], &[dim, dim], false, &[1, 1, 2, 2])?, vec![1, 1, 2, 2]);
+/// assert!(pool_backward("avg_pool2d_backward", &[1, 1, 4, 4], &[dim, dim], false, &[1, 1, 3, 2]).is_err());
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+pub fn pool_backward(
+    op: &'static str,
+    x: &[usize],
+    dims: &[PoolDim],
+    ceil_mode: bool,
+    grad: &[usize],
+) -> Result<Vec<usize>> {
+    pool(op, x, dims, ceil_mode)?;
+    let mut expected: Vec<usize> = x.iter().take(2).copied().collect();
+    for dim in dims {
+        expected.push(backend_pool_out(dim, ceil_mode).unwrap_or(0));
+    }
+    if grad != expected.as_slice() {
+        return Err(GuardError::ShapeMismatch {
+            op,
+            rule: "the gradient must have the shape of the pooling output",
+            shapes: vec![grad.to_vec(), expected],
+        });
+    }
+    Ok(expected)
+}
+
 /// `adaptive_avg_pool{1,2,3}d`: an input of rank `N + 2` and — beyond burn, which leaves it
 /// to the backend — non-empty spatial dims (both CPU backends return averages of empty
 /// windows). An output size of 0 is allowed: the backends return an empty tensor.

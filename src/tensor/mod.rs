@@ -142,8 +142,9 @@ pub mod module {
     };
     pub use super::pool::{
         try_adaptive_avg_pool1d, try_adaptive_avg_pool2d, try_adaptive_avg_pool3d, try_avg_pool1d,
-        try_avg_pool2d, try_fold4d, try_max_pool1d, try_max_pool1d_with_indices, try_max_pool2d,
-        try_max_pool2d_with_indices, try_unfold4d,
+        try_avg_pool2d, try_avg_pool2d_backward, try_conv2d_weight_backward, try_fold4d,
+        try_max_pool1d, try_max_pool1d_with_indices, try_max_pool2d, try_max_pool2d_with_indices,
+        try_max_pool2d_with_indices_backward, try_unfold4d,
     };
 }
 

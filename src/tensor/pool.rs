@@ -5,11 +5,13 @@
 //! by the rules in [`check::pool`](crate::check::pool).
 
 use burn::tensor::module as burn_module;
-use burn::tensor::ops::{AvgPoolOptions, MaxPoolOptions, UnfoldOptions};
+use burn::tensor::ops::{AvgPoolOptions, ConvOptions, MaxPoolOptions, UnfoldOptions};
 use burn::tensor::{Int, Tensor};
 
+use super::base::read_indices;
+use crate::check::module as conv_rules;
 use crate::check::pool::{self as rules, PoolDim};
-use crate::error::Result;
+use crate::error::{GuardError, Result};
 use crate::panic::catch;
 
 fn max_dims<const N: usize>(x: &[usize], options: &MaxPoolOptions<N>) -> Vec<PoolDim> {
@@ -382,5 +384,207 @@ pub fn try_fold4d(
     )?;
     catch(OP, || {
         burn_module::fold4d(x, output_size, kernel_size, options)
+    })
+}
+
+fn symmetric_dims(
+    x: &[usize],
+    kernel: [usize; 2],
+    stride: [usize; 2],
+    padding: [usize; 2],
+    dilation: [usize; 2],
+) -> Vec<PoolDim> {
+    (0..2)
+        .map(|i| PoolDim {
+            size: x.get(i + 2).copied().unwrap_or(0),
+            kernel: kernel.get(i).copied().unwrap_or(0),
+            stride: stride.get(i).copied().unwrap_or(0),
+            padding: padding.get(i).map(|&p| (p, p)).unwrap_or((0, 0)),
+            dilation: dilation.get(i).copied().unwrap_or(0),
+        })
+        .collect()
+}
+
+/// Fallible twin of [`burn_module::avg_pool2d_backward`].
+///
+/// Checks the [`try_avg_pool2d`] rules on `x` and, beyond burn, a `grad` of the pooling
+/// output's shape, and that both share a device.
+///
+/// # Errors
+///
+/// As [`try_avg_pool2d`]; [`GuardError::ShapeMismatch`] for a gradient of another shape;
+/// [`GuardError::DeviceMismatch`].
+///
+/// ```
+/// use burn::tensor::{Device, Tensor};
+/// use burn_guard::tensor::module::try_avg_pool2d_backward;
+///
+/// let device = Device::flex();
+/// let x = Tensor::<4>::ones([1, 1, 4, 4], &device);
+/// let grad = Tensor::<4>::ones([1, 1, 2, 2], &device);
+/// let dx = try_avg_pool2d_backward(x.clone(), grad, [2, 2], [2, 2], [0, 0], true, false)?;
+/// assert_eq!(dx.dims(), [1, 1, 4, 4]);
+/// let bad = Tensor::<4>::ones([1, 1, 3, 3], &device);
+/// assert!(try_avg_pool2d_backward(x, bad, [2, 2], [2, 2], [0, 0], true, false).is_err());
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+#[doc(alias = "avg_pool2d_backward")]
+pub fn try_avg_pool2d_backward(
+    x: Tensor<4>,
+    grad: Tensor<4>,
+    kernel_size: [usize; 2],
+    stride: [usize; 2],
+    padding: [usize; 2],
+    count_include_pad: bool,
+    ceil_mode: bool,
+) -> Result<Tensor<4>> {
+    const OP: &str = "avg_pool2d_backward";
+    let x_dims = x.dims();
+    let dims = symmetric_dims(&x_dims, kernel_size, stride, padding, [1, 1]);
+    rules::pool_backward(OP, &x_dims, &dims, ceil_mode, &grad.dims())?;
+    crate::check::same_device(OP, &x.device(), &grad.device())?;
+    catch(OP, || {
+        burn_module::avg_pool2d_backward(
+            x,
+            grad,
+            kernel_size,
+            stride,
+            padding,
+            count_include_pad,
+            ceil_mode,
+        )
+    })
+}
+
+/// Fallible twin of [`burn_module::max_pool2d_with_indices_backward`].
+///
+/// Checks the [`try_max_pool2d`] rules on `x`, and, beyond burn, an `output_grad` and
+/// `indices` of the pooling output's shape, every index a position in the input plane
+/// (`0 ≤ i < height · width`), and one device for all three. The index check reads the
+/// indices (one synchronous read); [`value_reads::vouched`](crate::value_reads::vouched)
+/// skips it.
+///
+/// # Errors
+///
+/// As [`try_max_pool2d`]; [`GuardError::ShapeMismatch`] for a gradient or indices of another
+/// shape; [`GuardError::IndexOutOfRange`] for an index outside the plane;
+/// [`GuardError::DeviceMismatch`].
+///
+/// ```
+/// use burn::tensor::{Device, Int, Tensor};
+/// use burn::tensor::ops::MaxPoolOptions;
+/// use burn_guard::tensor::module::{try_max_pool2d_with_indices, try_max_pool2d_with_indices_backward};
+///
+/// let device = Device::flex();
+/// let x = Tensor::<4>::ones([1, 1, 4, 4], &device);
+/// let (y, idx) = try_max_pool2d_with_indices(x.clone(), MaxPoolOptions::new([2, 2]))?;
+/// let dx = try_max_pool2d_with_indices_backward(
+///     x.clone(), [2, 2], [2, 2], [0, 0], [1, 1], false, y.ones_like(), idx)?;
+/// assert_eq!(dx.dims(), [1, 1, 4, 4]);
+/// let far = Tensor::<4, Int>::full([1, 1, 2, 2], 16, &device);
+/// assert!(try_max_pool2d_with_indices_backward(
+///     x, [2, 2], [2, 2], [0, 0], [1, 1], false, Tensor::ones([1, 1, 2, 2], &device), far).is_err());
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+#[doc(alias = "max_pool2d_with_indices_backward")]
+#[allow(clippy::too_many_arguments)] // burn's signature
+pub fn try_max_pool2d_with_indices_backward(
+    x: Tensor<4>,
+    kernel_size: [usize; 2],
+    stride: [usize; 2],
+    padding: [usize; 2],
+    dilation: [usize; 2],
+    ceil_mode: bool,
+    output_grad: Tensor<4>,
+    indices: Tensor<4, Int>,
+) -> Result<Tensor<4>> {
+    const OP: &str = "max_pool2d_with_indices_backward";
+    let x_dims = x.dims();
+    let dims = symmetric_dims(&x_dims, kernel_size, stride, padding, dilation);
+    let expected = rules::pool_backward(OP, &x_dims, &dims, ceil_mode, &output_grad.dims())?;
+    if indices.dims().as_slice() != expected.as_slice() {
+        return Err(GuardError::ShapeMismatch {
+            op: OP,
+            rule: "the indices must have the shape of the pooling output",
+            shapes: vec![indices.dims().to_vec(), expected],
+        });
+    }
+    let device = x.device();
+    crate::check::same_device(OP, &device, &output_grad.device())?;
+    crate::check::same_device(OP, &device, &indices.device())?;
+    let plane = x_dims[2].saturating_mul(x_dims[3]);
+    let limit = i64::try_from(plane).unwrap_or(i64::MAX);
+    if let Some(&bad) = read_indices(OP, &indices)?
+        .iter()
+        .find(|&&i| i < 0 || i >= limit)
+    {
+        return Err(GuardError::IndexOutOfRange {
+            op: OP,
+            index: bad,
+            size: plane,
+            dim: 2,
+        });
+    }
+    catch(OP, || {
+        burn_module::max_pool2d_with_indices_backward(
+            x,
+            kernel_size,
+            stride,
+            padding,
+            dilation,
+            ceil_mode,
+            output_grad,
+            indices,
+        )
+    })
+}
+
+/// Fallible twin of [`burn_module::conv2d_weight_backward`].
+///
+/// Checks the [`try_conv2d`](crate::tensor::module::try_conv2d) rules on `x`, `weight` and
+/// `options`, and, beyond burn, an `output_grad` of the convolution output's shape, and one
+/// device for all three.
+///
+/// # Errors
+///
+/// As [`try_conv2d`](crate::tensor::module::try_conv2d);
+/// [`GuardError::ShapeMismatch`] for a gradient of another shape.
+///
+/// ```
+/// use burn::tensor::{Device, Tensor};
+/// use burn::tensor::ops::ConvOptions;
+/// use burn_guard::tensor::module::try_conv2d_weight_backward;
+///
+/// let device = Device::flex();
+/// let x = Tensor::<4>::ones([1, 2, 4, 4], &device);
+/// let w = Tensor::<4>::ones([3, 2, 3, 3], &device);
+/// let options = ConvOptions::new([1, 1], [0, 0], [1, 1], 1);
+/// let g = Tensor::<4>::ones([1, 3, 2, 2], &device);
+/// assert_eq!(try_conv2d_weight_backward(x.clone(), w.clone(), g, options.clone())?.dims(), [3, 2, 3, 3]);
+/// let bad = Tensor::<4>::ones([1, 3, 3, 3], &device);
+/// assert!(try_conv2d_weight_backward(x, w, bad, options).is_err());
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+#[doc(alias = "conv2d_weight_backward")]
+pub fn try_conv2d_weight_backward(
+    x: Tensor<4>,
+    weight: Tensor<4>,
+    output_grad: Tensor<4>,
+    options: ConvOptions<2>,
+) -> Result<Tensor<4>> {
+    const OP: &str = "conv2d_weight_backward";
+    let expected = conv_rules::conv(OP, &x.dims(), &weight.dims(), None, &options, false)?;
+    if output_grad.dims().as_slice() != expected.as_slice() {
+        return Err(GuardError::ShapeMismatch {
+            op: OP,
+            rule: "the gradient must have the shape of the convolution output",
+            shapes: vec![output_grad.dims().to_vec(), expected],
+        });
+    }
+    let device = x.device();
+    crate::check::same_device(OP, &device, &weight.device())?;
+    crate::check::same_device(OP, &device, &output_grad.device())?;
+    catch(OP, || {
+        burn_module::conv2d_weight_backward(x, weight, output_grad, options)
     })
 }

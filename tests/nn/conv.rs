@@ -22,8 +22,9 @@ use burn::tensor::ops::{AvgPoolOptions, MaxPoolOptions, UnfoldOptions};
 use burn::tensor::{Device, Tensor};
 use burn_guard::prelude::*;
 use burn_guard::tensor::module::{
-    try_adaptive_avg_pool3d, try_avg_pool1d, try_fold4d, try_max_pool1d_with_indices,
-    try_max_pool2d_with_indices, try_unfold4d,
+    try_adaptive_avg_pool3d, try_avg_pool1d, try_avg_pool2d_backward, try_conv2d_weight_backward,
+    try_fold4d, try_max_pool1d_with_indices, try_max_pool2d_with_indices,
+    try_max_pool2d_with_indices_backward, try_unfold4d,
 };
 use proptest::prelude::*;
 
@@ -43,7 +44,8 @@ fn snapshot<const D: usize>(t: Tensor<D>) -> (Vec<usize>, Vec<u32>) {
 /// nothing), an empty adaptive-pooling input (both return averages of nothing), and
 /// deformable-convolution offsets and masks whose shape does not match the output (Flex
 /// reads whatever is there), and an empty interpolation input (Flex asserts, NdArray
-/// returns a tensor).
+/// returns a tensor), and backward passes given a gradient or indices of another shape than
+/// the forward output (the backends read out of step or panic).
 const BEYOND_BURN: &[&str] = &[
     "the dilated kernel must fit in the padded input",
     "pooling needs a non-empty input along every spatial dim",
@@ -51,6 +53,8 @@ const BEYOND_BURN: &[&str] = &[
     "offset must have shape",
     "mask must have shape",
     "input spatial sizes must be non-zero",
+    "the gradient must have the shape",
+    "the indices must have the shape",
 ];
 
 /// [`parity_on_cpus`], except where the twin refuses by a [`BEYOND_BURN`] rule: then it
@@ -383,6 +387,50 @@ proptest! {
                 Tensor::zeros(offset, device),
                 masked.then(|| Tensor::ones(mask, device)),
             ).map(snapshot),
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    #[test]
+    fn backward_functions_parity(
+        k in 1usize..4, stride in 1usize..3, padding in 0usize..2, ceil: bool, h in 0usize..5,
+        gh in 0usize..4, exact: bool,
+    ) {
+        use burn::tensor::module::{avg_pool2d_backward, conv2d_weight_backward, max_pool2d_with_indices_backward};
+        use burn::tensor::ops::ConvOptions;
+        // The forward output's height, where there is one; else any.
+        let out = |ceil: bool| {
+            let padded = h + 2 * padding;
+            if h == 0 || padded < k { return gh; }
+            let o = if ceil { (padded + stride - 1 - k) / stride + 1 } else { (padded - k) / stride + 1 };
+            if ceil && (o - 1) * stride >= h + padding { o - 1 } else { o }
+        };
+        let oh = if exact { out(ceil) } else { gh };
+        let x = [1, 2, h, 3];
+        let g = [1, 2, oh, 3];
+        parity(
+            &format!("avg_pool2d_backward k{k} s{stride} p{padding} ceil={ceil} x {x:?} grad {g:?}"),
+            |_| (),
+            |_, device| snapshot(avg_pool2d_backward(input(x, device), input(g, device), [k, 1], [stride, 1], [padding, 0], true, ceil)),
+            |_, device| try_avg_pool2d_backward(input(x, device), input(g, device), [k, 1], [stride, 1], [padding, 0], true, ceil).map(snapshot),
+        );
+        let idx = |device: &Device| Tensor::<4, burn::tensor::Int>::zeros(g, device);
+        parity(
+            &format!("max_pool2d_with_indices_backward k{k} s{stride} p{padding} ceil={ceil} x {x:?} grad {g:?}"),
+            |_| (),
+            |_, device| snapshot(max_pool2d_with_indices_backward(input(x, device), [k, 1], [stride, 1], [padding, 0], [1, 1], ceil, input(g, device), idx(device))),
+            |_, device| try_max_pool2d_with_indices_backward(input(x, device), [k, 1], [stride, 1], [padding, 0], [1, 1], ceil, input(g, device), idx(device)).map(snapshot),
+        );
+        let cg = [1, 3, if exact { out(false) } else { gh }, 3];
+        let options = ConvOptions::new([stride, 1], [padding, 0], [1, 1], 1);
+        parity(
+            &format!("conv2d_weight_backward k{k} {options:?} x {x:?} grad {cg:?}"),
+            |_| options.clone(),
+            |o, device| snapshot(conv2d_weight_backward(input(x, device), input([3, 2, k, 1], device), input(cg, device), o.clone())),
+            |o, device| try_conv2d_weight_backward(input(x, device), input([3, 2, k, 1], device), input(cg, device), o.clone()).map(snapshot),
         );
     }
 }
