@@ -231,7 +231,7 @@ pub trait TryAvgPool1d: Sealed {
     ///
     /// let device = Device::flex();
     /// let pool = AvgPool1dConfig::new(3).init();
-    /// assert_eq!(pool.try_forward(Tensor::<3>::ones([1, 2, 6], &device))?.dims(), [1, 2, 4]);
+    /// assert_eq!(pool.try_forward(Tensor::<3>::ones([1, 2, 6], &device))?.dims(), [1, 2, 2]);
     /// assert!(pool.try_forward(Tensor::<3>::ones([1, 2, 2], &device)).is_err());
     /// # Ok::<(), GuardError>(())
     /// ```
@@ -272,7 +272,7 @@ pub trait TryAvgPool2d: Sealed {
     ///
     /// let device = Device::flex();
     /// let pool = AvgPool2dConfig::new([2, 2]).init();
-    /// assert_eq!(pool.try_forward(Tensor::<4>::ones([1, 2, 4, 4], &device))?.dims(), [1, 2, 3, 3]);
+    /// assert_eq!(pool.try_forward(Tensor::<4>::ones([1, 2, 4, 4], &device))?.dims(), [1, 2, 2, 2]);
     /// assert!(pool.try_forward(Tensor::<4>::ones([1, 2, 4, 1], &device)).is_err());
     /// # Ok::<(), GuardError>(())
     /// ```
