@@ -731,7 +731,9 @@ fn conv_and_pool_bad_inputs_are_refused_by_checks() {
 
 #[test]
 fn spatial_bad_inputs_are_refused_by_checks() {
-    use burn_guard::ErrorKind::{Empty, IndexOutOfRange, InvalidArgument, OutOfRange, ShapeMismatch};
+    use burn_guard::ErrorKind::{
+        Empty, IndexOutOfRange, InvalidArgument, OutOfRange, ShapeMismatch,
+    };
     for (name, device) in cpu_devices() {
         let d = &device;
         let unfold = Unfold4dConfig::new([3, 3]).init();
@@ -739,7 +741,9 @@ fn spatial_bad_inputs_are_refused_by_checks() {
         let shuffle = PixelShuffleConfig::new(2).init();
         let unshuffle = PixelUnshuffleConfig::new(2).init();
         let up1 = Interpolate1dConfig::new().with_output_size(Some(4)).init();
-        let up2 = Interpolate2dConfig::new().with_output_size(Some([4, 4])).init();
+        let up2 = Interpolate2dConfig::new()
+            .with_output_size(Some([4, 4]))
+            .init();
         let deform = DeformConv2dConfig::new([2, 3], [3, 3]).init(d);
         let offset = |oh, ow| Tensor::<4>::zeros([1, 18, oh, ow], d);
         let mut zero_factor = PixelShuffleConfig::new(2).init();
@@ -747,29 +751,161 @@ fn spatial_bad_inputs_are_refused_by_checks() {
         let mut zero_stride = Unfold4dConfig::new([2, 2]).init();
         zero_stride.stride = [0, 1];
         let cases: Vec<(&str, burn_guard::ErrorKind, burn_guard::GuardError)> = vec![
-            ("unfold4d kernel > input", InvalidArgument, refused(name, "unfold", unfold.try_forward(input([1, 2, 2, 5], d)))),
-            ("unfold4d stride 0", OutOfRange, refused(name, "unfold stride", zero_stride.try_forward(input([1, 2, 4, 4], d)))),
-            ("fold4d blocks", ShapeMismatch, refused(name, "fold blocks", fold.try_forward(input([1, 8, 5], d)))),
-            ("fold4d columns", ShapeMismatch, refused(name, "fold columns", fold.try_forward(input([1, 7, 4], d)))),
-            ("pixel_shuffle channels", ShapeMismatch, refused(name, "shuffle", shuffle.try_forward(input([1, 6, 2, 2], d)))),
-            ("pixel_shuffle factor 0", OutOfRange, refused(name, "shuffle 0", zero_factor.try_forward(input([1, 4, 2, 2], d)))),
-            ("pixel_shuffle empty", Empty, refused(name, "shuffle empty", shuffle.try_forward(input([1, 0, 0, 0], d)))),
-            ("pixel_unshuffle height", ShapeMismatch, refused(name, "unshuffle", unshuffle.try_forward(input([1, 2, 3, 4], d)))),
-            ("interpolate1d empty", Empty, refused(name, "interp1d", up1.try_forward(input([1, 2, 0], d)))),
-            ("interpolate2d empty", Empty, refused(name, "interp2d", up2.try_forward(input([1, 2, 3, 0], d)))),
-            ("deform_conv2d channels", ShapeMismatch, refused(name, "deform channels", deform.try_forward(input([1, 3, 5, 5], d), offset(3, 3), None))),
-            ("deform_conv2d offset", ShapeMismatch, refused(name, "deform offset", deform.try_forward(input([1, 2, 5, 5], d), offset(2, 3), None))),
-            ("deform_conv2d kernel > input", InvalidArgument, refused(name, "deform kernel", deform.try_forward(input([1, 2, 2, 5], d), offset(1, 3), None))),
-            ("deform_conv2d mask", ShapeMismatch, refused(name, "deform mask", deform.try_forward(
-                input([1, 2, 5, 5], d), offset(3, 3), Some(Tensor::ones([1, 8, 3, 3], d))))),
-            ("avg_pool2d_backward grad", ShapeMismatch, refused(name, "avg back", try_avg_pool2d_backward(
-                input([1, 1, 4, 4], d), input([1, 1, 3, 2], d), [2, 2], [2, 2], [0, 0], true, false))),
-            ("max_pool2d_with_indices_backward index", IndexOutOfRange, refused(name, "max back", try_max_pool2d_with_indices_backward(
-                input([1, 1, 4, 4], d), [2, 2], [2, 2], [0, 0], [1, 1], false, input([1, 1, 2, 2], d),
-                Tensor::full([1, 1, 2, 2], 16, d)))),
-            ("conv2d_weight_backward grad", ShapeMismatch, refused(name, "conv back", try_conv2d_weight_backward(
-                input([1, 2, 4, 4], d), input([3, 2, 3, 3], d), input([1, 3, 3, 2], d),
-                burn::tensor::ops::ConvOptions::new([1, 1], [0, 0], [1, 1], 1)))),
+            (
+                "unfold4d kernel > input",
+                InvalidArgument,
+                refused(name, "unfold", unfold.try_forward(input([1, 2, 2, 5], d))),
+            ),
+            (
+                "unfold4d stride 0",
+                OutOfRange,
+                refused(
+                    name,
+                    "unfold stride",
+                    zero_stride.try_forward(input([1, 2, 4, 4], d)),
+                ),
+            ),
+            (
+                "fold4d blocks",
+                ShapeMismatch,
+                refused(name, "fold blocks", fold.try_forward(input([1, 8, 5], d))),
+            ),
+            (
+                "fold4d columns",
+                ShapeMismatch,
+                refused(name, "fold columns", fold.try_forward(input([1, 7, 4], d))),
+            ),
+            (
+                "pixel_shuffle channels",
+                ShapeMismatch,
+                refused(name, "shuffle", shuffle.try_forward(input([1, 6, 2, 2], d))),
+            ),
+            (
+                "pixel_shuffle factor 0",
+                OutOfRange,
+                refused(
+                    name,
+                    "shuffle 0",
+                    zero_factor.try_forward(input([1, 4, 2, 2], d)),
+                ),
+            ),
+            (
+                "pixel_shuffle empty",
+                Empty,
+                refused(
+                    name,
+                    "shuffle empty",
+                    shuffle.try_forward(input([1, 0, 0, 0], d)),
+                ),
+            ),
+            (
+                "pixel_unshuffle height",
+                ShapeMismatch,
+                refused(
+                    name,
+                    "unshuffle",
+                    unshuffle.try_forward(input([1, 2, 3, 4], d)),
+                ),
+            ),
+            (
+                "interpolate1d empty",
+                Empty,
+                refused(name, "interp1d", up1.try_forward(input([1, 2, 0], d))),
+            ),
+            (
+                "interpolate2d empty",
+                Empty,
+                refused(name, "interp2d", up2.try_forward(input([1, 2, 3, 0], d))),
+            ),
+            (
+                "deform_conv2d channels",
+                ShapeMismatch,
+                refused(
+                    name,
+                    "deform channels",
+                    deform.try_forward(input([1, 3, 5, 5], d), offset(3, 3), None),
+                ),
+            ),
+            (
+                "deform_conv2d offset",
+                ShapeMismatch,
+                refused(
+                    name,
+                    "deform offset",
+                    deform.try_forward(input([1, 2, 5, 5], d), offset(2, 3), None),
+                ),
+            ),
+            (
+                "deform_conv2d kernel > input",
+                InvalidArgument,
+                refused(
+                    name,
+                    "deform kernel",
+                    deform.try_forward(input([1, 2, 2, 5], d), offset(1, 3), None),
+                ),
+            ),
+            (
+                "deform_conv2d mask",
+                ShapeMismatch,
+                refused(
+                    name,
+                    "deform mask",
+                    deform.try_forward(
+                        input([1, 2, 5, 5], d),
+                        offset(3, 3),
+                        Some(Tensor::ones([1, 8, 3, 3], d)),
+                    ),
+                ),
+            ),
+            (
+                "avg_pool2d_backward grad",
+                ShapeMismatch,
+                refused(
+                    name,
+                    "avg back",
+                    try_avg_pool2d_backward(
+                        input([1, 1, 4, 4], d),
+                        input([1, 1, 3, 2], d),
+                        [2, 2],
+                        [2, 2],
+                        [0, 0],
+                        true,
+                        false,
+                    ),
+                ),
+            ),
+            (
+                "max_pool2d_with_indices_backward index",
+                IndexOutOfRange,
+                refused(
+                    name,
+                    "max back",
+                    try_max_pool2d_with_indices_backward(
+                        input([1, 1, 4, 4], d),
+                        [2, 2],
+                        [2, 2],
+                        [0, 0],
+                        [1, 1],
+                        false,
+                        input([1, 1, 2, 2], d),
+                        Tensor::full([1, 1, 2, 2], 16, d),
+                    ),
+                ),
+            ),
+            (
+                "conv2d_weight_backward grad",
+                ShapeMismatch,
+                refused(
+                    name,
+                    "conv back",
+                    try_conv2d_weight_backward(
+                        input([1, 2, 4, 4], d),
+                        input([3, 2, 3, 3], d),
+                        input([1, 3, 3, 2], d),
+                        burn::tensor::ops::ConvOptions::new([1, 1], [0, 0], [1, 1], 1),
+                    ),
+                ),
+            ),
         ];
         for (case, expected, err) in cases {
             assert_eq!(err.kind(), expected, "{name}: {case}: {err}");
