@@ -587,4 +587,99 @@ mod tests {
             Some(vec![1])
         );
     }
+    fn dim(size: usize, kernel: usize, stride: usize, padding: (usize, usize)) -> PoolDim {
+        PoolDim {
+            size,
+            kernel,
+            stride,
+            padding,
+            dilation: 1,
+        }
+    }
+
+    /// Each rule's refusals, pinned by variant and payload.
+    #[test]
+    fn refusals_are_typed() -> std::result::Result<(), String> {
+        use crate::check::test_support::refused;
+        let err = refused(
+            "rank",
+            pool("max_pool2d", &[1, 2, 5], &[dim(5, 2, 1, (0, 0)); 2], false),
+        )?;
+        assert!(matches!(
+            err,
+            GuardError::RankMismatch {
+                expected: 4,
+                got: 3,
+                ..
+            }
+        ));
+        let err = refused(
+            "stride",
+            pool("max_pool1d", &[1, 2, 5], &[dim(5, 2, 0, (0, 0))], false),
+        )?;
+        assert!(matches!(err, GuardError::OutOfRange { name: "stride", .. }));
+        let err = refused(
+            "empty",
+            pool("avg_pool1d", &[1, 2, 0], &[dim(0, 1, 1, (1, 1))], false),
+        )?;
+        assert!(matches!(err, GuardError::Empty { dim: Some(2), .. }));
+        let err = refused(
+            "fit",
+            pool("avg_pool1d", &[1, 2, 3], &[dim(3, 5, 1, (1, 0))], false),
+        )?;
+        assert!(matches!(err, GuardError::InvalidArgument { rule, .. } if rule.contains("fit")));
+        // Padding counts on both sides: 3 + 1 + 1 = 5 fits a kernel of 5.
+        assert_eq!(
+            pool("avg_pool1d", &[1, 2, 3], &[dim(3, 5, 1, (1, 1))], false).ok(),
+            Some(vec![1])
+        );
+        let err = refused(
+            "adaptive",
+            adaptive_pool("adaptive_avg_pool1d", &[1, 2, 0], &[3]),
+        )?;
+        assert!(matches!(err, GuardError::Empty { dim: Some(2), .. }));
+        let err = refused(
+            "fold",
+            fold("fold4d", &[1, 8, 5], [3, 3], [2, 2], [1, 1], [0, 0], [1, 1]),
+        )?;
+        assert!(
+            matches!(&err, GuardError::ShapeMismatch { shapes, .. } if shapes == &[vec![1, 8, 5], vec![2, 2]])
+        );
+        let err = refused("groups", conv_groups("conv1d_init", 3, 4, 2))?;
+        assert!(matches!(err, GuardError::InvalidArgument { .. }));
+        let err = refused(
+            "shuffle",
+            pixel_shuffle("pixel_shuffle", &[1, 0, 0, 0], 1, true),
+        )?;
+        assert!(matches!(err, GuardError::Empty { .. }));
+        // An empty batch reshapes fine.
+        assert!(pixel_shuffle("pixel_shuffle", &[0, 4, 2, 2], 2, true).is_ok());
+        let err = refused(
+            "backward",
+            pool_backward(
+                "avg_pool2d_backward",
+                &[1, 1, 4, 4],
+                &[dim(4, 2, 2, (0, 0)); 2],
+                false,
+                &[1, 1, 2, 3],
+            ),
+        )?;
+        assert!(
+            matches!(&err, GuardError::ShapeMismatch { shapes, .. } if shapes == &[vec![1, 1, 2, 3], vec![1, 1, 2, 2]])
+        );
+        // Ceil mode: burn-backend drops a last window that starts in the end padding.
+        let ceil = [dim(4, 2, 2, (1, 1)), dim(4, 2, 2, (0, 0))];
+        assert_eq!(
+            pool_backward(
+                "avg_pool2d_backward",
+                &[1, 1, 4, 4],
+                &ceil,
+                true,
+                &[1, 1, 3, 2]
+            )
+            .ok(),
+            Some(vec![1, 1, 3, 2])
+        );
+        Ok(())
+    }
 }
