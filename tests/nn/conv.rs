@@ -116,10 +116,14 @@ proptest! {
 
     #[test]
     fn conv1d_parity(
-        c_in in 1usize..3, c_out in 1usize..3, kernel in 1usize..4, stride in 1usize..3,
+        c_in in 0usize..3, c_out in 0usize..3, kernel in 1usize..4, stride in 1usize..3,
         dilation in 1usize..3, padding in padding1d(), batch in 0usize..3, fed in 0usize..4,
         length in 0usize..6, bias: bool,
     ) {
+        let config = Conv1dConfig::new(c_in, c_out, kernel).with_stride(stride)
+            .with_dilation(dilation).with_padding(padding.clone()).with_bias(bias);
+        // A config whose parameters cannot be drawn is the init table's business.
+        prop_assume!(config.try_init(&Device::flex()).is_ok());
         parity(
             &format!("conv1d {c_in}->{c_out} k{kernel} s{stride} d{dilation} {padding:?} on [{batch}, {fed}, {length}]"),
             |device| Conv1dConfig::new(c_in, c_out, kernel).with_stride(stride)
@@ -131,11 +135,14 @@ proptest! {
 
     #[test]
     fn conv2d_parity(
-        c_in in 1usize..3, c_out in 1usize..3, kh in 1usize..4, kw in 1usize..3,
+        c_in in 0usize..3, c_out in 0usize..3, kh in 1usize..4, kw in 1usize..3,
         stride in 1usize..3, padding in padding2d(), batch in 0usize..2, fed in 0usize..4,
         h in 0usize..5, w in 0usize..5, groups in 1usize..3,
     ) {
         let (c_in, c_out) = (c_in * groups, c_out * groups);
+        let config = Conv2dConfig::new([c_in, c_out], [kh, kw]).with_stride([stride, 1])
+            .with_groups(groups).with_padding(padding.clone());
+        prop_assume!(config.try_init(&Device::flex()).is_ok());
         parity(
             &format!("conv2d {c_in}->{c_out} g{groups} k[{kh},{kw}] s{stride} {padding:?} on [{batch}, {fed}, {h}, {w}]"),
             |device| Conv2dConfig::new([c_in, c_out], [kh, kw]).with_stride([stride, 1])
@@ -147,10 +154,13 @@ proptest! {
 
     #[test]
     fn conv_transpose2d_parity(
-        c_in in 1usize..3, c_out in 1usize..3, k in 1usize..4, stride in 1usize..3,
+        c_in in 0usize..3, c_out in 0usize..3, k in 1usize..4, stride in 1usize..3,
         padding in 0usize..3, padding_out in 0usize..2, batch in 0usize..2, fed in 0usize..4,
         h in 0usize..4, w in 1usize..4,
     ) {
+        let config = ConvTranspose2dConfig::new([c_in, c_out], [k, k]).with_stride([stride, stride])
+            .with_padding([padding, 0]).with_padding_out([padding_out, 0]);
+        prop_assume!(config.try_init(&Device::flex()).is_ok());
         parity(
             &format!("conv_transpose2d {c_in}->{c_out} k{k} s{stride} p{padding} po{padding_out} on [{batch}, {fed}, {h}, {w}]"),
             |device| ConvTranspose2dConfig::new([c_in, c_out], [k, k]).with_stride([stride, stride])
@@ -451,74 +461,137 @@ fn init_parity<M>(
     }
 }
 
+/// Draws a module's lazily initialized weight and bias, where burn-nn's initializer runs.
+macro_rules! drawn {
+    ($module:expr) => {{
+        let m = $module;
+        let _ = m.weight.val();
+        let _ = m.bias.as_ref().map(|b| b.val());
+    }};
+}
+
 #[test]
 fn conv_inits_refuse_what_burn_panics_on() {
-    let device = Device::flex();
-    let d = &device;
-    let groups = [
-        (4, 6, 2),
-        (4, 6, 4),
-        (3, 6, 2),
-        (4, 6, 0),
-        (0, 0, 0),
-        (0, 0, 1),
-        (0, 4, 2),
-    ];
-    for (c_in, c_out, g) in groups {
-        let case = format!("channels {c_in}->{c_out} groups {g}");
-        let c1 = Conv1dConfig::new(c_in, c_out, 3).with_groups(g);
-        init_parity(&format!("conv1d {case}"), || c1.init(d), || c1.try_init(d));
-        let c2 = Conv2dConfig::new([c_in, c_out], [3, 3]).with_groups(g);
-        init_parity(&format!("conv2d {case}"), || c2.init(d), || c2.try_init(d));
-        let c3 = Conv3dConfig::new([c_in, c_out], [3, 3, 3]).with_groups(g);
-        init_parity(&format!("conv3d {case}"), || c3.init(d), || c3.try_init(d));
-        let t1 = ConvTranspose1dConfig::new([c_in, c_out], 3).with_groups(g);
-        init_parity(
-            &format!("conv_transpose1d {case}"),
-            || t1.init(d),
-            || t1.try_init(d),
-        );
-        let t2 = ConvTranspose2dConfig::new([c_in, c_out], [3, 3]).with_groups(g);
-        init_parity(
-            &format!("conv_transpose2d {case}"),
-            || t2.init(d),
-            || t2.try_init(d),
-        );
-        let t3 = ConvTranspose3dConfig::new([c_in, c_out], [3, 3, 3]).with_groups(g);
-        init_parity(
-            &format!("conv_transpose3d {case}"),
-            || t3.init(d),
-            || t3.try_init(d),
-        );
-        for offset_groups in [1, 2, 0] {
-            let dc = DeformConv2dConfig::new([c_in, c_out], [3, 3])
-                .with_weight_groups(g.max(1))
-                .with_offset_groups(offset_groups);
+    use burn::nn::Initializer;
+    for (_, device) in cpu_devices() {
+        let d = &device;
+        let groups = [
+            (4, 6, 2),
+            (4, 6, 4),
+            (3, 6, 2),
+            (4, 6, 0),
+            (0, 0, 0),
+            (0, 0, 1),
+            (0, 4, 2),
+        ];
+        let inits = [
+            Initializer::KaimingUniform {
+                gain: 1.0 / 3.0f64.sqrt(),
+                fan_out_only: false,
+            },
+            Initializer::KaimingNormal {
+                gain: 1.0,
+                fan_out_only: true,
+            },
+            Initializer::XavierUniform { gain: 1.0 },
+            Initializer::Zeros,
+        ];
+        for (c_in, c_out, g) in groups {
+            for init in &inits {
+                for bias in [true, false] {
+                    let case = format!("channels {c_in}->{c_out} groups {g} {init:?} bias={bias}");
+                    let c1 = Conv1dConfig::new(c_in, c_out, 3)
+                        .with_groups(g)
+                        .with_initializer(init.clone())
+                        .with_bias(bias);
+                    init_parity(
+                        &format!("conv1d {case}"),
+                        || drawn!(c1.init(d)),
+                        || c1.try_init(d).map(|m| drawn!(m)),
+                    );
+                    let c2 = Conv2dConfig::new([c_in, c_out], [3, 3])
+                        .with_groups(g)
+                        .with_initializer(init.clone())
+                        .with_bias(bias);
+                    init_parity(
+                        &format!("conv2d {case}"),
+                        || drawn!(c2.init(d)),
+                        || c2.try_init(d).map(|m| drawn!(m)),
+                    );
+                    let c3 = Conv3dConfig::new([c_in, c_out], [3, 3, 3])
+                        .with_groups(g)
+                        .with_initializer(init.clone())
+                        .with_bias(bias);
+                    init_parity(
+                        &format!("conv3d {case}"),
+                        || drawn!(c3.init(d)),
+                        || c3.try_init(d).map(|m| drawn!(m)),
+                    );
+                    let t1 = ConvTranspose1dConfig::new([c_in, c_out], 3)
+                        .with_groups(g)
+                        .with_initializer(init.clone())
+                        .with_bias(bias);
+                    init_parity(
+                        &format!("conv_transpose1d {case}"),
+                        || drawn!(t1.init(d)),
+                        || t1.try_init(d).map(|m| drawn!(m)),
+                    );
+                    let t2 = ConvTranspose2dConfig::new([c_in, c_out], [3, 3])
+                        .with_groups(g)
+                        .with_initializer(init.clone())
+                        .with_bias(bias);
+                    init_parity(
+                        &format!("conv_transpose2d {case}"),
+                        || drawn!(t2.init(d)),
+                        || t2.try_init(d).map(|m| drawn!(m)),
+                    );
+                    let t3 = ConvTranspose3dConfig::new([c_in, c_out], [3, 3, 3])
+                        .with_groups(g)
+                        .with_initializer(init.clone())
+                        .with_bias(bias);
+                    init_parity(
+                        &format!("conv_transpose3d {case}"),
+                        || drawn!(t3.init(d)),
+                        || t3.try_init(d).map(|m| drawn!(m)),
+                    );
+                    for offset_groups in [1, 2, 0] {
+                        let dc = DeformConv2dConfig::new([c_in, c_out], [3, 3])
+                            .with_weight_groups(g.max(1))
+                            .with_offset_groups(offset_groups)
+                            .with_initializer(init.clone())
+                            .with_bias(bias);
+                        init_parity(
+                            &format!("deform_conv2d {case} offset_groups {offset_groups}"),
+                            || drawn!(dc.init(d)),
+                            || dc.try_init(d).map(|m| drawn!(m)),
+                        );
+                    }
+                }
+            }
+        }
+        for kernel in [[3, 3, 3], [2, 3, 3], [3, 3, 4], [1, 1, 1]] {
+            let c3 = Conv3dConfig::new([2, 2], kernel).with_padding(PaddingConfig3d::Same);
             init_parity(
-                &format!("deform_conv2d {case} offset_groups {offset_groups}"),
-                || dc.init(d),
-                || dc.try_init(d),
+                &format!("conv3d same {kernel:?}"),
+                || drawn!(c3.init(d)),
+                || c3.try_init(d).map(|m| drawn!(m)),
+            );
+            let dc = DeformConv2dConfig::new([2, 2], [kernel[0], kernel[2]])
+                .with_padding(PaddingConfig2d::Same);
+            init_parity(
+                &format!("deform_conv2d same {kernel:?}"),
+                || drawn!(dc.init(d)),
+                || dc.try_init(d).map(|m| drawn!(m)),
             );
         }
-    }
-    for kernel in [[3, 3, 3], [2, 3, 3], [3, 3, 4], [1, 1, 1]] {
-        let c3 = Conv3dConfig::new([2, 2], kernel).with_padding(PaddingConfig3d::Same);
+        // A zero kernel size: no fan for the default (Kaiming) initializer.
+        let c2 = Conv2dConfig::new([2, 2], [0, 3]);
         init_parity(
-            &format!("conv3d same {kernel:?}"),
-            || c3.init(d),
-            || c3.try_init(d),
-        );
-        let dc = DeformConv2dConfig::new([2, 2], [kernel[0], kernel[2]])
-            .with_padding(PaddingConfig2d::Same);
-        init_parity(
-            &format!("deform_conv2d same {kernel:?}"),
-            || dc.init(d),
-            || dc.try_init(d),
+            "conv2d kernel 0",
+            || drawn!(c2.init(d)),
+            || c2.try_init(d).map(|m| drawn!(m)),
         );
     }
-    // Zero kernel sizes: whatever burn's initializer does with an empty weight.
-    let c2 = Conv2dConfig::new([2, 2], [0, 3]);
-    init_parity("conv2d kernel 0", || c2.init(d), || c2.try_init(d));
 }
 
 #[test]

@@ -6,7 +6,12 @@
 //! the layer's weight and bias by the rule of the tensor twin
 //! ([`check::module::conv`](crate::check::module::conv),
 //! [`check::module::conv_transpose`](crate::check::module::conv_transpose)), then run
-//! burn's forward. The config twins check what the configs' `init` asserts.
+//! burn's forward. The config twins check what the configs' `init` asserts, and the fans
+//! burn-nn's initializer needs when it draws the parameters at their first use
+//! ([`check::pool::initializer_fans`](crate::check::pool::initializer_fans)): a layer built by
+//! `try_init` draws its parameters without panicking. One built by burn's `init` from a
+//! config `try_init` refuses panics at its first use; the forward twins report that as
+//! [`GuardError::BackendPanic`](crate::GuardError::BackendPanic).
 
 use burn::nn::conv::{
     Conv1d, Conv1dConfig, Conv2d, Conv2dConfig, Conv3d, Conv3dConfig, ConvTranspose1d,
@@ -21,7 +26,7 @@ use super::pool::{padding_1d, padding_2d, padding_3d};
 use super::support::{Sealed, dims, same_devices};
 use crate::GuardError;
 use crate::check::module as conv_rules;
-use crate::check::pool::{conv_groups, same_padding_kernel};
+use crate::check::pool::{conv_groups, initializer_fans, same_padding_kernel};
 use crate::error::Result;
 use crate::nn::init::TryInit;
 use crate::panic::catch;
@@ -85,6 +90,23 @@ impl TryInit for Conv1dConfig {
     fn try_init(&self, device: &Device) -> Result<Conv1d> {
         const OP: &str = "conv1d_init";
         conv_groups(OP, self.channels_in, self.channels_out, self.groups)?;
+        // The fans burn-nn's `init` passes for each parameter.
+        let k = self.kernel_size;
+        let fan_in = (self.channels_in / self.groups).saturating_mul(k);
+        let fan_out = (self.channels_out / self.groups).saturating_mul(k);
+        let len = fan_in.saturating_mul(self.channels_out);
+        initializer_fans(
+            OP,
+            "weight",
+            &self.initializer,
+            len,
+            Some(fan_in),
+            Some(fan_out),
+        )?;
+        if self.bias {
+            let len = self.channels_out;
+            initializer_fans(OP, "bias", &self.initializer, len, Some(fan_in), None)?;
+        }
         catch(OP, || self.init(device))
     }
 }
@@ -97,6 +119,30 @@ impl TryInit for Conv2dConfig {
     fn try_init(&self, device: &Device) -> Result<Conv2d> {
         const OP: &str = "conv2d_init";
         conv_groups(OP, self.channels[0], self.channels[1], self.groups)?;
+        // The fans burn-nn's `init` passes for each parameter.
+        let k = self.kernel_size.iter().product::<usize>();
+        let fan_in = (self.channels[0] / self.groups).saturating_mul(k);
+        let fan_out = (self.channels[1] / self.groups).saturating_mul(k);
+        let len = fan_in.saturating_mul(self.channels[1]);
+        initializer_fans(
+            OP,
+            "weight",
+            &self.initializer,
+            len,
+            Some(fan_in),
+            Some(fan_out),
+        )?;
+        if self.bias {
+            let len = self.channels[1];
+            initializer_fans(
+                OP,
+                "bias",
+                &self.initializer,
+                len,
+                Some(fan_in),
+                Some(fan_out),
+            )?;
+        }
         catch(OP, || self.init(device))
     }
 }
@@ -112,6 +158,30 @@ impl TryInit for Conv3dConfig {
         if self.padding == PaddingConfig3d::Same {
             same_padding_kernel(OP, &self.kernel_size)?;
         }
+        // The fans burn-nn's `init` passes for each parameter.
+        let k = self.kernel_size.iter().product::<usize>();
+        let fan_in = (self.channels[0] / self.groups).saturating_mul(k);
+        let fan_out = (self.channels[1] / self.groups).saturating_mul(k);
+        let len = fan_in.saturating_mul(self.channels[1]);
+        initializer_fans(
+            OP,
+            "weight",
+            &self.initializer,
+            len,
+            Some(fan_in),
+            Some(fan_out),
+        )?;
+        if self.bias {
+            let len = self.channels[1];
+            initializer_fans(
+                OP,
+                "bias",
+                &self.initializer,
+                len,
+                Some(fan_in),
+                Some(fan_out),
+            )?;
+        }
         catch(OP, || self.init(device))
     }
 }
@@ -124,6 +194,15 @@ impl TryInit for ConvTranspose1dConfig {
     fn try_init(&self, device: &Device) -> Result<ConvTranspose1d> {
         const OP: &str = "conv_transpose1d_init";
         conv_groups(OP, self.channels[0], self.channels[1], self.groups)?;
+        // burn-nn's fans (`init`): no fan_out for a transposed convolution's parameters.
+        let k = self.kernel_size;
+        let fan_in = (self.channels[1] / self.groups).saturating_mul(k);
+        let len = fan_in.saturating_mul(self.channels[0]);
+        initializer_fans(OP, "weight", &self.initializer, len, Some(fan_in), None)?;
+        if self.bias {
+            let len = self.channels[1];
+            initializer_fans(OP, "bias", &self.initializer, len, Some(fan_in), None)?;
+        }
         catch(OP, || self.init(device))
     }
 }
@@ -136,6 +215,15 @@ impl TryInit for ConvTranspose2dConfig {
     fn try_init(&self, device: &Device) -> Result<ConvTranspose2d> {
         const OP: &str = "conv_transpose2d_init";
         conv_groups(OP, self.channels[0], self.channels[1], self.groups)?;
+        // burn-nn's fans (`init`): no fan_out for a transposed convolution's parameters.
+        let k = self.kernel_size.iter().product::<usize>();
+        let fan_in = (self.channels[1] / self.groups).saturating_mul(k);
+        let len = fan_in.saturating_mul(self.channels[0]);
+        initializer_fans(OP, "weight", &self.initializer, len, Some(fan_in), None)?;
+        if self.bias {
+            let len = self.channels[1];
+            initializer_fans(OP, "bias", &self.initializer, len, Some(fan_in), None)?;
+        }
         catch(OP, || self.init(device))
     }
 }
@@ -148,6 +236,15 @@ impl TryInit for ConvTranspose3dConfig {
     fn try_init(&self, device: &Device) -> Result<ConvTranspose3d> {
         const OP: &str = "conv_transpose3d_init";
         conv_groups(OP, self.channels[0], self.channels[1], self.groups)?;
+        // burn-nn's fans (`init`): no fan_out for a transposed convolution's parameters.
+        let k = self.kernel_size.iter().product::<usize>();
+        let fan_in = (self.channels[1] / self.groups).saturating_mul(k);
+        let len = fan_in.saturating_mul(self.channels[0]);
+        initializer_fans(OP, "weight", &self.initializer, len, Some(fan_in), None)?;
+        if self.bias {
+            let len = self.channels[1];
+            initializer_fans(OP, "bias", &self.initializer, len, Some(fan_in), None)?;
+        }
         catch(OP, || self.init(device))
     }
 }
@@ -166,6 +263,30 @@ impl TryInit for DeformConv2dConfig {
         // burn: `channels[0].is_multiple_of(offset_groups)`, true for 0 groups and 0 channels.
         if !self.channels[0].is_multiple_of(self.offset_groups) {
             conv_groups(OP, self.channels[0], self.channels[0], self.offset_groups)?;
+        }
+        // The fans burn-nn's `init` passes for each parameter.
+        let k = self.kernel_size.iter().product::<usize>();
+        let fan_in = (self.channels[0] / self.weight_groups).saturating_mul(k);
+        let fan_out = (self.channels[1] / self.weight_groups).saturating_mul(k);
+        let len = fan_in.saturating_mul(self.channels[1]);
+        initializer_fans(
+            OP,
+            "weight",
+            &self.initializer,
+            len,
+            Some(fan_in),
+            Some(fan_out),
+        )?;
+        if self.bias {
+            let len = self.channels[1];
+            initializer_fans(
+                OP,
+                "bias",
+                &self.initializer,
+                len,
+                Some(fan_in),
+                Some(fan_out),
+            )?;
         }
         catch(OP, || self.init(device))
     }
@@ -208,8 +329,9 @@ pub trait TryConv1d: Sealed {
 impl TryConv1d for Conv1d {
     fn try_forward(&self, input: Tensor<3>) -> Result<Tensor<3>> {
         const OP: &str = "conv1d";
-        let weight = self.weight.val();
-        let bias = self.bias.as_ref().map(|b| b.val());
+        // A parameter is drawn at its first use, where burn-nn's initializer can panic.
+        let weight = catch(OP, || self.weight.val())?;
+        let bias = catch(OP, || self.bias.as_ref().map(|b| b.val()))?;
         let dims = input.dims();
         let padding = padding_1d(OP, &self.padding, dims[2], self.kernel_size, self.stride)?;
         let options = ConvOptions {
@@ -260,8 +382,9 @@ pub trait TryConv2d: Sealed {
 impl TryConv2d for Conv2d {
     fn try_forward(&self, input: Tensor<4>) -> Result<Tensor<4>> {
         const OP: &str = "conv2d";
-        let weight = self.weight.val();
-        let bias = self.bias.as_ref().map(|b| b.val());
+        // A parameter is drawn at its first use, where burn-nn's initializer can panic.
+        let weight = catch(OP, || self.weight.val())?;
+        let bias = catch(OP, || self.bias.as_ref().map(|b| b.val()))?;
         let dims = input.dims();
         let padding = padding_2d(
             OP,
@@ -319,8 +442,9 @@ pub trait TryConv3d: Sealed {
 impl TryConv3d for Conv3d {
     fn try_forward(&self, input: Tensor<5>) -> Result<Tensor<5>> {
         const OP: &str = "conv3d";
-        let weight = self.weight.val();
-        let bias = self.bias.as_ref().map(|b| b.val());
+        // A parameter is drawn at its first use, where burn-nn's initializer can panic.
+        let weight = catch(OP, || self.weight.val())?;
+        let bias = catch(OP, || self.bias.as_ref().map(|b| b.val()))?;
         let dims = input.dims();
         let padding = padding_3d(
             OP,
@@ -376,8 +500,9 @@ pub trait TryConvTranspose1d: Sealed {
 impl TryConvTranspose1d for ConvTranspose1d {
     fn try_forward(&self, input: Tensor<3>) -> Result<Tensor<3>> {
         const OP: &str = "conv_transpose1d";
-        let weight = self.weight.val();
-        let bias = self.bias.as_ref().map(|b| b.val());
+        // A parameter is drawn at its first use, where burn-nn's initializer can panic.
+        let weight = catch(OP, || self.weight.val())?;
+        let bias = catch(OP, || self.bias.as_ref().map(|b| b.val()))?;
 
         let options = ConvTransposeOptions {
             stride: [self.stride],
@@ -427,8 +552,9 @@ pub trait TryConvTranspose2d: Sealed {
 impl TryConvTranspose2d for ConvTranspose2d {
     fn try_forward(&self, input: Tensor<4>) -> Result<Tensor<4>> {
         const OP: &str = "conv_transpose2d";
-        let weight = self.weight.val();
-        let bias = self.bias.as_ref().map(|b| b.val());
+        // A parameter is drawn at its first use, where burn-nn's initializer can panic.
+        let weight = catch(OP, || self.weight.val())?;
+        let bias = catch(OP, || self.bias.as_ref().map(|b| b.val()))?;
 
         let options = ConvTransposeOptions {
             stride: self.stride,
@@ -478,8 +604,9 @@ pub trait TryConvTranspose3d: Sealed {
 impl TryConvTranspose3d for ConvTranspose3d {
     fn try_forward(&self, input: Tensor<5>) -> Result<Tensor<5>> {
         const OP: &str = "conv_transpose3d";
-        let weight = self.weight.val();
-        let bias = self.bias.as_ref().map(|b| b.val());
+        // A parameter is drawn at its first use, where burn-nn's initializer can panic.
+        let weight = catch(OP, || self.weight.val())?;
+        let bias = catch(OP, || self.bias.as_ref().map(|b| b.val()))?;
 
         let options = ConvTransposeOptions {
             stride: self.stride,
@@ -544,8 +671,9 @@ impl TryDeformConv2d for DeformConv2d {
         mask: Option<Tensor<4>>,
     ) -> Result<Tensor<4>> {
         const OP: &str = "deform_conv2d";
-        let weight = self.weight.val();
-        let bias = self.bias.as_ref().map(|b| b.val());
+        // A parameter is drawn at its first use, where burn-nn's initializer can panic.
+        let weight = catch(OP, || self.weight.val())?;
+        let bias = catch(OP, || self.bias.as_ref().map(|b| b.val()))?;
         let x = input.dims();
         let [(top, bottom), (left, right)] = padding_2d(
             OP,
