@@ -114,6 +114,7 @@ mod elementwise;
 mod functions;
 mod indexing;
 mod numeric;
+pub(crate) mod pool;
 mod quant;
 mod reduce;
 mod view;
@@ -138,6 +139,12 @@ pub mod module {
         try_batch_norm, try_batch_norm_train, try_conv_transpose1d, try_conv_transpose2d,
         try_conv_transpose3d, try_conv1d, try_conv2d, try_conv3d, try_deform_conv2d,
         try_interpolate, try_linear,
+    };
+    pub use super::pool::{
+        try_adaptive_avg_pool1d, try_adaptive_avg_pool2d, try_adaptive_avg_pool3d, try_avg_pool1d,
+        try_avg_pool2d, try_avg_pool2d_backward, try_conv2d_weight_backward, try_fold4d,
+        try_max_pool1d, try_max_pool1d_with_indices, try_max_pool2d, try_max_pool2d_with_indices,
+        try_max_pool2d_with_indices_backward, try_unfold4d,
     };
 }
 

@@ -9,4 +9,5 @@ mod common;
 mod support;
 
 mod init;
+mod conv;
 mod linear;
