@@ -8,6 +8,7 @@
 //! |---|---|
 //! | [`shape`] | burn-tensor `TensorCheck` (`src/tensor/api/check.rs`) and `unwrap_dim_index` |
 //! | [`view`], [`indexing`], [`elementwise`], [`reduce`], [`module`], [`creation`] | burn-tensor `TensorCheck` and the asserts of each family's methods |
+//! | [`norm`] | the asserts of `burn::nn`'s norm, embedding and positional layers and of their configs' `init`s |
 //! | [`quant`] | burn-backend `quantization/scheme.rs`, burn-std `tensor/quantization.rs` |
 //! | [`layer`] | the asserts of `burn::nn` layers and config `init`s that no tensor op shares |
 //! | [`input`] | nothing in burn: what a service promises about a user's input ([`InputSpec`](crate::input::InputSpec)) |
@@ -18,6 +19,7 @@ pub mod indexing;
 pub mod input;
 pub mod layer;
 pub mod module;
+pub mod norm;
 pub mod quant;
 pub mod reduce;
 pub mod shape;

@@ -113,6 +113,7 @@ mod creation;
 mod elementwise;
 mod functions;
 mod indexing;
+mod norm;
 mod numeric;
 mod quant;
 mod reduce;
@@ -139,6 +140,7 @@ pub mod module {
         try_conv_transpose3d, try_conv1d, try_conv2d, try_conv3d, try_deform_conv2d,
         try_interpolate, try_linear,
     };
+    pub use super::norm::{try_embedding, try_layer_norm};
 }
 
 /// Twins of burn's free functions in `burn::tensor::activation`: `try_softmax`, …
