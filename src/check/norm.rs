@@ -265,7 +265,7 @@ pub fn groups(op: &'static str, num_channels: usize, num_groups: usize) -> Resul
             limit: Limit::NonZero,
         });
     }
-    if num_channels % num_groups != 0 {
+    if !num_channels.is_multiple_of(num_groups) {
         return Err(GuardError::ShapeMismatch {
             op,
             rule: "the number of channels must be divisible by the number of groups",
@@ -485,7 +485,7 @@ pub fn nonzero(op: &'static str, name: &'static str, value: usize) -> Result<()>
 /// assert!(norm::even("rotary_encoding_init", "d_model", 7).is_err());
 /// ```
 pub fn even(op: &'static str, name: &'static str, value: usize) -> Result<()> {
-    if value % 2 == 0 {
+    if value.is_multiple_of(2) {
         return Ok(());
     }
     Err(GuardError::InvalidArgument {
@@ -591,4 +591,76 @@ pub fn min_rank(op: &'static str, rule: &'static str, input: &[usize], min: usiz
         got: input.len(),
         shape: input.to_vec(),
     })
+}
+
+/// `PairwiseDistance::forward(x1, x2)`: the shapes broadcast (burn's `sub` check), and — for
+/// `p = ±∞`, whose norm is a max/min over the features — the broadcast feature dim is not
+/// empty (Flex and NdArray panic reducing an empty dim with max/min). Returns the broadcast
+/// shape.
+///
+/// # Errors
+///
+/// [`GuardError::ShapeMismatch`] for shapes that do not broadcast; [`GuardError::Empty`] for
+/// no features with an infinite `p`.
+///
+/// ```
+/// use burn_guard::check::norm;
+/// assert_eq!(norm::pairwise_distance("pairwise_distance", &[2, 3], &[1, 3], 2.0).unwrap(), vec![2, 3]);
+/// assert!(norm::pairwise_distance("pairwise_distance", &[2, 0], &[2, 0], 2.0).is_ok());
+/// assert!(norm::pairwise_distance("pairwise_distance", &[2, 0], &[2, 0], f64::INFINITY).is_err());
+/// ```
+pub fn pairwise_distance(
+    op: &'static str,
+    x1: &[usize],
+    x2: &[usize],
+    p: f64,
+) -> Result<Vec<usize>> {
+    let shape = crate::check::broadcast(op, x1, x2)?;
+    if p.is_infinite() && shape.get(1) == Some(&0) {
+        return Err(GuardError::Empty {
+            op,
+            rule: "an infinite-order norm needs at least one feature",
+            shape,
+            dim: Some(1),
+        });
+    }
+    Ok(shape)
+}
+
+/// `LocalResponseNorm::forward`: rank ≥ 3 (`assert_shape!(input, [_, _, _, ..])`), and not
+/// an empty spatial extent under a non-empty batch and channel dim: burn reshapes the input
+/// to `[batch · spatial, 1, channels]` for its average pool, which panics on Flex and NdArray
+/// for it (measured on burn 0.22.1).
+///
+/// # Errors
+///
+/// [`GuardError::RankMismatch`] for a rank below 3; [`GuardError::Empty`] for the empty
+/// spatial extent.
+///
+/// ```
+/// use burn_guard::check::norm;
+/// assert!(norm::local_response_norm("local_response_norm", &[1, 3, 4]).is_ok());
+/// assert!(norm::local_response_norm("local_response_norm", &[0, 3, 0]).is_ok());
+/// assert!(norm::local_response_norm("local_response_norm", &[1, 3, 0]).is_err());
+/// assert!(norm::local_response_norm("local_response_norm", &[1, 3]).is_err());
+/// ```
+pub fn local_response_norm(op: &'static str, input: &[usize]) -> Result<()> {
+    min_rank(
+        op,
+        "local response norm requires an input [batch, channels, d1, ..]",
+        input,
+        3,
+    )?;
+    let batch = input.first().copied().unwrap_or(0);
+    let channels = input.get(1).copied().unwrap_or(0);
+    let spatial_empty = input.iter().skip(2).any(|&d| d == 0);
+    if batch > 0 && channels > 0 && spatial_empty {
+        return Err(GuardError::Empty {
+            op,
+            rule: "local response norm needs a non-empty spatial extent",
+            shape: input.to_vec(),
+            dim: None,
+        });
+    }
+    Ok(())
 }

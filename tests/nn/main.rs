@@ -8,4 +8,6 @@
 mod common;
 mod support;
 
+mod activation;
 mod linear;
+mod norm;

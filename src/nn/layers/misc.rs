@@ -38,10 +38,14 @@ impl TryInitStateless for GaussianNoiseConfig {
 impl TryInit for PositionalEncodingConfig {
     type Module = PositionalEncoding;
 
-    /// Checks that `d_model` is even and `max_sequence_size <= max_timescale`.
+    /// Checks that `d_model` is even and not 0, `max_sequence_size` not 0 (burn builds its
+    /// table through shapes that panic on a 0), and `max_sequence_size <= max_timescale`.
     fn try_init(&self, device: &Device) -> Result<PositionalEncoding> {
         const OP: &str = "positional_encoding_init";
         rules::even(OP, "d_model", self.d_model)?;
+        // burn builds its sinusoid table through a shape containing 0, which panics.
+        rules::nonzero(OP, "d_model", self.d_model)?;
+        rules::nonzero(OP, "max_sequence_size", self.max_sequence_size)?;
         // Sizes compared as f64 are exact below 2^53, far past any table that fits in memory.
         #[allow(clippy::cast_precision_loss)]
         rules::ordered(
@@ -193,8 +197,16 @@ pub trait TryRotaryEncoding: Sealed {
     /// `start`, same shape out.
     ///
     /// Checks the rank (≥ 2), `d_model` against the frequency table, `start + seq` within
-    /// the table (burn slices it), a non-empty `seq` and `d_model` (burn divides by
-    /// their product), and — beyond burn — that the table is on the input's device.
+    /// the table, a non-empty `seq` and `d_model` (burn divides by their product), and —
+    /// beyond burn — that the table is on the input's device.
+    ///
+    /// `start + seq` past the table goes beyond burn in one case: burn clamps its slice of the
+    /// table, so when exactly one row remains it broadcasts that row's frequencies over the
+    /// whole sequence (wrong values, no panic); with more or fewer rows it panics.
+    ///
+    /// An input with an empty leading dim (`[0, seq, d_model]`) is returned as is, without
+    /// dispatch: burn 0.22.1 kills the process with SIGSEGV on Flex for it (measured; NdArray
+    /// returns the empty tensor).
     ///
     /// # Errors
     ///
@@ -227,8 +239,14 @@ impl TryRotaryEncoding for RotaryEncoding {
     fn try_apply<const D: usize>(&self, x: Tensor<D>, start: usize) -> Result<Tensor<D>> {
         const OP: &str = "rotary_encoding";
         let [max_sequence_length, d_model, _] = self.freq_complex.dims();
-        rules::rotary(OP, &dims(&x), d_model, max_sequence_length, start)?;
+        let shape = dims(&x);
+        rules::rotary(OP, &shape, d_model, max_sequence_length, start)?;
         same_devices(OP, &[x.device(), self.freq_complex.device()])?;
+        if shape.contains(&0) {
+            // An empty leading dim: burn 0.22.1 dies with SIGSEGV on Flex (its matmul of the
+            // `[0, seq, d_model / 2, 2]` reshape); the result, empty, is the input.
+            return Ok(x);
+        }
         catch(OP, || self.apply(x, start))
     }
 }
@@ -237,12 +255,14 @@ impl TryRotaryEncoding for RotaryEncoding {
 pub trait TryPairwiseDistance: Sealed {
     /// Fallible twin of [`PairwiseDistance::forward`]: `[batch, d]` twice → `[batch]`.
     ///
-    /// Checks that the shapes broadcast (burn's `sub` check) and that both inputs are on the
-    /// same device.
+    /// Checks that the shapes broadcast (burn's `sub` check), that an infinite `p` has at
+    /// least one feature (Flex and NdArray panic taking the max of an empty dim), and that
+    /// both inputs are on the same device.
     ///
     /// # Errors
     ///
     /// [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch),
+    /// [`GuardError::Empty`](crate::GuardError::Empty) (no features, `p` infinite),
     /// [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
     ///
     /// ```
@@ -263,7 +283,7 @@ pub trait TryPairwiseDistance: Sealed {
 impl TryPairwiseDistance for PairwiseDistance {
     fn try_forward(&self, x1: Tensor<2>, x2: Tensor<2>) -> Result<Tensor<1>> {
         const OP: &str = "pairwise_distance";
-        check::broadcast(OP, &dims(&x1), &dims(&x2))?;
+        rules::pairwise_distance(OP, &dims(&x1), &dims(&x2), self.p)?;
         same_devices(OP, &[x1.device(), x2.device()])?;
         catch(OP, || self.forward(x1, x2))
     }

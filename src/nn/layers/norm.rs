@@ -361,12 +361,16 @@ pub trait TryLocalResponseNorm: Sealed {
     /// Fallible twin of [`LocalResponseNorm::forward`]: `[batch, channels, d1, ..]` (rank ≥ 3),
     /// same shape out.
     ///
-    /// Checks the rank (burn's `assert_shape!(input, [_, _, _, ..])`). The layer's fields are
-    /// private, checked once by its config's `try_init`.
+    /// Checks the rank (burn's `assert_shape!(input, [_, _, _, ..])`) and refuses an empty
+    /// spatial extent under a non-empty batch and channel dim (burn's pooling reshape panics
+    /// on Flex and NdArray). The layer's fields are private, checked once by its config's
+    /// `try_init`. Any other empty input is returned as is, without dispatch (NdArray's
+    /// average pool panics on an empty channel dim; Flex returns the empty tensor).
     ///
     /// # Errors
     ///
-    /// [`GuardError::RankMismatch`](crate::GuardError::RankMismatch).
+    /// [`GuardError::RankMismatch`](crate::GuardError::RankMismatch),
+    /// [`GuardError::Empty`](crate::GuardError::Empty).
     ///
     /// ```
     /// use burn::nn::LocalResponseNormConfig;
@@ -385,12 +389,12 @@ pub trait TryLocalResponseNorm: Sealed {
 impl TryLocalResponseNorm for LocalResponseNorm {
     fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
         const OP: &str = "local_response_norm";
-        rules::min_rank(
-            OP,
-            "local response norm requires an input [batch, channels, d1, ..]",
-            &dims(&input),
-            3,
-        )?;
+        rules::local_response_norm(OP, &dims(&input))?;
+        if input.dims().contains(&0) {
+            // NdArray's average pool panics on an empty channel dim (Flex does not); the
+            // result, empty, is the input.
+            return Ok(input);
+        }
         catch(OP, || self.forward(input))
     }
 }
