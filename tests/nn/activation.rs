@@ -171,6 +171,34 @@ fn activation_bad_inputs_are_refused_by_checks() {
             "{err}"
         );
 
+        let mut hardtanh = HardtanhConfig::new().init();
+        hardtanh.min_val = 2.0;
+        // Flex panics when the values are read (its clamp runs lazily, after `forward` has
+        // returned); NdArray returns values: refused on both, beyond burn on NdArray.
+        let burn_panics = raw(|| snapshot(hardtanh.forward(input([2, 3], d)))).is_none();
+        assert_eq!(burn_panics, name == "flex");
+        let err = refused(
+            name,
+            "hardtanh min > max",
+            hardtanh.try_forward(input([2, 3], d)),
+        );
+        assert_eq!(err.kind(), ErrorKind::OutOfOrder);
+
+        let ad = device.clone().autodiff();
+        let mut rrelu = RReluConfig::new().init();
+        rrelu.lower = 0.5;
+        rrelu.upper = 0.1;
+        let burn_panics = raw(|| snapshot(rrelu.forward(input([2, 3], &ad)))).is_none();
+        assert!(burn_panics, "{name}: rrelu lower > upper");
+        let err = refused(
+            name,
+            "rrelu lower > upper",
+            rrelu.try_forward(input([2, 3], &ad)),
+        );
+        assert_eq!(err.kind(), ErrorKind::OutOfOrder);
+        // Off the training path the bounds only set the mean slope: no panic, no refusal.
+        assert!(rrelu.try_forward(input([2, 3], d)).is_ok());
+
         let wrapped = ActivationConfig::PRelu(PReluConfig::new().with_num_parameters(2)).init(d);
         let err = refused(name, "wrapped prelu", wrapped.try_forward(input([2, 3], d)));
         assert_eq!(err.kind(), ErrorKind::ShapeMismatch);

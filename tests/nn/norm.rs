@@ -549,6 +549,58 @@ fn rotary_empty_batch_is_the_input_without_dispatch() {
 }
 
 #[test]
+fn refusals_beyond_burn_on_the_training_path() {
+    // burn runs these without a panic; the twins refuse them by a named rule.
+    for (name, device) in cpu_devices() {
+        let ad = device.autodiff();
+        // Batch statistics of an empty batch (burn writes NaN into the running statistics).
+        let bn = BatchNormConfig::new(3).init(&ad);
+        assert!(raw(|| bn.forward(input([0, 3, 2], &ad)).dims()).is_some());
+        let err = refused(
+            name,
+            "batch_norm train empty",
+            bn.try_forward(input([0, 3, 2], &ad)),
+        );
+        assert_eq!(err.kind(), ErrorKind::Empty);
+        assert_eq!(err.op(), "batch_norm_train");
+        // A negative noise std, set through the public field.
+        let mut noise = GaussianNoiseConfig::new(1.0).init();
+        noise.std = -1.0;
+        assert!(raw(|| noise.forward(input([2, 3], &ad)).dims()).is_some());
+        let err = refused(name, "noise std -1", noise.try_forward(input([2, 3], &ad)));
+        assert_eq!(err.kind(), ErrorKind::OutOfRange);
+    }
+}
+
+#[test]
+fn batch_norm_training_path_parity() {
+    for (name, device) in cpu_devices() {
+        let ad = device.autodiff();
+        for shape in [[2, 3, 2], [1, 3, 1], [2, 3, 0]] {
+            let bn = BatchNormConfig::new(3).init(&ad);
+            let burn = raw(|| snapshot(bn.forward(input(shape, &ad))));
+            let bn2 = BatchNormConfig::new(3).init(&ad);
+            let ours = bn2.try_forward(input(shape, &ad)).map(snapshot);
+            match (burn, ours) {
+                (Some(b), Ok(o)) => assert_eq!(b, o, "{name}: {shape:?}"),
+                (None, Err(err)) => {
+                    refused(name, "batch_norm train", Err::<(), _>(err));
+                }
+                (_, Err(err)) if shape.contains(&0) => assert_eq!(err.kind(), ErrorKind::Empty),
+                (b, o) => panic!("{name}: {shape:?}: burn {b:?} ours {o:?}"),
+            }
+        }
+        let bn = BatchNormConfig::new(3).init(&ad);
+        let err = refused(
+            name,
+            "batch_norm train channels",
+            bn.try_forward(input([2, 4, 2], &ad)),
+        );
+        assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
+    }
+}
+
+#[test]
 fn embedding_reads_ids_once_and_vouched_skips_the_read() {
     let device = Device::flex();
     let emb = EmbeddingConfig::new(5, 2).init(&device);
@@ -625,6 +677,8 @@ fn norm_inits_refuse_what_burn_panics_on() {
         let case = format!("rotary {d_model} theta {theta}");
         init_parity(&case, raw(|| config.init(d)), config.try_init(d));
     }
+    let config = RotaryEncodingConfig::new(0, 4);
+    init_parity("rotary max 0", raw(|| config.init(d)), config.try_init(d));
     let wrapped: NormalizationConfig = GroupNormConfig::new(3, 4).into();
     init_parity(
         "normalization group 3/4",

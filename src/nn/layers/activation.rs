@@ -4,7 +4,8 @@
 //! Most activations are element-wise functions with nothing to check: any float tensor of any
 //! shape is valid. Their twins run burn's `forward` under the backstop (one macro). The
 //! others check the layer's parameters against the input: [`PRelu`]'s weights against the
-//! channels, [`GLU`]'s split dim, [`SwiGlu`]'s linear layers.
+//! channels, [`GLU`]'s split dim, [`SwiGlu`]'s linear layers, [`Hardtanh`]'s and [`RRelu`]'s
+//! bounds.
 
 use burn::nn::activation::{
     Activation, ActivationConfig, Celu, CeluConfig, Elu, GLU, Gelu, HardShrink, HardSigmoid,
@@ -74,11 +75,9 @@ uniform_activation! {
     TryElu, Elu, "elu", "EluConfig::new().init()";
     TryHardSigmoid, HardSigmoid, "hard_sigmoid", "HardSigmoidConfig::new().init()";
     TryHardSwish, HardSwish, "hard_swish", "HardSwish::new()";
-    TryHardtanh, Hardtanh, "hardtanh", "HardtanhConfig::new().init()";
     TryHardShrink, HardShrink, "hard_shrink", "HardShrinkConfig::new().init()";
     TryLogSigmoid, LogSigmoid, "log_sigmoid", "LogSigmoid::new()";
     TryMish, Mish, "mish", "Mish::new()";
-    TryRRelu, RRelu, "rrelu", "RReluConfig::new().init()";
     TrySelu, Selu, "selu", "Selu::new()";
     TryShrink, Shrink, "shrink", "ShrinkConfig::new().init()";
     TrySiLU, SiLU, "silu", "SiLU::new()";
@@ -89,6 +88,8 @@ uniform_activation! {
     TryThresholdedRelu, ThresholdedRelu, "thresholded_relu", "ThresholdedReluConfig::new().init()";
 }
 
+impl Sealed for Hardtanh {}
+impl Sealed for RRelu {}
 impl Sealed for PRelu {}
 impl Sealed for GLU {}
 impl Sealed for SwiGlu {}
@@ -151,6 +152,87 @@ impl TryInit for ActivationConfig {
 }
 
 // ---------------------------------------------------------------- layers with checks
+
+/// Twin of [`Hardtanh::forward`].
+pub trait TryHardtanh: Sealed {
+    /// Fallible twin of [`Hardtanh::forward`]: any shape, same shape out.
+    ///
+    /// Checks the layer's bounds (public fields): `min_val <= max_val` (a NaN bound is refused
+    /// too). With `min_val > max_val` burn 0.22.1's Flex panics in its clamp kernel, lazily:
+    /// `forward` returns, and the panic comes when the values are read, out of reach of the
+    /// backstop. NdArray returns clamped values: the refusal goes beyond burn there.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::OutOfOrder`](crate::GuardError::OutOfOrder) for the bounds.
+    ///
+    /// ```
+    /// use burn::nn::activation::HardtanhConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let mut layer = HardtanhConfig::new().try_init()?;
+    /// let x = Tensor::<2>::from_floats([[-2.0, 0.5]], &Device::flex());
+    /// assert_eq!(layer.try_forward(x.clone())?.dims(), [1, 2]);
+    /// layer.min_val = 2.0;
+    /// assert_eq!(layer.try_forward(x).unwrap_err().kind(), ErrorKind::OutOfOrder);
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>>;
+}
+
+impl TryHardtanh for Hardtanh {
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
+        const OP: &str = "hardtanh";
+        rules::ordered(
+            OP,
+            ("min_val", self.min_val),
+            ("max_val", self.max_val),
+            false,
+        )?;
+        catch(OP, || self.forward(input))
+    }
+}
+
+/// Twin of [`RRelu::forward`].
+pub trait TryRRelu: Sealed {
+    /// Fallible twin of [`RRelu::forward`]: any shape, same shape out.
+    ///
+    /// On the training path (an autodiff device, a layer not frozen) burn samples the slopes
+    /// uniformly in `[lower, upper]` and panics when `lower > upper`: the layer's bounds
+    /// (public fields) are checked there. Elsewhere it is a leaky relu with the mean slope,
+    /// which nothing can make panic.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::OutOfOrder`](crate::GuardError::OutOfOrder) for the bounds (training
+    /// path).
+    ///
+    /// ```
+    /// use burn::nn::activation::RReluConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let mut layer = RReluConfig::new().try_init()?;
+    /// let device = Device::flex().autodiff();
+    /// assert_eq!(layer.try_forward(Tensor::<2>::ones([1, 2], &device))?.dims(), [1, 2]);
+    /// layer.lower = 0.5;
+    /// layer.upper = 0.1;
+    /// assert!(layer.try_forward(Tensor::<2>::ones([1, 2], &device)).is_err());
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>>;
+}
+
+impl TryRRelu for RRelu {
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
+        const OP: &str = "rrelu";
+        if self.training.is_enabled() && input.device().is_autodiff() {
+            rules::ordered(OP, ("lower", self.lower), ("upper", self.upper), false)?;
+        }
+        catch(OP, || self.forward(input))
+    }
+}
 
 /// Twin of [`PRelu::forward`].
 pub trait TryPRelu: Sealed {

@@ -61,10 +61,14 @@ impl TryInit for PositionalEncodingConfig {
 impl TryInit for RotaryEncodingConfig {
     type Module = RotaryEncoding;
 
-    /// Checks that `d_model` is even and `theta > 0`.
+    /// Checks that `d_model` is even and `theta > 0`, and that `d_model` and
+    /// `max_sequence_length` are not 0 (burn builds its table through shapes that panic on a
+    /// 0).
     fn try_init(&self, device: &Device) -> Result<RotaryEncoding> {
         const OP: &str = "rotary_encoding_init";
         rules::even(OP, "d_model", self.d_model)?;
+        rules::nonzero(OP, "d_model", self.d_model)?;
+        rules::nonzero(OP, "max_sequence_length", self.max_sequence_length)?;
         rules::positive(OP, "theta", f64::from(self.theta), false)?;
         catch(OP, || self.init(device))
     }
@@ -75,7 +79,8 @@ pub trait TryGaussianNoise: Sealed {
     /// Fallible twin of [`GaussianNoise::forward`]: any shape, same shape out.
     ///
     /// burn's forward asserts nothing; a module whose `std` is not finite or is negative (set
-    /// through its public field or a record) is refused here, by its config's rule.
+    /// through its public field or a record) is refused here, by its config's rule — beyond
+    /// burn, whose forward on an autodiff device samples with that `std` without a panic.
     ///
     /// # Errors
     ///
