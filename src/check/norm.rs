@@ -664,3 +664,189 @@ pub fn local_response_norm(op: &'static str, input: &[usize]) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::test_support::refused;
+
+    /// A case: what, the rule's result, the error it must be.
+    type Case = (&'static str, Result<()>, fn(&GuardError) -> bool);
+
+    #[test]
+    fn each_rule_names_its_variant() -> std::result::Result<(), String> {
+        let op = "t";
+        let cases: Vec<Case> = vec![
+            (
+                "layer_norm rank 0",
+                layer_norm(op, &[], &[1], None).map(drop),
+                |e| {
+                    matches!(
+                        e,
+                        GuardError::RankMismatch {
+                            expected: 1,
+                            got: 0,
+                            ..
+                        }
+                    )
+                },
+            ),
+            (
+                "layer_norm gamma",
+                layer_norm(op, &[2, 3], &[2], None).map(drop),
+                |e| matches!(e, GuardError::ShapeMismatch { shapes, .. } if shapes == &[vec![2, 3], vec![2]]),
+            ),
+            (
+                "embedding rank",
+                embedding(op, &[3, 2], &[3]).map(drop),
+                |e| {
+                    matches!(
+                        e,
+                        GuardError::RankMismatch {
+                            expected: 2,
+                            got: 1,
+                            ..
+                        }
+                    )
+                },
+            ),
+            ("embedding id", embedding_ids(op, &[0, 3, 5], 3), |e| {
+                matches!(
+                    e,
+                    GuardError::IndexOutOfRange {
+                        index: 3,
+                        size: 3,
+                        dim: 0,
+                        ..
+                    }
+                )
+            }),
+            (
+                "channels",
+                channels(op, &[1, 2], 3),
+                |e| matches!(e, GuardError::ShapeMismatch { shapes, .. } if shapes == &[vec![1, 2], vec![3]]),
+            ),
+            ("groups 0", groups(op, 4, 0), |e| {
+                matches!(
+                    e,
+                    GuardError::OutOfRange {
+                        name: "num_groups",
+                        ..
+                    }
+                )
+            }),
+            ("groups divide", groups(op, 4, 3), |e| {
+                matches!(e, GuardError::ShapeMismatch { .. })
+            }),
+            (
+                "group_norm tiny",
+                group_norm(op, &[1, 2, 1], 1, 2, None),
+                |e| matches!(e, GuardError::Empty { dim: None, .. }),
+            ),
+            (
+                "group_norm beta",
+                group_norm(op, &[1, 2, 2], 1, 2, Some((&[2], &[3]))),
+                |e| matches!(e, GuardError::ShapeMismatch { rule, .. } if rule.starts_with("beta")),
+            ),
+            ("positional seq", positional(op, &[1, 5, 2], 2, 4), |e| {
+                matches!(
+                    e,
+                    GuardError::OutOfRange {
+                        name: "seq_length",
+                        ..
+                    }
+                )
+            }),
+            ("rotary empty seq", rotary(op, &[1, 0, 4], 4, 8, 0), |e| {
+                matches!(e, GuardError::Empty { dim: Some(1), .. })
+            }),
+            ("rotary past", rotary(op, &[1, 2, 4], 4, 8, 7), |e| {
+                matches!(
+                    e,
+                    GuardError::OutOfRange {
+                        name: "start + seq",
+                        ..
+                    }
+                )
+            }),
+            (
+                "positive nan",
+                positive(op, "epsilon", f64::NAN, false),
+                |e| {
+                    matches!(
+                        e,
+                        GuardError::OutOfRange {
+                            name: "epsilon",
+                            ..
+                        }
+                    )
+                },
+            ),
+            ("finite_in", finite_in(op, "momentum", 1.5, 0.0, 1.0), |e| {
+                matches!(
+                    e,
+                    GuardError::OutOfRange {
+                        limit: Limit::Between(..),
+                        ..
+                    }
+                )
+            }),
+            ("even", even(op, "d_model", 3), |e| {
+                matches!(e, GuardError::InvalidArgument { .. })
+            }),
+            (
+                "ordered nan",
+                ordered(op, ("lower", f64::NAN), ("upper", 1.0), false),
+                |e| {
+                    matches!(
+                        e,
+                        GuardError::OutOfOrder {
+                            lower_name: "lower",
+                            ..
+                        }
+                    )
+                },
+            ),
+            (
+                "ordered infinite",
+                ordered(op, ("min_val", 0.0), ("max_val", f64::INFINITY), true),
+                |e| {
+                    matches!(
+                        e,
+                        GuardError::OutOfRange {
+                            name: "max_val",
+                            ..
+                        }
+                    )
+                },
+            ),
+            ("finite_nonzero", finite_nonzero(op, "alpha", -0.0), |e| {
+                matches!(
+                    e,
+                    GuardError::OutOfRange {
+                        limit: Limit::NonZero,
+                        ..
+                    }
+                )
+            }),
+            (
+                "pairwise inf",
+                pairwise_distance(op, &[2, 0], &[1, 0], f64::NEG_INFINITY).map(drop),
+                |e| matches!(e, GuardError::Empty { dim: Some(1), .. }),
+            ),
+            ("lrn spatial", local_response_norm(op, &[1, 1, 2, 0]), |e| {
+                matches!(e, GuardError::Empty { .. })
+            }),
+        ];
+        for (what, result, expected) in cases {
+            let err = refused(what, result)?;
+            if !expected(&err) {
+                return Err(format!("{what}: unexpected {err:?}"));
+            }
+            if err.to_string().contains('\n') {
+                return Err(format!("{what}: not one line"));
+            }
+        }
+        Ok(())
+    }
+}

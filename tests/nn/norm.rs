@@ -686,3 +686,52 @@ fn norm_inits_refuse_what_burn_panics_on() {
         wrapped.try_init(d),
     );
 }
+
+#[test]
+fn parameters_on_another_device_are_refused() {
+    #[allow(deprecated)] // NdArray is deprecated upstream; still supported.
+    let other = Device::ndarray();
+    let flex = Device::flex();
+    let x = || input([2, 4, 3], &other);
+    let checks: Vec<(&str, Result<Tensor<3>, GuardError>, Option<()>)> = vec![
+        (
+            "layer_norm",
+            LayerNormConfig::new(3).init(&flex).try_forward(x()),
+            raw(|| drop(snapshot(LayerNormConfig::new(3).init(&flex).forward(x())))),
+        ),
+        (
+            "rms_norm",
+            RmsNormConfig::new(3).init(&flex).try_forward(x()),
+            raw(|| drop(snapshot(RmsNormConfig::new(3).init(&flex).forward(x())))),
+        ),
+        (
+            "batch_norm",
+            BatchNormConfig::new(4).init(&flex).try_forward(x()),
+            raw(|| drop(snapshot(BatchNormConfig::new(4).init(&flex).forward(x())))),
+        ),
+        (
+            "group_norm",
+            GroupNormConfig::new(2, 4).init(&flex).try_forward(x()),
+            raw(|| {
+                drop(snapshot(
+                    GroupNormConfig::new(2, 4).init(&flex).forward(x()),
+                ))
+            }),
+        ),
+    ];
+    for (op, ours, burn) in checks {
+        let err = refused("flex+ndarray", op, ours);
+        assert_eq!(err.kind(), ErrorKind::DeviceMismatch, "{op}");
+        eprintln!(
+            "{op}: raw burn with parameters on flex, input on ndarray: {}",
+            if burn.is_some() { "runs" } else { "panics" }
+        );
+    }
+    let emb = EmbeddingConfig::new(5, 2).init(&flex);
+    let err = refused(
+        "flex+ndarray",
+        "embedding",
+        emb.try_forward(ids(1, 2, 0, &other)),
+    );
+    assert_eq!(err.kind(), ErrorKind::DeviceMismatch);
+}

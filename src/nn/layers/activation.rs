@@ -396,3 +396,15 @@ impl TryActivation for Activation {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn glu_dim_reads_the_private_dim() {
+        for dim in [-3isize, -1, 0, 2, 7] {
+            assert_eq!(glu_dim(&GLU::new(dim)), Some(dim));
+        }
+    }
+}
