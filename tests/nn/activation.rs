@@ -173,8 +173,8 @@ fn activation_bad_inputs_are_refused_by_checks() {
 
         let mut hardtanh = HardtanhConfig::new().init();
         hardtanh.min_val = 2.0;
-        // Flex panics when the values are read (its clamp runs lazily, after `forward` has
-        // returned); NdArray returns values: refused on both, beyond burn on NdArray.
+        // Flex's clamp kernel panics; NdArray returns values: refused on both, beyond burn on
+        // NdArray.
         let burn_panics = raw(|| snapshot(hardtanh.forward(input([2, 3], d)))).is_none();
         assert_eq!(burn_panics, name == "flex");
         let err = refused(

@@ -732,3 +732,15 @@ fn parameters_on_another_device_are_refused() {
     );
     assert_eq!(err.kind(), ErrorKind::DeviceMismatch);
 }
+
+#[test]
+fn vouched_ids_out_of_range_reach_the_backstop() {
+    for (name, device) in cpu_devices() {
+        let emb = EmbeddingConfig::new(3, 2).init(&device);
+        let out = value_reads::vouched(|| emb.try_forward(ids(1, 1, 3, &device)));
+        let eager =
+            matches!(&out, Err(err) if matches!(err.root(), GuardError::BackendPanic { .. }));
+        // The gather panics eagerly on both CPU backends: the backstop answers.
+        assert!(eager, "{name}: {out:?}");
+    }
+}

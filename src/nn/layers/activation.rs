@@ -157,10 +157,9 @@ impl TryInit for ActivationConfig {
 pub trait TryHardtanh: Sealed {
     /// Fallible twin of [`Hardtanh::forward`]: any shape, same shape out.
     ///
-    /// Checks the layer's bounds (public fields): `min_val <= max_val` (a NaN bound is refused
-    /// too). With `min_val > max_val` burn 0.22.1's Flex panics in its clamp kernel, lazily:
-    /// `forward` returns, and the panic comes when the values are read, out of reach of the
-    /// backstop. NdArray returns clamped values: the refusal goes beyond burn there.
+    /// Checks the layer's bounds (public fields): `min_val <= max_val`, neither NaN. Flex's
+    /// clamp kernel panics otherwise (`min > max, or either was NaN`, burn 0.22.1); NdArray
+    /// returns values, so the refusal goes beyond burn there.
     ///
     /// # Errors
     ///
