@@ -219,6 +219,15 @@ fn our_twins() -> (BTreeSet<String>, BTreeSet<String>) {
                     .collect();
                 forwards.insert(format!("{ty}::{method}"));
             }
+            // A twin from a macro table: `    TryRelu, Relu, "relu", ..;` (forward only).
+            if let Some(rest) = line.strip_prefix("    Try") {
+                let mut fields = rest.split(", ");
+                if let (Some(twin), Some(module)) = (fields.next(), fields.next()) {
+                    if twin == module && fields.next().is_some_and(|op| op.starts_with('"')) {
+                        forwards.insert(format!("{module}::forward"));
+                    }
+                }
+            }
             for prefix in ["impl TryInit for ", "impl TryInitStateless for "] {
                 if let Some(rest) = line.strip_prefix(prefix) {
                     let name: String = rest

@@ -8,6 +8,7 @@
 //! |---|---|
 //! | [`shape`] | burn-tensor `TensorCheck` (`src/tensor/api/check.rs`) and `unwrap_dim_index` |
 //! | [`view`], [`indexing`], [`elementwise`], [`reduce`], [`module`], [`creation`] | burn-tensor `TensorCheck` and the asserts of each family's methods |
+//! | [`norm`] | the asserts of `burn::nn`'s norm, embedding and positional layers and of their configs' `init`s |
 //! | [`quant`] | burn-backend `quantization/scheme.rs`, burn-std `tensor/quantization.rs` |
 //! | [`pool`] | the sizes burn leaves to the backends in pooling, unfold and fold, and burn-nn's `Same` padding |
 //! | [`layer`] | the asserts of `burn::nn` layers and config `init`s that no tensor op shares |
@@ -19,6 +20,7 @@ pub mod indexing;
 pub mod input;
 pub mod layer;
 pub mod module;
+pub mod norm;
 pub mod pool;
 pub mod quant;
 pub mod reduce;

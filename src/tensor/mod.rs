@@ -113,6 +113,7 @@ mod creation;
 mod elementwise;
 mod functions;
 mod indexing;
+mod norm;
 mod numeric;
 pub(crate) mod pool;
 mod quant;
@@ -140,6 +141,7 @@ pub mod module {
         try_conv_transpose3d, try_conv1d, try_conv2d, try_conv3d, try_deform_conv2d,
         try_interpolate, try_linear,
     };
+    pub use super::norm::{try_embedding, try_layer_norm};
     pub use super::pool::{
         try_adaptive_avg_pool1d, try_adaptive_avg_pool2d, try_adaptive_avg_pool3d, try_avg_pool1d,
         try_avg_pool2d, try_avg_pool2d_backward, try_conv2d_weight_backward, try_fold4d,

@@ -8,6 +8,8 @@
 mod common;
 mod support;
 
-mod init;
+mod activation;
 mod conv;
+mod init;
 mod linear;
+mod norm;

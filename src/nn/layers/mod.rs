@@ -3,17 +3,36 @@
 
 pub(crate) mod support;
 
+mod activation;
 mod conv;
 mod dropout;
+mod embedding;
 mod linear;
+mod misc;
+mod norm;
 mod pool;
 
+pub use activation::{
+    TryActivation, TryCelu, TryElu, TryGLU, TryGelu, TryHardShrink, TryHardSigmoid, TryHardSwish,
+    TryHardtanh, TryLeakyRelu, TryLogSigmoid, TryMish, TryPRelu, TryRRelu, TryRelu, TryRelu6,
+    TrySelu, TryShrink, TrySiLU, TrySigmoid, TrySoftShrink, TrySoftplus, TrySoftsign, TrySwiGlu,
+    TryTanh, TryTanhshrink, TryThreshold, TryThresholdedRelu,
+};
 pub use conv::{
     TryConv1d, TryConv2d, TryConv3d, TryConvTranspose1d, TryConvTranspose2d, TryConvTranspose3d,
     TryDeformConv2d,
 };
 pub use dropout::TryDropout;
+pub use embedding::TryEmbedding;
 pub use linear::TryLinear;
+pub use misc::{
+    TryCosineSimilarity, TryGaussianNoise, TryIdentity, TryPairwiseDistance, TryPositionalEncoding,
+    TryRotaryEncoding,
+};
+pub use norm::{
+    TryBatchNorm, TryGroupNorm, TryInstanceNorm, TryLayerNorm, TryLocalResponseNorm,
+    TryNormalization, TryRmsNorm,
+};
 pub use pool::{
     TryAdaptiveAvgPool1d, TryAdaptiveAvgPool2d, TryAdaptiveAvgPool3d, TryAvgPool1d, TryAvgPool2d,
     TryFold4d, TryInterpolate1d, TryInterpolate2d, TryMaxPool1d, TryMaxPool2d, TryPixelShuffle,

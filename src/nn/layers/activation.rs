@@ -1,0 +1,409 @@
+//! Every activation module of `burn::nn::activation`, the [`Activation`] wrapper, and the
+//! configs whose `init` can panic.
+//!
+//! Most activations are element-wise functions with nothing to check: any float tensor of any
+//! shape is valid. Their twins run burn's `forward` under the backstop (one macro). The
+//! others check the layer's parameters against the input: [`PRelu`]'s weights against the
+//! channels, [`GLU`]'s split dim, [`SwiGlu`]'s linear layers, [`Hardtanh`]'s and [`RRelu`]'s
+//! bounds.
+
+use burn::nn::activation::{
+    Activation, ActivationConfig, Celu, CeluConfig, Elu, GLU, Gelu, HardShrink, HardSigmoid,
+    HardSwish, Hardtanh, HardtanhConfig, LeakyRelu, LogSigmoid, Mish, PRelu, RRelu, RReluConfig,
+    Relu, Relu6, Selu, Shrink, SiLU, Sigmoid, SoftShrink, Softplus, Softsign, SwiGlu, Tanh,
+    Tanhshrink, Threshold, ThresholdedRelu,
+};
+use burn::tensor::{Device, Tensor};
+
+use super::TryLinear;
+use super::support::{Sealed, dims};
+use crate::check::module as module_rules;
+use crate::check::norm as rules;
+use crate::error::{Result, ResultExt};
+use crate::nn::init::{TryInit, TryInitStateless};
+use crate::panic::catch;
+use crate::tensor::activation::try_prelu;
+
+/// One twin trait for an activation that no float input can make panic: burn's `forward`
+/// under the backstop.
+macro_rules! uniform_activation {
+    ($($twin:ident, $module:ident, $op:literal, $make:literal;)*) => {$(
+        impl Sealed for $module {}
+
+        #[doc = concat!("Twin of [`", stringify!($module), "::forward`].")]
+        pub trait $twin: Sealed {
+            #[doc = concat!("Fallible twin of [`", stringify!($module), "::forward`]: any shape, same shape out.")]
+            ///
+            /// An element-wise function: no input can make it panic, so there is nothing to
+            /// check; burn's forward runs under the backstop.
+            ///
+            /// # Errors
+            ///
+            /// None in practice; [`GuardError::BackendPanic`](crate::GuardError::BackendPanic)
+            /// by contract.
+            ///
+            /// ```
+            #[doc = concat!("use burn::nn::activation::*;")]
+            /// use burn::tensor::{Device, Tensor};
+            /// use burn_guard::prelude::*;
+            ///
+            #[doc = concat!("let layer = ", $make, ";")]
+            /// let x = Tensor::<2>::from_floats([[-1.0, 0.0, 2.0]], &Device::flex());
+            /// assert_eq!(layer.try_forward(x)?.dims(), [1, 3]);
+            /// # Ok::<(), GuardError>(())
+            /// ```
+            fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>>;
+        }
+
+        impl $twin for $module {
+            fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
+                catch($op, || self.forward(input))
+            }
+        }
+    )*};
+}
+
+uniform_activation! {
+    TryRelu, Relu, "relu", "Relu::new()";
+    TryRelu6, Relu6, "relu6", "Relu6::new()";
+    TryGelu, Gelu, "gelu", "Gelu::new()";
+    TrySigmoid, Sigmoid, "sigmoid", "Sigmoid::new()";
+    TryTanh, Tanh, "tanh", "Tanh::new()";
+    TryLeakyRelu, LeakyRelu, "leaky_relu", "LeakyReluConfig::new().init()";
+    TrySoftplus, Softplus, "softplus", "SoftplusConfig::new().init()";
+    TryCelu, Celu, "celu", "CeluConfig::new().init()";
+    TryElu, Elu, "elu", "EluConfig::new().init()";
+    TryHardSigmoid, HardSigmoid, "hard_sigmoid", "HardSigmoidConfig::new().init()";
+    TryHardSwish, HardSwish, "hard_swish", "HardSwish::new()";
+    TryHardShrink, HardShrink, "hard_shrink", "HardShrinkConfig::new().init()";
+    TryLogSigmoid, LogSigmoid, "log_sigmoid", "LogSigmoid::new()";
+    TryMish, Mish, "mish", "Mish::new()";
+    TrySelu, Selu, "selu", "Selu::new()";
+    TryShrink, Shrink, "shrink", "ShrinkConfig::new().init()";
+    TrySiLU, SiLU, "silu", "SiLU::new()";
+    TrySoftShrink, SoftShrink, "soft_shrink", "SoftShrinkConfig::new().init()";
+    TrySoftsign, Softsign, "softsign", "Softsign::new()";
+    TryTanhshrink, Tanhshrink, "tanhshrink", "Tanhshrink::new()";
+    TryThreshold, Threshold, "threshold", "ThresholdConfig::new(0.0, 0.0).init()";
+    TryThresholdedRelu, ThresholdedRelu, "thresholded_relu", "ThresholdedReluConfig::new().init()";
+}
+
+impl Sealed for Hardtanh {}
+impl Sealed for RRelu {}
+impl Sealed for PRelu {}
+impl Sealed for GLU {}
+impl Sealed for SwiGlu {}
+impl Sealed for Activation {}
+impl Sealed for CeluConfig {}
+impl Sealed for HardtanhConfig {}
+impl Sealed for RReluConfig {}
+impl Sealed for ActivationConfig {}
+
+// ---------------------------------------------------------------- configs
+
+impl TryInitStateless for CeluConfig {
+    type Module = Celu;
+
+    /// Checks that `alpha` is finite and not 0.
+    fn try_init(&self) -> Result<Celu> {
+        const OP: &str = "celu_init";
+        rules::finite_nonzero(OP, "alpha", self.alpha)?;
+        catch(OP, || self.init())
+    }
+}
+
+impl TryInitStateless for HardtanhConfig {
+    type Module = Hardtanh;
+
+    /// Checks that both bounds are finite and `min_val <= max_val`.
+    fn try_init(&self) -> Result<Hardtanh> {
+        const OP: &str = "hardtanh_init";
+        rules::ordered(
+            OP,
+            ("min_val", self.min_val),
+            ("max_val", self.max_val),
+            true,
+        )?;
+        catch(OP, || self.init())
+    }
+}
+
+impl TryInitStateless for RReluConfig {
+    type Module = RRelu;
+
+    /// Checks `lower <= upper` (burn asserts only the order).
+    fn try_init(&self) -> Result<RRelu> {
+        const OP: &str = "rrelu_init";
+        rules::ordered(OP, ("lower", self.lower), ("upper", self.upper), false)?;
+        catch(OP, || self.init())
+    }
+}
+
+impl TryInit for ActivationConfig {
+    type Module = Activation;
+
+    /// The wrapped config's checks (celu's `alpha`; the others cannot panic).
+    fn try_init(&self, device: &Device) -> Result<Activation> {
+        match self {
+            ActivationConfig::Celu(config) => config.try_init().map(Into::into),
+            _ => catch("activation_init", || self.init(device)),
+        }
+    }
+}
+
+// ---------------------------------------------------------------- layers with checks
+
+/// Twin of [`Hardtanh::forward`].
+pub trait TryHardtanh: Sealed {
+    /// Fallible twin of [`Hardtanh::forward`]: any shape, same shape out.
+    ///
+    /// Checks the layer's bounds (public fields): `min_val <= max_val`, neither NaN. Flex's
+    /// clamp kernel panics otherwise (`min > max, or either was NaN`, burn 0.22.1); NdArray
+    /// returns values, so the refusal goes beyond burn there.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::OutOfOrder`](crate::GuardError::OutOfOrder) for the bounds.
+    ///
+    /// ```
+    /// use burn::nn::activation::HardtanhConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let mut layer = HardtanhConfig::new().try_init()?;
+    /// let x = Tensor::<2>::from_floats([[-2.0, 0.5]], &Device::flex());
+    /// assert_eq!(layer.try_forward(x.clone())?.dims(), [1, 2]);
+    /// layer.min_val = 2.0;
+    /// assert_eq!(layer.try_forward(x).unwrap_err().kind(), ErrorKind::OutOfOrder);
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>>;
+}
+
+impl TryHardtanh for Hardtanh {
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
+        const OP: &str = "hardtanh";
+        rules::ordered(
+            OP,
+            ("min_val", self.min_val),
+            ("max_val", self.max_val),
+            false,
+        )?;
+        catch(OP, || self.forward(input))
+    }
+}
+
+/// Twin of [`RRelu::forward`].
+pub trait TryRRelu: Sealed {
+    /// Fallible twin of [`RRelu::forward`]: any shape, same shape out.
+    ///
+    /// On the training path (an autodiff device, a layer not frozen) burn samples the slopes
+    /// uniformly in `[lower, upper]` and panics when `lower > upper`: the layer's bounds
+    /// (public fields) are checked there. Elsewhere it is a leaky relu with the mean slope,
+    /// which nothing can make panic.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::OutOfOrder`](crate::GuardError::OutOfOrder) for the bounds (training
+    /// path).
+    ///
+    /// ```
+    /// use burn::nn::activation::RReluConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let mut layer = RReluConfig::new().try_init()?;
+    /// let device = Device::flex().autodiff();
+    /// assert_eq!(layer.try_forward(Tensor::<2>::ones([1, 2], &device))?.dims(), [1, 2]);
+    /// layer.lower = 0.5;
+    /// layer.upper = 0.1;
+    /// assert!(layer.try_forward(Tensor::<2>::ones([1, 2], &device)).is_err());
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>>;
+}
+
+impl TryRRelu for RRelu {
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
+        const OP: &str = "rrelu";
+        if self.training.is_enabled() && input.device().is_autodiff() {
+            rules::ordered(OP, ("lower", self.lower), ("upper", self.upper), false)?;
+        }
+        catch(OP, || self.forward(input))
+    }
+}
+
+/// Twin of [`PRelu::forward`].
+pub trait TryPRelu: Sealed {
+    /// Fallible twin of [`PRelu::forward`]: any shape, same shape out.
+    ///
+    /// Checks the layer's weights against the input, as
+    /// [`try_prelu`](crate::tensor::activation::try_prelu) does: one weight, or (rank ≥ 2) one
+    /// per channel (`dims[1]`), on the input's device.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch),
+    /// [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
+    ///
+    /// ```
+    /// use burn::nn::PReluConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let prelu = PReluConfig::new().with_num_parameters(3).init(&device);
+    /// assert_eq!(prelu.try_forward(Tensor::<3>::ones([2, 3, 4], &device))?.dims(), [2, 3, 4]);
+    /// assert!(prelu.try_forward(Tensor::<3>::ones([2, 4, 4], &device)).is_err());
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>>;
+}
+
+impl TryPRelu for PRelu {
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
+        // burn's forward is `prelu(input, alpha)`; the tensor twin runs it after its checks.
+        try_prelu(input, self.alpha.val())
+    }
+}
+
+/// The split dim of a [`GLU`]: burn keeps it private, and prints it in the module's `Debug`
+/// (`GLU { dim: -1 }`). `None` when that format changes.
+fn glu_dim(glu: &GLU) -> Option<isize> {
+    let debug = format!("{glu:?}");
+    let (_, rest) = debug.split_once("dim:")?;
+    rest.trim().trim_end_matches('}').trim().parse().ok()
+}
+
+/// Twin of [`GLU::forward`].
+pub trait TryGLU: Sealed {
+    /// Fallible twin of [`GLU::forward`]: the size along the layer's dim halved.
+    ///
+    /// Checks the layer's dim against the input's rank and that the size along it is even,
+    /// as [`try_glu`](crate::tensor::activation::try_glu) does. burn keeps the dim private:
+    /// it is read from the module's `Debug` output; were that format to change, the same
+    /// conditions would still be refused by burn's own front-end asserts (before any kernel),
+    /// caught as [`GuardError::BackendPanic`](crate::GuardError::BackendPanic).
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange),
+    /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for an odd size.
+    ///
+    /// ```
+    /// use burn::nn::activation::GLU;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let glu = GLU::new(-1);
+    /// assert_eq!(glu.try_forward(Tensor::<2>::ones([2, 4], &device))?.dims(), [2, 2]);
+    /// assert!(glu.try_forward(Tensor::<2>::ones([2, 3], &device)).is_err());
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>>;
+}
+
+impl TryGLU for GLU {
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
+        const OP: &str = "glu";
+        if let Some(dim) = glu_dim(self) {
+            module_rules::glu(OP, &dims(&input), dim)?;
+        }
+        catch(OP, || self.forward(input))
+    }
+}
+
+/// Twin of [`SwiGlu::forward`].
+pub trait TrySwiGlu: Sealed {
+    /// Fallible twin of [`SwiGlu::forward`]: `[..., d_input]` → `[..., d_output]`.
+    ///
+    /// Checks the input against both linear layers, as their twins do
+    /// ([`TryLinear::try_forward`]); an error names the layer (`linear_inner: linear: …`).
+    /// The two results are multiplied element-wise, so the layers must agree on `d_output`.
+    ///
+    /// # Errors
+    ///
+    /// The linear layers' errors, with their field name as context;
+    /// [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) when the two layers'
+    /// outputs do not broadcast.
+    ///
+    /// ```
+    /// use burn::nn::SwiGluConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let swiglu = SwiGluConfig::new(3, 5).init(&device);
+    /// assert_eq!(swiglu.try_forward(Tensor::<2>::ones([2, 3], &device))?.dims(), [2, 5]);
+    /// let err = swiglu.try_forward(Tensor::<2>::ones([2, 4], &device)).unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>>;
+}
+
+impl TrySwiGlu for SwiGlu {
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
+        const OP: &str = "swiglu";
+        // The same calls as burn's forward, each through its twin: the inner linear, silu,
+        // the outer linear, and the product.
+        let inner = self
+            .linear_inner
+            .try_forward(input.clone())
+            .context("linear_inner")?;
+        let outer = self
+            .linear_outer
+            .try_forward(input)
+            .context("linear_outer")?;
+        crate::check::broadcast(OP, &dims(&inner), &dims(&outer))?;
+        catch(OP, || burn::tensor::activation::silu(inner).mul(outer))
+    }
+}
+
+/// Twin of [`Activation::forward`].
+pub trait TryActivation: Sealed {
+    /// Fallible twin of [`Activation::forward`]: the wrapped activation's twin.
+    ///
+    /// # Errors
+    ///
+    /// The wrapped activation's errors.
+    ///
+    /// ```
+    /// use burn::nn::activation::ActivationConfig;
+    /// use burn::nn::PReluConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let act = ActivationConfig::PRelu(PReluConfig::new().with_num_parameters(3)).try_init(&device)?;
+    /// assert_eq!(act.try_forward(Tensor::<2>::ones([2, 3], &device))?.dims(), [2, 3]);
+    /// assert!(act.try_forward(Tensor::<2>::ones([2, 4], &device)).is_err());
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>>;
+}
+
+impl TryActivation for Activation {
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
+        match self {
+            Activation::PRelu(layer) => layer.try_forward(input),
+            Activation::SwiGlu(layer) => layer.try_forward(input),
+            // Element-wise activations (and variants a later burn adds): burn's own forward,
+            // under the backstop.
+            _ => catch("activation", || self.forward(input)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn glu_dim_reads_the_private_dim() {
+        for dim in [-3isize, -1, 0, 2, 7] {
+            assert_eq!(glu_dim(&GLU::new(dim)), Some(dim));
+        }
+    }
+}

@@ -1,0 +1,333 @@
+//! [`GaussianNoise`], [`Identity`], [`PositionalEncoding`], [`RotaryEncoding`],
+//! [`PairwiseDistance`], [`CosineSimilarity`] and their configs.
+
+use burn::nn::{
+    CosineSimilarity, GaussianNoise, GaussianNoiseConfig, Identity, PairwiseDistance,
+    PositionalEncoding, PositionalEncodingConfig, RotaryEncoding, RotaryEncodingConfig,
+};
+use burn::tensor::{Device, Tensor};
+
+use super::support::{Sealed, dims, same_devices};
+use crate::check;
+use crate::check::norm as rules;
+use crate::error::Result;
+use crate::nn::init::{TryInit, TryInitStateless};
+use crate::panic::catch;
+
+impl Sealed for GaussianNoise {}
+impl Sealed for GaussianNoiseConfig {}
+impl Sealed for Identity {}
+impl Sealed for PositionalEncoding {}
+impl Sealed for PositionalEncodingConfig {}
+impl Sealed for RotaryEncoding {}
+impl Sealed for RotaryEncodingConfig {}
+impl Sealed for PairwiseDistance {}
+impl Sealed for CosineSimilarity {}
+
+impl TryInitStateless for GaussianNoiseConfig {
+    type Module = GaussianNoise;
+
+    /// Checks that `std` is finite and at least 0.
+    fn try_init(&self) -> Result<GaussianNoise> {
+        const OP: &str = "gaussian_noise_init";
+        rules::finite_in(OP, "std", self.std, 0.0, f64::INFINITY)?;
+        catch(OP, || self.init())
+    }
+}
+
+impl TryInit for PositionalEncodingConfig {
+    type Module = PositionalEncoding;
+
+    /// Checks that `d_model` is even and not 0, `max_sequence_size` not 0 (burn builds its
+    /// table through shapes that panic on a 0), and `max_sequence_size <= max_timescale`.
+    fn try_init(&self, device: &Device) -> Result<PositionalEncoding> {
+        const OP: &str = "positional_encoding_init";
+        rules::even(OP, "d_model", self.d_model)?;
+        // burn builds its sinusoid table through a shape containing 0, which panics.
+        rules::nonzero(OP, "d_model", self.d_model)?;
+        rules::nonzero(OP, "max_sequence_size", self.max_sequence_size)?;
+        // Sizes compared as f64 are exact below 2^53, far past any table that fits in memory.
+        #[allow(clippy::cast_precision_loss)]
+        rules::ordered(
+            OP,
+            ("max_sequence_size", self.max_sequence_size as f64),
+            ("max_timescale", self.max_timescale as f64),
+            false,
+        )?;
+        catch(OP, || self.init(device))
+    }
+}
+
+impl TryInit for RotaryEncodingConfig {
+    type Module = RotaryEncoding;
+
+    /// Checks that `d_model` is even and `theta > 0`, and that `d_model` and
+    /// `max_sequence_length` are not 0 (burn builds its table through shapes that panic on a
+    /// 0).
+    fn try_init(&self, device: &Device) -> Result<RotaryEncoding> {
+        const OP: &str = "rotary_encoding_init";
+        rules::even(OP, "d_model", self.d_model)?;
+        rules::nonzero(OP, "d_model", self.d_model)?;
+        rules::nonzero(OP, "max_sequence_length", self.max_sequence_length)?;
+        rules::positive(OP, "theta", f64::from(self.theta), false)?;
+        catch(OP, || self.init(device))
+    }
+}
+
+/// Twin of [`GaussianNoise::forward`].
+pub trait TryGaussianNoise: Sealed {
+    /// Fallible twin of [`GaussianNoise::forward`]: any shape, same shape out.
+    ///
+    /// burn's forward asserts nothing; a module whose `std` is not finite or is negative (set
+    /// through its public field or a record) is refused here, by its config's rule — beyond
+    /// burn, whose forward on an autodiff device samples with that `std` without a panic.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for the module's `std`.
+    ///
+    /// ```
+    /// use burn::nn::GaussianNoiseConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let noise = GaussianNoiseConfig::new(0.1).try_init()?;
+    /// let x = Tensor::<2>::ones([2, 3], &Device::flex());
+    /// // Not an autodiff device: the noise is off, as in burn.
+    /// assert_eq!(noise.try_forward(x)?.dims(), [2, 3]);
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>>;
+}
+
+impl TryGaussianNoise for GaussianNoise {
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
+        const OP: &str = "gaussian_noise";
+        rules::finite_in(OP, "std", self.std, 0.0, f64::INFINITY)?;
+        catch(OP, || self.forward(input))
+    }
+}
+
+/// Twin of [`Identity::forward`].
+pub trait TryIdentity: Sealed {
+    /// Fallible twin of [`Identity::forward`]: returns the input. Nothing to check; here so
+    /// that code written against the twins needs no exception.
+    ///
+    /// # Errors
+    ///
+    /// None in practice; [`GuardError::BackendPanic`](crate::GuardError::BackendPanic) by
+    /// contract.
+    ///
+    /// ```
+    /// use burn::nn::Identity;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let x = Tensor::<2>::ones([2, 3], &Device::flex());
+    /// assert_eq!(Identity::new().try_forward(x)?.dims(), [2, 3]);
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>>;
+}
+
+impl TryIdentity for Identity {
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
+        catch("identity", || self.forward(input))
+    }
+}
+
+/// Twin of [`PositionalEncoding::forward`].
+pub trait TryPositionalEncoding: Sealed {
+    /// Fallible twin of [`PositionalEncoding::forward`]: `[batch, seq, d_model]`, same shape
+    /// out.
+    ///
+    /// Checks `d_model` and `seq <= max_sequence_size` against the sinusoid table, and — beyond
+    /// burn — that the table is on the input's device.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) for another `d_model`,
+    /// [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a longer sequence,
+    /// [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
+    ///
+    /// ```
+    /// use burn::nn::PositionalEncodingConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let pe = PositionalEncodingConfig::new(6).with_max_sequence_size(8).try_init(&device)?;
+    /// assert_eq!(pe.try_forward(Tensor::<3>::zeros([2, 5, 6], &device))?.dims(), [2, 5, 6]);
+    /// let err = pe.try_forward(Tensor::<3>::zeros([2, 9, 6], &device)).unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::OutOfRange);
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward(&self, input: Tensor<3>) -> Result<Tensor<3>>;
+}
+
+impl TryPositionalEncoding for PositionalEncoding {
+    fn try_forward(&self, input: Tensor<3>) -> Result<Tensor<3>> {
+        const OP: &str = "positional_encoding";
+        let [_, max_sequence_size, d_model] = self.sinusoids.dims();
+        rules::positional(OP, &dims(&input), d_model, max_sequence_size)?;
+        same_devices(OP, &[input.device(), self.sinusoids.device()])?;
+        catch(OP, || self.forward(input))
+    }
+}
+
+/// Twin of [`RotaryEncoding::forward`] and [`RotaryEncoding::apply`].
+pub trait TryRotaryEncoding: Sealed {
+    /// Fallible twin of [`RotaryEncoding::forward`]: `[.., seq, d_model]`, same shape out.
+    ///
+    /// As [`try_apply`](Self::try_apply) with `start` 0.
+    ///
+    /// # Errors
+    ///
+    /// As [`try_apply`](Self::try_apply).
+    ///
+    /// ```
+    /// use burn::nn::RotaryEncodingConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let rope = RotaryEncodingConfig::new(16, 8).try_init(&device)?;
+    /// assert_eq!(rope.try_forward(Tensor::<3>::ones([1, 4, 8], &device))?.dims(), [1, 4, 8]);
+    /// assert!(rope.try_forward(Tensor::<3>::ones([1, 4, 6], &device)).is_err());
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward<const D: usize>(&self, x: Tensor<D>) -> Result<Tensor<D>>;
+
+    /// Fallible twin of [`RotaryEncoding::apply`]: `[.., seq, d_model]` rotated from position
+    /// `start`, same shape out.
+    ///
+    /// Checks the rank (≥ 2), `d_model` against the frequency table, `start + seq` within
+    /// the table, a non-empty `seq` and `d_model` (burn divides by their product), and —
+    /// beyond burn — that the table is on the input's device.
+    ///
+    /// `start + seq` past the table goes beyond burn in one case: burn clamps its slice of the
+    /// table, so when exactly one row remains it broadcasts that row's frequencies over the
+    /// whole sequence (wrong values, no panic); with more or fewer rows it panics.
+    ///
+    /// An input with an empty leading dim (`[0, seq, d_model]`) is returned as is, without
+    /// dispatch: burn 0.22.1 kills the process with SIGSEGV on Flex for it (measured; NdArray
+    /// returns the empty tensor).
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::RankMismatch`](crate::GuardError::RankMismatch),
+    /// [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch),
+    /// [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for `start + seq`,
+    /// [`GuardError::Empty`](crate::GuardError::Empty),
+    /// [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
+    ///
+    /// ```
+    /// use burn::nn::RotaryEncodingConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let rope = RotaryEncodingConfig::new(16, 8).try_init(&device)?;
+    /// assert_eq!(rope.try_apply(Tensor::<3>::ones([1, 4, 8], &device), 12)?.dims(), [1, 4, 8]);
+    /// let err = rope.try_apply(Tensor::<3>::ones([1, 4, 8], &device), 13).unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::OutOfRange);
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_apply<const D: usize>(&self, x: Tensor<D>, start: usize) -> Result<Tensor<D>>;
+}
+
+impl TryRotaryEncoding for RotaryEncoding {
+    fn try_forward<const D: usize>(&self, x: Tensor<D>) -> Result<Tensor<D>> {
+        self.try_apply(x, 0)
+    }
+
+    fn try_apply<const D: usize>(&self, x: Tensor<D>, start: usize) -> Result<Tensor<D>> {
+        const OP: &str = "rotary_encoding";
+        let [max_sequence_length, d_model, _] = self.freq_complex.dims();
+        let shape = dims(&x);
+        rules::rotary(OP, &shape, d_model, max_sequence_length, start)?;
+        same_devices(OP, &[x.device(), self.freq_complex.device()])?;
+        if shape.contains(&0) {
+            // An empty leading dim: burn 0.22.1 dies with SIGSEGV on Flex (its matmul of the
+            // `[0, seq, d_model / 2, 2]` reshape); the result, empty, is the input.
+            return Ok(x);
+        }
+        catch(OP, || self.apply(x, start))
+    }
+}
+
+/// Twin of [`PairwiseDistance::forward`].
+pub trait TryPairwiseDistance: Sealed {
+    /// Fallible twin of [`PairwiseDistance::forward`]: `[batch, d]` twice → `[batch]`.
+    ///
+    /// Checks that the shapes broadcast (burn's `sub` check), that an infinite `p` has at
+    /// least one feature (Flex and NdArray panic taking the max of an empty dim), and that
+    /// both inputs are on the same device.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch),
+    /// [`GuardError::Empty`](crate::GuardError::Empty) (no features, `p` infinite),
+    /// [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
+    ///
+    /// ```
+    /// use burn::nn::PairwiseDistanceConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let distance = PairwiseDistanceConfig::new().init();
+    /// let x = Tensor::<2>::ones([2, 3], &device);
+    /// assert_eq!(distance.try_forward(x.clone(), Tensor::zeros([2, 3], &device))?.dims(), [2]);
+    /// assert!(distance.try_forward(x, Tensor::zeros([2, 4], &device)).is_err());
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward(&self, x1: Tensor<2>, x2: Tensor<2>) -> Result<Tensor<1>>;
+}
+
+impl TryPairwiseDistance for PairwiseDistance {
+    fn try_forward(&self, x1: Tensor<2>, x2: Tensor<2>) -> Result<Tensor<1>> {
+        const OP: &str = "pairwise_distance";
+        rules::pairwise_distance(OP, &dims(&x1), &dims(&x2), self.p)?;
+        same_devices(OP, &[x1.device(), x2.device()])?;
+        catch(OP, || self.forward(x1, x2))
+    }
+}
+
+/// Twin of [`CosineSimilarity::forward`].
+pub trait TryCosineSimilarity: Sealed {
+    /// Fallible twin of [`CosineSimilarity::forward`]: `[batch, d]` twice → one value per
+    /// row (or column, with `dim` 0).
+    ///
+    /// Checks the layer's `dim` against rank 2, that the shapes broadcast, and the devices.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange),
+    /// [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch),
+    /// [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
+    ///
+    /// ```
+    /// use burn::nn::CosineSimilarityConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let cosine = CosineSimilarityConfig::new().init();
+    /// let x = Tensor::<2>::ones([2, 3], &device);
+    /// assert_eq!(cosine.try_forward(x.clone(), x.clone())?.dims(), [2]);
+    /// assert!(cosine.try_forward(x, Tensor::ones([2, 4], &device)).is_err());
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward(&self, x1: Tensor<2>, x2: Tensor<2>) -> Result<Tensor<1>>;
+}
+
+impl TryCosineSimilarity for CosineSimilarity {
+    fn try_forward(&self, x1: Tensor<2>, x2: Tensor<2>) -> Result<Tensor<1>> {
+        const OP: &str = "cosine_similarity";
+        check::dim(OP, self.dim, 2)?;
+        check::broadcast(OP, &dims(&x1), &dims(&x2))?;
+        same_devices(OP, &[x1.device(), x2.device()])?;
+        catch(OP, || self.forward(x1, x2))
+    }
+}

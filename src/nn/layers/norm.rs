@@ -1,0 +1,438 @@
+//! The normalization layers — [`BatchNorm`], [`LayerNorm`], [`GroupNorm`], [`InstanceNorm`],
+//! [`RmsNorm`], [`LocalResponseNorm`] and the [`Normalization`] wrapper — and their configs.
+
+use burn::nn::norm::{Normalization, NormalizationConfig};
+use burn::nn::{
+    BatchNorm, BatchNormConfig, GroupNorm, GroupNormConfig, InstanceNorm, LayerNorm,
+    LocalResponseNorm, LocalResponseNormConfig, RmsNorm, RmsNormConfig,
+};
+use burn::tensor::{Device, Tensor};
+
+use super::support::{Sealed, dims, same_devices};
+use crate::check::module::{batch_norm, batch_norm_train};
+use crate::check::norm as rules;
+use crate::error::{GuardError, Result};
+use crate::nn::init::{TryInit, TryInitStateless};
+use crate::panic::catch;
+
+impl Sealed for BatchNorm {}
+impl Sealed for LayerNorm {}
+impl Sealed for GroupNorm {}
+impl Sealed for InstanceNorm {}
+impl Sealed for RmsNorm {}
+impl Sealed for LocalResponseNorm {}
+impl Sealed for Normalization {}
+impl Sealed for BatchNormConfig {}
+impl Sealed for GroupNormConfig {}
+impl Sealed for RmsNormConfig {}
+impl Sealed for LocalResponseNormConfig {}
+impl Sealed for NormalizationConfig {}
+
+// ---------------------------------------------------------------- configs
+
+impl TryInit for BatchNormConfig {
+    type Module = BatchNorm;
+
+    /// Checks `num_features > 0`, `epsilon` finite and `> 0`, `momentum` finite in `[0, 1]`.
+    fn try_init(&self, device: &Device) -> Result<BatchNorm> {
+        const OP: &str = "batch_norm_init";
+        rules::nonzero(OP, "num_features", self.num_features)?;
+        rules::positive(OP, "epsilon", self.epsilon, true)?;
+        rules::finite_in(OP, "momentum", self.momentum, 0.0, 1.0)?;
+        catch(OP, || self.init(device))
+    }
+}
+
+impl TryInit for GroupNormConfig {
+    type Module = GroupNorm;
+
+    /// Checks that `num_groups` is not 0 and divides `num_channels`.
+    fn try_init(&self, device: &Device) -> Result<GroupNorm> {
+        const OP: &str = "group_norm_init";
+        rules::groups(OP, self.num_channels, self.num_groups)?;
+        catch(OP, || self.init(device))
+    }
+}
+
+impl TryInit for RmsNormConfig {
+    type Module = RmsNorm;
+
+    /// Checks `epsilon > 0` (burn asserts only that: an infinite epsilon passes).
+    fn try_init(&self, device: &Device) -> Result<RmsNorm> {
+        const OP: &str = "rms_norm_init";
+        rules::positive(OP, "epsilon", self.epsilon, false)?;
+        catch(OP, || self.init(device))
+    }
+}
+
+impl TryInitStateless for LocalResponseNormConfig {
+    type Module = LocalResponseNorm;
+
+    /// Checks `size > 0`.
+    fn try_init(&self) -> Result<LocalResponseNorm> {
+        const OP: &str = "local_response_norm_init";
+        rules::nonzero(OP, "size", self.size)?;
+        catch(OP, || self.init())
+    }
+}
+
+impl TryInit for NormalizationConfig {
+    type Module = Normalization;
+
+    /// The wrapped config's checks (batch, group and rms norms; the others cannot panic).
+    fn try_init(&self, device: &Device) -> Result<Normalization> {
+        match self {
+            NormalizationConfig::Batch(config) => config.try_init(device).map(Into::into),
+            NormalizationConfig::Group(config) => config.try_init(device).map(Into::into),
+            NormalizationConfig::Rms(config) => config.try_init(device).map(Into::into),
+            _ => catch("normalization_init", || self.init(device)),
+        }
+    }
+}
+
+// ---------------------------------------------------------------- layers
+
+/// Twin of [`BatchNorm::forward`].
+pub trait TryBatchNorm: Sealed {
+    /// Fallible twin of [`BatchNorm::forward`]: `[batch, channels, ..]`, same shape out.
+    ///
+    /// Checks the input's rank (≥ 2) and channels against `gamma`'s length, that `beta` and
+    /// the running statistics have the same length, and that `gamma` and `beta` are on the
+    /// input's device (the running statistics are moved there by burn). On the training path
+    /// (an autodiff device and a layer not frozen) — beyond burn — an empty input is refused,
+    /// as [`try_batch_norm_train`](crate::tensor::module::try_batch_norm_train) does.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::RankMismatch`](crate::GuardError::RankMismatch),
+    /// [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch),
+    /// [`GuardError::Empty`](crate::GuardError::Empty) (training path),
+    /// [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
+    ///
+    /// ```
+    /// use burn::nn::BatchNormConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let norm = BatchNormConfig::new(3).try_init(&device)?;
+    /// assert_eq!(norm.try_forward(Tensor::<3>::ones([2, 3, 4], &device))?.dims(), [2, 3, 4]);
+    /// let err = norm.try_forward(Tensor::<3>::ones([2, 4, 4], &device)).unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>>;
+}
+
+impl TryBatchNorm for BatchNorm {
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
+        let gamma = self.gamma.val();
+        let beta = self.beta.val();
+        let train = input.device().is_autodiff() && self.training.is_enabled();
+        let (op, rule): (&'static str, fn(_, &_, &_) -> Result<usize>) = if train {
+            ("batch_norm_train", batch_norm_train)
+        } else {
+            ("batch_norm", batch_norm)
+        };
+        let params = [
+            ("gamma", dims(&gamma)),
+            ("beta", dims(&beta)),
+            ("mean", dims(&self.running_mean.value())),
+            ("variance", dims(&self.running_var.value())),
+        ];
+        rule(op, &dims(&input), &params)?;
+        same_devices(op, &[input.device(), gamma.device(), beta.device()])?;
+        catch(op, || self.forward(input))
+    }
+}
+
+/// Twin of [`LayerNorm::forward`].
+pub trait TryLayerNorm: Sealed {
+    /// Fallible twin of [`LayerNorm::forward`]: `[..., d_model]`, same shape out.
+    ///
+    /// Checks the input's last dim against `gamma`'s length (and `beta`'s), and that the
+    /// parameters are on the input's device: the rule of
+    /// [`try_layer_norm`](crate::tensor::module::try_layer_norm).
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch),
+    /// [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) (rank 0),
+    /// [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
+    ///
+    /// ```
+    /// use burn::nn::LayerNormConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let norm = LayerNormConfig::new(4).init(&device);
+    /// assert_eq!(norm.try_forward(Tensor::<2>::ones([2, 4], &device))?.dims(), [2, 4]);
+    /// let err = norm.try_forward(Tensor::<2>::ones([2, 3], &device)).unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>>;
+}
+
+impl TryLayerNorm for LayerNorm {
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
+        const OP: &str = "layer_norm";
+        let gamma = self.gamma.val();
+        let beta = self.beta.as_ref().map(|b| b.val());
+        let beta_dims = beta.as_ref().map(dims);
+        rules::layer_norm(OP, &dims(&input), &dims(&gamma), beta_dims.as_deref())?;
+        let mut devices = vec![input.device(), gamma.device()];
+        devices.extend(beta.as_ref().map(Tensor::device));
+        same_devices(OP, &devices)?;
+        catch(OP, || self.forward(input))
+    }
+}
+
+/// The checks of a group norm (group and instance norms share burn's `group_norm`).
+fn check_group_norm<const D: usize>(
+    op: &'static str,
+    input: &Tensor<D>,
+    num_groups: usize,
+    num_channels: usize,
+    affine: bool,
+    gamma: Option<Tensor<1>>,
+    beta: Option<Tensor<1>>,
+) -> Result<()> {
+    let params = match (affine, gamma, beta) {
+        (false, _, _) => None,
+        (true, Some(gamma), Some(beta)) => Some((gamma, beta)),
+        (true, _, _) => {
+            return Err(GuardError::InvalidArgument {
+                op,
+                rule: "an affine group norm needs gamma and beta",
+                got: "gamma or beta is None".to_owned(),
+            });
+        }
+    };
+    let param_dims = params.as_ref().map(|(g, b)| (dims(g), dims(b)));
+    rules::group_norm(
+        op,
+        &dims(input),
+        num_groups,
+        num_channels,
+        param_dims
+            .as_ref()
+            .map(|(g, b)| (g.as_slice(), b.as_slice())),
+    )?;
+    if let Some((gamma, beta)) = &params {
+        same_devices(op, &[input.device(), gamma.device(), beta.device()])?;
+    }
+    Ok(())
+}
+
+/// Twin of [`GroupNorm::forward`].
+pub trait TryGroupNorm: Sealed {
+    /// Fallible twin of [`GroupNorm::forward`]: `[batch, channels, ..]`, same shape out.
+    ///
+    /// Checks the input's channels against the layer's, the layer's own fields (groups not 0
+    /// and dividing the channels, gamma and beta present and `[channels]` when affine, on the
+    /// input's device), and burn's test that the input has more than 2 elements (burn 0.22.1
+    /// compares the element count where it means the rank: an input of 2 elements or fewer,
+    /// an empty one included, panics).
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch),
+    /// [`GuardError::RankMismatch`](crate::GuardError::RankMismatch),
+    /// [`GuardError::Empty`](crate::GuardError::Empty) (2 elements or fewer),
+    /// [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) (0 groups),
+    /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) (affine without
+    /// parameters), [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
+    ///
+    /// ```
+    /// use burn::nn::GroupNormConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let norm = GroupNormConfig::new(2, 4).try_init(&device)?;
+    /// assert_eq!(norm.try_forward(Tensor::<3>::ones([2, 4, 3], &device))?.dims(), [2, 4, 3]);
+    /// assert!(norm.try_forward(Tensor::<3>::ones([2, 3, 3], &device)).is_err());
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>>;
+}
+
+impl TryGroupNorm for GroupNorm {
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
+        const OP: &str = "group_norm";
+        check_group_norm(
+            OP,
+            &input,
+            self.num_groups,
+            self.num_channels,
+            self.affine,
+            self.gamma.as_ref().map(|p| p.val()),
+            self.beta.as_ref().map(|p| p.val()),
+        )?;
+        catch(OP, || self.forward(input))
+    }
+}
+
+/// Twin of [`InstanceNorm::forward`].
+pub trait TryInstanceNorm: Sealed {
+    /// Fallible twin of [`InstanceNorm::forward`]: `[batch, channels, ..]`, same shape out.
+    ///
+    /// The checks of [`TryGroupNorm::try_forward`] with one group per channel (burn runs the
+    /// same `group_norm`): so an input of 2 elements or fewer is refused, as burn panics on it.
+    ///
+    /// # Errors
+    ///
+    /// As [`TryGroupNorm::try_forward`].
+    ///
+    /// ```
+    /// use burn::nn::InstanceNormConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let norm = InstanceNormConfig::new(3).init(&device);
+    /// assert_eq!(norm.try_forward(Tensor::<3>::ones([2, 3, 4], &device))?.dims(), [2, 3, 4]);
+    /// assert!(norm.try_forward(Tensor::<3>::ones([2, 4, 4], &device)).is_err());
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>>;
+}
+
+impl TryInstanceNorm for InstanceNorm {
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
+        const OP: &str = "instance_norm";
+        check_group_norm(
+            OP,
+            &input,
+            self.num_channels,
+            self.num_channels,
+            self.affine,
+            self.gamma.as_ref().map(|p| p.val()),
+            self.beta.as_ref().map(|p| p.val()),
+        )?;
+        catch(OP, || self.forward(input))
+    }
+}
+
+/// Twin of [`RmsNorm::forward`].
+pub trait TryRmsNorm: Sealed {
+    /// Fallible twin of [`RmsNorm::forward`]: `[..., d_model]`, same shape out.
+    ///
+    /// Checks the input's last dim against `gamma`'s length, and `gamma`'s device.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch),
+    /// [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
+    ///
+    /// ```
+    /// use burn::nn::RmsNormConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let norm = RmsNormConfig::new(4).try_init(&device)?;
+    /// assert_eq!(norm.try_forward(Tensor::<2>::ones([2, 4], &device))?.dims(), [2, 4]);
+    /// assert!(norm.try_forward(Tensor::<2>::ones([2, 5], &device)).is_err());
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>>;
+}
+
+impl TryRmsNorm for RmsNorm {
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
+        const OP: &str = "rms_norm";
+        let gamma = self.gamma.val();
+        rules::last_dim(
+            OP,
+            "the input's last dim must equal gamma's length, d_model",
+            &dims(&input),
+            &dims(&gamma),
+        )?;
+        same_devices(OP, &[input.device(), gamma.device()])?;
+        catch(OP, || self.forward(input))
+    }
+}
+
+/// Twin of [`LocalResponseNorm::forward`].
+pub trait TryLocalResponseNorm: Sealed {
+    /// Fallible twin of [`LocalResponseNorm::forward`]: `[batch, channels, d1, ..]` (rank ≥ 3),
+    /// same shape out.
+    ///
+    /// Checks the rank (burn's `assert_shape!(input, [_, _, _, ..])`) and refuses an empty
+    /// spatial extent under a non-empty batch and channel dim (burn's pooling reshape panics
+    /// on Flex and NdArray). The layer's fields are private, checked once by its config's
+    /// `try_init`. Any other empty input is returned as is, without dispatch (NdArray's
+    /// average pool panics on an empty channel dim; Flex returns the empty tensor).
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::RankMismatch`](crate::GuardError::RankMismatch),
+    /// [`GuardError::Empty`](crate::GuardError::Empty).
+    ///
+    /// ```
+    /// use burn::nn::LocalResponseNormConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let norm = LocalResponseNormConfig::new(3).try_init()?;
+    /// assert_eq!(norm.try_forward(Tensor::<3>::ones([1, 4, 5], &device))?.dims(), [1, 4, 5]);
+    /// assert!(norm.try_forward(Tensor::<2>::ones([1, 4], &device)).is_err());
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>>;
+}
+
+impl TryLocalResponseNorm for LocalResponseNorm {
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
+        const OP: &str = "local_response_norm";
+        rules::local_response_norm(OP, &dims(&input))?;
+        if input.dims().contains(&0) {
+            // NdArray's average pool panics on an empty channel dim (Flex does not); the
+            // result, empty, is the input.
+            return Ok(input);
+        }
+        catch(OP, || self.forward(input))
+    }
+}
+
+/// Twin of [`Normalization::forward`].
+pub trait TryNormalization: Sealed {
+    /// Fallible twin of [`Normalization::forward`]: the wrapped layer's twin.
+    ///
+    /// # Errors
+    ///
+    /// The wrapped layer's errors.
+    ///
+    /// ```
+    /// use burn::nn::LayerNormConfig;
+    /// use burn::nn::norm::NormalizationConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let norm = NormalizationConfig::from(LayerNormConfig::new(4)).try_init(&device)?;
+    /// assert_eq!(norm.try_forward(Tensor::<2>::ones([2, 4], &device))?.dims(), [2, 4]);
+    /// assert!(norm.try_forward(Tensor::<2>::ones([2, 3], &device)).is_err());
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>>;
+}
+
+impl TryNormalization for Normalization {
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
+        match self {
+            Normalization::Batch(norm) => norm.try_forward(input),
+            Normalization::Group(norm) => norm.try_forward(input),
+            Normalization::Instance(norm) => norm.try_forward(input),
+            Normalization::Layer(norm) => norm.try_forward(input),
+            Normalization::Rms(norm) => norm.try_forward(input),
+            // The identity, and variants a later burn adds: burn's own forward, under the
+            // backstop.
+            _ => catch("normalization", || self.forward(input)),
+        }
+    }
+}
