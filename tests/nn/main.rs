@@ -8,4 +8,5 @@
 mod common;
 mod support;
 
+mod attention;
 mod linear;

@@ -3,8 +3,14 @@
 
 pub(crate) mod support;
 
+pub(crate) mod attention;
 mod dropout;
 mod linear;
+pub(crate) mod transformer;
 
+pub use attention::TryMultiHeadAttention;
 pub use dropout::TryDropout;
 pub use linear::TryLinear;
+pub use transformer::{
+    TryPositionWiseFeedForward, TryTransformerEncoder, TryTransformerEncoderLayer,
+};
