@@ -383,6 +383,115 @@ pub fn layer_norm(
     Ok(())
 }
 
+/// The parameter shapes of a `CrossAttention` that burn keeps private, as a module visitor
+/// reads them (`query.weight`, `key.bias`, …).
+#[derive(Debug, Clone, Copy)]
+pub struct CrossAttentionParams<'a> {
+    /// `query.weight`: `[d_model, n_heads × d_head]`.
+    pub query: &'a [usize],
+    /// `key.weight`: `[d_context, n_heads_kv × d_head]`.
+    pub key: &'a [usize],
+    /// `value.weight`: `[d_context, n_heads_kv × d_head]`.
+    pub value: &'a [usize],
+    /// `output.weight`: `[n_heads × d_head, d_model]`.
+    pub output: &'a [usize],
+}
+
+/// `CrossAttention::forward(query, context, mask)`: `query` `[batch, seq_q, d_model]`,
+/// `context` `[batch, seq_k, d_context]` (burn asserts the batch), `mask` `[batch, seq_k]`
+/// (burn reshapes it to `[batch, 1, 1, seq_k]`: another shape of as many elements would pass
+/// and mean something else, so — beyond burn — only that shape is accepted), and the
+/// projections' weights agreeing with each other (`query` and `output` on `n_heads × d_head`,
+/// `key` and `value` on `n_heads_kv × d_head`, the first a multiple of the second). The head
+/// split itself (`n_heads`, `d_head`) is private to burn and cannot be checked; an `init`
+/// module always agrees with it.
+///
+/// Beyond burn, an empty batch or sequence is refused, as [`mha_input`] does.
+///
+/// # Errors
+///
+/// [`GuardError::ShapeMismatch`], [`GuardError::Empty`].
+///
+/// ```
+/// use burn_guard::check::attention::{CrossAttentionParams, cross_attention};
+/// let p = CrossAttentionParams { query: &[4, 8], key: &[6, 4], value: &[6, 4], output: &[8, 4] };
+/// assert!(cross_attention("cross_attention", &[2, 3, 4], &[2, 5, 6], Some(&[2, 5]), p).is_ok());
+/// assert!(cross_attention("cross_attention", &[2, 3, 4], &[2, 5, 6], Some(&[5, 2]), p).is_err());
+/// assert!(cross_attention("cross_attention", &[2, 3, 4], &[1, 5, 6], None, p).is_err());
+/// ```
+pub fn cross_attention(
+    op: &'static str,
+    query: &[usize],
+    context: &[usize],
+    mask: Option<&[usize]>,
+    params: CrossAttentionParams<'_>,
+) -> Result<()> {
+    let (&[batch, seq_q, d_q], &[c_batch, seq_k, d_c]) = (query, context) else {
+        return Err(GuardError::ShapeMismatch {
+            op,
+            rule: "query must be [batch, seq_q, d_model] and context [batch, seq_k, d_context]",
+            shapes: vec![query.to_vec(), context.to_vec()],
+        });
+    };
+    let weights = |rule| GuardError::ShapeMismatch {
+        op,
+        rule,
+        shapes: vec![
+            params.query.to_vec(),
+            params.key.to_vec(),
+            params.value.to_vec(),
+            params.output.to_vec(),
+        ],
+    };
+    let (&[q_in, q_out], &[k_in, k_out], &[v_in, v_out], &[o_in, _]) =
+        (params.query, params.key, params.value, params.output)
+    else {
+        return Err(weights("every projection weight must be rank 2"));
+    };
+    if k_in != v_in || k_out != v_out || q_out != o_in || k_out == 0 || q_out % k_out != 0 {
+        return Err(weights(
+            "key and value weights must agree, query's outputs must be output's inputs and a multiple of key's",
+        ));
+    }
+    if c_batch != batch {
+        return Err(GuardError::ShapeMismatch {
+            op,
+            rule: "context must have the query's batch size",
+            shapes: vec![query.to_vec(), context.to_vec()],
+        });
+    }
+    if d_q != q_in || d_c != k_in {
+        return Err(GuardError::ShapeMismatch {
+            op,
+            rule: "query's last dimension must be query.weight's inputs, context's key.weight's",
+            shapes: vec![
+                query.to_vec(),
+                context.to_vec(),
+                params.query.to_vec(),
+                params.key.to_vec(),
+            ],
+        });
+    }
+    if batch == 0 || seq_q == 0 || seq_k == 0 {
+        return Err(GuardError::Empty {
+            op,
+            rule: "batch and sequence lengths must not be 0 (burn's linear crashes Flex on an empty batch; NdArray panics on an empty sequence)",
+            shape: if seq_k == 0 { context } else { query }.to_vec(),
+            dim: Some(usize::from(batch != 0)),
+        });
+    }
+    if let Some(mask) = mask
+        && mask != [batch, seq_k]
+    {
+        return Err(GuardError::ShapeMismatch {
+            op,
+            rule: "the mask must be [batch, seq_k]",
+            shapes: vec![vec![batch, seq_k], mask.to_vec()],
+        });
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

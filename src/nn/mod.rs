@@ -98,10 +98,10 @@ pub mod attention {
     pub use super::layers::attention::MhaInput;
 }
 
-/// The input of [`TryTransformerEncoder`]: burn's `TransformerEncoderInput` keeps its tensors
-/// private, so the twin takes this one, built the same way.
+/// The inputs of [`TryTransformerEncoder`] and [`TryTransformerDecoder`]: burn's keep their
+/// tensors private, so the twins take these, built the same way.
 pub mod transformer {
-    pub use super::layers::transformer::TransformerEncoderInput;
+    pub use super::layers::transformer::{TransformerDecoderInput, TransformerEncoderInput};
 }
 pub use layers::*;
 pub use linear::{InvalidLayer, QuantizedLinear};

@@ -2,9 +2,12 @@
 //! `TransformerEncoder` (and its layers), and their configs.
 
 use burn::module::Module;
-use burn::nn::attention::{MhaInput as BurnMhaInput, MultiHeadAttentionConfig};
+use burn::nn::attention::{
+    CrossAttentionCache, CrossAttentionConfig, MhaInput as BurnMhaInput, MultiHeadAttentionConfig,
+};
 use burn::nn::transformer::{
-    PositionWiseFeedForwardConfig, TransformerEncoder, TransformerEncoderConfig,
+    PositionWiseFeedForwardConfig, TransformerDecoder, TransformerDecoderConfig,
+    TransformerDecoderInput as BurnDecoderInput, TransformerEncoder, TransformerEncoderConfig,
     TransformerEncoderInput as BurnEncoderInput,
 };
 use burn::nn::{Linear, LinearConfig};
@@ -12,7 +15,7 @@ use burn::tensor::module::attention;
 use burn::tensor::ops::AttentionModuleOptions;
 use burn::tensor::{Bool, Device, Tensor};
 use burn_guard::nn::attention::MhaInput;
-use burn_guard::nn::transformer::TransformerEncoderInput;
+use burn_guard::nn::transformer::{TransformerDecoderInput, TransformerEncoderInput};
 use burn_guard::prelude::*;
 use burn_guard::tensor::module::{try_attention, try_attention_fallback};
 use proptest::prelude::*;
@@ -198,6 +201,40 @@ proptest! {
             |device| PositionWiseFeedForwardConfig::new(d_model, d_ff).init(device),
             |layer, device| snapshot(layer.forward(t([batch, seq, fed], device))),
             |layer, device| layer.try_forward(t([batch, seq, fed], device)).map(snapshot),
+        );
+    }
+
+    #[test]
+    fn decoder_parity(
+        heads in 1usize..3, batch in 1usize..3, st in 1usize..4, sm in 1usize..4,
+        wrong_memory_width: bool, memory_batch_1: bool, target_pad: bool, memory_pad: bool,
+        causal: bool, norm_first: bool,
+    ) {
+        let d = 2 * heads;
+        let memory = [if memory_batch_1 { 1 } else { batch }, sm, d + usize::from(wrong_memory_width)];
+        let args = DecoderArgs { target: [batch, st, d], memory, target_pad, memory_pad, causal };
+        parity_on_cpus(
+            &format!("decoder heads {heads} {args:?}"),
+            |device| decoder(d, heads, norm_first, device),
+            |dec, device| snapshot(dec.forward(decoder_input(&args, device).into_burn())),
+            |dec, device| dec.try_forward(decoder_input(&args, device)).map(snapshot),
+        );
+    }
+
+    #[test]
+    fn cross_attention_parity(
+        d_model in 1usize..4, d_context in 1usize..4, kv in 1usize..3, rep in 1usize..3, d_head in 1usize..3,
+        batch in 1usize..3, sq in 1usize..4, sk in 1usize..4,
+        context_batch_1: bool, wrong_width: bool, with_mask: bool, quiet: bool,
+    ) {
+        let q = [batch, sq, d_model + usize::from(wrong_width)];
+        let c = [if context_batch_1 { 1 } else { batch }, sk, d_context];
+        let m = with_mask.then_some([batch, sk]);
+        parity_on_cpus(
+            &format!("cross attention {d_model}/{d_context} heads {kv}x{rep} d_head {d_head} q {q:?} c {c:?} mask {m:?}"),
+            |device| CrossAttentionConfig::new(d_model, d_context, kv * rep, kv, d_head).with_quiet_softmax(quiet).init(device),
+            |layer, device| snapshot(layer.forward(t(q, device), t(c, device), m.map(|m| mask(m, device)))),
+            |layer, device| layer.try_forward(t(q, device), t(c, device), m.map(|m| mask(m, device))).map(snapshot),
         );
     }
 
@@ -671,4 +708,164 @@ fn a_transformer_classifier_from_twins_equals_burn_on_flex() {
         model.try_forward(t([3, 5, 7], &device), mask([3, 5], &device)),
     );
     assert!(err.to_string().starts_with("encoder.layers.0."), "{err}");
+}
+
+#[derive(Debug, Clone, Copy)]
+struct DecoderArgs {
+    target: [usize; 3],
+    memory: [usize; 3],
+    target_pad: bool,
+    memory_pad: bool,
+    causal: bool,
+}
+
+fn decoder(d_model: usize, heads: usize, norm_first: bool, device: &Device) -> TransformerDecoder {
+    TransformerDecoderConfig::new(d_model, 2 * d_model, heads, 2)
+        .with_norm_first(norm_first)
+        .try_init(device)
+        .unwrap()
+}
+
+fn decoder_input(a: &DecoderArgs, device: &Device) -> TransformerDecoderInput {
+    let [b, st, _] = a.target;
+    let [mb, sm, _] = a.memory;
+    let mut input = TransformerDecoderInput::new(t(a.target, device), t(a.memory, device));
+    if a.target_pad {
+        input = input.target_mask_pad(mask([b, st], device));
+    }
+    if a.memory_pad {
+        input = input.memory_mask_pad(mask([mb, sm], device));
+    }
+    if a.causal {
+        input = input.target_mask_attn(burn::nn::attention::generate_autoregressive_mask(
+            b, st, device,
+        ));
+    }
+    input
+}
+
+#[test]
+fn decoder_layers_chain_like_the_decoder_and_errors_name_their_path() {
+    for (name, device) in cpu_devices() {
+        let mut dec = decoder(4, 2, false, &device);
+        let args = DecoderArgs {
+            target: [2, 3, 4],
+            memory: [2, 5, 4],
+            target_pad: true,
+            memory_pad: true,
+            causal: true,
+        };
+        let whole = dec.try_forward(decoder_input(&args, &device)).unwrap();
+        let mut input = decoder_input(&args, &device);
+        for layer in &dec.layers {
+            input = layer.try_forward(input).unwrap();
+        }
+        assert_eq!(snapshot(whole), snapshot(input.target().clone()), "{name}");
+
+        // Layer 1's cross-attention key loaded with 6 outputs.
+        dec.layers[1].cross_attn.key = LinearConfig::new(4, 6).init(&device);
+        assert!(raw(|| dec.forward(decoder_input(&args, &device).into_burn())).is_none());
+        let err = refused(
+            name,
+            "layer 1 key",
+            dec.try_forward(decoder_input(&args, &device)),
+        );
+        assert_eq!(
+            err.path().as_deref(),
+            Some("layers.1.cross_attn.key"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn decoder_autoregressive_inference_matches_burn() {
+    let device = Device::flex();
+    let dec = decoder(4, 2, false, &device);
+    let mut burn_cache = dec.new_autoregressive_cache();
+    let mut our_cache = dec.new_autoregressive_cache();
+    let memory = t([1, 5, 4], &device);
+    for seq in 1..4 {
+        let target = t([1, seq, 4], &device);
+        let burn = dec.forward_autoregressive_inference(
+            BurnDecoderInput::new(target.clone(), memory.clone()),
+            &mut burn_cache,
+        );
+        let ours = dec
+            .try_forward_autoregressive_inference(
+                TransformerDecoderInput::new(target, memory.clone()),
+                &mut our_cache,
+            )
+            .unwrap();
+        assert_eq!(snapshot(burn), snapshot(ours));
+    }
+}
+
+#[test]
+fn cross_attention_bad_inputs_are_refused_by_checks() {
+    for (name, device) in cpu_devices() {
+        let layer = CrossAttentionConfig::new(4, 6, 2, 1, 3).init(&device);
+        let q = || t([2, 3, 4], &device);
+        let c = || t([2, 5, 6], &device);
+        // A transposed mask has as many elements: burn reshapes it and runs (beyond burn).
+        assert!(raw(|| layer.forward(q(), c(), Some(mask([5, 2], &device)))).is_some());
+        refused(
+            name,
+            "transposed mask",
+            layer.try_forward(q(), c(), Some(mask([5, 2], &device))),
+        );
+        // A mask for another length: burn's reshape panics.
+        assert!(raw(|| layer.forward(q(), c(), Some(mask([2, 4], &device)))).is_none());
+        refused(
+            name,
+            "mask length",
+            layer.try_forward(q(), c(), Some(mask([2, 4], &device))),
+        );
+        refused(
+            name,
+            "context width",
+            layer.try_forward(q(), t([2, 5, 4], &device), None),
+        );
+        refused(
+            name,
+            "query width",
+            layer.try_forward(t([2, 3, 6], &device), c(), None),
+        );
+        // An empty batch crashes Flex (raw burn is not run on it); refused everywhere.
+        refused(
+            name,
+            "batch 0",
+            layer.try_forward(t([0, 3, 4], &device), t([0, 5, 6], &device), None),
+        );
+        refused(
+            name,
+            "context seq 0",
+            layer.try_forward(q(), t([2, 0, 6], &device), None),
+        );
+        let mut cache = CrossAttentionCache::new();
+        refused(
+            name,
+            "cache batch",
+            layer.try_forward_cache(q(), t([1, 5, 6], &device), None, &mut cache),
+        );
+    }
+    let device = Device::flex();
+    for (n_heads, n_kv) in [(3, 2), (2, 0)] {
+        assert!(raw(|| CrossAttentionConfig::new(4, 6, n_heads, n_kv, 3).init(&device)).is_none());
+        refused(
+            "none",
+            "cross init",
+            CrossAttentionConfig::new(4, 6, n_heads, n_kv, 3).try_init(&device),
+        );
+    }
+    refused(
+        "none",
+        "cross init d_head 0",
+        CrossAttentionConfig::new(4, 6, 2, 1, 0).try_init(&device),
+    );
+    refused(
+        "none",
+        "decoder 4 / 3",
+        TransformerDecoderConfig::new(4, 8, 3, 2).try_init(&device),
+    );
 }

@@ -1,14 +1,18 @@
-//! [`burn::nn::attention::MultiHeadAttention`] and its config, and [`MhaInput`], the twin's
-//! input.
+//! [`burn::nn::attention::MultiHeadAttention`] and [`burn::nn::attention::CrossAttention`],
+//! their configs, and [`MhaInput`], the attention twin's input.
 
+use burn::module::{Module, ModuleVisitor, Param};
 use burn::nn::Linear;
 use burn::nn::attention::{
-    MhaCache, MhaInput as BurnMhaInput, MhaOutput, MultiHeadAttention, MultiHeadAttentionConfig,
+    CrossAttention, CrossAttentionCache, CrossAttentionConfig, MhaCache, MhaInput as BurnMhaInput,
+    MhaOutput, MultiHeadAttention, MultiHeadAttentionConfig,
 };
 use burn::tensor::{Bool, Device, Tensor};
 
 use super::support::{Sealed, dims, same_devices};
-use crate::check::attention::{MhaShapes, mha_heads, mha_input};
+use crate::check::attention::{
+    CrossAttentionParams, MhaShapes, cross_attention, mha_heads, mha_input,
+};
 use crate::check::layer::probability;
 use crate::check::module::linear as linear_rule;
 use crate::error::{GuardError, Result, ResultExt};
@@ -284,5 +288,214 @@ impl TryMultiHeadAttention for MultiHeadAttention {
             input.mask_attn.as_ref(),
         )?;
         catch(OP, || self.forward_cache(input.into_burn(), cache))
+    }
+}
+
+// ---------------------------------------------------------------- cross attention
+
+impl Sealed for CrossAttention {}
+impl Sealed for CrossAttentionConfig {}
+
+/// The float parameters of a module by path (`query.weight`), with their shapes and devices,
+/// read without initializing a lazy parameter: `CrossAttention` keeps its fields private.
+#[derive(Default)]
+struct ParamShapes {
+    path: Vec<String>,
+    found: Vec<(String, Vec<usize>, Device)>,
+}
+
+impl ModuleVisitor for ParamShapes {
+    fn enter_module(&mut self, name: &str, _container_type: &str) {
+        self.path.push(name.to_owned());
+    }
+
+    fn exit_module(&mut self, _name: &str, _container_type: &str) {
+        self.path.pop();
+    }
+
+    fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
+        self.found.push((
+            self.path.join("."),
+            param.lazy_shape().to_vec(),
+            param.lazy_device(),
+        ));
+    }
+}
+
+impl ParamShapes {
+    fn of(module: &CrossAttention) -> Self {
+        let mut shapes = Self::default();
+        module.visit(&mut shapes);
+        shapes
+    }
+
+    fn shape(&self, path: &str) -> &[usize] {
+        self.found
+            .iter()
+            .find(|(p, _, _)| p == path)
+            .map_or(&[], |(_, shape, _)| shape.as_slice())
+    }
+}
+
+fn check_cross(
+    layer: &CrossAttention,
+    query: &Tensor<3>,
+    context: &Tensor<3>,
+    mask: Option<&Tensor<2, Bool>>,
+) -> Result<()> {
+    const CROSS: &str = "cross_attention";
+    let params = ParamShapes::of(layer);
+    let mask_dims = mask.map(|m| m.dims().to_vec());
+    cross_attention(
+        CROSS,
+        &dims(query),
+        &dims(context),
+        mask_dims.as_deref(),
+        CrossAttentionParams {
+            query: params.shape("query.weight"),
+            key: params.shape("key.weight"),
+            value: params.shape("value.weight"),
+            output: params.shape("output.weight"),
+        },
+    )?;
+    // Each projection's own bias against its weight: the linear rule.
+    for name in ["query", "key", "value", "output"] {
+        let weight = params.shape(&format!("{name}.weight"));
+        let bias_path = format!("{name}.bias");
+        let bias = params
+            .found
+            .iter()
+            .find(|(p, _, _)| *p == bias_path)
+            .map(|(_, s, _)| s.as_slice());
+        let input = [1, weight.first().copied().unwrap_or(0)];
+        linear_rule("linear", &input, weight, bias).context(name)?;
+    }
+    let mut devices = vec![query.device(), context.device()];
+    devices.extend(mask.map(Tensor::device));
+    devices.extend(params.found.into_iter().map(|(_, _, device)| device));
+    same_devices(CROSS, &devices)
+}
+
+impl TryInit for CrossAttentionConfig {
+    type Module = CrossAttention;
+
+    /// Refuses what `init` asserts (`n_heads_kv` dividing `n_heads`, a 0 included), no head or
+    /// head width (beyond burn: the forward's reshapes fail on them), and a dropout outside
+    /// `[0, 1)`.
+    fn try_init(&self, device: &Device) -> Result<CrossAttention> {
+        const INIT: &str = "cross_attention_init";
+        if self.n_heads == 0 || self.n_heads_kv == 0 || self.d_head == 0 {
+            return Err(GuardError::Empty {
+                op: INIT,
+                rule: "n_heads, n_heads_kv and d_head must not be 0",
+                shape: vec![self.n_heads, self.n_heads_kv, self.d_head],
+                dim: None,
+            });
+        }
+        if !self.n_heads.is_multiple_of(self.n_heads_kv) {
+            return Err(GuardError::ShapeMismatch {
+                op: INIT,
+                rule: "n_heads_kv must divide n_heads",
+                shapes: vec![vec![self.n_heads], vec![self.n_heads_kv]],
+            });
+        }
+        probability(INIT, "dropout", self.dropout)?;
+        catch(INIT, || self.init(device))
+    }
+}
+
+/// Twins of [`CrossAttention::forward`] and [`CrossAttention::forward_cache`].
+pub trait TryCrossAttention: Sealed {
+    /// Fallible twin of [`CrossAttention::forward`]: `query` `[batch, seq_q, d_model]`,
+    /// `context` `[batch, seq_k, d_context]`, `mask` `[batch, seq_k]`.
+    ///
+    /// burn keeps the module's fields private; the twin reads its parameters' shapes with a
+    /// module visitor and checks the input against them
+    /// ([`check::attention::cross_attention`](crate::check::attention::cross_attention)),
+    /// each projection's bias (the linear rule, under its field name) and the devices. The
+    /// head split and the dropout probability are private and not checked.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch),
+    /// [`GuardError::Empty`](crate::GuardError::Empty) (an empty batch or sequence, beyond
+    /// burn), [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
+    ///
+    /// ```
+    /// use burn::nn::attention::CrossAttentionConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let layer = CrossAttentionConfig::new(4, 6, 2, 1, 3).try_init(&device)?;
+    /// let q = Tensor::<3>::ones([2, 3, 4], &device);
+    /// let out = layer.try_forward(q.clone(), Tensor::ones([2, 5, 6], &device), None)?;
+    /// assert_eq!(out.dims(), [2, 3, 4]);
+    /// let err = layer.try_forward(q, Tensor::ones([1, 5, 6], &device), None).unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward(
+        &self,
+        query: Tensor<3>,
+        context: Tensor<3>,
+        mask: Option<Tensor<2, Bool>>,
+    ) -> Result<Tensor<3>>;
+
+    /// Fallible twin of [`CrossAttention::forward_cache`].
+    ///
+    /// The input is checked as by [`try_forward`](Self::try_forward). A filled cache holds the
+    /// key and value of an earlier context, private to burn: a mask must match that context's
+    /// length, which the twin cannot see (burn's reshape panics in its front-end check, before
+    /// any kernel, and the backstop returns it).
+    ///
+    /// # Errors
+    ///
+    /// As [`try_forward`](Self::try_forward).
+    ///
+    /// ```
+    /// use burn::nn::attention::{CrossAttentionCache, CrossAttentionConfig};
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let layer = CrossAttentionConfig::new(4, 6, 2, 1, 3).try_init(&device)?;
+    /// let mut cache = CrossAttentionCache::new();
+    /// let context = Tensor::<3>::ones([1, 5, 6], &device);
+    /// let out = layer.try_forward_cache(Tensor::ones([1, 2, 4], &device), context, None, &mut cache)?;
+    /// assert_eq!(out.dims(), [1, 2, 4]);
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward_cache(
+        &self,
+        query: Tensor<3>,
+        context: Tensor<3>,
+        mask: Option<Tensor<2, Bool>>,
+        cache: &mut CrossAttentionCache,
+    ) -> Result<Tensor<3>>;
+}
+
+impl TryCrossAttention for CrossAttention {
+    fn try_forward(
+        &self,
+        query: Tensor<3>,
+        context: Tensor<3>,
+        mask: Option<Tensor<2, Bool>>,
+    ) -> Result<Tensor<3>> {
+        check_cross(self, &query, &context, mask.as_ref())?;
+        catch("cross_attention", || self.forward(query, context, mask))
+    }
+
+    fn try_forward_cache(
+        &self,
+        query: Tensor<3>,
+        context: Tensor<3>,
+        mask: Option<Tensor<2, Bool>>,
+        cache: &mut CrossAttentionCache,
+    ) -> Result<Tensor<3>> {
+        check_cross(self, &query, &context, mask.as_ref())?;
+        catch("cross_attention", || {
+            self.forward_cache(query, context, mask, cache)
+        })
     }
 }

@@ -8,9 +8,10 @@ mod dropout;
 mod linear;
 pub(crate) mod transformer;
 
-pub use attention::TryMultiHeadAttention;
+pub use attention::{TryCrossAttention, TryMultiHeadAttention};
 pub use dropout::TryDropout;
 pub use linear::TryLinear;
 pub use transformer::{
-    TryPositionWiseFeedForward, TryTransformerEncoder, TryTransformerEncoderLayer,
+    TryPositionWiseFeedForward, TryTransformerDecoder, TryTransformerDecoderLayer,
+    TryTransformerEncoder, TryTransformerEncoderLayer,
 };

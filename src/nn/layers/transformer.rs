@@ -1,10 +1,13 @@
-//! [`burn::nn::transformer`]: the position-wise feed-forward, the encoder and its layers, and
-//! [`TransformerEncoderInput`], the encoder twin's input.
+//! [`burn::nn::transformer`]: the position-wise feed-forward, the encoder, the decoder and
+//! their layers, and [`TransformerEncoderInput`] and [`TransformerDecoderInput`], the twins'
+//! inputs.
 
 use burn::nn::LayerNorm;
 use burn::nn::activation::Activation;
 use burn::nn::transformer::{
-    PositionWiseFeedForward, PositionWiseFeedForwardConfig, TransformerEncoder,
+    PositionWiseFeedForward, PositionWiseFeedForwardConfig, TransformerDecoder,
+    TransformerDecoderAutoregressiveCache, TransformerDecoderConfig,
+    TransformerDecoderInput as BurnDecoderInput, TransformerDecoderLayer, TransformerEncoder,
     TransformerEncoderAutoregressiveCache, TransformerEncoderConfig,
     TransformerEncoderInput as BurnEncoderInput, TransformerEncoderLayer,
 };
@@ -391,6 +394,305 @@ impl TryInit for TransformerEncoderConfig {
     /// not dividing `d_model`, and a dropout outside `[0, 1)`.
     fn try_init(&self, device: &Device) -> Result<TransformerEncoder> {
         const INIT: &str = "transformer_encoder_init";
+        let d_k = self.d_model.checked_div(self.n_heads).unwrap_or(0);
+        mha_heads(INIT, self.d_model, self.n_heads, d_k)?;
+        probability(INIT, "dropout", self.dropout)?;
+        catch(INIT, || self.init(device))
+    }
+}
+
+// ---------------------------------------------------------------- decoder
+
+impl Sealed for TransformerDecoder {}
+impl Sealed for TransformerDecoderLayer {}
+impl Sealed for TransformerDecoderConfig {}
+
+/// The input of [`TryTransformerDecoder`]: burn's
+/// [`TransformerDecoderInput`](burn::nn::transformer::TransformerDecoderInput), with the same
+/// constructors, whose tensors the twin can see (burn's are private).
+///
+/// ```
+/// use burn::tensor::{Device, Tensor};
+/// use burn_guard::nn::transformer::TransformerDecoderInput;
+///
+/// let device = Device::flex();
+/// let input = TransformerDecoderInput::new(Tensor::ones([2, 3, 4], &device), Tensor::ones([2, 5, 4], &device));
+/// assert_eq!(input.memory().dims(), [2, 5, 4]);
+/// let burn_input: burn::nn::transformer::TransformerDecoderInput = input.into();
+/// # let _ = burn_input;
+/// ```
+#[derive(Debug, Clone)]
+pub struct TransformerDecoderInput {
+    target: Tensor<3>,
+    target_mask_pad: Option<Tensor<2, Bool>>,
+    target_mask_attn: Option<Tensor<3, Bool>>,
+    memory: Tensor<3>,
+    memory_mask_pad: Option<Tensor<2, Bool>>,
+    memory_mask_attn: Option<Tensor<3, Bool>>,
+}
+
+impl TransformerDecoderInput {
+    /// The target `[batch, seq_t, d_model]` and the memory `[batch, seq_m, d_model]`.
+    pub fn new(target: Tensor<3>, memory: Tensor<3>) -> Self {
+        Self {
+            target,
+            target_mask_pad: None,
+            target_mask_attn: None,
+            memory,
+            memory_mask_pad: None,
+            memory_mask_attn: None,
+        }
+    }
+
+    /// The memory's padding mask `[batch, seq_m]`.
+    #[must_use]
+    pub fn memory_mask_pad(mut self, mask_pad: Tensor<2, Bool>) -> Self {
+        self.memory_mask_pad = Some(mask_pad);
+        self
+    }
+
+    /// The memory's attention mask `[batch, seq_t, seq_m]`.
+    #[must_use]
+    pub fn memory_mask_attn(mut self, mask_attn: Tensor<3, Bool>) -> Self {
+        self.memory_mask_attn = Some(mask_attn);
+        self
+    }
+
+    /// The target's padding mask `[batch, seq_t]`.
+    #[must_use]
+    pub fn target_mask_pad(mut self, mask_pad: Tensor<2, Bool>) -> Self {
+        self.target_mask_pad = Some(mask_pad);
+        self
+    }
+
+    /// The target's attention mask `[batch, seq_t, seq_t]`.
+    #[must_use]
+    pub fn target_mask_attn(mut self, mask_attn: Tensor<3, Bool>) -> Self {
+        self.target_mask_attn = Some(mask_attn);
+        self
+    }
+
+    /// The target.
+    pub fn target(&self) -> &Tensor<3> {
+        &self.target
+    }
+
+    /// The memory.
+    pub fn memory(&self) -> &Tensor<3> {
+        &self.memory
+    }
+
+    /// burn's `TransformerDecoderInput` with the same tensors.
+    pub fn into_burn(self) -> BurnDecoderInput {
+        let mut input = BurnDecoderInput::new(self.target, self.memory);
+        if let Some(mask) = self.target_mask_pad {
+            input = input.target_mask_pad(mask);
+        }
+        if let Some(mask) = self.target_mask_attn {
+            input = input.target_mask_attn(mask);
+        }
+        if let Some(mask) = self.memory_mask_pad {
+            input = input.memory_mask_pad(mask);
+        }
+        if let Some(mask) = self.memory_mask_attn {
+            input = input.memory_mask_attn(mask);
+        }
+        input
+    }
+}
+
+impl From<TransformerDecoderInput> for BurnDecoderInput {
+    fn from(input: TransformerDecoderInput) -> Self {
+        input.into_burn()
+    }
+}
+
+/// One decoder layer against `input`; its output target has the input target's shape.
+/// Errors carry the sub-layer's field name.
+fn check_decoder_layer(
+    layer: &TransformerDecoderLayer,
+    input: &TransformerDecoderInput,
+) -> Result<()> {
+    let target = &input.target;
+    let shape = dims(target);
+    let mut devices = check_norm(&layer.norm_3, &shape).context("norm_3")?;
+    check_mha(
+        &layer.self_attn,
+        target,
+        target,
+        target,
+        input.target_mask_pad.as_ref(),
+        input.target_mask_attn.as_ref(),
+    )
+    .context("self_attn")?;
+    devices.extend(check_norm(&layer.norm_1, &shape).context("norm_1")?);
+    check_mha(
+        &layer.cross_attn,
+        target,
+        &input.memory,
+        &input.memory,
+        input.memory_mask_pad.as_ref(),
+        input.memory_mask_attn.as_ref(),
+    )
+    .context("cross_attn")?;
+    devices.extend(check_norm(&layer.norm_2, &shape).context("norm_2")?);
+    check_pwff(&layer.pwff, &shape).context("pwff")?;
+    probability("dropout", "prob", layer.dropout.prob).context("dropout")?;
+    devices.push(target.device());
+    devices.push(layer.pwff.linear_inner.weight.device());
+    devices.push(layer.self_attn.query.weight.device());
+    devices.push(layer.cross_attn.query.weight.device());
+    same_devices("transformer_decoder_layer", &devices)
+}
+
+fn check_decoder(decoder: &TransformerDecoder, input: &TransformerDecoderInput) -> Result<()> {
+    for (i, layer) in decoder.layers.iter().enumerate() {
+        check_decoder_layer(layer, input).with_context(|| format!("layers.{i}"))?;
+    }
+    Ok(())
+}
+
+/// Twin of [`TransformerDecoderLayer::forward`].
+pub trait TryTransformerDecoderLayer: Sealed {
+    /// Fallible twin of [`TransformerDecoderLayer::forward`], with burn-guard's
+    /// [`TransformerDecoderInput`]: the same input comes back with the layer's output as its
+    /// target.
+    ///
+    /// Checks every sub-layer the forward runs, under its field name: `norm_3`, `self_attn`
+    /// (the target as query, key and value, with the target's masks), `norm_1`, `cross_attn`
+    /// (the target as query, the memory as key and value, with the memory's masks), `norm_2`,
+    /// `pwff`, `dropout`, and the devices — the rules of
+    /// [`TryMultiHeadAttention::try_forward`](super::TryMultiHeadAttention::try_forward) and
+    /// [`TryPositionWiseFeedForward::try_forward`].
+    ///
+    /// # Errors
+    ///
+    /// The sub-layer's error, with its path: `cross_attn: multi_head_attention: …`.
+    ///
+    /// ```
+    /// use burn::nn::transformer::TransformerDecoderConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::nn::transformer::TransformerDecoderInput;
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let decoder = TransformerDecoderConfig::new(4, 8, 2, 1).try_init(&device)?;
+    /// let input = TransformerDecoderInput::new(Tensor::ones([2, 3, 4], &device), Tensor::ones([2, 5, 4], &device));
+    /// assert_eq!(decoder.layers[0].try_forward(input)?.target().dims(), [2, 3, 4]);
+    /// let input = TransformerDecoderInput::new(Tensor::ones([2, 3, 4], &device), Tensor::ones([1, 5, 4], &device));
+    /// let err = decoder.layers[0].try_forward(input).unwrap_err();
+    /// assert_eq!(err.path().as_deref(), Some("cross_attn"));
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward(&self, input: TransformerDecoderInput) -> Result<TransformerDecoderInput>;
+}
+
+impl TryTransformerDecoderLayer for TransformerDecoderLayer {
+    fn try_forward(&self, mut input: TransformerDecoderInput) -> Result<TransformerDecoderInput> {
+        check_decoder_layer(self, &input)?;
+        // burn's layer returns burn's input, whose target is private: run the layer as a
+        // one-layer decoder (the same calls), which returns the target.
+        let decoder = TransformerDecoder {
+            layers: vec![self.clone()],
+            d_model: 0,
+            d_ff: 0,
+            n_heads: 0,
+            n_layers: 1,
+            dropout: self.dropout.prob,
+            norm_first: self.norm_first,
+            quiet_softmax: self.self_attn.quiet_softmax,
+        };
+        let burn_input = input.clone().into_burn();
+        input.target = catch("transformer_decoder_layer", || decoder.forward(burn_input))?;
+        Ok(input)
+    }
+}
+
+/// Twins of [`TransformerDecoder::forward`] and
+/// [`TransformerDecoder::forward_autoregressive_inference`].
+pub trait TryTransformerDecoder: Sealed {
+    /// Fallible twin of [`TransformerDecoder::forward`], with burn-guard's
+    /// [`TransformerDecoderInput`] (burn's keeps its tensors private).
+    ///
+    /// Checks every layer before any runs, as
+    /// [`TryTransformerDecoderLayer::try_forward`] does; an error names the layer and the
+    /// sub-layer: `layers.1.cross_attn.key: linear: …`.
+    ///
+    /// # Errors
+    ///
+    /// The first failing layer's error, under `layers.{i}`.
+    ///
+    /// ```
+    /// use burn::nn::transformer::TransformerDecoderConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::nn::transformer::TransformerDecoderInput;
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let decoder = TransformerDecoderConfig::new(4, 8, 2, 2).try_init(&device)?;
+    /// let input = TransformerDecoderInput::new(Tensor::ones([2, 3, 4], &device), Tensor::ones([2, 5, 4], &device));
+    /// assert_eq!(decoder.try_forward(input)?.dims(), [2, 3, 4]);
+    /// let input = TransformerDecoderInput::new(Tensor::ones([2, 3, 4], &device), Tensor::ones([2, 5, 6], &device));
+    /// let err = decoder.try_forward(input).unwrap_err();
+    /// assert_eq!(err.path().as_deref(), Some("layers.0.cross_attn"));
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward(&self, input: TransformerDecoderInput) -> Result<Tensor<3>>;
+
+    /// Fallible twin of [`TransformerDecoder::forward_autoregressive_inference`].
+    ///
+    /// The input is checked as by [`try_forward`](Self::try_forward); the cache's content is
+    /// private to burn and not checked (see
+    /// [`TryMultiHeadAttention::try_forward_cache`](super::TryMultiHeadAttention::try_forward_cache)).
+    ///
+    /// # Errors
+    ///
+    /// As [`try_forward`](Self::try_forward).
+    ///
+    /// ```
+    /// use burn::nn::transformer::TransformerDecoderConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::nn::transformer::TransformerDecoderInput;
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let decoder = TransformerDecoderConfig::new(4, 8, 2, 2).try_init(&device)?;
+    /// let mut cache = decoder.new_autoregressive_cache();
+    /// let input = TransformerDecoderInput::new(Tensor::ones([1, 2, 4], &device), Tensor::ones([1, 5, 4], &device));
+    /// assert_eq!(decoder.try_forward_autoregressive_inference(input, &mut cache)?.dims(), [1, 2, 4]);
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward_autoregressive_inference(
+        &self,
+        input: TransformerDecoderInput,
+        cache: &mut TransformerDecoderAutoregressiveCache,
+    ) -> Result<Tensor<3>>;
+}
+
+impl TryTransformerDecoder for TransformerDecoder {
+    fn try_forward(&self, input: TransformerDecoderInput) -> Result<Tensor<3>> {
+        check_decoder(self, &input)?;
+        catch("transformer_decoder", || self.forward(input.into_burn()))
+    }
+
+    fn try_forward_autoregressive_inference(
+        &self,
+        input: TransformerDecoderInput,
+        cache: &mut TransformerDecoderAutoregressiveCache,
+    ) -> Result<Tensor<3>> {
+        check_decoder(self, &input)?;
+        catch("transformer_decoder", || {
+            self.forward_autoregressive_inference(input.into_burn(), cache)
+        })
+    }
+}
+
+impl TryInit for TransformerDecoderConfig {
+    type Module = TransformerDecoder;
+
+    /// Refuses `n_heads = 0` or not dividing `d_model`, and a dropout outside `[0, 1)`.
+    fn try_init(&self, device: &Device) -> Result<TransformerDecoder> {
+        const INIT: &str = "transformer_decoder_init";
         let d_k = self.d_model.checked_div(self.n_heads).unwrap_or(0);
         mha_heads(INIT, self.d_model, self.n_heads, d_k)?;
         probability(INIT, "dropout", self.dropout)?;
