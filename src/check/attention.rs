@@ -605,4 +605,118 @@ mod tests {
         );
         Ok(())
     }
+    #[test]
+    fn layer_rules_pin_their_errors() -> std::result::Result<(), String> {
+        const OP: &str = "multi_head_attention";
+        let (q, kv) = (&[2, 3, 4][..], &[2, 5, 4][..]);
+        let m = |q, k, v, pad, attn| mha_input(OP, 4, q, k, v, pad, attn);
+        let p = CrossAttentionParams {
+            query: &[4, 8],
+            key: &[6, 4],
+            value: &[6, 4],
+            output: &[8, 4],
+        };
+        let x = |q, c, mask, p| cross_attention("cross_attention", q, c, mask, p);
+        let cases: Vec<(&str, Result<()>, ErrorKind, &str)> = vec![
+            (
+                "heads 0",
+                mha_heads(OP, 4, 0, 0),
+                ErrorKind::Empty,
+                "n_heads",
+            ),
+            (
+                "heads 5/2",
+                mha_heads(OP, 5, 2, 2),
+                ErrorKind::ShapeMismatch,
+                "divide d_model",
+            ),
+            (
+                "d_model",
+                m(&[2, 3, 5], kv, kv, None, None).map(drop),
+                ErrorKind::ShapeMismatch,
+                "d_model",
+            ),
+            (
+                "batch",
+                m(q, &[1, 5, 4], &[1, 5, 4], None, None).map(drop),
+                ErrorKind::ShapeMismatch,
+                "batch",
+            ),
+            (
+                "value seq",
+                m(q, kv, &[2, 4, 4], None, None).map(drop),
+                ErrorKind::ShapeMismatch,
+                "sequence length",
+            ),
+            (
+                "seq 0",
+                m(q, &[2, 0, 4], &[2, 0, 4], None, None).map(drop),
+                ErrorKind::Empty,
+                "must not be 0",
+            ),
+            (
+                "pad",
+                m(q, kv, kv, Some(&[2, 3]), None).map(drop),
+                ErrorKind::ShapeMismatch,
+                "padding mask",
+            ),
+            (
+                "attn",
+                m(q, kv, kv, None, Some(&[2, 5, 3])).map(drop),
+                ErrorKind::ShapeMismatch,
+                "attention mask",
+            ),
+            (
+                "norm",
+                layer_norm("layer_norm", q, &[4], Some(&[3])),
+                ErrorKind::ShapeMismatch,
+                "gamma and beta",
+            ),
+            (
+                "cross batch",
+                x(q, &[1, 5, 6], None, p),
+                ErrorKind::ShapeMismatch,
+                "batch",
+            ),
+            (
+                "cross width",
+                x(q, &[2, 5, 4], None, p),
+                ErrorKind::ShapeMismatch,
+                "key.weight",
+            ),
+            (
+                "cross mask",
+                x(q, &[2, 5, 6], Some(&[5, 2]), p),
+                ErrorKind::ShapeMismatch,
+                "mask",
+            ),
+            (
+                "cross weights",
+                x(
+                    q,
+                    &[2, 5, 6],
+                    None,
+                    CrossAttentionParams {
+                        output: &[6, 4],
+                        ..p
+                    },
+                ),
+                ErrorKind::ShapeMismatch,
+                "weights",
+            ),
+            (
+                "cross empty",
+                x(&[0, 3, 4], &[0, 5, 6], None, p),
+                ErrorKind::Empty,
+                "must not be 0",
+            ),
+        ];
+        for (case, result, kind, needle) in cases {
+            let err = refused(case, result)?;
+            assert_eq!(err.kind(), kind, "{case}");
+            assert!(err.to_string().contains(needle), "{case}: {err}");
+        }
+        assert!(m(q, kv, kv, Some(&[1, 5]), Some(&[2, 1, 5])).is_ok());
+        Ok(())
+    }
 }
