@@ -869,3 +869,61 @@ fn cross_attention_bad_inputs_are_refused_by_checks() {
         TransformerDecoderConfig::new(4, 8, 3, 2).try_init(&device),
     );
 }
+
+#[test]
+fn encoder_bad_inputs_are_refused_by_checks() {
+    // (case, input, padding mask, attention mask, raw burn panics on [flex, ndarray]; `None`
+    // where raw burn must not run: it crashes the process on Flex)
+    type Case = (
+        &'static str,
+        [usize; 3],
+        Option<[usize; 2]>,
+        Option<[usize; 3]>,
+        Option<[bool; 2]>,
+    );
+    let cases: Vec<Case> = vec![
+        ("wrong d_model", [2, 3, 5], None, None, Some([true, true])),
+        ("pad seq", [2, 3, 4], Some([2, 4]), None, Some([true, true])),
+        (
+            "pad batch",
+            [2, 3, 4],
+            Some([3, 3]),
+            None,
+            Some([true, true]),
+        ),
+        (
+            "attn shape",
+            [2, 3, 4],
+            None,
+            Some([2, 3, 2]),
+            Some([true, true]),
+        ),
+        ("seq 0", [2, 0, 4], None, None, Some([false, true])),
+        ("batch 0", [0, 3, 4], None, None, None),
+    ];
+    for (i, (name, device)) in cpu_devices().into_iter().enumerate() {
+        let enc = encoder(4, 2, false, &device);
+        let input = |x: [usize; 3], pad: Option<[usize; 2]>, attn: Option<[usize; 3]>| {
+            let mut input = TransformerEncoderInput::new(t(x, &device));
+            if let Some(pad) = pad {
+                input = input.mask_pad(mask(pad, &device));
+            }
+            if let Some(attn) = attn {
+                input = input.mask_attn(mask(attn, &device));
+            }
+            input
+        };
+        for (case, x, pad, attn, panics) in &cases {
+            if let Some(panics) = panics {
+                let burn_panics =
+                    raw(|| snapshot(enc.forward(input(*x, *pad, *attn).into_burn()))).is_none();
+                assert_eq!(burn_panics, panics[i], "{name}: {case}");
+            }
+            let err = refused(name, case, enc.try_forward(input(*x, *pad, *attn)));
+            assert!(
+                err.path().is_some_and(|p| p.starts_with("layers.0.")),
+                "{name}: {case}: {err}"
+            );
+        }
+    }
+}
