@@ -652,6 +652,18 @@ fn encoder_autoregressive_inference_matches_burn() {
             .unwrap();
         assert_eq!(snapshot(burn), snapshot(ours));
     }
+    // One layer on its own cache, as the encoder runs it.
+    let mut burn_layer = burn::nn::transformer::TransformerEncoderLayerAutoregressiveCache::empty();
+    let mut our_layer = burn::nn::transformer::TransformerEncoderLayerAutoregressiveCache::empty();
+    for seq in 1..3 {
+        let x = t([1, seq, 4], &device);
+        let burn =
+            enc.layers[0].forward_autoregressive_inference(x.clone(), None, None, &mut burn_layer);
+        let ours = enc.layers[0]
+            .try_forward_autoregressive_inference(x, None, None, &mut our_layer)
+            .unwrap();
+        assert_eq!(snapshot(burn), snapshot(ours));
+    }
     let err = refused(
         "flex",
         "wrong width",

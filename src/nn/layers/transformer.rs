@@ -10,6 +10,7 @@ use burn::nn::transformer::{
     TransformerDecoderInput as BurnDecoderInput, TransformerDecoderLayer, TransformerEncoder,
     TransformerEncoderAutoregressiveCache, TransformerEncoderConfig,
     TransformerEncoderInput as BurnEncoderInput, TransformerEncoderLayer,
+    TransformerEncoderLayerAutoregressiveCache,
 };
 use burn::tensor::{Bool, Device, Tensor};
 
@@ -237,7 +238,8 @@ fn check_encoder_layer(
     same_devices("transformer_encoder_layer", &devices)
 }
 
-/// Twin of [`TransformerEncoderLayer::forward`].
+/// Twins of [`TransformerEncoderLayer::forward`] and
+/// [`TransformerEncoderLayer::forward_autoregressive_inference`].
 pub trait TryTransformerEncoderLayer: Sealed {
     /// Fallible twin of [`TransformerEncoderLayer::forward`]: `[batch, seq, d_model]` in and
     /// out.
@@ -273,9 +275,53 @@ pub trait TryTransformerEncoderLayer: Sealed {
         mask_pad: Option<Tensor<2, Bool>>,
         mask_attn: Option<Tensor<3, Bool>>,
     ) -> Result<Tensor<3>>;
+
+    /// Fallible twin of [`TransformerEncoderLayer::forward_autoregressive_inference`].
+    ///
+    /// The input is checked as by [`try_forward`](Self::try_forward); the cache's content is
+    /// private to burn and not checked (see
+    /// [`TryMultiHeadAttention::try_forward_cache`](super::TryMultiHeadAttention::try_forward_cache)).
+    ///
+    /// # Errors
+    ///
+    /// As [`try_forward`](Self::try_forward).
+    ///
+    /// ```
+    /// use burn::nn::transformer::{TransformerEncoderConfig, TransformerEncoderLayerAutoregressiveCache};
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let encoder = TransformerEncoderConfig::new(4, 8, 2, 1).try_init(&device)?;
+    /// let mut cache = TransformerEncoderLayerAutoregressiveCache::empty();
+    /// let x = Tensor::<3>::ones([1, 2, 4], &device);
+    /// let out = encoder.layers[0].try_forward_autoregressive_inference(x, None, None, &mut cache)?;
+    /// assert_eq!(out.dims(), [1, 2, 4]);
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward_autoregressive_inference(
+        &self,
+        input: Tensor<3>,
+        mask_pad: Option<Tensor<2, Bool>>,
+        mask_attn: Option<Tensor<3, Bool>>,
+        cache: &mut TransformerEncoderLayerAutoregressiveCache,
+    ) -> Result<Tensor<3>>;
 }
 
 impl TryTransformerEncoderLayer for TransformerEncoderLayer {
+    fn try_forward_autoregressive_inference(
+        &self,
+        input: Tensor<3>,
+        mask_pad: Option<Tensor<2, Bool>>,
+        mask_attn: Option<Tensor<3, Bool>>,
+        cache: &mut TransformerEncoderLayerAutoregressiveCache,
+    ) -> Result<Tensor<3>> {
+        check_encoder_layer(self, &input, mask_pad.as_ref(), mask_attn.as_ref())?;
+        catch("transformer_encoder_layer", || {
+            self.forward_autoregressive_inference(input, mask_pad, mask_attn, cache)
+        })
+    }
+
     fn try_forward(
         &self,
         input: Tensor<3>,
