@@ -12,8 +12,10 @@
 //! | [`quant`] | burn-backend `quantization/scheme.rs`, burn-std `tensor/quantization.rs` |
 //! | [`pool`] | the sizes burn leaves to the backends in pooling, unfold and fold, and burn-nn's `Same` padding |
 //! | [`layer`] | the asserts of `burn::nn` layers and config `init`s that no tensor op shares |
+//! | [`attention`] | the backends' asserts in `attention` (burn-flex `ops/attention.rs`, burn-backend's `attention_fallback`), the asserts of `MultiHeadAttention`, `LayerNorm` and the transformer layers |
 //! | [`input`] | nothing in burn: what a service promises about a user's input ([`InputSpec`](crate::input::InputSpec)) |
 
+pub mod attention;
 pub mod creation;
 pub mod elementwise;
 pub mod indexing;

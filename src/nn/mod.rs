@@ -91,6 +91,18 @@ mod quantizer;
 mod report;
 
 pub use init::{TryInit, TryInitStateless};
+
+/// The input of [`TryMultiHeadAttention`]: burn's `MhaInput` keeps its tensors private, so
+/// the twin takes this one, built the same way, which becomes burn's on the call.
+pub mod attention {
+    pub use super::layers::attention::MhaInput;
+}
+
+/// The inputs of [`TryTransformerEncoder`] and [`TryTransformerDecoder`]: burn's keep their
+/// tensors private, so the twins take these, built the same way.
+pub mod transformer {
+    pub use super::layers::transformer::{TransformerDecoderInput, TransformerEncoderInput};
+}
 pub use layers::*;
 pub use linear::{InvalidLayer, QuantizedLinear};
 pub use placed::PlacedLinear;

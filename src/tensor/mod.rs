@@ -107,6 +107,7 @@
 //! use burn_guard::tensor::try_zeros;
 //! ```
 
+mod attention;
 mod base;
 mod convert;
 mod creation;
@@ -136,6 +137,7 @@ pub use view::{ExpandSpec, MovedimSpec, PaddingSpec, ReshapeSpec, TryView};
 
 /// Twins of burn's free functions in `burn::tensor::module`: `try_conv2d`, `try_linear`, …
 pub mod module {
+    pub use super::attention::{try_attention, try_attention_fallback};
     pub use super::functions::{
         try_batch_norm, try_batch_norm_train, try_conv_transpose1d, try_conv_transpose2d,
         try_conv_transpose3d, try_conv1d, try_conv2d, try_conv3d, try_deform_conv2d,

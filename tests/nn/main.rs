@@ -9,6 +9,7 @@ mod common;
 mod support;
 
 mod activation;
+mod attention;
 mod conv;
 mod init;
 mod linear;

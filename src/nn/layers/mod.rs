@@ -4,6 +4,7 @@
 pub(crate) mod support;
 
 mod activation;
+pub(crate) mod attention;
 mod conv;
 mod dropout;
 mod embedding;
@@ -11,6 +12,7 @@ mod linear;
 mod misc;
 mod norm;
 mod pool;
+pub(crate) mod transformer;
 
 pub use activation::{
     TryActivation, TryCelu, TryElu, TryGLU, TryGelu, TryHardShrink, TryHardSigmoid, TryHardSwish,
@@ -18,6 +20,7 @@ pub use activation::{
     TrySelu, TryShrink, TrySiLU, TrySigmoid, TrySoftShrink, TrySoftplus, TrySoftsign, TrySwiGlu,
     TryTanh, TryTanhshrink, TryThreshold, TryThresholdedRelu,
 };
+pub use attention::{TryCrossAttention, TryMultiHeadAttention};
 pub use conv::{
     TryConv1d, TryConv2d, TryConv3d, TryConvTranspose1d, TryConvTranspose2d, TryConvTranspose3d,
     TryDeformConv2d,
@@ -37,4 +40,8 @@ pub use pool::{
     TryAdaptiveAvgPool1d, TryAdaptiveAvgPool2d, TryAdaptiveAvgPool3d, TryAvgPool1d, TryAvgPool2d,
     TryFold4d, TryInterpolate1d, TryInterpolate2d, TryMaxPool1d, TryMaxPool2d, TryPixelShuffle,
     TryPixelUnshuffle, TryUnfold4d,
+};
+pub use transformer::{
+    TryPositionWiseFeedForward, TryTransformerDecoder, TryTransformerDecoderLayer,
+    TryTransformerEncoder, TryTransformerEncoderLayer,
 };

@@ -1,0 +1,501 @@
+//! [`burn::nn::attention::MultiHeadAttention`] and [`burn::nn::attention::CrossAttention`],
+//! their configs, and [`MhaInput`], the attention twin's input.
+
+use burn::module::{Module, ModuleVisitor, Param};
+use burn::nn::Linear;
+use burn::nn::attention::{
+    CrossAttention, CrossAttentionCache, CrossAttentionConfig, MhaCache, MhaInput as BurnMhaInput,
+    MhaOutput, MultiHeadAttention, MultiHeadAttentionConfig,
+};
+use burn::tensor::{Bool, Device, Tensor};
+
+use super::support::{Sealed, dims, same_devices};
+use crate::check::attention::{
+    CrossAttentionParams, MhaShapes, cross_attention, mha_heads, mha_input,
+};
+use crate::check::layer::probability;
+use crate::check::module::linear as linear_rule;
+use crate::error::{GuardError, Result, ResultExt};
+use crate::nn::init::TryInit;
+use crate::panic::catch;
+
+impl Sealed for MultiHeadAttention {}
+impl Sealed for MultiHeadAttentionConfig {}
+
+/// The input of [`TryMultiHeadAttention`]: burn's
+/// [`MhaInput`](burn::nn::attention::MhaInput), with the same constructors, whose tensors the
+/// twin can see.
+///
+/// burn's `MhaInput` keeps its tensors private and has no getters, so a twin given one could
+/// not check it. Build this one the same way (`MhaInput::self_attn(x).mask_pad(m)`); it
+/// becomes burn's with [`MhaInput::into_burn`] (or `into()`).
+///
+/// ```
+/// use burn::tensor::{Device, Tensor};
+/// use burn_guard::nn::attention::MhaInput;
+///
+/// let x = Tensor::<3>::ones([2, 3, 4], &Device::flex());
+/// let input = MhaInput::self_attn(x);
+/// assert_eq!(input.query().dims(), [2, 3, 4]);
+/// let burn_input: burn::nn::attention::MhaInput = input.into();
+/// # let _ = burn_input;
+/// ```
+#[derive(Debug, Clone)]
+pub struct MhaInput {
+    query: Tensor<3>,
+    key: Tensor<3>,
+    value: Tensor<3>,
+    mask_pad: Option<Tensor<2, Bool>>,
+    mask_attn: Option<Tensor<3, Bool>>,
+}
+
+impl MhaInput {
+    /// Self-attention: `tensor` `[batch, seq, d_model]` as query, key and value.
+    pub fn self_attn(tensor: Tensor<3>) -> Self {
+        Self::new(tensor.clone(), tensor.clone(), tensor)
+    }
+
+    /// Query `[batch, seq_q, d_model]`, key and value `[batch, seq_k, d_model]`.
+    pub fn new(query: Tensor<3>, key: Tensor<3>, value: Tensor<3>) -> Self {
+        Self {
+            query,
+            key,
+            value,
+            mask_pad: None,
+            mask_attn: None,
+        }
+    }
+
+    /// The padding mask `[batch, seq_k]` (`true` masks a key).
+    #[must_use]
+    pub fn mask_pad(mut self, mask_pad: Tensor<2, Bool>) -> Self {
+        self.mask_pad = Some(mask_pad);
+        self
+    }
+
+    /// The attention mask `[batch, seq_q, seq_k]` (`true` masks a pair).
+    #[must_use]
+    pub fn mask_attn(mut self, mask_attn: Tensor<3, Bool>) -> Self {
+        self.mask_attn = Some(mask_attn);
+        self
+    }
+
+    /// The query.
+    pub fn query(&self) -> &Tensor<3> {
+        &self.query
+    }
+
+    /// The key.
+    pub fn key(&self) -> &Tensor<3> {
+        &self.key
+    }
+
+    /// The value.
+    pub fn value(&self) -> &Tensor<3> {
+        &self.value
+    }
+
+    /// The padding mask, if any.
+    pub fn padding_mask(&self) -> Option<&Tensor<2, Bool>> {
+        self.mask_pad.as_ref()
+    }
+
+    /// The attention mask, if any.
+    pub fn attention_mask(&self) -> Option<&Tensor<3, Bool>> {
+        self.mask_attn.as_ref()
+    }
+
+    /// burn's `MhaInput` with the same tensors.
+    pub fn into_burn(self) -> BurnMhaInput {
+        let mut input = BurnMhaInput::new(self.query, self.key, self.value);
+        if let Some(mask) = self.mask_pad {
+            input = input.mask_pad(mask);
+        }
+        if let Some(mask) = self.mask_attn {
+            input = input.mask_attn(mask);
+        }
+        input
+    }
+}
+
+impl From<MhaInput> for BurnMhaInput {
+    fn from(input: MhaInput) -> Self {
+        input.into_burn()
+    }
+}
+
+const OP: &str = "multi_head_attention";
+
+/// One projection of the attention: `[.., d_model]` in, `[.., n_heads × d_k]` out.
+fn projection(linear: &Linear, input: &[usize], d_model: usize) -> Result<Vec<Device>> {
+    let weight = linear.weight.val();
+    let bias = linear.bias.as_ref().map(|b| b.val());
+    let shapes = linear_rule(
+        "linear",
+        input,
+        &dims(&weight),
+        bias.as_ref().map(dims).as_deref(),
+    )?;
+    if shapes.d_output != d_model {
+        return Err(GuardError::ShapeMismatch {
+            op: OP,
+            rule: "a projection must give d_model = n_heads × d_k features",
+            shapes: vec![dims(&weight), vec![d_model]],
+        });
+    }
+    let mut devices = vec![weight.device()];
+    devices.extend(bias.map(|b| b.device()));
+    Ok(devices)
+}
+
+/// Everything `MultiHeadAttention::forward` (and `forward_cache`) needs of `input`, checked
+/// against the module's own sizes and weights. Errors of a projection carry its field name.
+pub(crate) fn check_mha(
+    mha: &MultiHeadAttention,
+    query: &Tensor<3>,
+    key: &Tensor<3>,
+    value: &Tensor<3>,
+    mask_pad: Option<&Tensor<2, Bool>>,
+    mask_attn: Option<&Tensor<3, Bool>>,
+) -> Result<MhaShapes> {
+    mha_heads(OP, mha.d_model, mha.n_heads, mha.d_k)?;
+    let (q, k, v) = (dims(query), dims(key), dims(value));
+    let pad = mask_pad.map(|m| m.dims().to_vec());
+    let attn = mask_attn.map(|m| m.dims().to_vec());
+    let shapes = mha_input(OP, mha.d_model, &q, &k, &v, pad.as_deref(), attn.as_deref())?;
+    let context = [shapes.batch, shapes.seq_q, mha.d_model];
+    let mut devices = vec![query.device(), key.device(), value.device()];
+    devices.extend(mask_pad.map(Tensor::device));
+    devices.extend(mask_attn.map(Tensor::device));
+    for (name, linear, input) in [
+        ("query", &mha.query, &q[..]),
+        ("key", &mha.key, &k[..]),
+        ("value", &mha.value, &v[..]),
+        ("output", &mha.output, &context[..]),
+    ] {
+        devices.extend(projection(linear, input, mha.d_model).context(name)?);
+    }
+    probability("dropout", "prob", mha.dropout.prob).context("dropout")?;
+    same_devices(OP, &devices)?;
+    Ok(shapes)
+}
+
+impl TryInit for MultiHeadAttentionConfig {
+    type Module = MultiHeadAttention;
+
+    /// Refuses `n_heads = 0` (burn divides by it), a `d_model` that `n_heads` does not divide
+    /// (burn builds the module; its forward panics) and a dropout outside `[0, 1)`.
+    fn try_init(&self, device: &Device) -> Result<MultiHeadAttention> {
+        const INIT: &str = "multi_head_attention_init";
+        let d_k = self.d_model.checked_div(self.n_heads).unwrap_or(0);
+        mha_heads(INIT, self.d_model, self.n_heads, d_k)?;
+        probability(INIT, "dropout", self.dropout)?;
+        catch(INIT, || self.init(device))
+    }
+}
+
+/// Twins of [`MultiHeadAttention::forward`] and [`MultiHeadAttention::forward_cache`].
+pub trait TryMultiHeadAttention: Sealed {
+    /// Fallible twin of [`MultiHeadAttention::forward`], with burn-guard's [`MhaInput`]
+    /// (burn's keeps its tensors private).
+    ///
+    /// Checks, before anything runs: the module's own sizes (`n_heads × d_k = d_model`, none
+    /// 0); query `[batch, seq_q, d_model]`, key and value `[batch, seq_k, d_model]`; the
+    /// padding mask `[batch, seq_k]` and the attention mask `[batch, seq_q, seq_k]` (each
+    /// dimension or 1); each projection's weight (`query`, `key`, `value`, `output`:
+    /// `[d_model, d_model]`, bias `[d_model]`) as [`try_linear`](crate::tensor::module::try_linear)
+    /// does; the dropout probability; one device for all. The rules:
+    /// [`check::attention::mha_heads`](crate::check::attention::mha_heads),
+    /// [`mha_input`](crate::check::attention::mha_input).
+    ///
+    /// Beyond burn, an empty batch or sequence is refused: burn's `Linear` crashes the process
+    /// on Flex for a rank-3 input with batch 0 (a SIGSEGV the backstop cannot catch), and
+    /// NdArray panics on an empty sequence.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) (a projection's under
+    /// its field name: `query: linear: …`), [`GuardError::Empty`](crate::GuardError::Empty),
+    /// [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for the dropout,
+    /// [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
+    ///
+    /// ```
+    /// use burn::nn::attention::MultiHeadAttentionConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::nn::attention::MhaInput;
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let mha = MultiHeadAttentionConfig::new(4, 2).try_init(&device)?;
+    /// let x = Tensor::<3>::ones([2, 3, 4], &device);
+    /// assert_eq!(mha.try_forward(MhaInput::self_attn(x.clone()))?.context.dims(), [2, 3, 4]);
+    /// let pad = Tensor::<2>::zeros([2, 5], &device).equal_elem(1.0);
+    /// let err = mha.try_forward(MhaInput::self_attn(x).mask_pad(pad)).unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward(&self, input: MhaInput) -> Result<MhaOutput>;
+
+    /// Fallible twin of [`MultiHeadAttention::forward_cache`].
+    ///
+    /// The input is checked as by [`try_forward`](Self::try_forward). The cache's content is
+    /// private to burn and is not checked: a cache filled for another batch size or width
+    /// panics in burn's `Tensor::cat` front-end check (before any kernel), which the
+    /// backstop returns as [`GuardError::BackendPanic`](crate::GuardError::BackendPanic);
+    /// burn has emptied the cache by then, so start a new one.
+    ///
+    /// # Errors
+    ///
+    /// As [`try_forward`](Self::try_forward).
+    ///
+    /// ```
+    /// use burn::nn::attention::{MhaCache, MultiHeadAttentionConfig};
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::nn::attention::MhaInput;
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let mha = MultiHeadAttentionConfig::new(4, 2).try_init(&device)?;
+    /// let mut cache = MhaCache::autoregressive();
+    /// let x = Tensor::<3>::ones([1, 2, 4], &device);
+    /// let out = mha.try_forward_cache(MhaInput::self_attn(x), &mut cache)?;
+    /// assert_eq!(out.context.dims(), [1, 2, 4]);
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward_cache(&self, input: MhaInput, cache: &mut MhaCache) -> Result<MhaOutput>;
+}
+
+impl TryMultiHeadAttention for MultiHeadAttention {
+    fn try_forward(&self, input: MhaInput) -> Result<MhaOutput> {
+        check_mha(
+            self,
+            &input.query,
+            &input.key,
+            &input.value,
+            input.mask_pad.as_ref(),
+            input.mask_attn.as_ref(),
+        )?;
+        catch(OP, || self.forward(input.into_burn()))
+    }
+
+    fn try_forward_cache(&self, input: MhaInput, cache: &mut MhaCache) -> Result<MhaOutput> {
+        check_mha(
+            self,
+            &input.query,
+            &input.key,
+            &input.value,
+            input.mask_pad.as_ref(),
+            input.mask_attn.as_ref(),
+        )?;
+        catch(OP, || self.forward_cache(input.into_burn(), cache))
+    }
+}
+
+// ---------------------------------------------------------------- cross attention
+
+impl Sealed for CrossAttention {}
+impl Sealed for CrossAttentionConfig {}
+
+/// The float parameters of a module by path (`query.weight`), with their shapes and devices,
+/// read without initializing a lazy parameter: `CrossAttention` keeps its fields private.
+#[derive(Default)]
+struct ParamShapes {
+    path: Vec<String>,
+    found: Vec<(String, Vec<usize>, Device)>,
+}
+
+impl ModuleVisitor for ParamShapes {
+    fn enter_module(&mut self, name: &str, _container_type: &str) {
+        self.path.push(name.to_owned());
+    }
+
+    fn exit_module(&mut self, _name: &str, _container_type: &str) {
+        self.path.pop();
+    }
+
+    fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
+        self.found.push((
+            self.path.join("."),
+            param.lazy_shape().to_vec(),
+            param.lazy_device(),
+        ));
+    }
+}
+
+impl ParamShapes {
+    fn of(module: &CrossAttention) -> Self {
+        let mut shapes = Self::default();
+        module.visit(&mut shapes);
+        shapes
+    }
+
+    fn shape(&self, path: &str) -> &[usize] {
+        self.found
+            .iter()
+            .find(|(p, _, _)| p == path)
+            .map_or(&[], |(_, shape, _)| shape.as_slice())
+    }
+}
+
+fn check_cross(
+    layer: &CrossAttention,
+    query: &Tensor<3>,
+    context: &Tensor<3>,
+    mask: Option<&Tensor<2, Bool>>,
+) -> Result<()> {
+    const CROSS: &str = "cross_attention";
+    let params = ParamShapes::of(layer);
+    let mask_dims = mask.map(|m| m.dims().to_vec());
+    cross_attention(
+        CROSS,
+        &dims(query),
+        &dims(context),
+        mask_dims.as_deref(),
+        CrossAttentionParams {
+            query: params.shape("query.weight"),
+            key: params.shape("key.weight"),
+            value: params.shape("value.weight"),
+            output: params.shape("output.weight"),
+        },
+    )?;
+    // Each projection's own bias against its weight: the linear rule.
+    for name in ["query", "key", "value", "output"] {
+        let weight = params.shape(&format!("{name}.weight"));
+        let bias_path = format!("{name}.bias");
+        let bias = params
+            .found
+            .iter()
+            .find(|(p, _, _)| *p == bias_path)
+            .map(|(_, s, _)| s.as_slice());
+        let input = [1, weight.first().copied().unwrap_or(0)];
+        linear_rule("linear", &input, weight, bias).context(name)?;
+    }
+    let mut devices = vec![query.device(), context.device()];
+    devices.extend(mask.map(Tensor::device));
+    devices.extend(params.found.into_iter().map(|(_, _, device)| device));
+    same_devices(CROSS, &devices)
+}
+
+impl TryInit for CrossAttentionConfig {
+    type Module = CrossAttention;
+
+    /// Refuses what `init` asserts (`n_heads_kv` dividing `n_heads`, a 0 included), no head or
+    /// head width (beyond burn: the forward's reshapes fail on them), and a dropout outside
+    /// `[0, 1)`.
+    fn try_init(&self, device: &Device) -> Result<CrossAttention> {
+        const INIT: &str = "cross_attention_init";
+        if self.n_heads == 0 || self.n_heads_kv == 0 || self.d_head == 0 {
+            return Err(GuardError::Empty {
+                op: INIT,
+                rule: "n_heads, n_heads_kv and d_head must not be 0",
+                shape: vec![self.n_heads, self.n_heads_kv, self.d_head],
+                dim: None,
+            });
+        }
+        if !self.n_heads.is_multiple_of(self.n_heads_kv) {
+            return Err(GuardError::ShapeMismatch {
+                op: INIT,
+                rule: "n_heads_kv must divide n_heads",
+                shapes: vec![vec![self.n_heads], vec![self.n_heads_kv]],
+            });
+        }
+        probability(INIT, "dropout", self.dropout)?;
+        catch(INIT, || self.init(device))
+    }
+}
+
+/// Twins of [`CrossAttention::forward`] and [`CrossAttention::forward_cache`].
+pub trait TryCrossAttention: Sealed {
+    /// Fallible twin of [`CrossAttention::forward`]: `query` `[batch, seq_q, d_model]`,
+    /// `context` `[batch, seq_k, d_context]`, `mask` `[batch, seq_k]`.
+    ///
+    /// burn keeps the module's fields private; the twin reads its parameters' shapes with a
+    /// module visitor and checks the input against them
+    /// ([`check::attention::cross_attention`](crate::check::attention::cross_attention)),
+    /// each projection's bias (the linear rule, under its field name) and the devices. The
+    /// head split and the dropout probability are private and not checked.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch),
+    /// [`GuardError::Empty`](crate::GuardError::Empty) (an empty batch or sequence, beyond
+    /// burn), [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
+    ///
+    /// ```
+    /// use burn::nn::attention::CrossAttentionConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let layer = CrossAttentionConfig::new(4, 6, 2, 1, 3).try_init(&device)?;
+    /// let q = Tensor::<3>::ones([2, 3, 4], &device);
+    /// let out = layer.try_forward(q.clone(), Tensor::ones([2, 5, 6], &device), None)?;
+    /// assert_eq!(out.dims(), [2, 3, 4]);
+    /// let err = layer.try_forward(q, Tensor::ones([1, 5, 6], &device), None).unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward(
+        &self,
+        query: Tensor<3>,
+        context: Tensor<3>,
+        mask: Option<Tensor<2, Bool>>,
+    ) -> Result<Tensor<3>>;
+
+    /// Fallible twin of [`CrossAttention::forward_cache`].
+    ///
+    /// The input is checked as by [`try_forward`](Self::try_forward). A filled cache holds the
+    /// key and value of an earlier context, private to burn: a mask must match that context's
+    /// length, which the twin cannot see (burn's reshape panics in its front-end check, before
+    /// any kernel, and the backstop returns it).
+    ///
+    /// # Errors
+    ///
+    /// As [`try_forward`](Self::try_forward).
+    ///
+    /// ```
+    /// use burn::nn::attention::{CrossAttentionCache, CrossAttentionConfig};
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let layer = CrossAttentionConfig::new(4, 6, 2, 1, 3).try_init(&device)?;
+    /// let mut cache = CrossAttentionCache::new();
+    /// let context = Tensor::<3>::ones([1, 5, 6], &device);
+    /// let out = layer.try_forward_cache(Tensor::ones([1, 2, 4], &device), context, None, &mut cache)?;
+    /// assert_eq!(out.dims(), [1, 2, 4]);
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward_cache(
+        &self,
+        query: Tensor<3>,
+        context: Tensor<3>,
+        mask: Option<Tensor<2, Bool>>,
+        cache: &mut CrossAttentionCache,
+    ) -> Result<Tensor<3>>;
+}
+
+impl TryCrossAttention for CrossAttention {
+    fn try_forward(
+        &self,
+        query: Tensor<3>,
+        context: Tensor<3>,
+        mask: Option<Tensor<2, Bool>>,
+    ) -> Result<Tensor<3>> {
+        check_cross(self, &query, &context, mask.as_ref())?;
+        catch("cross_attention", || self.forward(query, context, mask))
+    }
+
+    fn try_forward_cache(
+        &self,
+        query: Tensor<3>,
+        context: Tensor<3>,
+        mask: Option<Tensor<2, Bool>>,
+        cache: &mut CrossAttentionCache,
+    ) -> Result<Tensor<3>> {
+        check_cross(self, &query, &context, mask.as_ref())?;
+        catch("cross_attention", || {
+            self.forward_cache(query, context, mask, cache)
+        })
+    }
+}
