@@ -9,6 +9,7 @@
 //! | [`shape`] | burn-tensor `TensorCheck` (`src/tensor/api/check.rs`) and `unwrap_dim_index` |
 //! | [`view`], [`indexing`], [`elementwise`], [`reduce`], [`module`], [`creation`] | burn-tensor `TensorCheck` and the asserts of each family's methods |
 //! | [`quant`] | burn-backend `quantization/scheme.rs`, burn-std `tensor/quantization.rs` |
+//! | [`loss`] | burn-tensor `module::ctc_loss` and the backend's CTC recursion; the asserts of `burn::nn::loss` modules and their configs |
 //! | [`layer`] | the asserts of `burn::nn` layers and config `init`s that no tensor op shares |
 //! | [`input`] | nothing in burn: what a service promises about a user's input ([`InputSpec`](crate::input::InputSpec)) |
 
@@ -17,6 +18,7 @@ pub mod elementwise;
 pub mod indexing;
 pub mod input;
 pub mod layer;
+pub mod loss;
 pub mod module;
 pub mod quant;
 pub mod reduce;

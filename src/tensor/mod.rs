@@ -110,6 +110,7 @@
 mod base;
 mod convert;
 mod creation;
+mod ctc;
 mod elementwise;
 mod functions;
 mod indexing;
@@ -119,6 +120,8 @@ mod reduce;
 mod view;
 
 pub use base::TryTensor;
+pub(crate) use base::read_indices;
+pub(crate) use ctc::check_ctc;
 pub use creation::{
     CheckedRead, TryConvert, TryConvertFloat, TryCreate, TryCreateBool, TryCreateFloat,
     TryCreateInt, TryCreateMatrix, TryCreateNumeric, TryCreateRange, try_transaction_register,
@@ -139,6 +142,7 @@ pub mod module {
         try_conv_transpose3d, try_conv1d, try_conv2d, try_conv3d, try_deform_conv2d,
         try_interpolate, try_linear,
     };
+    pub use super::ctc::try_ctc_loss;
 }
 
 /// Twins of burn's free functions in `burn::tensor::activation`: `try_softmax`, …

@@ -5,6 +5,13 @@ pub(crate) mod support;
 
 mod dropout;
 mod linear;
+mod loss;
 
 pub use dropout::TryDropout;
 pub use linear::TryLinear;
+pub use loss::{
+    TryBinaryCrossEntropyLoss, TryCTCLoss, TryCosineEmbeddingLoss, TryCrossEntropyLoss,
+    TryGaussianNLLLoss, TryHingeEmbeddingLoss, TryHuberLoss, TryKLDivLoss, TryLpLoss,
+    TryMarginRankingLoss, TryMseLoss, TryMultiMarginLoss, TryPoissonNllLoss, TryRNNTLoss,
+    TrySmoothL1Loss, TrySoftMarginLoss, TryTripletMarginLoss,
+};
