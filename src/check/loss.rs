@@ -170,7 +170,8 @@ pub fn ctc_target_lengths(
 
 /// `RNNTLoss::forward(logits [B, T, U+1, V], targets [B, U], logit_lengths [B],
 /// target_lengths [B])`, shapes: burn asserts the three shapes and `blank < V`; its lattice
-/// needs `U + 1 >= 1` (it computes `U` as `(U + 1) - 1`) and a first time step (`T >= 1`).
+/// needs `U >= 1` (it computes `U` as `(U + 1) - 1`, and Flex's gather over an empty label
+/// slice panics) and a first time step (`T >= 1`).
 /// `blank` is `None` where the module does not expose it.
 ///
 /// # Errors
@@ -211,14 +212,17 @@ pub fn rnnt(
             Limit::Below((vocab as f64).into()),
         ));
     }
-    let Some(labels) = labels_plus_one.checked_sub(1) else {
+    let labels = labels_plus_one.saturating_sub(1);
+    if labels == 0 {
+        // Flex's gather over the empty label slice panics; burn's own `U = (U + 1) - 1`
+        // underflows at U + 1 = 0.
         return Err(GuardError::Empty {
             op,
-            rule: "logits' label axis (U + 1) needs at least one position",
+            rule: "logits' label axis (U + 1) needs at least two positions (U >= 1)",
             shape: logits.to_vec(),
             dim: Some(2),
         });
-    };
+    }
     exact(
         op,
         "targets must be [B, U] for logits [B, T, U + 1, V]",
@@ -348,6 +352,31 @@ pub fn class_targets(op: &'static str, scores: &[usize], targets: &[usize]) -> R
     }
 }
 
+/// `CrossEntropyLoss` on logits: burn's `log_softmax` over the class axis reduces it (a max
+/// first), which the backends refuse when it is empty.
+///
+/// # Errors
+///
+/// [`GuardError::Empty`] for `[batch, 0]` logits.
+///
+/// ```
+/// use burn_guard::check::loss::class_axis;
+/// assert!(class_axis("cross_entropy_loss", &[0, 3]).is_ok());
+/// assert!(class_axis("cross_entropy_loss", &[0, 0]).is_err());
+/// ```
+pub fn class_axis(op: &'static str, logits: &[usize]) -> Result<()> {
+    if logits.get(1) == Some(&0) {
+        Err(GuardError::Empty {
+            op,
+            rule: "log_softmax needs a non-empty class axis",
+            shape: logits.to_vec(),
+            dim: Some(1),
+        })
+    } else {
+        Ok(())
+    }
+}
+
 /// Per-class weights: one per class (`CrossEntropyLoss` reshapes them to `[1, classes]` when
 /// smoothing and gathers them by class id; `BinaryCrossEntropyLoss` asserts it for rank > 1).
 ///
@@ -412,6 +441,58 @@ pub fn elementwise(op: &'static str, operands: &[&[usize]]) -> Result<Vec<usize>
         out = shape::broadcast(op, &out, operand)?;
     }
     Ok(out)
+}
+
+/// `HingeEmbeddingLoss`: burn selects with `mask_where(target == 1)`, whose output takes the
+/// mask's (the target's) shape; NdArray broadcasts the input to it and panics where it
+/// cannot. Refused on every backend (Flex broadcasts both ways): the input must equal the
+/// target's shape or be 1 in each dim where it differs.
+///
+/// # Errors
+///
+/// [`GuardError::ShapeMismatch`] with both shapes.
+///
+/// ```
+/// use burn_guard::check::loss::broadcasts_to;
+/// assert!(broadcasts_to("hinge_embedding_loss", &[1, 3], &[2, 3]).is_ok());
+/// assert!(broadcasts_to("hinge_embedding_loss", &[2, 3], &[1, 3]).is_err());
+/// ```
+pub fn broadcasts_to(op: &'static str, input: &[usize], target: &[usize]) -> Result<()> {
+    let fits = input.len() == target.len()
+        && input.iter().zip(target).all(|(&i, &t)| i == t || i == 1);
+    if fits {
+        Ok(())
+    } else {
+        Err(GuardError::ShapeMismatch {
+            op,
+            rule: "the input must broadcast to the target's shape (the selection mask's shape)",
+            shapes: vec![input.to_vec(), target.to_vec()],
+        })
+    }
+}
+
+/// A tensor that burn `expand`s a parameter to (`BinaryCrossEntropyLoss`'s weights):
+/// `expand` refuses a zero size.
+///
+/// # Errors
+///
+/// [`GuardError::Empty`] naming the first empty dim.
+///
+/// ```
+/// use burn_guard::check::loss::expand_target;
+/// assert!(expand_target("binary_cross_entropy_loss", &[2, 3]).is_ok());
+/// assert!(expand_target("binary_cross_entropy_loss", &[0, 3]).is_err());
+/// ```
+pub fn expand_target(op: &'static str, shape: &[usize]) -> Result<()> {
+    match shape.iter().position(|&size| size == 0) {
+        Some(dim) => Err(GuardError::Empty {
+            op,
+            rule: "weights cannot be expanded to a shape with a zero size",
+            shape: shape.to_vec(),
+            dim: Some(dim),
+        }),
+        None => Ok(()),
+    }
 }
 
 /// The `Reduction` a loss's `forward` accepts: `Mean`, `Sum` or `Auto`; every loss but

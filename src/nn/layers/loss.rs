@@ -176,7 +176,8 @@ pub trait TryBinaryCrossEntropyLoss: Sealed {
     /// one shape → the mean loss `[1]`.
     ///
     /// Checks burn's asserts: targets of the logits' shape, and for rank > 1 one weight per
-    /// class (the last dim). For rank 1 with weights, burn gathers the weights by target
+    /// class (the last dim); with weights, no empty dim (burn expands the weights to the
+    /// targets' shape, and `expand` refuses a zero size). For rank 1 with weights, burn gathers the weights by target
     /// value: the targets are read (one synchronous read) and must be in `0..weights`;
     /// [`value_reads::vouched`](crate::value_reads::vouched) skips the read.
     ///
@@ -221,6 +222,7 @@ impl TryBinaryCrossEntropyLoss for BinaryCrossEntropyLoss {
         if let Some(weights) = &self.weights {
             devices.push(weights.device());
             let [count] = weights.dims();
+            rules::expand_target(OP, &dims)?;
             match dims.last() {
                 Some(&classes) if D > 1 => rules::class_weights(OP, &[count], classes)?,
                 _ => rules::class_ids(OP, &read_indices(OP, &targets)?, count, 0)?,
@@ -330,7 +332,8 @@ pub trait TryCrossEntropyLoss: Sealed {
     /// Fallible twin of [`CrossEntropyLoss::forward`]: `[batch, classes]` logits (or
     /// probabilities) and `[batch]` class ids → the mean loss `[1]`.
     ///
-    /// Checks burn's assert (targets `[batch]`), the module's weights (one per class: burn
+    /// Checks burn's assert (targets `[batch]`), a non-empty class axis for logits (burn's
+    /// `log_softmax` reduces it), the module's weights (one per class: burn
     /// reshapes them to `[1, classes]` when smoothing; without smoothing it gathers them by
     /// class id and silently ignores extra ones, refused here too by the rule
     /// `weights must hold one value per class`), and the devices. The class ids are read (one
@@ -366,6 +369,9 @@ impl TryCrossEntropyLoss for CrossEntropyLoss {
         let dims = logits.dims();
         let [_, classes] = dims;
         rules::class_targets(OP, &dims, &targets.dims())?;
+        if self.logits {
+            rules::class_axis(OP, &dims)?;
+        }
         let mut devices = vec![logits.device(), targets.device()];
         if let Some(weights) = &self.weights {
             rules::class_weights(OP, &weights.dims(), classes)?;
@@ -526,6 +532,7 @@ macro_rules! elementwise_loss {
     (
         $module:ident, $trait:ident, $op:literal, batch_mean: $batch_mean:literal,
         ($($arg:ident),+), $what:literal, $example:literal
+        , extra: $extra:path, $extra_doc:literal
     ) => {
         impl Sealed for $module {}
 
@@ -537,6 +544,7 @@ macro_rules! elementwise_loss {
             ///
             /// Checks that the operands broadcast (burn combines them element-wise) and share
             /// a device, and the reduction.
+            #[doc = $extra_doc]
             ///
             /// # Errors
             ///
@@ -576,6 +584,7 @@ macro_rules! elementwise_loss {
                     rules::reduction(OP, &reduction)?;
                 }
                 elementwise(OP, &[$(&$arg),+])?;
+                $extra(OP, &[$(&$arg),+])?;
                 catch(OP, || self.forward($($arg,)+ reduction))
             }
 
@@ -585,6 +594,7 @@ macro_rules! elementwise_loss {
             ) -> Result<Tensor<D>> {
                 const OP: &str = $op;
                 elementwise(OP, &[$(&$arg),+])?;
+                $extra(OP, &[$(&$arg),+])?;
                 catch(OP, || self.forward_no_reduction($($arg),+))
             }
         }
@@ -606,8 +616,22 @@ assert_eq!(loss.try_forward(x.clone(), x.clone(), x.clone(), Reduction::Mean)?.d
 assert!(loss.try_forward(x.clone(), x.clone(), Tensor::ones([2, 2], &device), Reduction::Mean).is_err());
 assert!(loss.try_forward(x.clone(), x.clone(), x, Reduction::BatchMean).is_err());
 # Ok::<(), GuardError>(())
-```"
+```",
+    extra: no_extra, ""
 );
+
+/// `HingeEmbeddingLoss`'s selection: see [`rules::broadcasts_to`].
+fn hinge_shapes<const D: usize>(op: &'static str, operands: &[&Tensor<D>]) -> Result<()> {
+    match operands {
+        [input, target] => rules::broadcasts_to(op, &input.dims(), &target.dims()),
+        _ => Ok(()),
+    }
+}
+
+/// No rule beyond the broadcast.
+fn no_extra<const D: usize>(_: &'static str, _: &[&Tensor<D>]) -> Result<()> {
+    Ok(())
+}
 
 elementwise_loss!(
     HingeEmbeddingLoss, TryHingeEmbeddingLoss, "hinge_embedding_loss", batch_mean: false,
@@ -623,7 +647,11 @@ let x = Tensor::<2>::ones([2, 3], &device);
 assert_eq!(loss.try_forward(x.clone(), x.clone(), Reduction::Sum)?.dims(), [1]);
 assert!(loss.try_forward(x, Tensor::ones([3, 3], &device), Reduction::Sum).is_err());
 # Ok::<(), GuardError>(())
-```"
+```",
+    extra: hinge_shapes,
+    "Beyond burn: the input must broadcast to the target's shape (rule `the input must \
+    broadcast to the target's shape`): burn's `mask_where` takes the target's shape, and \
+    NdArray panics on an input it cannot broadcast to it."
 );
 
 elementwise_loss!(
@@ -640,7 +668,8 @@ let x = Tensor::<2>::full([2, 3], 0.5, &device);
 assert_eq!(loss.try_forward(x.clone(), x.clone(), Reduction::BatchMean)?.dims(), [1]);
 assert!(loss.try_forward(x, Tensor::ones([2, 2], &device), Reduction::Sum).is_err());
 # Ok::<(), GuardError>(())
-```"
+```",
+    extra: no_extra, ""
 );
 
 elementwise_loss!(
@@ -657,7 +686,8 @@ let x = Tensor::<1>::ones([3], &device);
 assert_eq!(loss.try_forward(x.clone(), x.clone(), x.clone(), Reduction::Mean)?.dims(), [1]);
 assert!(loss.try_forward(x.clone(), x, Tensor::ones([2], &device), Reduction::Mean).is_err());
 # Ok::<(), GuardError>(())
-```"
+```",
+    extra: no_extra, ""
 );
 
 elementwise_loss!(
@@ -673,7 +703,8 @@ let x = Tensor::<2>::ones([2, 3], &device);
 assert_eq!(MseLoss::new().try_forward(x.clone(), x.clone(), Reduction::Mean)?.dims(), [1]);
 assert!(MseLoss::new().try_forward(x, Tensor::ones([2, 2], &device), Reduction::Mean).is_err());
 # Ok::<(), GuardError>(())
-```"
+```",
+    extra: no_extra, ""
 );
 
 elementwise_loss!(
@@ -689,7 +720,8 @@ let x = Tensor::<2>::ones([2, 3], &device);
 assert_eq!(SoftMarginLoss::new().try_forward(x.clone(), x.clone(), Reduction::Sum)?.dims(), [1]);
 assert!(SoftMarginLoss::new().try_forward(x, Tensor::ones([2, 2], &device), Reduction::Sum).is_err());
 # Ok::<(), GuardError>(())
-```"
+```",
+    extra: no_extra, ""
 );
 
 // ------------------------------------------------------------------------------ Huber
@@ -1184,7 +1216,7 @@ pub trait TryRNNTLoss: Sealed {
     /// `logit_lengths [B]`, `target_lengths [B]` → the per-sample loss `[B]`.
     ///
     /// Checks burn's asserts (the three shapes, `blank < V`), that the lattice has a first
-    /// time step and a label axis (`T >= 1`, `U + 1 >= 1`), the devices, and by one
+    /// time step and a label (`T >= 1`, `U >= 1`), the devices, and by one
     /// synchronous read each of `targets`, `logit_lengths` and `target_lengths` (skipped
     /// inside [`value_reads::vouched`](crate::value_reads::vouched)) what burn gathers with:
     /// target ids in `0..V`, logit lengths in `1..=T`, target lengths in `0..=U`.
