@@ -67,7 +67,8 @@ pub fn ctc(
             shape: log_probs.to_vec(),
         });
     };
-    const BATCH: &str = "targets [N, S], input_lengths [N] and target_lengths [N] must share log_probs' batch N";
+    const BATCH: &str =
+        "targets [N, S], input_lengths [N] and target_lengths [N] must share log_probs' batch N";
     if targets.first() != Some(&batch) {
         return Err(GuardError::ShapeMismatch {
             op,
@@ -299,7 +300,7 @@ pub fn rnnt_lengths(
 /// assert!(non_negative_values("poisson_nll_loss", "targets", &[0.0, -2.0]).is_err());
 /// ```
 pub fn non_negative_values(op: &'static str, name: &'static str, values: &[f32]) -> Result<()> {
-    match values.iter().find(|&&v| !(v >= 0.0)) {
+    match values.iter().find(|&&v| v.is_nan() || v < 0.0) {
         Some(&v) => Err(out_of_range(
             op,
             "values must be at least 0",
@@ -458,8 +459,8 @@ pub fn elementwise(op: &'static str, operands: &[&[usize]]) -> Result<Vec<usize>
 /// assert!(broadcasts_to("hinge_embedding_loss", &[2, 3], &[1, 3]).is_err());
 /// ```
 pub fn broadcasts_to(op: &'static str, input: &[usize], target: &[usize]) -> Result<()> {
-    let fits = input.len() == target.len()
-        && input.iter().zip(target).all(|(&i, &t)| i == t || i == 1);
+    let fits =
+        input.len() == target.len() && input.iter().zip(target).all(|(&i, &t)| i == t || i == 1);
     if fits {
         Ok(())
     } else {
@@ -607,7 +608,7 @@ pub fn smoothing(op: &'static str, value: f32) -> Result<()> {
 /// assert!(positive_weights("cross_entropy_loss_init", &[1.0, 0.0]).is_err());
 /// ```
 pub fn positive_weights(op: &'static str, weights: &[f32]) -> Result<()> {
-    match weights.iter().find(|&&w| !(w > 0.0)) {
+    match weights.iter().find(|&&w| w.is_nan() || w <= 0.0) {
         Some(&w) => Err(out_of_range(
             op,
             "class weights must be above 0",

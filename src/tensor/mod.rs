@@ -121,11 +121,11 @@ mod view;
 
 pub use base::TryTensor;
 pub(crate) use base::read_indices;
-pub(crate) use ctc::check_ctc;
 pub use creation::{
     CheckedRead, TryConvert, TryConvertFloat, TryCreate, TryCreateBool, TryCreateFloat,
     TryCreateInt, TryCreateMatrix, TryCreateNumeric, TryCreateRange, try_transaction_register,
 };
+pub(crate) use ctc::check_ctc;
 pub use elementwise::{
     TryElementwise, TryElementwiseFloat, TryElementwiseInt, TryElementwiseVector,
 };
@@ -137,12 +137,12 @@ pub use view::{ExpandSpec, MovedimSpec, PaddingSpec, ReshapeSpec, TryView};
 
 /// Twins of burn's free functions in `burn::tensor::module`: `try_conv2d`, `try_linear`, …
 pub mod module {
+    pub use super::ctc::try_ctc_loss;
     pub use super::functions::{
         try_batch_norm, try_batch_norm_train, try_conv_transpose1d, try_conv_transpose2d,
         try_conv_transpose3d, try_conv1d, try_conv2d, try_conv3d, try_deform_conv2d,
         try_interpolate, try_linear,
     };
-    pub use super::ctc::try_ctc_loss;
 }
 
 /// Twins of burn's free functions in `burn::tensor::activation`: `try_softmax`, …

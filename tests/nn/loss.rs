@@ -10,17 +10,16 @@
 //!   batch is not `log_probs`' (`must share log_probs' batch N`): the `CTCLoss` module
 //!   asserts it; the function computes on Flex.
 //! - `RNNTLoss` lengths out of range (`each target length must be in 0..=U`, `each logit length
-//!   must be in 1..=T`) and `U = 0`: Flex panics, NdArray's `gather_nd` reads out of bounds and
+//!   must be in 1..=T`): Flex panics, NdArray's `gather_nd` reads out of bounds and
 //!   returns a number (see `RNNT_BEYOND`).
 //! - `CTCLoss` lengths in release builds only (burn asserts them under `debug_assertions`,
 //!   which these tests run with, so parity holds here).
 
 use burn::nn::loss::{
-    BinaryCrossEntropyLossConfig, CTCLossConfig, CosineEmbeddingLossConfig,
-    CrossEntropyLossConfig, GaussianNLLLossConfig, HingeEmbeddingLossConfig, HuberLossConfig,
-    KLDivLossConfig, LpLossConfig, MarginRankingLossConfig, MseLoss, MultiMarginLossConfig,
-    PoissonNllLossConfig, RNNTLossConfig, Reduction, SmoothL1LossConfig, SoftMarginLoss,
-    TripletMarginLossConfig,
+    BinaryCrossEntropyLossConfig, CTCLossConfig, CosineEmbeddingLossConfig, CrossEntropyLossConfig,
+    GaussianNLLLossConfig, HingeEmbeddingLossConfig, HuberLossConfig, KLDivLossConfig,
+    LpLossConfig, MarginRankingLossConfig, MseLoss, MultiMarginLossConfig, PoissonNllLossConfig,
+    RNNTLossConfig, Reduction, SmoothL1LossConfig, SoftMarginLoss, TripletMarginLossConfig,
 };
 use burn::tensor::module::ctc_loss;
 use burn::tensor::{Device, Int, Tensor, TensorData};
@@ -72,12 +71,11 @@ impl<const D: usize> Sigmoid for Tensor<D> {
     }
 }
 
-/// `RNNTLoss` refusals where NdArray returns a number (its `gather_nd` reads out of bounds; an
-/// empty label axis it computes) and Flex panics.
+/// `RNNTLoss` refusals where NdArray returns a number (its `gather_nd` reads out of bounds)
+/// and Flex panics.
 const RNNT_BEYOND: &[&str] = &[
     "each target length must be in 0..=U",
     "each logit length must be in 1..=T",
-    "needs at least two positions",
 ];
 
 /// A refusal beyond burn, by the named `rule`: where ours refuses by it, the outcome compared
@@ -146,9 +144,21 @@ elementwise_parity!(soft_margin_parity, SoftMarginLoss::new(), (a, b));
 elementwise_parity!(kl_div_parity, KLDivLossConfig::new().init(), (a, b));
 elementwise_parity!(huber_parity, HuberLossConfig::new(0.5).init(), (a, b));
 elementwise_parity!(lp_parity, LpLossConfig::new(3.0).init(), (a, b));
-elementwise_parity!(gaussian_nll_parity, GaussianNLLLossConfig::new().init(), (a, b, c));
-elementwise_parity!(margin_ranking_parity, MarginRankingLossConfig::new().init(), (a, b, c));
-elementwise_parity!(poisson_nll_parity, PoissonNllLossConfig::new().with_log_input(false).init(), (a, b));
+elementwise_parity!(
+    gaussian_nll_parity,
+    GaussianNLLLossConfig::new().init(),
+    (a, b, c)
+);
+elementwise_parity!(
+    margin_ranking_parity,
+    MarginRankingLossConfig::new().init(),
+    (a, b, c)
+);
+elementwise_parity!(
+    poisson_nll_parity,
+    PoissonNllLossConfig::new().with_log_input(false).init(),
+    (a, b)
+);
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
@@ -349,84 +359,423 @@ fn loss_bad_inputs_are_refused_by_checks() {
         let d = &d;
         let x23 = || floats([2, 3], 0.0, d);
         let x22 = || floats([2, 2], 0.0, d);
-        let kind = |case: &str, result: Result<Tensor<1>, GuardError>| refused(name, case, result).kind();
+        let kind =
+            |case: &str, result: Result<Tensor<1>, GuardError>| refused(name, case, result).kind();
 
-        assert_eq!(kind("mse shapes", MseLoss::new().try_forward(x23(), x22(), Reduction::Mean)), ErrorKind::ShapeMismatch);
-        assert_eq!(kind("mse batch mean", MseLoss::new().try_forward(x23(), x23(), Reduction::BatchMean)), ErrorKind::InvalidArgument);
-        assert_eq!(kind("soft margin shapes", SoftMarginLoss::new().try_forward(x23(), x22(), Reduction::Sum)), ErrorKind::ShapeMismatch);
-        assert_eq!(kind("hinge shapes", HingeEmbeddingLossConfig::new().init().try_forward(x23(), x22(), Reduction::Sum)), ErrorKind::ShapeMismatch);
-        assert_eq!(kind("kl shapes", KLDivLossConfig::new().init().try_forward(x23(), x22(), Reduction::BatchMean)), ErrorKind::ShapeMismatch);
-        assert_eq!(kind("huber shapes", HuberLossConfig::new(1.0).init().try_forward(x23(), x22(), Reduction::Sum)), ErrorKind::ShapeMismatch);
-        assert_eq!(kind("lp shapes", LpLossConfig::l1().try_forward(x23(), x22(), Reduction::Sum)), ErrorKind::ShapeMismatch);
         assert_eq!(
-            refused(name, "lp reduce dim", LpLossConfig::l1().try_forward_reduce_dims(x23(), x23(), &[2])).kind(),
+            kind(
+                "mse shapes",
+                MseLoss::new().try_forward(x23(), x22(), Reduction::Mean)
+            ),
+            ErrorKind::ShapeMismatch
+        );
+        assert_eq!(
+            kind(
+                "mse batch mean",
+                MseLoss::new().try_forward(x23(), x23(), Reduction::BatchMean)
+            ),
+            ErrorKind::InvalidArgument
+        );
+        assert_eq!(
+            kind(
+                "soft margin shapes",
+                SoftMarginLoss::new().try_forward(x23(), x22(), Reduction::Sum)
+            ),
+            ErrorKind::ShapeMismatch
+        );
+        assert_eq!(
+            kind(
+                "hinge shapes",
+                HingeEmbeddingLossConfig::new()
+                    .init()
+                    .try_forward(x23(), x22(), Reduction::Sum)
+            ),
+            ErrorKind::ShapeMismatch
+        );
+        assert_eq!(
+            kind(
+                "kl shapes",
+                KLDivLossConfig::new()
+                    .init()
+                    .try_forward(x23(), x22(), Reduction::BatchMean)
+            ),
+            ErrorKind::ShapeMismatch
+        );
+        assert_eq!(
+            kind(
+                "huber shapes",
+                HuberLossConfig::new(1.0)
+                    .init()
+                    .try_forward(x23(), x22(), Reduction::Sum)
+            ),
+            ErrorKind::ShapeMismatch
+        );
+        assert_eq!(
+            kind(
+                "lp shapes",
+                LpLossConfig::l1().try_forward(x23(), x22(), Reduction::Sum)
+            ),
+            ErrorKind::ShapeMismatch
+        );
+        assert_eq!(
+            refused(
+                name,
+                "lp reduce dim",
+                LpLossConfig::l1().try_forward_reduce_dims(x23(), x23(), &[2])
+            )
+            .kind(),
             ErrorKind::DimOutOfRange
         );
         assert_eq!(
-            refused(name, "smooth l1 shapes", SmoothL1LossConfig::new().init().try_forward(x23(), x22())).kind(),
+            refused(
+                name,
+                "smooth l1 shapes",
+                SmoothL1LossConfig::new().init().try_forward(x23(), x22())
+            )
+            .kind(),
             ErrorKind::ShapeMismatch
         );
-        assert_eq!(kind("gaussian var shape", GaussianNLLLossConfig::new().init().try_forward(x23(), x23(), x22(), Reduction::Mean)), ErrorKind::ShapeMismatch);
-        assert_eq!(kind("margin ranking target", MarginRankingLossConfig::new().init().try_forward(x23(), x23(), x22(), Reduction::Mean)), ErrorKind::ShapeMismatch);
-        assert_eq!(kind("triplet negative", TripletMarginLossConfig::new().init().try_forward(x23(), x23(), x22(), Reduction::Mean)), ErrorKind::ShapeMismatch);
+        assert_eq!(
+            kind(
+                "gaussian var shape",
+                GaussianNLLLossConfig::new().init().try_forward(
+                    x23(),
+                    x23(),
+                    x22(),
+                    Reduction::Mean
+                )
+            ),
+            ErrorKind::ShapeMismatch
+        );
+        assert_eq!(
+            kind(
+                "margin ranking target",
+                MarginRankingLossConfig::new().init().try_forward(
+                    x23(),
+                    x23(),
+                    x22(),
+                    Reduction::Mean
+                )
+            ),
+            ErrorKind::ShapeMismatch
+        );
+        assert_eq!(
+            kind(
+                "triplet negative",
+                TripletMarginLossConfig::new().init().try_forward(
+                    x23(),
+                    x23(),
+                    x22(),
+                    Reduction::Mean
+                )
+            ),
+            ErrorKind::ShapeMismatch
+        );
         let poisson = PoissonNllLossConfig::new().init();
-        assert_eq!(kind("poisson shapes", poisson.try_forward(x23(), floats([2, 1], 6.0, d), Reduction::Sum)), ErrorKind::ShapeMismatch);
-        assert_eq!(kind("poisson negative target", poisson.try_forward(x23(), x23(), Reduction::Sum)), ErrorKind::OutOfRange);
+        assert_eq!(
+            kind(
+                "poisson shapes",
+                poisson.try_forward(x23(), floats([2, 1], 6.0, d), Reduction::Sum)
+            ),
+            ErrorKind::ShapeMismatch
+        );
+        assert_eq!(
+            kind(
+                "poisson negative target",
+                poisson.try_forward(x23(), x23(), Reduction::Sum)
+            ),
+            ErrorKind::OutOfRange
+        );
 
         let cosine = CosineEmbeddingLossConfig::new().init();
         let pm = |n: usize| ints([n], &[1, -1], |v| v, d);
-        assert_eq!(kind("cosine dim", cosine.try_forward(x23(), x22(), pm(2))), ErrorKind::ShapeMismatch);
-        assert_eq!(kind("cosine target batch", cosine.try_forward(x23(), x23(), pm(3))), ErrorKind::ShapeMismatch);
-        let cosine_bm = CosineEmbeddingLossConfig::new().with_reduction(Reduction::BatchMean).init();
-        assert_eq!(kind("cosine batch mean", cosine_bm.try_forward(x23(), x23(), pm(2))), ErrorKind::InvalidArgument);
+        assert_eq!(
+            kind("cosine dim", cosine.try_forward(x23(), x22(), pm(2))),
+            ErrorKind::ShapeMismatch
+        );
+        assert_eq!(
+            kind(
+                "cosine target batch",
+                cosine.try_forward(x23(), x23(), pm(3))
+            ),
+            ErrorKind::ShapeMismatch
+        );
+        let cosine_bm = CosineEmbeddingLossConfig::new()
+            .with_reduction(Reduction::BatchMean)
+            .init();
+        assert_eq!(
+            kind(
+                "cosine batch mean",
+                cosine_bm.try_forward(x23(), x23(), pm(2))
+            ),
+            ErrorKind::InvalidArgument
+        );
 
         let ce = CrossEntropyLossConfig::new().init(d);
         let ids = |v: &[i64]| ints([v.len()], v, |x| x, d);
-        assert_eq!(kind("ce batch", ce.try_forward(x23(), ids(&[0, 1, 2]))), ErrorKind::ShapeMismatch);
-        assert_eq!(kind("ce class id", ce.try_forward(x23(), ids(&[0, 3]))), ErrorKind::IndexOutOfRange);
-        assert_eq!(kind("ce negative class id", ce.try_forward(x23(), ids(&[-1, 0]))), ErrorKind::IndexOutOfRange);
-        let padded = CrossEntropyLossConfig::new().with_pad_tokens(Some(vec![7])).init(d);
-        assert_eq!(kind("ce pad id out of range", padded.try_forward(x23(), ids(&[7, 0]))), ErrorKind::IndexOutOfRange);
-        let weighted = CrossEntropyLossConfig::new().with_weights(Some(vec![1.0, 2.0])).init(d);
-        assert_eq!(kind("ce weights", weighted.try_forward(x23(), ids(&[0, 1]))), ErrorKind::ShapeMismatch);
-        let smoothed = CrossEntropyLossConfig::new().with_weights(Some(vec![1.0; 4])).with_smoothing(Some(0.1)).init(d);
-        assert_eq!(kind("ce smoothed weights", smoothed.try_forward(x23(), ids(&[0, 1]))), ErrorKind::ShapeMismatch);
+        assert_eq!(
+            kind("ce batch", ce.try_forward(x23(), ids(&[0, 1, 2]))),
+            ErrorKind::ShapeMismatch
+        );
+        assert_eq!(
+            kind("ce class id", ce.try_forward(x23(), ids(&[0, 3]))),
+            ErrorKind::IndexOutOfRange
+        );
+        assert_eq!(
+            kind("ce negative class id", ce.try_forward(x23(), ids(&[-1, 0]))),
+            ErrorKind::IndexOutOfRange
+        );
+        let padded = CrossEntropyLossConfig::new()
+            .with_pad_tokens(Some(vec![7]))
+            .init(d);
+        assert_eq!(
+            kind(
+                "ce pad id out of range",
+                padded.try_forward(x23(), ids(&[7, 0]))
+            ),
+            ErrorKind::IndexOutOfRange
+        );
+        let weighted = CrossEntropyLossConfig::new()
+            .with_weights(Some(vec![1.0, 2.0]))
+            .init(d);
+        assert_eq!(
+            kind("ce weights", weighted.try_forward(x23(), ids(&[0, 1]))),
+            ErrorKind::ShapeMismatch
+        );
+        let smoothed = CrossEntropyLossConfig::new()
+            .with_weights(Some(vec![1.0; 4]))
+            .with_smoothing(Some(0.1))
+            .init(d);
+        assert_eq!(
+            kind(
+                "ce smoothed weights",
+                smoothed.try_forward(x23(), ids(&[0, 1]))
+            ),
+            ErrorKind::ShapeMismatch
+        );
 
-        let bce = BinaryCrossEntropyLossConfig::new().with_weights(Some(vec![1.0, 2.0])).init(d);
-        assert_eq!(kind("bce shapes", bce.try_forward(x23(), ints([2, 2], &[0, 1], |v| v, d))), ErrorKind::ShapeMismatch);
-        assert_eq!(kind("bce weights", bce.try_forward(x23(), ints([2, 3], &[0, 1], |v| v, d))), ErrorKind::ShapeMismatch);
-        assert_eq!(kind("bce rank-1 weight index", bce.try_forward(floats([2], 0.0, d), ids(&[0, 2]))), ErrorKind::IndexOutOfRange);
+        let bce = BinaryCrossEntropyLossConfig::new()
+            .with_weights(Some(vec![1.0, 2.0]))
+            .init(d);
+        assert_eq!(
+            kind(
+                "bce shapes",
+                bce.try_forward(x23(), ints([2, 2], &[0, 1], |v| v, d))
+            ),
+            ErrorKind::ShapeMismatch
+        );
+        assert_eq!(
+            kind(
+                "bce weights",
+                bce.try_forward(x23(), ints([2, 3], &[0, 1], |v| v, d))
+            ),
+            ErrorKind::ShapeMismatch
+        );
+        assert_eq!(
+            kind(
+                "bce rank-1 weight index",
+                bce.try_forward(floats([2], 0.0, d), ids(&[0, 2]))
+            ),
+            ErrorKind::IndexOutOfRange
+        );
 
         let mm = MultiMarginLossConfig::new().init();
-        assert_eq!(kind("multi margin batch", mm.try_forward(x23(), ids(&[0]), Reduction::Sum)), ErrorKind::ShapeMismatch);
-        assert_eq!(kind("multi margin class id", mm.try_forward(x23(), ids(&[0, 3]), Reduction::Sum)), ErrorKind::IndexOutOfRange);
+        assert_eq!(
+            kind(
+                "multi margin batch",
+                mm.try_forward(x23(), ids(&[0]), Reduction::Sum)
+            ),
+            ErrorKind::ShapeMismatch
+        );
+        assert_eq!(
+            kind(
+                "multi margin class id",
+                mm.try_forward(x23(), ids(&[0, 3]), Reduction::Sum)
+            ),
+            ErrorKind::IndexOutOfRange
+        );
 
         let lp = || floats([4, 2, 3], 0.0, d);
         let targets = || ints([2, 2], &[1, 2], |v| v, d);
         let len = |v: &[i64]| ids(v);
         let ctc = CTCLossConfig::new().init();
-        assert_eq!(kind("ctc targets batch", ctc.try_forward(lp(), ints([3, 2], &[1], |v| v, d), len(&[4, 4]), len(&[2, 2]))), ErrorKind::ShapeMismatch);
-        assert_eq!(kind("ctc input lengths batch", ctc.try_forward(lp(), targets(), len(&[4]), len(&[2, 2]))), ErrorKind::ShapeMismatch);
-        assert_eq!(kind("ctc target id", ctc.try_forward(lp(), ints([2, 2], &[1, 3], |v| v, d), len(&[4, 4]), len(&[2, 2]))), ErrorKind::IndexOutOfRange);
-        assert_eq!(kind("ctc target length", ctc.try_forward(lp(), targets(), len(&[4, 4]), len(&[3, 2]))), ErrorKind::OutOfRange);
-        assert_eq!(kind("ctc input length", ctc.try_forward(lp(), targets(), len(&[5, 4]), len(&[2, 2]))), ErrorKind::OutOfRange);
-        assert_eq!(kind("ctc input shorter than target", ctc.try_forward(lp(), targets(), len(&[1, 4]), len(&[2, 2]))), ErrorKind::OutOfRange);
+        assert_eq!(
+            kind(
+                "ctc targets batch",
+                ctc.try_forward(
+                    lp(),
+                    ints([3, 2], &[1], |v| v, d),
+                    len(&[4, 4]),
+                    len(&[2, 2])
+                )
+            ),
+            ErrorKind::ShapeMismatch
+        );
+        assert_eq!(
+            kind(
+                "ctc input lengths batch",
+                ctc.try_forward(lp(), targets(), len(&[4]), len(&[2, 2]))
+            ),
+            ErrorKind::ShapeMismatch
+        );
+        assert_eq!(
+            kind(
+                "ctc target id",
+                ctc.try_forward(
+                    lp(),
+                    ints([2, 2], &[1, 3], |v| v, d),
+                    len(&[4, 4]),
+                    len(&[2, 2])
+                )
+            ),
+            ErrorKind::IndexOutOfRange
+        );
+        assert_eq!(
+            kind(
+                "ctc target length",
+                ctc.try_forward(lp(), targets(), len(&[4, 4]), len(&[3, 2]))
+            ),
+            ErrorKind::OutOfRange
+        );
+        assert_eq!(
+            kind(
+                "ctc input length",
+                ctc.try_forward(lp(), targets(), len(&[5, 4]), len(&[2, 2]))
+            ),
+            ErrorKind::OutOfRange
+        );
+        assert_eq!(
+            kind(
+                "ctc input shorter than target",
+                ctc.try_forward(lp(), targets(), len(&[1, 4]), len(&[2, 2]))
+            ),
+            ErrorKind::OutOfRange
+        );
         let ctc_blank = CTCLossConfig::new().with_blank(3).init();
-        assert_eq!(kind("ctc blank", ctc_blank.try_forward(lp(), targets(), len(&[4, 4]), len(&[2, 2]))), ErrorKind::OutOfRange);
-        assert_eq!(kind("ctc empty time", ctc.try_forward(floats([0, 2, 3], 0.0, d), targets(), len(&[0, 0]), len(&[0, 0]))), ErrorKind::Empty);
-        assert_eq!(kind("ctc batch mean", ctc.try_forward_with_reduction(lp(), targets(), len(&[4, 4]), len(&[2, 2]), Reduction::BatchMean)), ErrorKind::InvalidArgument);
-        assert_eq!(kind("ctc_loss target id", try_ctc_loss(lp(), ints([2, 2], &[-1], |v| v, d), len(&[4, 4]), len(&[2, 2]), 0)), ErrorKind::IndexOutOfRange);
-        assert_eq!(kind("ctc_loss target length", try_ctc_loss(lp(), targets(), len(&[4, 4]), len(&[2, 3]), 0)), ErrorKind::OutOfRange);
-        assert_eq!(kind("ctc_loss blank", try_ctc_loss(lp(), targets(), len(&[4, 4]), len(&[2, 2]), 3)), ErrorKind::OutOfRange);
+        assert_eq!(
+            kind(
+                "ctc blank",
+                ctc_blank.try_forward(lp(), targets(), len(&[4, 4]), len(&[2, 2]))
+            ),
+            ErrorKind::OutOfRange
+        );
+        assert_eq!(
+            kind(
+                "ctc empty time",
+                ctc.try_forward(
+                    floats([0, 2, 3], 0.0, d),
+                    targets(),
+                    len(&[0, 0]),
+                    len(&[0, 0])
+                )
+            ),
+            ErrorKind::Empty
+        );
+        assert_eq!(
+            kind(
+                "ctc batch mean",
+                ctc.try_forward_with_reduction(
+                    lp(),
+                    targets(),
+                    len(&[4, 4]),
+                    len(&[2, 2]),
+                    Reduction::BatchMean
+                )
+            ),
+            ErrorKind::InvalidArgument
+        );
+        assert_eq!(
+            kind(
+                "ctc_loss target id",
+                try_ctc_loss(
+                    lp(),
+                    ints([2, 2], &[-1], |v| v, d),
+                    len(&[4, 4]),
+                    len(&[2, 2]),
+                    0
+                )
+            ),
+            ErrorKind::IndexOutOfRange
+        );
+        assert_eq!(
+            kind(
+                "ctc_loss target length",
+                try_ctc_loss(lp(), targets(), len(&[4, 4]), len(&[2, 3]), 0)
+            ),
+            ErrorKind::OutOfRange
+        );
+        assert_eq!(
+            kind(
+                "ctc_loss blank",
+                try_ctc_loss(lp(), targets(), len(&[4, 4]), len(&[2, 2]), 3)
+            ),
+            ErrorKind::OutOfRange
+        );
 
         let rnnt = RNNTLossConfig::new().init();
         let logits = || floats([2, 3, 3, 4], 0.0, d);
-        assert_eq!(kind("rnnt targets width", rnnt.try_forward(logits(), ints([2, 3], &[1], |v| v, d), len(&[3, 3]), len(&[2, 2]))), ErrorKind::ShapeMismatch);
-        assert_eq!(kind("rnnt target id", rnnt.try_forward(logits(), ints([2, 2], &[4], |v| v, d), len(&[3, 3]), len(&[2, 2]))), ErrorKind::IndexOutOfRange);
-        assert_eq!(kind("rnnt logit length 0", rnnt.try_forward(logits(), targets(), len(&[0, 3]), len(&[2, 2]))), ErrorKind::OutOfRange);
-        assert_eq!(kind("rnnt target length", rnnt.try_forward(logits(), targets(), len(&[3, 3]), len(&[3, 2]))), ErrorKind::OutOfRange);
-        assert_eq!(kind("rnnt blank", RNNTLossConfig::new().with_blank(4).init().try_forward(logits(), targets(), len(&[3, 3]), len(&[2, 2]))), ErrorKind::OutOfRange);
-        assert_eq!(kind("rnnt no label axis", rnnt.try_forward(floats([2, 3, 0, 4], 0.0, d), ints([2, 0], &[0], |v| v, d), len(&[3, 3]), len(&[0, 0]))), ErrorKind::Empty);
+        assert_eq!(
+            kind(
+                "rnnt targets width",
+                rnnt.try_forward(
+                    logits(),
+                    ints([2, 3], &[1], |v| v, d),
+                    len(&[3, 3]),
+                    len(&[2, 2])
+                )
+            ),
+            ErrorKind::ShapeMismatch
+        );
+        assert_eq!(
+            kind(
+                "rnnt target id",
+                rnnt.try_forward(
+                    logits(),
+                    ints([2, 2], &[4], |v| v, d),
+                    len(&[3, 3]),
+                    len(&[2, 2])
+                )
+            ),
+            ErrorKind::IndexOutOfRange
+        );
+        assert_eq!(
+            kind(
+                "rnnt logit length 0",
+                rnnt.try_forward(logits(), targets(), len(&[0, 3]), len(&[2, 2]))
+            ),
+            ErrorKind::OutOfRange
+        );
+        assert_eq!(
+            kind(
+                "rnnt target length",
+                rnnt.try_forward(logits(), targets(), len(&[3, 3]), len(&[3, 2]))
+            ),
+            ErrorKind::OutOfRange
+        );
+        assert_eq!(
+            kind(
+                "rnnt blank",
+                RNNTLossConfig::new().with_blank(4).init().try_forward(
+                    logits(),
+                    targets(),
+                    len(&[3, 3]),
+                    len(&[2, 2])
+                )
+            ),
+            ErrorKind::OutOfRange
+        );
+        assert_eq!(
+            kind(
+                "rnnt no label axis",
+                rnnt.try_forward(
+                    floats([2, 3, 0, 4], 0.0, d),
+                    ints([2, 0], &[0], |v| v, d),
+                    len(&[3, 3]),
+                    len(&[0, 0])
+                )
+            ),
+            ErrorKind::Empty
+        );
     }
 }
 
@@ -435,9 +784,13 @@ fn vouched_loss_reads_are_skipped() {
     let d = Device::flex();
     let ce = CrossEntropyLossConfig::new().init(&d);
     let before = burn_guard::value_reads::count();
-    ce.try_forward(floats([2, 3], 0.0, &d), ints([2], &[0, 2], |v| v, &d)).unwrap();
+    ce.try_forward(floats([2, 3], 0.0, &d), ints([2], &[0, 2], |v| v, &d))
+        .unwrap();
     assert_eq!(burn_guard::value_reads::count(), before + 1);
-    burn_guard::value_reads::vouched(|| ce.try_forward(floats([2, 3], 0.0, &d), ints([2], &[0, 2], |v| v, &d))).unwrap();
+    burn_guard::value_reads::vouched(|| {
+        ce.try_forward(floats([2, 3], 0.0, &d), ints([2], &[0, 2], |v| v, &d))
+    })
+    .unwrap();
     assert_eq!(burn_guard::value_reads::count(), before + 1);
 }
 
@@ -456,7 +809,17 @@ fn init_parity<M>(case: &str, burn: impl FnOnce() -> M, ours: Result<M, GuardErr
 #[test]
 fn loss_inits_refuse_what_burn_panics_on() {
     let d = Device::flex();
-    let nums = [-1.0, -0.0, 0.0, 0.5, 1.0, 1.5, f64::NAN, f64::INFINITY, f64::NEG_INFINITY];
+    let nums = [
+        -1.0,
+        -0.0,
+        0.0,
+        0.5,
+        1.0,
+        1.5,
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+    ];
     for &v in &nums {
         let f = v as f32;
         let c = HuberLossConfig::new(f);
@@ -478,11 +841,19 @@ fn loss_inits_refuse_what_burn_panics_on() {
                 let c = CrossEntropyLossConfig::new()
                     .with_weights(weights.clone())
                     .with_smoothing(smoothing);
-                init_parity(&format!("ce {weights:?} {smoothing:?}"), || c.init(&d), c.try_init(&d));
+                init_parity(
+                    &format!("ce {weights:?} {smoothing:?}"),
+                    || c.init(&d),
+                    c.try_init(&d),
+                );
                 let c = BinaryCrossEntropyLossConfig::new()
                     .with_weights(weights.clone())
                     .with_smoothing(smoothing);
-                init_parity(&format!("bce {weights:?} {smoothing:?}"), || c.init(&d), c.try_init(&d));
+                init_parity(
+                    &format!("bce {weights:?} {smoothing:?}"),
+                    || c.init(&d),
+                    c.try_init(&d),
+                );
             }
         }
     }

@@ -17,7 +17,7 @@ use burn::nn::loss::{
 };
 use burn::tensor::{AsIndex, Device, Int, Tensor};
 
-use super::support::{Sealed, same_devices};
+use super::support::{Sealed, dims, same_devices};
 use crate::check::{self, loss as rules};
 use crate::error::{GuardError, Result};
 use crate::nn::init::{TryInit, TryInitStateless};
@@ -56,8 +56,8 @@ fn read_floats<const D: usize>(op: &'static str, tensor: &Tensor<D>) -> Result<O
 
 /// The shapes of element-wise operands.
 fn elementwise<const D: usize>(op: &'static str, tensors: &[&Tensor<D>]) -> Result<Vec<usize>> {
-    let dims: Vec<[usize; D]> = tensors.iter().map(|t| t.dims()).collect();
-    let slices: Vec<&[usize]> = dims.iter().map(|d| d.as_slice()).collect();
+    let shapes: Vec<Vec<usize>> = tensors.iter().map(|t| dims(t)).collect();
+    let slices: Vec<&[usize]> = shapes.iter().map(Vec::as_slice).collect();
     let out = rules::elementwise(op, &slices)?;
     same_devices(op, &devices(tensors))?;
     Ok(out)
@@ -75,7 +75,11 @@ impl Sealed for PoissonNllLossConfig {}
 impl Sealed for SmoothL1LossConfig {}
 
 /// The cross-entropy configs' asserts: smoothing in `[0, 1]`, weights above 0.
-fn cross_entropy_config(op: &'static str, smoothing: Option<f32>, weights: Option<&[f32]>) -> Result<()> {
+fn cross_entropy_config(
+    op: &'static str,
+    smoothing: Option<f32>,
+    weights: Option<&[f32]>,
+) -> Result<()> {
     if let Some(alpha) = smoothing {
         rules::smoothing(op, alpha)?;
     }
@@ -459,14 +463,7 @@ fn ctc_layer(
     // The blank is a private field, read from the derived `Debug`; were that ever to fail,
     // burn's own assert has the last word on it.
     let blank = private_usize(&format!("{layer:?}"), "blank").unwrap_or(0);
-    check_ctc(
-        op,
-        log_probs,
-        targets,
-        input_lengths,
-        target_lengths,
-        blank,
-    )?;
+    check_ctc(op, log_probs, targets, input_lengths, target_lengths, blank)?;
     let [_, width] = targets.dims();
     rules::ctc_lengths(
         op,
@@ -518,7 +515,13 @@ impl TryCTCLoss for CTCLoss {
             &target_lengths,
         )?;
         catch(OP, || {
-            self.forward_with_reduction(log_probs, targets, input_lengths, target_lengths, reduction)
+            self.forward_with_reduction(
+                log_probs,
+                targets,
+                input_lengths,
+                target_lengths,
+                reduction,
+            )
         })
     }
 }
@@ -1073,8 +1076,11 @@ pub trait TryMultiMarginLoss: Sealed {
     /// # Errors
     ///
     /// As [`try_forward`](Self::try_forward), without the reduction.
-    fn try_forward_no_reduction(&self, input: Tensor<2>, target: Tensor<1, Int>)
-    -> Result<Tensor<1>>;
+    fn try_forward_no_reduction(
+        &self,
+        input: Tensor<2>,
+        target: Tensor<1, Int>,
+    ) -> Result<Tensor<1>>;
 }
 
 fn multi_margin(op: &'static str, input: &Tensor<2>, target: &Tensor<1, Int>) -> Result<()> {
