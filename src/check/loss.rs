@@ -312,6 +312,33 @@ pub fn non_negative_values(op: &'static str, name: &'static str, values: &[f32])
     }
 }
 
+/// CTC input lengths, values: each in `0..=T`. burn's CPU recursion only compares them with
+/// time steps and computes a number for any length; the GPU kernel reads `log_probs` at every
+/// `t < input_length`, out of bounds above `T` (a negative length is a huge one once cast).
+///
+/// # Errors
+///
+/// [`GuardError::OutOfRange`] naming the first bad length.
+///
+/// ```
+/// use burn_guard::check::loss::ctc_input_lengths;
+/// assert!(ctc_input_lengths("ctc_loss", &[0, 5], 5).is_ok());
+/// assert!(ctc_input_lengths("ctc_loss", &[6], 5).is_err());
+/// ```
+pub fn ctc_input_lengths(op: &'static str, input_lengths: &[i64], time: usize) -> Result<()> {
+    let time_i = i64::try_from(time).unwrap_or(i64::MAX);
+    match input_lengths.iter().find(|&&l| l < 0 || l > time_i) {
+        Some(&length) => Err(out_of_range(
+            op,
+            "each input length must be in 0..=T, the time steps of log_probs",
+            "input_lengths",
+            length as f64,
+            Limit::Between(0.0.into(), (time as f64).into()),
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Class ids, values: each in `0..classes` (burn gathers with them). The shared
 /// [`indices`](crate::check::indices) rule on dim `dim` of the tensor they index.
 ///

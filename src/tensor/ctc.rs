@@ -12,14 +12,16 @@ use crate::panic::catch;
 /// [T, N, C]` against `targets [N, S]`.
 ///
 /// burn's function checks nothing and leaves every precondition to the backend. Checked here
-/// before dispatch: the batch `N` of `targets`, `input_lengths` and `target_lengths`;
+/// before dispatch: the batch `N` of `targets`, `input_lengths` and `target_lengths` (beyond
+/// burn: Flex computes with some mismatched batches, rule `must share log_probs' batch N`);
 /// `blank < C`; `T >= 1` (the recursion slices its first step); all four tensors on one
-/// device. Then, by one synchronous read each of `targets` and `target_lengths` (counted in
-/// [`value_reads`](crate::value_reads), skipped inside
+/// device. Then, by one synchronous read each of `targets`, `target_lengths` and
+/// `input_lengths` (counted in [`value_reads`](crate::value_reads), skipped inside
 /// [`value_reads::vouched`](crate::value_reads::vouched)): every target id in `0..C`,
-/// padding included (the backend gathers the whole `targets` tensor), and every target length
-/// in `0..=S` (it gathers at `2 * target_length`). Input lengths are not read: the backend
-/// only compares them with time steps.
+/// padding included (the backend gathers the whole `targets` tensor), every target length
+/// in `0..=S` (it gathers at `2 * target_length`), and every input length in `0..=T` (beyond
+/// burn on the CPU backends, which compute a number; the GPU kernel reads `log_probs` out of
+/// bounds: rule `each input length must be in 0..=T`).
 ///
 /// # Errors
 ///
@@ -66,7 +68,8 @@ pub fn try_ctc_loss(
     })
 }
 
-/// The checks of [`try_ctc_loss`], for the `CTCLoss` twin too.
+/// The checks of [`try_ctc_loss`], for the `CTCLoss` twin too. Returns the input and target
+/// lengths it read (empty inside [`value_reads::vouched`](crate::value_reads::vouched)).
 pub(crate) fn check_ctc(
     op: &'static str,
     log_probs: &Tensor<3>,
@@ -74,8 +77,8 @@ pub(crate) fn check_ctc(
     input_lengths: &Tensor<1, Int>,
     target_lengths: &Tensor<1, Int>,
     blank: usize,
-) -> Result<()> {
-    let [_, _, classes] = log_probs.dims();
+) -> Result<(Vec<i64>, Vec<i64>)> {
+    let [time, _, classes] = log_probs.dims();
     let [_, width] = targets.dims();
     rules::ctc(
         op,
@@ -94,5 +97,9 @@ pub(crate) fn check_ctc(
         check::same_device(op, &device, &other)?;
     }
     rules::class_ids(op, &read_indices(op, targets)?, classes, 2)?;
-    rules::ctc_target_lengths(op, &read_indices(op, target_lengths)?, width)
+    let target_values = read_indices(op, target_lengths)?;
+    rules::ctc_target_lengths(op, &target_values, width)?;
+    let input_values = read_indices(op, input_lengths)?;
+    rules::ctc_input_lengths(op, &input_values, time)?;
+    Ok((input_values, target_values))
 }

@@ -8,7 +8,9 @@
 //!   input must broadcast to the target's shape`): Flex computes it, NdArray panics.
 //! - `ctc_loss` (the function) with `targets`, `input_lengths` or `target_lengths` whose
 //!   batch is not `log_probs`' (`must share log_probs' batch N`): the `CTCLoss` module
-//!   asserts it; the function computes on Flex.
+//!   asserts it; the function computes on Flex; and input lengths outside `0..=T` (`each
+//!   input length must be in 0..=T`): the CPU backends compute a number, the GPU kernel reads
+//!   out of bounds.
 //! - `RNNTLoss` lengths out of range (`each target length must be in 0..=U`, `each logit length
 //!   must be in 1..=T`): Flex panics, NdArray's `gather_nd` reads out of bounds and
 //!   returns a number (see `RNNT_BEYOND`).
@@ -323,7 +325,7 @@ proptest! {
             |l, d| l.try_forward_with_reduction(log_probs(d), targets(d), input_lengths(d), target_lengths(d), reduction(r)).map(snap));
         parity_on_cpus(&format!("{case} function"), |_| (),
             |_, d| snap(ctc_loss(log_probs(d), targets(d), input_lengths(d), target_lengths(d), blank)),
-            |_, d| beyond_burn(&["must share log_probs' batch N"],
+            |_, d| beyond_burn(&["must share log_probs' batch N", "each input length must be in 0..=T"],
                 || snap(ctc_loss(log_probs(d), targets(d), input_lengths(d), target_lengths(d), blank)),
                 try_ctc_loss(log_probs(d), targets(d), input_lengths(d), target_lengths(d), blank).map(snap)));
     }
@@ -780,6 +782,25 @@ fn loss_bad_inputs_are_refused_by_checks() {
 }
 
 #[test]
+fn cross_entropy_pad_tokens_of_any_value() {
+    for pad in [usize::MAX, 1 << 40, 1 << 31, 3] {
+        parity_on_cpus(
+            &format!("cross_entropy pad {pad}"),
+            |d| {
+                CrossEntropyLossConfig::new()
+                    .with_pad_tokens(Some(vec![pad, 1]))
+                    .init(d)
+            },
+            |l, d| snap(l.forward(floats([2, 3], 0.0, d), ints([2], &[0, 1], |v| v, d))),
+            |l, d| {
+                l.try_forward(floats([2, 3], 0.0, d), ints([2], &[0, 1], |v| v, d))
+                    .map(snap)
+            },
+        );
+    }
+}
+
+#[test]
 fn vouched_loss_reads_are_skipped() {
     let d = Device::flex();
     let ce = CrossEntropyLossConfig::new().init(&d);
@@ -792,6 +813,15 @@ fn vouched_loss_reads_are_skipped() {
     })
     .unwrap();
     assert_eq!(burn_guard::value_reads::count(), before + 1);
+    // Vouched and wrong: the id reaches the backend, whose panic the backstop returns.
+    let err = burn_guard::value_reads::vouched(|| {
+        ce.try_forward(floats([2, 3], 0.0, &d), ints([2], &[0, 3], |v| v, &d))
+    })
+    .unwrap_err();
+    assert!(
+        matches!(err.root(), GuardError::BackendPanic { .. }),
+        "{err}"
+    );
 }
 
 /// Each config's `init` against raw burn: burn panics ⇔ `Err` by a check.

@@ -401,7 +401,7 @@ pub trait TryCTCLoss: Sealed {
     /// each target length in `0..=S`, each input length in `target_length..=T`. burn asserts
     /// the lengths in debug builds only; they are refused in every build here (the rule
     /// `each input length must be in target_length..=T`). Reads `targets`, `target_lengths`
-    /// and `input_lengths` (three synchronous reads, skipped inside
+    /// and `input_lengths` once each (three synchronous reads, skipped inside
     /// [`value_reads::vouched`](crate::value_reads::vouched)).
     ///
     /// # Errors
@@ -463,15 +463,10 @@ fn ctc_layer(
     // The blank is a private field, read from the derived `Debug`; were that ever to fail,
     // burn's own assert has the last word on it.
     let blank = private_usize(&format!("{layer:?}"), "blank").unwrap_or(0);
-    check_ctc(op, log_probs, targets, input_lengths, target_lengths, blank)?;
+    let (input_values, target_values) =
+        check_ctc(op, log_probs, targets, input_lengths, target_lengths, blank)?;
     let [_, width] = targets.dims();
-    rules::ctc_lengths(
-        op,
-        &read_indices(op, input_lengths)?,
-        &read_indices(op, target_lengths)?,
-        time,
-        width,
-    )
+    rules::ctc_lengths(op, &input_values, &target_values, time, width)
 }
 
 impl TryCTCLoss for CTCLoss {
