@@ -14,6 +14,8 @@
 //! - `RNNTLoss` lengths out of range (`each target length must be in 0..=U`, `each logit length
 //!   must be in 1..=T`): Flex panics, NdArray's `gather_nd` reads out of bounds and
 //!   returns a number (see `RNNT_BEYOND`).
+//! - `HuberLoss` with a negative or NaN `delta` loaded from a record (`must be at least 0`):
+//!   Flex panics in `clamp(-delta, delta)`, NdArray computes.
 //! - `CTCLoss` lengths in release builds only (burn asserts them under `debug_assertions`,
 //!   which these tests run with, so parity holds here).
 
@@ -795,6 +797,28 @@ fn cross_entropy_pad_tokens_of_any_value() {
             |l, d| {
                 l.try_forward(floats([2, 3], 0.0, d), ints([2], &[0, 1], |v| v, d))
                     .map(snap)
+            },
+        );
+    }
+}
+
+#[test]
+fn huber_delta_from_a_record() {
+    for delta in [-1.0f32, f32::NAN, 0.0, 2.0] {
+        let layer = || burn::nn::loss::HuberLoss {
+            delta,
+            lin_bias: delta * delta * 0.5,
+        };
+        parity_on_cpus(
+            &format!("huber delta {delta}"),
+            |_| layer(),
+            |l, d| snap(l.forward_residuals(floats([2, 3], 0.0, d))),
+            |l, d| {
+                beyond_burn(
+                    &["must be at least 0"],
+                    || snap(l.forward_residuals(floats([2, 3], 0.0, d))),
+                    l.try_forward_residuals(floats([2, 3], 0.0, d)).map(snap),
+                )
             },
         );
     }
