@@ -828,6 +828,47 @@ fn huber_delta_from_a_record() {
 }
 
 #[test]
+fn loss_operands_on_two_devices_are_refused() {
+    let devices = cpu_devices();
+    let [(_, flex), (_, ndarray)] = &devices[..] else {
+        panic!("two CPU backends");
+    };
+    let err = refused(
+        "flex+ndarray",
+        "mse devices",
+        MseLoss::new().try_forward(
+            floats([2, 3], 0.0, flex),
+            floats([2, 3], 0.0, ndarray),
+            Reduction::Mean,
+        ),
+    );
+    assert_eq!(err.kind(), ErrorKind::DeviceMismatch);
+    let ce = CrossEntropyLossConfig::new().init(flex);
+    let err = refused(
+        "flex+ndarray",
+        "cross entropy devices",
+        ce.try_forward(
+            floats([2, 3], 0.0, flex),
+            ints([2], &[0, 1], |v| v, ndarray),
+        ),
+    );
+    assert_eq!(err.kind(), ErrorKind::DeviceMismatch);
+    let len = |d: &Device| ints([1], &[2], |v| v, d);
+    let err = refused(
+        "flex+ndarray",
+        "ctc_loss devices",
+        try_ctc_loss(
+            floats([3, 1, 3], 0.0, flex),
+            ints([1, 2], &[1, 2], |v| v, flex),
+            len(flex),
+            len(ndarray),
+            0,
+        ),
+    );
+    assert_eq!(err.kind(), ErrorKind::DeviceMismatch);
+}
+
+#[test]
 fn vouched_loss_reads_are_skipped() {
     let d = Device::flex();
     let ce = CrossEntropyLossConfig::new().init(&d);
