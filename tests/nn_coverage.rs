@@ -228,6 +228,19 @@ fn our_twins() -> (BTreeSet<String>, BTreeSet<String>) {
                     }
                 }
             }
+            // The element-wise loss table: `    MseLoss, TryMseLoss, "mse_loss", ..` (forward and
+            // forward_no_reduction).
+            if let Some(rest) = line.strip_prefix("    ") {
+                let mut fields = rest.split(", ");
+                if let (Some(module), Some(twin)) = (fields.next(), fields.next()) {
+                    if twin == format!("Try{module}")
+                        && fields.next().is_some_and(|op| op.starts_with('"'))
+                    {
+                        forwards.insert(format!("{module}::forward"));
+                        forwards.insert(format!("{module}::forward_no_reduction"));
+                    }
+                }
+            }
             for prefix in ["impl TryInit for ", "impl TryInitStateless for "] {
                 if let Some(rest) = line.strip_prefix(prefix) {
                     let name: String = rest

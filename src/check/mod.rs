@@ -11,6 +11,7 @@
 //! | [`norm`] | the asserts of `burn::nn`'s norm, embedding and positional layers and of their configs' `init`s |
 //! | [`quant`] | burn-backend `quantization/scheme.rs`, burn-std `tensor/quantization.rs` |
 //! | [`pool`] | the sizes burn leaves to the backends in pooling, unfold and fold, and burn-nn's `Same` padding |
+//! | [`loss`] | burn-tensor `module::ctc_loss` and the backend's CTC recursion; the asserts of `burn::nn::loss` modules and their configs |
 //! | [`layer`] | the asserts of `burn::nn` layers and config `init`s that no tensor op shares |
 //! | [`attention`] | the backends' asserts in `attention` (burn-flex `ops/attention.rs`, burn-backend's `attention_fallback`), the asserts of `MultiHeadAttention`, `LayerNorm` and the transformer layers |
 //! | [`input`] | nothing in burn: what a service promises about a user's input ([`InputSpec`](crate::input::InputSpec)) |
@@ -21,6 +22,7 @@ pub mod elementwise;
 pub mod indexing;
 pub mod input;
 pub mod layer;
+pub mod loss;
 pub mod module;
 pub mod norm;
 pub mod pool;

@@ -111,6 +111,7 @@ mod attention;
 mod base;
 mod convert;
 mod creation;
+mod ctc;
 mod elementwise;
 mod functions;
 mod indexing;
@@ -122,10 +123,12 @@ mod reduce;
 mod view;
 
 pub use base::TryTensor;
+pub(crate) use base::read_indices;
 pub use creation::{
     CheckedRead, TryConvert, TryConvertFloat, TryCreate, TryCreateBool, TryCreateFloat,
     TryCreateInt, TryCreateMatrix, TryCreateNumeric, TryCreateRange, try_transaction_register,
 };
+pub(crate) use ctc::check_ctc;
 pub use elementwise::{
     TryElementwise, TryElementwiseFloat, TryElementwiseInt, TryElementwiseVector,
 };
@@ -138,6 +141,7 @@ pub use view::{ExpandSpec, MovedimSpec, PaddingSpec, ReshapeSpec, TryView};
 /// Twins of burn's free functions in `burn::tensor::module`: `try_conv2d`, `try_linear`, …
 pub mod module {
     pub use super::attention::{try_attention, try_attention_fallback};
+    pub use super::ctc::try_ctc_loss;
     pub use super::functions::{
         try_batch_norm, try_batch_norm_train, try_conv_transpose1d, try_conv_transpose2d,
         try_conv_transpose3d, try_conv1d, try_conv2d, try_conv3d, try_deform_conv2d,

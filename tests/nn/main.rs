@@ -13,4 +13,5 @@ mod attention;
 mod conv;
 mod init;
 mod linear;
+mod loss;
 mod norm;

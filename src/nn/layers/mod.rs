@@ -9,6 +9,7 @@ mod conv;
 mod dropout;
 mod embedding;
 mod linear;
+mod loss;
 mod misc;
 mod norm;
 mod pool;
@@ -28,6 +29,12 @@ pub use conv::{
 pub use dropout::TryDropout;
 pub use embedding::TryEmbedding;
 pub use linear::TryLinear;
+pub use loss::{
+    TryBinaryCrossEntropyLoss, TryCTCLoss, TryCosineEmbeddingLoss, TryCrossEntropyLoss,
+    TryGaussianNLLLoss, TryHingeEmbeddingLoss, TryHuberLoss, TryKLDivLoss, TryLpLoss,
+    TryMarginRankingLoss, TryMseLoss, TryMultiMarginLoss, TryPoissonNllLoss, TryRNNTLoss,
+    TrySmoothL1Loss, TrySoftMarginLoss, TryTripletMarginLoss,
+};
 pub use misc::{
     TryCosineSimilarity, TryGaussianNoise, TryIdentity, TryPairwiseDistance, TryPositionalEncoding,
     TryRotaryEncoding,
