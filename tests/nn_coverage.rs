@@ -72,8 +72,26 @@ fn inherent_impls(text: &str) -> Vec<(String, String)> {
         if !line.ends_with('{') || rest.contains(" for ") {
             continue;
         }
-        // `impl Type {`, `impl<T> Type<T> {`
-        let rest = rest.trim_start_matches(|c| c != ' ').trim();
+        // `impl Type {`, `impl<const D: usize> Type<D> {`: skip the generic parameters.
+        let rest = match rest.strip_prefix('<') {
+            Some(generics) => {
+                let mut depth = 1;
+                let end = generics
+                    .char_indices()
+                    .find(|&(_, c)| {
+                        depth += match c {
+                            '<' => 1,
+                            '>' => -1,
+                            _ => 0,
+                        };
+                        depth == 0
+                    })
+                    .map_or(generics.len(), |(i, _)| i + 1);
+                &generics[end..]
+            }
+            None => rest,
+        }
+        .trim();
         let name: String = rest
             .chars()
             .take_while(|c| c.is_alphanumeric() || *c == '_')
