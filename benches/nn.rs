@@ -18,6 +18,7 @@ use burn::nn::transformer::{
 };
 use burn::nn::{Linear, LinearConfig, Lstm, LstmConfig, Relu};
 use burn::tensor::{Device, Distribution, Tensor};
+use burn_guard::nn::transformer::TransformerEncoderInput as GuardedEncoderInput;
 use burn_guard::prelude::*;
 use criterion::Criterion;
 
@@ -88,7 +89,7 @@ fn models(c: &mut Criterion, device: &Device, name: &str) {
         b.iter(|| {
             read3(
                 encoder
-                    .try_forward(TransformerEncoderInput::new(tokens.clone()))
+                    .try_forward(GuardedEncoderInput::new(tokens.clone()))
                     .unwrap(),
             )
         })

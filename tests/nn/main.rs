@@ -7,6 +7,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod support;
+mod wgpu;
 
 mod activation;
 mod attention;
