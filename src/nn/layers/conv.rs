@@ -8,7 +8,7 @@
 //! [`check::module::conv_transpose`](crate::check::module::conv_transpose)), then run
 //! burn's forward. The config twins check what the configs' `init` asserts, and the fans
 //! burn-nn's initializer needs when it draws the parameters at their first use
-//! ([`check::pool::initializer_fans`](crate::check::pool::initializer_fans)): a layer built by
+//! ([`check::layer::initializer_fans`](crate::check::layer::initializer_fans)): a layer built by
 //! `try_init` draws its parameters without panicking. One built by burn's `init` from a
 //! config `try_init` refuses panics at its first use; the forward twins report that as
 //! [`GuardError::BackendPanic`](crate::GuardError::BackendPanic).
@@ -25,8 +25,9 @@ use burn::tensor::{Device, Tensor};
 use super::pool::{padding_1d, padding_2d, padding_3d};
 use super::support::{Sealed, dims, same_devices};
 use crate::GuardError;
+use crate::check::layer::initializer_fans;
 use crate::check::module as conv_rules;
-use crate::check::pool::{conv_groups, initializer_fans, same_padding_kernel};
+use crate::check::pool::{conv_groups, same_padding_kernel};
 use crate::error::Result;
 use crate::nn::init::TryInit;
 use crate::panic::catch;

@@ -1,13 +1,67 @@
 //! [`burn::nn::Linear`].
 
-use burn::nn::Linear;
-use burn::tensor::Tensor;
+use burn::nn::{Linear, LinearConfig, LinearLayout};
+use burn::tensor::{Device, Tensor};
 
 use super::support::Sealed;
+use crate::check::layer::initializer_fans;
 use crate::error::Result;
+use crate::nn::init::TryInit;
+use crate::panic::catch;
 use crate::tensor::module::try_linear;
 
 impl Sealed for Linear {}
+impl Sealed for LinearConfig {}
+
+/// burn draws the parameters lazily: a Kaiming or Xavier initializer with a fan of 0
+/// (`d_input` 0 for Kaiming) panics at the layer's first use, not in `init`. The twin refuses
+/// the config up front, with the fans burn-nn passes (swapped for the column layout, as
+/// burn-nn does).
+///
+/// ```
+/// use burn::nn::{Initializer, LinearConfig};
+/// use burn::tensor::Device;
+/// use burn_guard::prelude::*;
+///
+/// let device = Device::flex();
+/// let kaiming = Initializer::KaimingUniform { gain: 1.0, fan_out_only: false };
+/// assert!(LinearConfig::new(4, 2).with_initializer(kaiming.clone()).try_init(&device).is_ok());
+/// let err = LinearConfig::new(0, 2).with_initializer(kaiming).try_init(&device).unwrap_err();
+/// assert_eq!(err.kind(), ErrorKind::InvalidArgument);
+/// # Ok::<(), GuardError>(())
+/// ```
+impl TryInit for LinearConfig {
+    type Module = Linear;
+
+    fn try_init(&self, device: &Device) -> Result<Linear> {
+        const OP: &str = "linear_init";
+        let (d_input, d_output) = (self.d_input, self.d_output);
+        let (fan_in, fan_out) = match self.layout {
+            LinearLayout::Row => (d_input, d_output),
+            LinearLayout::Col => (d_output, d_input),
+        };
+        let weight_len = d_input.saturating_mul(d_output);
+        initializer_fans(
+            OP,
+            "weight",
+            &self.initializer,
+            weight_len,
+            Some(fan_in),
+            Some(fan_out),
+        )?;
+        if self.bias {
+            initializer_fans(
+                OP,
+                "bias",
+                &self.initializer,
+                d_output,
+                Some(d_input),
+                Some(d_output),
+            )?;
+        }
+        catch(OP, || self.init(device))
+    }
+}
 
 /// Twin of [`Linear::forward`].
 pub trait TryLinear: Sealed {
