@@ -7,11 +7,12 @@
 //! channels, [`GLU`]'s split dim, [`SwiGlu`]'s linear layers, [`Hardtanh`]'s and [`RRelu`]'s
 //! bounds.
 
+use burn::nn::LinearConfig;
 use burn::nn::activation::{
     Activation, ActivationConfig, Celu, CeluConfig, Elu, GLU, Gelu, HardShrink, HardSigmoid,
     HardSwish, Hardtanh, HardtanhConfig, LeakyRelu, LogSigmoid, Mish, PRelu, RRelu, RReluConfig,
-    Relu, Relu6, Selu, Shrink, SiLU, Sigmoid, SoftShrink, Softplus, Softsign, SwiGlu, Tanh,
-    Tanhshrink, Threshold, ThresholdedRelu,
+    Relu, Relu6, Selu, Shrink, SiLU, Sigmoid, SoftShrink, Softplus, Softsign, SwiGlu, SwiGluConfig,
+    Tanh, Tanhshrink, Threshold, ThresholdedRelu,
 };
 use burn::tensor::{Device, Tensor};
 
@@ -405,5 +406,37 @@ mod tests {
         for dim in [-3isize, -1, 0, 2, 7] {
             assert_eq!(glu_dim(&GLU::new(dim)), Some(dim));
         }
+    }
+}
+
+impl Sealed for SwiGluConfig {}
+
+/// Both inner linears are built by `LinearConfig::init` with this config's initializer, so
+/// the twin refuses what [`LinearConfig`]'s does (a fan of 0 that burn would hit at the first
+/// draw), with the inner layer's name as context.
+///
+/// ```
+/// use burn::nn::Initializer;
+/// use burn::nn::activation::SwiGluConfig;
+/// use burn::tensor::Device;
+/// use burn_guard::prelude::*;
+///
+/// let device = Device::flex();
+/// let kaiming = Initializer::KaimingUniform { gain: 1.0, fan_out_only: false };
+/// assert!(SwiGluConfig::new(4, 8).try_init(&device).is_ok());
+/// let err = SwiGluConfig::new(0, 8).with_initializer(kaiming).try_init(&device).unwrap_err();
+/// assert_eq!(err.path().as_deref(), Some("linear_inner"));
+/// ```
+impl TryInit for SwiGluConfig {
+    type Module = SwiGlu;
+
+    fn try_init(&self, device: &Device) -> Result<SwiGlu> {
+        let linear = LinearConfig::new(self.d_input, self.d_output)
+            .with_bias(self.bias)
+            .with_initializer(self.initializer.clone())
+            .with_layout(self.layout);
+        // The same config twice: refusing it once names the first layer burn would build.
+        let _checked = linear.try_init(device).context("linear_inner")?;
+        catch("swiglu_init", || self.init(device))
     }
 }
