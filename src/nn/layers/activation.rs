@@ -424,7 +424,9 @@ impl Sealed for SwiGluConfig {}
 /// let device = Device::flex();
 /// let kaiming = Initializer::KaimingUniform { gain: 1.0, fan_out_only: false };
 /// assert!(SwiGluConfig::new(4, 8).try_init(&device).is_ok());
-/// let err = SwiGluConfig::new(0, 8).with_initializer(kaiming).try_init(&device).unwrap_err();
+/// // No inputs: the weights are empty, but the bias is drawn with a fan of 0.
+/// let config = SwiGluConfig::new(0, 8).with_bias(true).with_initializer(kaiming);
+/// let err = config.try_init(&device).unwrap_err();
 /// assert_eq!(err.path().as_deref(), Some("linear_inner"));
 /// ```
 impl TryInit for SwiGluConfig {
