@@ -9,3 +9,4 @@ mod common;
 mod support;
 
 mod linear;
+mod rnn;

@@ -5,6 +5,8 @@ pub(crate) mod support;
 
 mod dropout;
 mod linear;
+mod rnn;
 
 pub use dropout::TryDropout;
 pub use linear::TryLinear;
+pub use rnn::{TryBiLstm, TryGru, TryLstm, TryRnn};

@@ -1,0 +1,245 @@
+//! Rules of burn's recurrent layers (`Rnn`, `Gru`, `Lstm`, `BiLstm`): the input against the
+//! gates' linear weights, the optional state against the batch and the hidden size, and the
+//! sizes burn's recurrent step cannot run with.
+//!
+//! Every gate runs two linears per step (`input_transform` on the step's input,
+//! `hidden_transform` on the hidden state): each is checked by the one [`linear`] rule, its
+//! error carrying the gate's field path (`input_gate.input_transform: linear: …`).
+
+use crate::error::{GuardError, Limit, Result, ResultExt};
+
+use super::module::linear;
+
+/// The parameter shapes of one `GateController`, as a recurrent layer holds it.
+#[derive(Debug, Clone, Copy)]
+pub struct Gate<'a> {
+    /// The layer's field holding the gate (`input_gate`, `update_gate`, `gate`, …).
+    pub name: &'static str,
+    /// `input_transform.weight`: `[d_input, d_hidden]`.
+    pub input_weight: &'a [usize],
+    /// `input_transform.bias`: `[d_hidden]`.
+    pub input_bias: Option<&'a [usize]>,
+    /// `hidden_transform.weight`: `[d_hidden, d_hidden]`.
+    pub hidden_weight: &'a [usize],
+    /// `hidden_transform.bias`: `[d_hidden]`.
+    pub hidden_bias: Option<&'a [usize]>,
+}
+
+/// What a checked recurrent call does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Plan {
+    /// Run burn's forward.
+    Dispatch,
+    /// The batch is empty and the sequence is not: every output is empty, known without
+    /// dispatch (NdArray's matmul divides by zero on an empty batch; Flex returns the empties).
+    EmptyBatch,
+}
+
+/// The input of a recurrent layer, `[batch, seq, features]` in burn's batch-first order
+/// (a layer with `batch_first = false` passes its input's dims 1, 0, 2), against its gates,
+/// its hidden size and its optional state.
+///
+/// `state` is the hidden state's shape, `cell` the LSTM cell state's (`None` for `Rnn`/`Gru`).
+///
+/// Rules, in burn's order of evaluation:
+/// - an LSTM state's cell and hidden have the same shape (`LstmState::new` asserts it);
+/// - a sequence of length 0 runs no step: burn returns an empty output and the state as it
+///   was given, so nothing else is checked ([`Plan::Dispatch`]);
+/// - otherwise `d_hidden` is at least 1 (burn's step panics on a hidden size of 0, on Flex and
+///   NdArray);
+/// - the state's batch is the input's, or 1 (burn broadcasts it over the batch);
+/// - every gate's `input_transform` accepts `[batch, features]` and its `hidden_transform`
+///   accepts the state (the [`linear`] rule), and both give `d_hidden` outputs;
+/// - beyond burn: an input with no features and a non-empty batch is refused (NdArray's
+///   matmul divides by zero on it; Flex computes it);
+/// - an empty batch gives [`Plan::EmptyBatch`].
+///
+/// # Errors
+///
+/// [`GuardError::ShapeMismatch`] for the state or a gate, wrapped in the gate's path for a
+/// linear rule; [`GuardError::OutOfRange`] for `d_hidden = 0`; [`GuardError::Empty`] for an
+/// input with no features.
+///
+/// ```
+/// use burn_guard::check::rnn::{Gate, Plan, recurrent};
+///
+/// let (w_in, w_h, b) = ([4, 5], [5, 5], [5]);
+/// let gate = Gate {
+///     name: "gate",
+///     input_weight: &w_in,
+///     input_bias: Some(&b),
+///     hidden_weight: &w_h,
+///     hidden_bias: Some(&b),
+/// };
+/// assert_eq!(recurrent("rnn", [2, 3, 4], 5, &[gate], None, None)?, Plan::Dispatch);
+/// assert_eq!(recurrent("rnn", [0, 3, 4], 5, &[gate], None, None)?, Plan::EmptyBatch);
+/// let err = recurrent("rnn", [2, 3, 6], 5, &[gate], None, None).unwrap_err();
+/// assert_eq!(err.path().as_deref(), Some("gate.input_transform"));
+/// assert!(recurrent("rnn", [2, 3, 4], 5, &[gate], Some(&[3, 5]), None).is_err());
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+pub fn recurrent(
+    op: &'static str,
+    input: [usize; 3],
+    d_hidden: usize,
+    gates: &[Gate<'_>],
+    state: Option<&[usize]>,
+    cell: Option<&[usize]>,
+) -> Result<Plan> {
+    let [batch, seq, features] = input;
+    if let (Some(hidden), Some(cell)) = (state, cell)
+        && hidden != cell
+    {
+        return Err(GuardError::ShapeMismatch {
+            op,
+            rule: "the state's cell and hidden must have the same shape",
+            shapes: vec![cell.to_vec(), hidden.to_vec()],
+        });
+    }
+    if seq == 0 {
+        return Ok(Plan::Dispatch);
+    }
+    if d_hidden == 0 {
+        return Err(GuardError::OutOfRange {
+            op,
+            rule: "burn's recurrent step panics on a hidden size of 0",
+            name: "d_hidden",
+            value: d_hidden.into(),
+            limit: Limit::AtLeast(1usize.into()),
+        });
+    }
+    let hidden = match state {
+        Some(shape) => {
+            if let [state_batch, _] = shape
+                && *state_batch != batch
+                && *state_batch != 1
+            {
+                return Err(GuardError::ShapeMismatch {
+                    op,
+                    rule: "the state's batch must be the input's, or 1 (broadcast over the batch)",
+                    shapes: vec![input.to_vec(), shape.to_vec()],
+                });
+            }
+            shape.to_vec()
+        }
+        None => vec![batch, d_hidden],
+    };
+    for gate in gates {
+        gate_rules(op, gate, &[batch, features], &hidden, d_hidden)?;
+    }
+    if features == 0 && batch > 0 {
+        return Err(GuardError::Empty {
+            op,
+            rule: "the input must have features (NdArray's matmul divides by zero on none)",
+            shape: input.to_vec(),
+            dim: Some(2),
+        });
+    }
+    Ok(if batch == 0 {
+        Plan::EmptyBatch
+    } else {
+        Plan::Dispatch
+    })
+}
+
+/// One gate's two linears on one step, and its outputs against `d_hidden`.
+fn gate_rules(
+    op: &'static str,
+    gate: &Gate<'_>,
+    step: &[usize],
+    hidden: &[usize],
+    d_hidden: usize,
+) -> Result<()> {
+    let name = gate.name;
+    linear("linear", step, gate.input_weight, gate.input_bias)
+        .with_context(|| format!("{name}.input_transform"))?;
+    linear("linear", hidden, gate.hidden_weight, gate.hidden_bias)
+        .with_context(|| format!("{name}.hidden_transform"))?;
+    let outputs = [gate.input_weight.get(1), gate.hidden_weight.get(1)];
+    if outputs.iter().any(|d| *d != Some(&d_hidden)) {
+        return Err(GuardError::ShapeMismatch {
+            op,
+            rule: "a gate's transforms must both give d_hidden outputs",
+            shapes: vec![
+                gate.input_weight.to_vec(),
+                gate.hidden_weight.to_vec(),
+                vec![d_hidden],
+            ],
+        })
+        .with_context(|| name.to_string());
+    }
+    Ok(())
+}
+
+/// A bidirectional layer's input `[batch, seq, features]` (batch first) and its optional
+/// stacked state `[directions, batch, d_hidden]` (`cell` for an LSTM): burn's `BiLstm` slices
+/// directions 0 and 1 from the state (a third is ignored) and panics, on Flex and NdArray,
+/// when the final states it stacks have an empty batch (an empty input batch, or a given
+/// state of batch 0 when the sequence is empty). Each direction's state then goes through
+/// [`recurrent`] with the direction's gates.
+///
+/// Returns each direction's state shape (`[batch, d_hidden]`), if a state was given.
+///
+/// # Errors
+///
+/// [`GuardError::Empty`] for an empty batch; [`GuardError::RankMismatch`]/
+/// [`GuardError::ShapeMismatch`] for a state with fewer than two directions or a cell unlike
+/// its hidden.
+///
+/// ```
+/// use burn_guard::check::rnn::bidirectional;
+///
+/// assert_eq!(bidirectional("bilstm", [2, 3, 4], Some(&[2, 2, 5]), Some(&[2, 2, 5]))?, Some(vec![2, 5]));
+/// assert!(bidirectional("bilstm", [2, 3, 4], Some(&[1, 2, 5]), Some(&[1, 2, 5])).is_err());
+/// assert!(bidirectional("bilstm", [0, 3, 4], None, None).is_err());
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+pub fn bidirectional(
+    op: &'static str,
+    input: [usize; 3],
+    state: Option<&[usize]>,
+    cell: Option<&[usize]>,
+) -> Result<Option<Vec<usize>>> {
+    if let (Some(hidden), Some(cell)) = (state, cell)
+        && hidden != cell
+    {
+        return Err(GuardError::ShapeMismatch {
+            op,
+            rule: "the state's cell and hidden must have the same shape",
+            shapes: vec![cell.to_vec(), hidden.to_vec()],
+        });
+    }
+    // burn stacks the two directions' final states, and its stack panics on an empty batch
+    // (the unsqueeze it runs miscomputes a zero-sized shape): the final states have the
+    // input's batch once a step runs, the given state's when none does.
+    let final_batch = match state {
+        Some([_, state_batch, _]) if input[1] == 0 => *state_batch,
+        _ => input[0],
+    };
+    if final_batch == 0 {
+        return Err(GuardError::Empty {
+            op,
+            rule: "burn's bidirectional layers panic on an empty batch (stacking the final states)",
+            shape: input.to_vec(),
+            dim: Some(0),
+        });
+    }
+    let Some(state) = state else {
+        return Ok(None);
+    };
+    match state {
+        [directions, rest @ ..] if *directions >= 2 => Ok(Some(rest.to_vec())),
+        [_, _, _] => Err(GuardError::ShapeMismatch {
+            op,
+            rule: "the state must stack both directions: [2, batch, d_hidden]",
+            shapes: vec![input.to_vec(), state.to_vec()],
+        }),
+        _ => Err(GuardError::RankMismatch {
+            op,
+            rule: "the state must be [2, batch, d_hidden]",
+            expected: 3,
+            got: state.len(),
+            shape: state.to_vec(),
+        }),
+    }
+}

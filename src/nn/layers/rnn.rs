@@ -1,0 +1,420 @@
+//! [`burn::nn::Rnn`], [`burn::nn::Gru`], [`burn::nn::Lstm`] and [`burn::nn::BiLstm`].
+//!
+//! Their configs' `init`s assert nothing (the weights are drawn lazily): no init twins.
+
+use burn::nn::{BiLstm, GateController, Gru, Lstm, LstmState, Rnn, RnnState};
+use burn::tensor::{DType, Device, Tensor};
+
+use super::support::{Sealed, dims, same_devices};
+use crate::check::rnn::{Gate, Plan, bidirectional, recurrent};
+use crate::error::{Result, ResultExt};
+use crate::panic::catch;
+
+impl Sealed for Rnn {}
+impl Sealed for Gru {}
+impl Sealed for Lstm {}
+impl Sealed for BiLstm {}
+
+/// One gate's parameter shapes, owned, for the checks.
+struct GateDims {
+    name: &'static str,
+    input_weight: Vec<usize>,
+    input_bias: Option<Vec<usize>>,
+    hidden_weight: Vec<usize>,
+    hidden_bias: Option<Vec<usize>>,
+    devices: Vec<Device>,
+}
+
+impl GateDims {
+    fn new(name: &'static str, gate: &GateController) -> Self {
+        let (input, hidden) = (&gate.input_transform, &gate.hidden_transform);
+        let mut devices = vec![input.weight.device(), hidden.weight.device()];
+        devices.extend(input.bias.as_ref().map(|b| b.device()));
+        devices.extend(hidden.bias.as_ref().map(|b| b.device()));
+        Self {
+            name,
+            // `shape()`, not `val()`: a lazily initialized weight stays undrawn.
+            input_weight: input.weight.shape().to_vec(),
+            input_bias: input.bias.as_ref().map(|b| b.shape().to_vec()),
+            hidden_weight: hidden.weight.shape().to_vec(),
+            hidden_bias: hidden.bias.as_ref().map(|b| b.shape().to_vec()),
+            devices,
+        }
+    }
+
+    fn gate(&self) -> Gate<'_> {
+        Gate {
+            name: self.name,
+            input_weight: &self.input_weight,
+            input_bias: self.input_bias.as_deref(),
+            hidden_weight: &self.hidden_weight,
+            hidden_bias: self.hidden_bias.as_deref(),
+        }
+    }
+}
+
+/// The checks every single-direction layer runs: shapes against the gates, then one device.
+fn check_layer(
+    op: &'static str,
+    input: [usize; 3],
+    d_hidden: usize,
+    gates: &[GateDims],
+    state: Option<(&[usize], Device)>,
+    cell: Option<(&[usize], Device)>,
+    input_device: Device,
+) -> Result<Plan> {
+    let views: Vec<Gate<'_>> = gates.iter().map(GateDims::gate).collect();
+    let plan = recurrent(
+        op,
+        input,
+        d_hidden,
+        &views,
+        state.as_ref().map(|(s, _)| *s),
+        cell.as_ref().map(|(c, _)| *c),
+    )?;
+    let mut devices = vec![input_device];
+    devices.extend(state.map(|(_, d)| d));
+    devices.extend(cell.map(|(_, d)| d));
+    devices.extend(gates.iter().flat_map(|g| g.devices.iter().cloned()));
+    same_devices(op, &devices)?;
+    Ok(plan)
+}
+
+/// `[batch, seq, features]` of an input in the layer's layout.
+fn batch_first(dims: [usize; 3], batch_first: bool) -> [usize; 3] {
+    let [a, b, features] = dims;
+    if batch_first {
+        [a, b, features]
+    } else {
+        [b, a, features]
+    }
+}
+
+/// A zero tensor of the input's float dtype: the outputs of an empty batch.
+fn empty_like<const D: usize>(dims: [usize; D], device: &Device, dtype: DType) -> Tensor<D> {
+    if dtype.is_float() {
+        Tensor::zeros(dims, (device, dtype))
+    } else {
+        Tensor::zeros(dims, device)
+    }
+}
+
+/// The output dims of an empty batch in the layer's layout.
+fn output_dims(input: [usize; 3], d_hidden: usize, batch_first: bool) -> [usize; 3] {
+    let [batch, seq, _] = input;
+    if batch_first {
+        [batch, seq, d_hidden]
+    } else {
+        [seq, batch, d_hidden]
+    }
+}
+
+/// Twin of [`Rnn::forward`].
+pub trait TryRnn: Sealed {
+    /// Fallible twin of [`Rnn::forward`]: `[batch, seq, d_input]` (or `[seq, batch, d_input]`
+    /// when the layer is not batch-first) and an optional state `[batch, d_hidden]`.
+    ///
+    /// Checks, before anything runs, the input's features against `gate.input_transform`'s
+    /// weight, the state against `gate.hidden_transform`'s and the batch (a state of batch 1
+    /// is broadcast, as burn does), a hidden size of 0 (burn's step panics on it) and one
+    /// device. A sequence of length 0 runs no step: burn returns the empty output and the
+    /// state as given. An empty batch gives the empty outputs without dispatch (NdArray
+    /// panics on it). Beyond burn: an input with no features is refused (NdArray divides by
+    /// zero on it).
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) with the path
+    /// `gate.input_transform` / `gate.hidden_transform` for a wrong feature count or state
+    /// size, or for a state of another batch;
+    /// [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for `d_hidden = 0`;
+    /// [`GuardError::Empty`](crate::GuardError::Empty) for no features;
+    /// [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
+    ///
+    /// ```
+    /// use burn::nn::RnnConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let rnn = RnnConfig::new(4, 5, true).init(&device);
+    /// let (out, state) = rnn.try_forward(Tensor::ones([2, 3, 4], &device), None)?;
+    /// assert_eq!((out.dims(), state.hidden.dims()), ([2, 3, 5], [2, 5]));
+    /// let Err(err) = rnn.try_forward(Tensor::ones([2, 3, 6], &device), None) else {
+    ///     unreachable!("6 features for a layer of 4")
+    /// };
+    /// assert_eq!(err.path().as_deref(), Some("gate.input_transform"));
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward(
+        &self,
+        batched_input: Tensor<3>,
+        state: Option<RnnState<2>>,
+    ) -> Result<(Tensor<3>, RnnState<2>)>;
+}
+
+impl TryRnn for Rnn {
+    fn try_forward(
+        &self,
+        batched_input: Tensor<3>,
+        state: Option<RnnState<2>>,
+    ) -> Result<(Tensor<3>, RnnState<2>)> {
+        const OP: &str = "rnn";
+        let input = batch_first(batched_input.dims(), self.batch_first);
+        let gates = [GateDims::new("gate", &self.gate)];
+        let hidden = state.as_ref().map(|s| (dims(&s.hidden), s.hidden.device()));
+        let plan = check_layer(
+            OP,
+            input,
+            self.d_hidden,
+            &gates,
+            hidden.as_ref().map(|(d, dev)| (&d[..], dev.clone())),
+            None,
+            batched_input.device(),
+        )?;
+        match plan {
+            Plan::Dispatch => catch(OP, || self.forward(batched_input, state)),
+            Plan::EmptyBatch => catch(OP, || {
+                let (device, dtype) = (batched_input.device(), batched_input.dtype());
+                let out = output_dims(input, self.d_hidden, self.batch_first);
+                let hidden = empty_like([0, self.d_hidden], &device, dtype);
+                (empty_like(out, &device, dtype), RnnState::new(hidden))
+            }),
+        }
+    }
+}
+
+/// Twin of [`Gru::forward`].
+pub trait TryGru: Sealed {
+    /// Fallible twin of [`Gru::forward`]: `[batch, seq, d_input]` (burn's `Gru` is always
+    /// batch-first) and an optional state `[batch, d_hidden]`.
+    ///
+    /// The checks of [`TryRnn::try_forward`], for each of `update_gate`, `reset_gate` and
+    /// `new_gate`.
+    ///
+    /// # Errors
+    ///
+    /// As [`TryRnn::try_forward`], the path naming the gate
+    /// (`update_gate.input_transform`, …).
+    ///
+    /// ```
+    /// use burn::nn::GruConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let gru = GruConfig::new(4, 5, true).init(&device);
+    /// assert_eq!(gru.try_forward(Tensor::ones([2, 3, 4], &device), None)?.dims(), [2, 3, 5]);
+    /// let state = Tensor::zeros([3, 5], &device); // batch 3 for an input of batch 2
+    /// let err = gru.try_forward(Tensor::ones([2, 3, 4], &device), Some(state)).unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward(&self, batched_input: Tensor<3>, state: Option<Tensor<2>>) -> Result<Tensor<3>>;
+}
+
+impl TryGru for Gru {
+    fn try_forward(&self, batched_input: Tensor<3>, state: Option<Tensor<2>>) -> Result<Tensor<3>> {
+        const OP: &str = "gru";
+        let input = batched_input.dims();
+        let gates = [
+            GateDims::new("update_gate", &self.update_gate),
+            GateDims::new("reset_gate", &self.reset_gate),
+            GateDims::new("new_gate", &self.new_gate),
+        ];
+        let hidden = state.as_ref().map(|s| (dims(s), s.device()));
+        let plan = check_layer(
+            OP,
+            input,
+            self.d_hidden,
+            &gates,
+            hidden.as_ref().map(|(d, dev)| (&d[..], dev.clone())),
+            None,
+            batched_input.device(),
+        )?;
+        match plan {
+            Plan::Dispatch => catch(OP, || self.forward(batched_input, state)),
+            Plan::EmptyBatch => catch(OP, || {
+                let (device, dtype) = (batched_input.device(), batched_input.dtype());
+                empty_like(output_dims(input, self.d_hidden, true), &device, dtype)
+            }),
+        }
+    }
+}
+
+/// The checks of one `Lstm` on an input already in `[batch, seq, features]` order.
+fn check_lstm(
+    lstm: &Lstm,
+    op: &'static str,
+    input: [usize; 3],
+    hidden: Option<(&[usize], Device)>,
+    cell: Option<(&[usize], Device)>,
+    device: Device,
+) -> Result<Plan> {
+    let mut gates = vec![GateDims::new("input_gate", &lstm.input_gate)];
+    match (&lstm.forget_gate, lstm.input_forget) {
+        (Some(gate), false) => gates.push(GateDims::new("forget_gate", gate)),
+        (None, false) => {
+            return Err(crate::GuardError::InvalidArgument {
+                op,
+                rule: "an LSTM without input_forget needs its forget_gate (burn expects it)",
+                got: "forget_gate=None, input_forget=false".to_string(),
+            });
+        }
+        // burn derives the forget values from the input gate; the gate is unused.
+        (_, true) => {}
+    }
+    gates.push(GateDims::new("output_gate", &lstm.output_gate));
+    gates.push(GateDims::new("cell_gate", &lstm.cell_gate));
+    check_layer(op, input, lstm.d_hidden, &gates, hidden, cell, device)
+}
+
+/// Twin of [`Lstm::forward`].
+pub trait TryLstm: Sealed {
+    /// Fallible twin of [`Lstm::forward`]: `[batch, seq, d_input]` (or `[seq, batch, d_input]`
+    /// when the layer is not batch-first) and an optional state whose cell and hidden are
+    /// `[batch, d_hidden]`.
+    ///
+    /// The checks of [`TryRnn::try_forward`], for each of `input_gate`, `forget_gate` (absent
+    /// with `input_forget`), `output_gate` and `cell_gate`; and the state's cell and hidden of
+    /// one shape (burn's `LstmState::new` asserts it in debug builds; refused in every build).
+    ///
+    /// # Errors
+    ///
+    /// As [`TryRnn::try_forward`], the path naming the gate
+    /// (`input_gate.input_transform`, …); [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument)
+    /// for a module without the forget gate it needs.
+    ///
+    /// ```
+    /// use burn::nn::{LstmConfig, LstmState};
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let lstm = LstmConfig::new(4, 5, true).init(&device);
+    /// let (out, state) = lstm.try_forward(Tensor::ones([2, 3, 4], &device), None)?;
+    /// assert_eq!((out.dims(), state.hidden.dims()), ([2, 3, 5], [2, 5]));
+    ///
+    /// // A saved state of batch 3 for a request of batch 2: burn panics in `add`.
+    /// let state = LstmState::new(Tensor::zeros([3, 5], &device), Tensor::zeros([3, 5], &device));
+    /// let err = lstm.try_forward(Tensor::ones([2, 3, 4], &device), Some(state)).unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward(
+        &self,
+        batched_input: Tensor<3>,
+        state: Option<LstmState<2>>,
+    ) -> Result<(Tensor<3>, LstmState<2>)>;
+}
+
+impl TryLstm for Lstm {
+    fn try_forward(
+        &self,
+        batched_input: Tensor<3>,
+        state: Option<LstmState<2>>,
+    ) -> Result<(Tensor<3>, LstmState<2>)> {
+        const OP: &str = "lstm";
+        let input = batch_first(batched_input.dims(), self.batch_first);
+        let hidden = state.as_ref().map(|s| (dims(&s.hidden), s.hidden.device()));
+        let cell = state.as_ref().map(|s| (dims(&s.cell), s.cell.device()));
+        let plan = check_lstm(
+            self,
+            OP,
+            input,
+            hidden.as_ref().map(|(d, dev)| (&d[..], dev.clone())),
+            cell.as_ref().map(|(d, dev)| (&d[..], dev.clone())),
+            batched_input.device(),
+        )?;
+        match plan {
+            Plan::Dispatch => catch(OP, || self.forward(batched_input, state)),
+            Plan::EmptyBatch => catch(OP, || {
+                let (device, dtype) = (batched_input.device(), batched_input.dtype());
+                let out = output_dims(input, self.d_hidden, self.batch_first);
+                let zeros = || empty_like([0, self.d_hidden], &device, dtype);
+                (
+                    empty_like(out, &device, dtype),
+                    LstmState::new(zeros(), zeros()),
+                )
+            }),
+        }
+    }
+}
+
+/// Twin of [`BiLstm::forward`].
+pub trait TryBiLstm: Sealed {
+    /// Fallible twin of [`BiLstm::forward`]: `[batch, seq, d_input]` (or `[seq, batch,
+    /// d_input]` when not batch-first) and an optional state whose cell and hidden are
+    /// `[2, batch, d_hidden]` (direction 0 forward, 1 reverse; burn ignores a third).
+    ///
+    /// Checks the state's directions, then each direction as [`TryLstm::try_forward`] does,
+    /// its error under the path `forward` or `reverse` (`reverse.input_gate.input_transform:
+    /// linear: …`). An empty batch is refused: burn's `BiLstm` panics on it on Flex and
+    /// NdArray (stacking the final states; a state of batch 1 given with an empty sequence is
+    /// returned as burn returns it).
+    ///
+    /// # Errors
+    ///
+    /// As [`TryLstm::try_forward`]; [`GuardError::Empty`](crate::GuardError::Empty) for an
+    /// empty batch; [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) for a
+    /// state of one direction.
+    ///
+    /// ```
+    /// use burn::nn::{BiLstmConfig, LstmState};
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let bilstm = BiLstmConfig::new(4, 5, true).init(&device);
+    /// let (out, state) = bilstm.try_forward(Tensor::ones([2, 3, 4], &device), None)?;
+    /// assert_eq!((out.dims(), state.hidden.dims()), ([2, 3, 10], [2, 2, 5]));
+    ///
+    /// let one_direction = LstmState::new(Tensor::zeros([1, 2, 5], &device), Tensor::zeros([1, 2, 5], &device));
+    /// let err = bilstm.try_forward(Tensor::ones([2, 3, 4], &device), Some(one_direction)).unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward(
+        &self,
+        batched_input: Tensor<3>,
+        state: Option<LstmState<3>>,
+    ) -> Result<(Tensor<3>, LstmState<3>)>;
+}
+
+impl TryBiLstm for BiLstm {
+    fn try_forward(
+        &self,
+        batched_input: Tensor<3>,
+        state: Option<LstmState<3>>,
+    ) -> Result<(Tensor<3>, LstmState<3>)> {
+        const OP: &str = "bilstm";
+        let input = batch_first(batched_input.dims(), self.batch_first);
+        let hidden = state.as_ref().map(|s| s.hidden.dims());
+        let cell = state.as_ref().map(|s| s.cell.dims());
+        let direction = bidirectional(
+            OP,
+            input,
+            hidden.as_ref().map(|d| &d[..]),
+            cell.as_ref().map(|d| &d[..]),
+        )?;
+        // Each direction runs on its slice of the stacked state: `[batch, d_hidden]`.
+        let hidden = direction
+            .as_ref()
+            .zip(state.as_ref().map(|s| s.hidden.device()));
+        let cell = direction
+            .as_ref()
+            .zip(state.as_ref().map(|s| s.cell.device()));
+        for (name, lstm) in [("forward", &self.forward), ("reverse", &self.reverse)] {
+            check_lstm(
+                lstm,
+                OP,
+                input,
+                hidden.clone().map(|(d, dev)| (d.as_slice(), dev)),
+                cell.clone().map(|(d, dev)| (d.as_slice(), dev)),
+                batched_input.device(),
+            )
+            .context(name)?;
+        }
+        catch(OP, || self.forward(batched_input, state))
+    }
+}
