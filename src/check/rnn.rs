@@ -243,3 +243,53 @@ pub fn bidirectional(
         }),
     }
 }
+
+/// One step `(t, input_t)` of `Lstm::forward_iter(steps, state, batch_size, seq_length, ..)`:
+/// `input_t` is `[batch, 1, features]` (burn squeezes dim 1), and its batch broadcast with
+/// the hidden state's (`hidden_batch`: the given state's on the first step, the previous
+/// step's after) must exist (burn adds them) and, when the step is written, be `batch_size`
+/// (burn assigns the rows `[.., t, ..]`). burn writes nothing for a step whose slot is empty
+/// (`t` past `seq_length`, an empty output): that step is computed and dropped, as in burn.
+/// Returns the step's batch, the next step's `hidden_batch`.
+///
+/// # Errors
+///
+/// What [`super::view::squeeze_dim`] returns for dim 1; [`GuardError::ShapeMismatch`] for
+/// the batch.
+///
+/// ```
+/// use burn_guard::check::rnn::step;
+///
+/// assert_eq!(step("lstm", (0, &[2, 1, 4]), 2, 2, 3, 5)?, 2);
+/// assert_eq!(step("lstm", (0, &[1, 1, 4]), 2, 2, 3, 5)?, 2); // broadcast over the state
+/// assert_eq!(step("lstm", (3, &[2, 1, 4]), 2, 2, 3, 5)?, 2); // past seq_length: dropped
+/// assert!(step("lstm", (0, &[2, 2, 4]), 2, 2, 3, 5).is_err()); // not one step
+/// assert!(step("lstm", (0, &[3, 1, 4]), 2, 2, 3, 5).is_err());
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+pub fn step(
+    op: &'static str,
+    (t, input): (usize, &[usize]),
+    hidden_batch: usize,
+    batch_size: usize,
+    seq_length: usize,
+    d_hidden: usize,
+) -> Result<usize> {
+    super::view::squeeze_dim(op, input, 1, 2)?;
+    let batch = input.first().copied().unwrap_or(0);
+    let rows = match (batch, hidden_batch) {
+        (b, h) if b == h => Some(b),
+        (1, h) => Some(h),
+        (b, 1) => Some(b),
+        _ => None,
+    };
+    let written = t < seq_length && batch_size > 0 && d_hidden > 0;
+    match rows {
+        Some(rows) if rows == batch_size || !written => Ok(rows),
+        _ => Err(GuardError::ShapeMismatch {
+            op,
+            rule: "a step's batch, broadcast with the hidden state's, must be batch_size",
+            shapes: vec![input.to_vec(), vec![hidden_batch], vec![batch_size]],
+        }),
+    }
+}

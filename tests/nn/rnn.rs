@@ -111,6 +111,34 @@ proptest! {
     }
 
     #[test]
+    fn lstm_forward_iter_parity(
+        d_in in 1usize..4, hidden in 1usize..4, batch in 0usize..3, seq in 0usize..3,
+        extra_feature: bool, state: Option<(u8, bool)>, reverse: bool,
+        short_output: bool, other_batch: bool,
+    ) {
+        let dims = [batch, seq, d_in + usize::from(extra_feature)];
+        let state_dims = state.map(|(b, wrong)| [state_batch(batch, b), hidden + usize::from(wrong)]);
+        // Every position of the output is written, or the call is refused: burn leaves the
+        // others uninitialized.
+        let seq_length = if short_output { seq.saturating_sub(1) } else { seq };
+        let batch_size = batch + usize::from(other_batch);
+        let steps = move |device: &Device| {
+            let steps: Vec<(usize, Tensor<3>)> = tensor(dims, device).iter_dim(1).enumerate().collect();
+            if reverse { steps.into_iter().rev().collect() } else { steps }
+        };
+        parity_on_cpus(
+            &format!("lstm forward_iter {d_in}->{hidden} on {dims:?} into [{batch_size}, {seq_length}], state {state_dims:?}, reverse {reverse}"),
+            |device| LstmConfig::new(d_in, hidden, true).init(device),
+            |layer, device| lstm_snap(layer.forward_iter(
+                steps(device).into_iter(), state_dims.map(|d| lstm_state(d, device)), batch_size, seq_length, device,
+            )),
+            |layer, device| layer.try_forward_iter(
+                steps(device).into_iter(), state_dims.map(|d| lstm_state(d, device)), batch_size, seq_length, device,
+            ).map(lstm_snap),
+        );
+    }
+
+    #[test]
     fn bilstm_parity(
         d_in in 1usize..4, hidden in 1usize..4, batch in 0usize..3, seq in 0usize..3,
         extra_feature: bool, state: Option<(u8, bool, u8)>, batch_first: bool, bias: bool,

@@ -6,7 +6,7 @@ use burn::nn::{BiLstm, GateController, Gru, Lstm, LstmState, Rnn, RnnState};
 use burn::tensor::{DType, Device, Tensor};
 
 use super::support::{Sealed, dims, same_devices};
-use crate::check::rnn::{Gate, Plan, bidirectional, recurrent};
+use crate::check::rnn::{Gate, Plan, bidirectional, recurrent, step};
 use crate::error::{Result, ResultExt};
 use crate::panic::catch;
 
@@ -78,6 +78,11 @@ fn check_layer(
     devices.extend(gates.iter().flat_map(|g| g.devices.iter().cloned()));
     same_devices(op, &devices)?;
     Ok(plan)
+}
+
+/// A state's shape and device as the checks take them.
+fn view(side: &Option<(Vec<usize>, Device)>) -> Option<(&[usize], Device)> {
+    side.as_ref().map(|(d, dev)| (d.as_slice(), dev.clone()))
 }
 
 /// `[batch, seq, features]` of an input in the layer's layout.
@@ -306,9 +311,130 @@ pub trait TryLstm: Sealed {
         batched_input: Tensor<3>,
         state: Option<LstmState<2>>,
     ) -> Result<(Tensor<3>, LstmState<2>)>;
+
+    /// Fallible twin of [`Lstm::forward_iter`]: steps `(t, input_t)` with `input_t` of shape
+    /// `[batch, 1, d_input]`, written at `t` of an output `[batch_size, seq_length,
+    /// d_hidden]` (batch-first, whatever the layer's layout).
+    ///
+    /// Collects the steps, then checks each as [`TryLstm::try_forward`] checks an input: dim 1
+    /// of size 1, and the step's batch (broadcast with the state's, as burn computes it) equal
+    /// to `batch_size` where the step is written; every tensor on `device`. As in burn, a step
+    /// with `t` past `seq_length` is computed and not written, and the output's positions no
+    /// step writes are left uninitialized ([`Tensor::empty`]). Steps of an empty batch give
+    /// the empty outputs without dispatch (NdArray panics on them); beyond burn, such steps
+    /// after non-empty ones are refused.
+    ///
+    /// # Errors
+    ///
+    /// As [`TryLstm::try_forward`].
+    ///
+    /// ```
+    /// use burn::nn::LstmConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let lstm = LstmConfig::new(4, 5, true).init(&device);
+    /// let x = Tensor::<3>::ones([2, 3, 4], &device);
+    /// let steps = || x.clone().iter_dim(1).enumerate();
+    /// let (out, _) = lstm.try_forward_iter(steps(), None, 2, 3, &device)?;
+    /// assert_eq!(out.dims(), [2, 3, 5]);
+    /// // Steps of batch 2 for an output of batch 3: burn panics in `slice_assign`.
+    /// let err = lstm.try_forward_iter(steps(), None, 3, 3, &device).unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward_iter<I: Iterator<Item = (usize, Tensor<3>)>>(
+        &self,
+        input_timestep_iter: I,
+        state: Option<LstmState<2>>,
+        batch_size: usize,
+        seq_length: usize,
+        device: &Device,
+    ) -> Result<(Tensor<3>, LstmState<2>)>;
 }
 
 impl TryLstm for Lstm {
+    fn try_forward_iter<I: Iterator<Item = (usize, Tensor<3>)>>(
+        &self,
+        input_timestep_iter: I,
+        state: Option<LstmState<2>>,
+        batch_size: usize,
+        seq_length: usize,
+        device: &Device,
+    ) -> Result<(Tensor<3>, LstmState<2>)> {
+        const OP: &str = "lstm";
+        let steps: Vec<(usize, Tensor<3>)> = input_timestep_iter.collect();
+        let hidden = state.as_ref().map(|s| (dims(&s.hidden), s.hidden.device()));
+        let cell = state.as_ref().map(|s| (dims(&s.cell), s.cell.device()));
+        let mut hidden_batch = hidden
+            .as_ref()
+            .and_then(|(d, _)| d.first().copied())
+            .unwrap_or(batch_size);
+        let mut plans = Vec::with_capacity(steps.len());
+        for (i, (t, input_t)) in steps.iter().enumerate() {
+            let input = input_t.dims();
+            let rows = step(
+                OP,
+                (*t, &input),
+                hidden_batch,
+                batch_size,
+                seq_length,
+                self.d_hidden,
+            )?;
+            // The given state feeds the first step; each next step gets the previous one's.
+            let first = i == 0;
+            plans.push(check_lstm(
+                self,
+                OP,
+                [rows, 1, input[2]],
+                view(&hidden).filter(|_| first),
+                view(&cell).filter(|_| first),
+                input_t.device(),
+            )?);
+            hidden_batch = rows;
+        }
+        let plan = if plans.iter().all(|p| *p == Plan::EmptyBatch) && !plans.is_empty() {
+            Plan::EmptyBatch
+        } else if plans.contains(&Plan::EmptyBatch) {
+            return Err(crate::GuardError::InvalidArgument {
+                op: OP,
+                rule: "steps of an empty batch must not follow steps of a non-empty one \
+                       (NdArray's matmul divides by zero on them)",
+                got: format!("batch_size={batch_size}"),
+            });
+        } else {
+            Plan::Dispatch
+        };
+        // Without a step, the state is only read back: its two shapes and its device.
+        if steps.is_empty() {
+            check_lstm(
+                self,
+                OP,
+                [batch_size, 0, 0],
+                view(&hidden),
+                view(&cell),
+                device.clone(),
+            )?;
+        }
+        let mut devices = vec![device.clone()];
+        devices.extend(steps.iter().map(|(_, x)| x.device()));
+        same_devices(OP, &devices)?;
+        match plan {
+            Plan::Dispatch => catch(OP, || {
+                self.forward_iter(steps.into_iter(), state, batch_size, seq_length, device)
+            }),
+            Plan::EmptyBatch => catch(OP, || {
+                let dtype = steps.first().map_or(DType::F32, |(_, x)| x.dtype());
+                let zeros = || empty_like([0, self.d_hidden], device, dtype);
+                (
+                    empty_like([batch_size, seq_length, self.d_hidden], device, dtype),
+                    LstmState::new(zeros(), zeros()),
+                )
+            }),
+        }
+    }
+
     fn try_forward(
         &self,
         batched_input: Tensor<3>,
