@@ -9,7 +9,7 @@
 //! | [`shape`] | burn-tensor `TensorCheck` (`src/tensor/api/check.rs`) and `unwrap_dim_index` |
 //! | [`view`], [`indexing`], [`elementwise`], [`reduce`], [`module`], [`creation`] | burn-tensor `TensorCheck` and the asserts of each family's methods |
 //! | [`quant`] | burn-backend `quantization/scheme.rs`, burn-std `tensor/quantization.rs` |
-//! | [`rnn`] | the shape needs of burn-nn's recurrent layers (`Rnn`, `Gru`, `Lstm`, `BiLstm`): gates, states, sizes their step panics on |
+//! | [`rnn`] | the shape needs of burn-nn's recurrent layers (`Rnn`, `Gru`, `Lstm` and their `Bi` forms): gates, states, sizes their step panics on |
 //! | [`layer`] | the asserts of `burn::nn` layers and config `init`s that no tensor op shares |
 //! | [`input`] | nothing in burn: what a service promises about a user's input ([`InputSpec`](crate::input::InputSpec)) |
 

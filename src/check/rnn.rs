@@ -1,4 +1,4 @@
-//! Rules of burn's recurrent layers (`Rnn`, `Gru`, `Lstm`, `BiLstm`): the input against the
+//! Rules of burn's recurrent layers (`Rnn`, `Gru`, `Lstm` and their `Bi` forms): the input against the
 //! gates' linear weights, the optional state against the batch and the hidden size, and the
 //! sizes burn's recurrent step cannot run with.
 //!
@@ -171,14 +171,28 @@ fn gate_rules(
     Ok(())
 }
 
+/// How a bidirectional layer takes each direction's state from the stacked one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DirectionSlice {
+    /// `BiLstm`: `state.slice(s![d])`, the whole `[batch, d_hidden]` of direction `d`.
+    Whole,
+    /// `BiRnn`/`BiGru`: `state.slice([d..d + 1, 0..batch, 0..d_hidden])`, which burn clamps
+    /// to the state's sizes: a larger state is cut, a smaller one kept.
+    Clamped {
+        /// The layer's `d_hidden`, the end of the last range.
+        d_hidden: usize,
+    },
+}
+
 /// A bidirectional layer's input `[batch, seq, features]` (batch first) and its optional
-/// stacked state `[directions, batch, d_hidden]` (`cell` for an LSTM): burn's `BiLstm` slices
-/// directions 0 and 1 from the state (a third is ignored) and panics, on Flex and NdArray,
-/// when the final states it stacks have an empty batch (an empty input batch, or a given
-/// state of batch 0 when the sequence is empty). Each direction's state then goes through
-/// [`recurrent`] with the direction's gates.
+/// stacked state `[directions, batch, d_hidden]` (`cell` for an LSTM): burn takes directions
+/// 0 and 1 from it (a third is ignored; with one, the second slice is empty and burn panics)
+/// and panics, on Flex and NdArray, when a direction's slice has an empty dimension (burn's
+/// squeeze of it) or when the final states it stacks have an empty batch (an empty input
+/// batch). Each
+/// direction's state then goes through [`recurrent`] with the direction's gates.
 ///
-/// Returns each direction's state shape (`[batch, d_hidden]`), if a state was given.
+/// Returns each direction's state shape, if a state was given.
 ///
 /// # Errors
 ///
@@ -187,11 +201,18 @@ fn gate_rules(
 /// its hidden.
 ///
 /// ```
-/// use burn_guard::check::rnn::bidirectional;
+/// use burn_guard::check::rnn::{DirectionSlice, bidirectional};
 ///
-/// assert_eq!(bidirectional("bilstm", [2, 3, 4], Some(&[2, 2, 5]), Some(&[2, 2, 5]))?, Some(vec![2, 5]));
-/// assert!(bidirectional("bilstm", [2, 3, 4], Some(&[1, 2, 5]), Some(&[1, 2, 5])).is_err());
-/// assert!(bidirectional("bilstm", [0, 3, 4], None, None).is_err());
+/// let whole = DirectionSlice::Whole;
+/// let state = Some(&[2, 2, 5][..]);
+/// assert_eq!(bidirectional("bilstm", [2, 3, 4], state, state, whole)?, Some(vec![2, 5]));
+/// let one = Some(&[1, 2, 5][..]);
+/// assert!(bidirectional("bilstm", [2, 3, 4], one, one, whole).is_err());
+/// assert!(bidirectional("bilstm", [0, 3, 4], None, None, whole).is_err());
+/// // BiRnn cuts a larger state to the batch and d_hidden.
+/// let clamped = DirectionSlice::Clamped { d_hidden: 5 };
+/// let big = Some(&[3, 4, 7][..]);
+/// assert_eq!(bidirectional("birnn", [2, 3, 4], big, None, clamped)?, Some(vec![2, 5]));
 /// # Ok::<(), burn_guard::GuardError>(())
 /// ```
 pub fn bidirectional(
@@ -199,7 +220,9 @@ pub fn bidirectional(
     input: [usize; 3],
     state: Option<&[usize]>,
     cell: Option<&[usize]>,
+    slice: DirectionSlice,
 ) -> Result<Option<Vec<usize>>> {
+    let [batch, seq, _] = input;
     if let (Some(hidden), Some(cell)) = (state, cell)
         && hidden != cell
     {
@@ -209,12 +232,51 @@ pub fn bidirectional(
             shapes: vec![cell.to_vec(), hidden.to_vec()],
         });
     }
+    let direction = match state {
+        None => None,
+        Some([directions, state_batch, state_hidden]) => {
+            if *directions < 2 {
+                return Err(GuardError::ShapeMismatch {
+                    op,
+                    rule: "the state must stack both directions: [2, batch, d_hidden]",
+                    shapes: vec![input.to_vec(), state.unwrap_or_default().to_vec()],
+                });
+            }
+            Some(match slice {
+                DirectionSlice::Whole => vec![*state_batch, *state_hidden],
+                DirectionSlice::Clamped { d_hidden } => {
+                    vec![(*state_batch).min(batch), (*state_hidden).min(d_hidden)]
+                }
+            })
+        }
+        Some(other) => {
+            return Err(GuardError::RankMismatch {
+                op,
+                rule: "the state must be [2, batch, d_hidden]",
+                expected: 3,
+                got: other.len(),
+                shape: other.to_vec(),
+            });
+        }
+    };
+    // burn squeezes each direction's slice `[1, batch, d_hidden]` to `[batch, d_hidden]`; on a
+    // zero-sized dimension the shape computation panics (cubecl-zspace, burn 0.22.1).
+    if let (Some(dims), Some(stacked)) = (&direction, state)
+        && let Some(empty) = dims.iter().position(|d| *d == 0)
+    {
+        return Err(GuardError::Empty {
+            op,
+            rule: "a direction's state must not be empty (burn's squeeze panics on it)",
+            shape: stacked.to_vec(),
+            dim: Some(empty + 1),
+        });
+    }
     // burn stacks the two directions' final states, and its stack panics on an empty batch
     // (the unsqueeze it runs miscomputes a zero-sized shape): the final states have the
     // input's batch once a step runs, the given state's when none does.
-    let final_batch = match state {
-        Some([_, state_batch, _]) if input[1] == 0 => *state_batch,
-        _ => input[0],
+    let final_batch = match &direction {
+        Some(dims) if seq == 0 => dims.first().copied().unwrap_or(0),
+        _ => batch,
     };
     if final_batch == 0 {
         return Err(GuardError::Empty {
@@ -224,24 +286,7 @@ pub fn bidirectional(
             dim: Some(0),
         });
     }
-    let Some(state) = state else {
-        return Ok(None);
-    };
-    match state {
-        [directions, rest @ ..] if *directions >= 2 => Ok(Some(rest.to_vec())),
-        [_, _, _] => Err(GuardError::ShapeMismatch {
-            op,
-            rule: "the state must stack both directions: [2, batch, d_hidden]",
-            shapes: vec![input.to_vec(), state.to_vec()],
-        }),
-        _ => Err(GuardError::RankMismatch {
-            op,
-            rule: "the state must be [2, batch, d_hidden]",
-            expected: 3,
-            got: state.len(),
-            shape: state.to_vec(),
-        }),
-    }
+    Ok(direction)
 }
 
 /// One step `(t, input_t)` of `Lstm::forward_iter(steps, state, batch_size, seq_length, ..)`:

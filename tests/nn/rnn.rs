@@ -1,6 +1,8 @@
 //! `Rnn`, `Gru`, `Lstm` and `BiLstm`.
 
-use burn::nn::{BiLstmConfig, GruConfig, LstmConfig, LstmState, RnnConfig, RnnState};
+use burn::nn::{
+    BiGruConfig, BiLstmConfig, BiRnnConfig, GruConfig, LstmConfig, LstmState, RnnConfig, RnnState,
+};
 use burn::tensor::{Device, Tensor};
 use burn_guard::prelude::*;
 use proptest::prelude::*;
@@ -17,7 +19,8 @@ fn tensor<const D: usize>(dims: [usize; D], device: &Device) -> Tensor<D> {
     }
 }
 
-/// A state's batch: the input's, 1 (broadcast) or one more (wrong).
+/// A state's batch: the input's, 1 (broadcast) or one more (wrong). Its hidden size is
+/// picked the same way: the layer's, one more or one less (0 included).
 fn state_batch(batch: usize, pick: u8) -> usize {
     match pick % 3 {
         0 => batch,
@@ -52,11 +55,11 @@ proptest! {
     #[test]
     fn rnn_parity(
         d_in in 1usize..4, hidden in 1usize..4, batch in 0usize..3, seq in 0usize..3,
-        extra_feature: bool, state: Option<(u8, bool)>, batch_first: bool, reverse: bool, bias: bool,
+        extra_feature: bool, state: Option<(u8, u8)>, batch_first: bool, reverse: bool, bias: bool,
     ) {
         let features = d_in + usize::from(extra_feature);
         let dims = layout(batch_first, [batch, seq, features]);
-        let state_dims = state.map(|(b, wrong)| [state_batch(batch, b), hidden + usize::from(wrong)]);
+        let state_dims = state.map(|(b, h)| [state_batch(batch, b), hidden + 1 - usize::from(h % 3)]);
         let make_state = |device: &Device| state_dims.map(|d| RnnState::new(tensor(d, device)));
         parity_on_cpus(
             &format!("rnn {d_in}->{hidden} on {dims:?}, state {state_dims:?}, batch_first {batch_first}, reverse {reverse}"),
@@ -74,10 +77,10 @@ proptest! {
     #[test]
     fn gru_parity(
         d_in in 1usize..4, hidden in 1usize..4, batch in 0usize..3, seq in 0usize..3,
-        extra_feature: bool, state: Option<(u8, bool)>, reset_after: bool, bias: bool,
+        extra_feature: bool, state: Option<(u8, u8)>, reset_after: bool, bias: bool,
     ) {
         let dims = [batch, seq, d_in + usize::from(extra_feature)];
-        let state_dims = state.map(|(b, wrong)| [state_batch(batch, b), hidden + usize::from(wrong)]);
+        let state_dims = state.map(|(b, h)| [state_batch(batch, b), hidden + 1 - usize::from(h % 3)]);
         parity_on_cpus(
             &format!("gru {d_in}->{hidden} on {dims:?}, state {state_dims:?}, reset_after {reset_after}"),
             |device| GruConfig::new(d_in, hidden, bias).with_reset_after(reset_after).init(device),
@@ -91,11 +94,11 @@ proptest! {
     #[test]
     fn lstm_parity(
         d_in in 1usize..4, hidden in 1usize..4, batch in 0usize..3, seq in 0usize..3,
-        extra_feature: bool, state: Option<(u8, bool)>, batch_first: bool, reverse: bool,
+        extra_feature: bool, state: Option<(u8, u8)>, batch_first: bool, reverse: bool,
         input_forget: bool, bias: bool,
     ) {
         let dims = layout(batch_first, [batch, seq, d_in + usize::from(extra_feature)]);
-        let state_dims = state.map(|(b, wrong)| [state_batch(batch, b), hidden + usize::from(wrong)]);
+        let state_dims = state.map(|(b, h)| [state_batch(batch, b), hidden + 1 - usize::from(h % 3)]);
         parity_on_cpus(
             &format!("lstm {d_in}->{hidden} on {dims:?}, state {state_dims:?}, batch_first {batch_first}, reverse {reverse}, input_forget {input_forget}"),
             |device| LstmConfig::new(d_in, hidden, bias)
@@ -113,11 +116,11 @@ proptest! {
     #[test]
     fn lstm_forward_iter_parity(
         d_in in 1usize..4, hidden in 1usize..4, batch in 0usize..3, seq in 0usize..3,
-        extra_feature: bool, state: Option<(u8, bool)>, reverse: bool,
+        extra_feature: bool, state: Option<(u8, u8)>, reverse: bool,
         short_output: bool, other_batch: bool,
     ) {
         let dims = [batch, seq, d_in + usize::from(extra_feature)];
-        let state_dims = state.map(|(b, wrong)| [state_batch(batch, b), hidden + usize::from(wrong)]);
+        let state_dims = state.map(|(b, h)| [state_batch(batch, b), hidden + 1 - usize::from(h % 3)]);
         // Every position of the output is written, or the call is refused: burn leaves the
         // others uninitialized.
         let seq_length = if short_output { seq.saturating_sub(1) } else { seq };
@@ -139,13 +142,57 @@ proptest! {
     }
 
     #[test]
-    fn bilstm_parity(
+    fn birnn_parity(
         d_in in 1usize..4, hidden in 1usize..4, batch in 0usize..3, seq in 0usize..3,
-        extra_feature: bool, state: Option<(u8, bool, u8)>, batch_first: bool, bias: bool,
+        extra_feature: bool, state: Option<(u8, u8, u8)>, batch_first: bool, bias: bool,
     ) {
         let dims = layout(batch_first, [batch, seq, d_in + usize::from(extra_feature)]);
-        let state_dims = state.map(|(b, wrong, directions)| {
-            [1 + usize::from(directions % 3), state_batch(batch, b), hidden + usize::from(wrong)]
+        let state_dims = state.map(|(b, h, directions)| {
+            [1 + usize::from(directions % 3), state_batch(batch, b), hidden + 1 - usize::from(h % 3)]
+        });
+        parity_on_cpus(
+            &format!("birnn {d_in}->{hidden} on {dims:?}, state {state_dims:?}, batch_first {batch_first}"),
+            |device| BiRnnConfig::new(d_in, hidden, bias).with_batch_first(batch_first).init(device),
+            |layer, device| {
+                let (out, state) = layer.forward(tensor(dims, device), state_dims.map(|d| RnnState::new(tensor(d, device))));
+                (snapshot(out), snapshot(state.hidden))
+            },
+            |layer, device| layer
+                .try_forward(tensor(dims, device), state_dims.map(|d| RnnState::new(tensor(d, device))))
+                .map(|(out, state)| (snapshot(out), snapshot(state.hidden))),
+        );
+    }
+
+    #[test]
+    fn bigru_parity(
+        d_in in 1usize..4, hidden in 1usize..4, batch in 0usize..3, seq in 0usize..3,
+        extra_feature: bool, state: Option<(u8, u8, u8)>, batch_first: bool, bias: bool,
+    ) {
+        let dims = layout(batch_first, [batch, seq, d_in + usize::from(extra_feature)]);
+        let state_dims = state.map(|(b, h, directions)| {
+            [1 + usize::from(directions % 3), state_batch(batch, b), hidden + 1 - usize::from(h % 3)]
+        });
+        parity_on_cpus(
+            &format!("bigru {d_in}->{hidden} on {dims:?}, state {state_dims:?}, batch_first {batch_first}"),
+            |device| BiGruConfig::new(d_in, hidden, bias).with_batch_first(batch_first).init(device),
+            |layer, device| {
+                let (out, state) = layer.forward(tensor(dims, device), state_dims.map(|d| tensor(d, device)));
+                (snapshot(out), snapshot(state))
+            },
+            |layer, device| layer
+                .try_forward(tensor(dims, device), state_dims.map(|d| tensor(d, device)))
+                .map(|(out, state)| (snapshot(out), snapshot(state))),
+        );
+    }
+
+    #[test]
+    fn bilstm_parity(
+        d_in in 1usize..4, hidden in 1usize..4, batch in 0usize..3, seq in 0usize..3,
+        extra_feature: bool, state: Option<(u8, u8, u8)>, batch_first: bool, bias: bool,
+    ) {
+        let dims = layout(batch_first, [batch, seq, d_in + usize::from(extra_feature)]);
+        let state_dims = state.map(|(b, h, directions)| {
+            [1 + usize::from(directions % 3), state_batch(batch, b), hidden + 1 - usize::from(h % 3)]
         });
         let make_state = |device: &Device| state_dims.map(|d| LstmState::new(tensor(d, device), tensor(d, device).neg()));
         parity_on_cpus(
@@ -240,6 +287,40 @@ fn recurrent_bad_inputs_are_refused_by_checks() {
             bilstm.try_forward(x([2, 3, 4]), Some(two)),
         );
         assert_eq!(err.path().as_deref(), Some("forward"));
+
+        // BiRnn/BiGru: one direction, an empty batch, a state too small for the hidden size.
+        let birnn = BiRnnConfig::new(4, 5, true).init(d);
+        let bigru = BiGruConfig::new(4, 5, true).init(d);
+        let one = || tensor([1, 2, 5], d);
+        refused(
+            name,
+            "birnn one direction",
+            birnn.try_forward(x([2, 3, 4]), Some(RnnState::new(one()))),
+        );
+        refused(
+            name,
+            "bigru one direction",
+            bigru.try_forward(x([2, 3, 4]), Some(one())),
+        );
+        refused(
+            name,
+            "birnn empty batch",
+            birnn.try_forward(x([0, 3, 4]), None),
+        );
+        refused(
+            name,
+            "bigru empty batch",
+            bigru.try_forward(x([0, 3, 4]), None),
+        );
+        let err = refused(
+            name,
+            "bigru state hidden",
+            bigru.try_forward(x([2, 3, 4]), Some(tensor([2, 2, 4], d))),
+        );
+        assert_eq!(
+            err.path().as_deref(),
+            Some("forward.update_gate.hidden_transform")
+        );
 
         // A hidden size of 0: burn's step panics (Flex: index out of bounds; NdArray: divide
         // by zero).

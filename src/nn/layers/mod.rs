@@ -9,4 +9,4 @@ mod rnn;
 
 pub use dropout::TryDropout;
 pub use linear::TryLinear;
-pub use rnn::{TryBiLstm, TryGru, TryLstm, TryRnn};
+pub use rnn::{TryBiGru, TryBiLstm, TryBiRnn, TryGru, TryLstm, TryRnn};

@@ -1,12 +1,13 @@
-//! [`burn::nn::Rnn`], [`burn::nn::Gru`], [`burn::nn::Lstm`] and [`burn::nn::BiLstm`].
+//! [`burn::nn::Rnn`], [`burn::nn::Gru`], [`burn::nn::Lstm`] and their bidirectional forms
+//! ([`burn::nn::BiRnn`], [`burn::nn::BiGru`], [`burn::nn::BiLstm`]).
 //!
 //! Their configs' `init`s assert nothing (the weights are drawn lazily): no init twins.
 
-use burn::nn::{BiLstm, GateController, Gru, Lstm, LstmState, Rnn, RnnState};
+use burn::nn::{BiGru, BiLstm, BiRnn, GateController, Gru, Lstm, LstmState, Rnn, RnnState};
 use burn::tensor::{DType, Device, Tensor};
 
 use super::support::{Sealed, dims, same_devices};
-use crate::check::rnn::{Gate, Plan, bidirectional, recurrent, step};
+use crate::check::rnn::{DirectionSlice, Gate, Plan, bidirectional, recurrent, step};
 use crate::error::{Result, ResultExt};
 use crate::panic::catch;
 
@@ -14,6 +15,8 @@ impl Sealed for Rnn {}
 impl Sealed for Gru {}
 impl Sealed for Lstm {}
 impl Sealed for BiLstm {}
+impl Sealed for BiRnn {}
+impl Sealed for BiGru {}
 
 /// One gate's parameter shapes, owned, for the checks.
 struct GateDims {
@@ -83,6 +86,18 @@ fn check_layer(
 /// A state's shape and device as the checks take them.
 fn view(side: &Option<(Vec<usize>, Device)>) -> Option<(&[usize], Device)> {
     side.as_ref().map(|(d, dev)| (d.as_slice(), dev.clone()))
+}
+
+fn rnn_gates(rnn: &Rnn) -> [GateDims; 1] {
+    [GateDims::new("gate", &rnn.gate)]
+}
+
+fn gru_gates(gru: &Gru) -> [GateDims; 3] {
+    [
+        GateDims::new("update_gate", &gru.update_gate),
+        GateDims::new("reset_gate", &gru.reset_gate),
+        GateDims::new("new_gate", &gru.new_gate),
+    ]
 }
 
 /// `[batch, seq, features]` of an input in the layer's layout.
@@ -166,7 +181,7 @@ impl TryRnn for Rnn {
     ) -> Result<(Tensor<3>, RnnState<2>)> {
         const OP: &str = "rnn";
         let input = batch_first(batched_input.dims(), self.batch_first);
-        let gates = [GateDims::new("gate", &self.gate)];
+        let gates = rnn_gates(self);
         let hidden = state.as_ref().map(|s| (dims(&s.hidden), s.hidden.device()));
         let plan = check_layer(
             OP,
@@ -222,11 +237,7 @@ impl TryGru for Gru {
     fn try_forward(&self, batched_input: Tensor<3>, state: Option<Tensor<2>>) -> Result<Tensor<3>> {
         const OP: &str = "gru";
         let input = batched_input.dims();
-        let gates = [
-            GateDims::new("update_gate", &self.update_gate),
-            GateDims::new("reset_gate", &self.reset_gate),
-            GateDims::new("new_gate", &self.new_gate),
-        ];
+        let gates = gru_gates(self);
         let hidden = state.as_ref().map(|s| (dims(s), s.device()));
         let plan = check_layer(
             OP,
@@ -522,6 +533,7 @@ impl TryBiLstm for BiLstm {
             input,
             hidden.as_ref().map(|d| &d[..]),
             cell.as_ref().map(|d| &d[..]),
+            DirectionSlice::Whole,
         )?;
         // Each direction runs on its slice of the stacked state: `[batch, d_hidden]`.
         let hidden = direction
@@ -537,6 +549,156 @@ impl TryBiLstm for BiLstm {
                 input,
                 hidden.clone().map(|(d, dev)| (d.as_slice(), dev)),
                 cell.clone().map(|(d, dev)| (d.as_slice(), dev)),
+                batched_input.device(),
+            )
+            .context(name)?;
+        }
+        catch(OP, || self.forward(batched_input, state))
+    }
+}
+
+/// Each direction's state dims and device, from a bidirectional layer's stacked state.
+fn direction_state(
+    direction: Option<Vec<usize>>,
+    device: Option<Device>,
+) -> Option<(Vec<usize>, Device)> {
+    direction.zip(device)
+}
+
+/// Twin of [`BiRnn::forward`].
+pub trait TryBiRnn: Sealed {
+    /// Fallible twin of [`BiRnn::forward`]: `[batch, seq, d_input]` (or `[seq, batch,
+    /// d_input]` when not batch-first) and an optional state `[2, batch, d_hidden]`
+    /// (direction 0 forward, 1 reverse).
+    ///
+    /// burn slices each direction's state with ranges it clamps (`0..batch`, `0..d_hidden`):
+    /// a larger state is cut to size, as burn does; a smaller one is checked as it is. Then
+    /// each direction is checked as [`TryRnn::try_forward`] does, under the path `forward` or
+    /// `reverse`. An empty batch is refused: burn's `BiRnn` panics on it, on Flex and NdArray.
+    ///
+    /// # Errors
+    ///
+    /// As [`TryRnn::try_forward`]; [`GuardError::Empty`](crate::GuardError::Empty) for an
+    /// empty batch; [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) for a
+    /// state of one direction.
+    ///
+    /// ```
+    /// use burn::nn::{BiRnnConfig, RnnState};
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let birnn = BiRnnConfig::new(4, 5, true).init(&device);
+    /// let (out, state) = birnn.try_forward(Tensor::ones([2, 3, 4], &device), None)?;
+    /// assert_eq!((out.dims(), state.hidden.dims()), ([2, 3, 10], [2, 2, 5]));
+    /// let Err(err) = birnn.try_forward(Tensor::ones([2, 3, 6], &device), None) else {
+    ///     unreachable!("6 features for a layer of 4")
+    /// };
+    /// assert_eq!(err.path().as_deref(), Some("forward.gate.input_transform"));
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward(
+        &self,
+        batched_input: Tensor<3>,
+        state: Option<RnnState<3>>,
+    ) -> Result<(Tensor<3>, RnnState<3>)>;
+}
+
+impl TryBiRnn for BiRnn {
+    fn try_forward(
+        &self,
+        batched_input: Tensor<3>,
+        state: Option<RnnState<3>>,
+    ) -> Result<(Tensor<3>, RnnState<3>)> {
+        const OP: &str = "birnn";
+        let input = batch_first(batched_input.dims(), self.batch_first);
+        let stacked = state.as_ref().map(|s| s.hidden.dims());
+        let direction = bidirectional(
+            OP,
+            input,
+            stacked.as_ref().map(|d| &d[..]),
+            None,
+            DirectionSlice::Clamped {
+                d_hidden: self.d_hidden,
+            },
+        )?;
+        let hidden = direction_state(direction, state.as_ref().map(|s| s.hidden.device()));
+        for (name, rnn) in [("forward", &self.forward), ("reverse", &self.reverse)] {
+            check_layer(
+                OP,
+                input,
+                rnn.d_hidden,
+                &rnn_gates(rnn),
+                view(&hidden),
+                None,
+                batched_input.device(),
+            )
+            .context(name)?;
+        }
+        catch(OP, || self.forward(batched_input, state))
+    }
+}
+
+/// Twin of [`BiGru::forward`].
+pub trait TryBiGru: Sealed {
+    /// Fallible twin of [`BiGru::forward`]: `[batch, seq, d_input]` (or `[seq, batch,
+    /// d_input]` when not batch-first) and an optional state `[2, batch, d_hidden]`.
+    ///
+    /// The checks of [`TryBiRnn::try_forward`], each direction's as
+    /// [`TryGru::try_forward`]'s.
+    ///
+    /// # Errors
+    ///
+    /// As [`TryBiRnn::try_forward`].
+    ///
+    /// ```
+    /// use burn::nn::BiGruConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let bigru = BiGruConfig::new(4, 5, true).init(&device);
+    /// let (out, state) = bigru.try_forward(Tensor::ones([2, 3, 4], &device), None)?;
+    /// assert_eq!((out.dims(), state.dims()), ([2, 3, 10], [2, 2, 5]));
+    /// let one_direction = Tensor::zeros([1, 2, 5], &device);
+    /// let err = bigru.try_forward(Tensor::ones([2, 3, 4], &device), Some(one_direction)).unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward(
+        &self,
+        batched_input: Tensor<3>,
+        state: Option<Tensor<3>>,
+    ) -> Result<(Tensor<3>, Tensor<3>)>;
+}
+
+impl TryBiGru for BiGru {
+    fn try_forward(
+        &self,
+        batched_input: Tensor<3>,
+        state: Option<Tensor<3>>,
+    ) -> Result<(Tensor<3>, Tensor<3>)> {
+        const OP: &str = "bigru";
+        let input = batch_first(batched_input.dims(), self.batch_first);
+        let stacked = state.as_ref().map(Tensor::dims);
+        let direction = bidirectional(
+            OP,
+            input,
+            stacked.as_ref().map(|d| &d[..]),
+            None,
+            DirectionSlice::Clamped {
+                d_hidden: self.d_hidden,
+            },
+        )?;
+        let hidden = direction_state(direction, state.as_ref().map(Tensor::device));
+        for (name, gru) in [("forward", &self.forward), ("reverse", &self.reverse)] {
+            check_layer(
+                OP,
+                input,
+                gru.d_hidden,
+                &gru_gates(gru),
+                view(&hidden),
+                None,
                 batched_input.device(),
             )
             .context(name)?;
