@@ -338,3 +338,65 @@ pub fn step(
         }),
     }
 }
+
+/// The parameter shapes of a recurrent layer's activation, where it has any.
+#[derive(Debug, Clone, Copy)]
+pub enum ActivationShapes<'a> {
+    /// Element-wise, no parameter that meets the step's shape.
+    Elementwise,
+    /// `PRelu`: its `alpha`.
+    PRelu {
+        /// `alpha`: `[1]` or `[d_hidden]`.
+        alpha: &'a [usize],
+    },
+    /// `SwiGlu`: its two linears, `[d_hidden, d_output]` each, with their biases.
+    SwiGlu {
+        /// `linear_inner.weight`.
+        inner_weight: &'a [usize],
+        /// `linear_inner.bias`.
+        inner_bias: Option<&'a [usize]>,
+        /// `linear_outer.weight`.
+        outer_weight: &'a [usize],
+        /// `linear_outer.bias`.
+        outer_bias: Option<&'a [usize]>,
+    },
+}
+
+/// A recurrent layer's activation on one step's `[batch, d_hidden]`: a `PRelu`'s `alpha` by
+/// the [`prelu`](super::module::prelu) rule, a `SwiGlu`'s linears by the [`linear`] rule and
+/// its output width equal to `d_hidden` (burn writes the result into `[batch, seq,
+/// d_hidden]` and feeds it to the next step: another width panics there).
+///
+/// # Errors
+///
+/// [`GuardError::ShapeMismatch`].
+///
+/// ```
+/// use burn_guard::check::rnn::{ActivationShapes, activation};
+///
+/// assert!(activation("lstm", &[2, 5], ActivationShapes::PRelu { alpha: &[5] }).is_ok());
+/// assert!(activation("lstm", &[2, 5], ActivationShapes::PRelu { alpha: &[3] }).is_err());
+/// ```
+pub fn activation(op: &'static str, step: &[usize], shapes: ActivationShapes<'_>) -> Result<()> {
+    match shapes {
+        ActivationShapes::Elementwise => Ok(()),
+        ActivationShapes::PRelu { alpha } => super::module::prelu("prelu", step, alpha),
+        ActivationShapes::SwiGlu {
+            inner_weight,
+            inner_bias,
+            outer_weight,
+            outer_bias,
+        } => {
+            let inner = linear("linear", step, inner_weight, inner_bias).context("linear_inner")?;
+            let outer = linear("linear", step, outer_weight, outer_bias).context("linear_outer")?;
+            if inner.output != step || outer.output != step {
+                return Err(GuardError::ShapeMismatch {
+                    op,
+                    rule: "a recurrent layer's SwiGlu must keep the width d_hidden",
+                    shapes: vec![step.to_vec(), inner_weight.to_vec(), outer_weight.to_vec()],
+                });
+            }
+            Ok(())
+        }
+    }
+}

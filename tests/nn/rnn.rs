@@ -1,5 +1,6 @@
 //! `Rnn`, `Gru`, `Lstm` and `BiLstm`.
 
+use burn::nn::activation::{ActivationConfig, PReluConfig, SwiGluConfig};
 use burn::nn::{
     BiGruConfig, BiLstmConfig, BiRnnConfig, GruConfig, LstmConfig, LstmState, RnnConfig, RnnState,
 };
@@ -350,5 +351,50 @@ fn sequence_of_length_zero_is_burns_empty_output() {
         let lstm = LstmConfig::new(4, 5, true).init(&device);
         let (out, state) = lstm.try_forward(tensor([2, 0, 4], &device), None).unwrap();
         assert_eq!((out.dims(), state.hidden.dims()), ([2, 0, 5], [2, 5]));
+    }
+}
+
+#[test]
+fn activations_with_parameters_are_checked_against_the_hidden_size() {
+    for (name, device) in cpu_devices() {
+        let d = &device;
+        let prelu = |n: usize| ActivationConfig::PRelu(PReluConfig::new().with_num_parameters(n));
+        let swiglu = |out: usize| ActivationConfig::SwiGlu(SwiGluConfig::new(5, out));
+        let x = || tensor([2, 3, 4], d);
+        // One weight per hidden unit, or one: burn runs them.
+        for n in [1, 5] {
+            let lstm = LstmConfig::new(4, 5, true)
+                .with_hidden_activation(prelu(n))
+                .init(d);
+            let burn = raw(|| lstm_snap(lstm.forward(x(), None)));
+            assert_eq!(burn, Some(lstm_snap(lstm.try_forward(x(), None).unwrap())));
+        }
+        let lstm = LstmConfig::new(4, 5, true)
+            .with_hidden_activation(prelu(3))
+            .init(d);
+        assert!(raw(|| lstm.forward(x(), None)).is_none());
+        let err = refused(name, "lstm prelu of 3", lstm.try_forward(x(), None));
+        assert_eq!(err.path().as_deref(), Some("hidden_activation"));
+        let gru = GruConfig::new(4, 5, true)
+            .with_gate_activation(prelu(2))
+            .init(d);
+        assert!(raw(|| gru.forward(x(), None)).is_none());
+        let err = refused(name, "gru prelu of 2", gru.try_forward(x(), None));
+        assert_eq!(err.path().as_deref(), Some("gate_activation"));
+        // A SwiGlu that changes the width.
+        let rnn = RnnConfig::new(4, 5, true)
+            .with_hidden_activation(swiglu(3))
+            .init(d);
+        assert!(raw(|| rnn.forward(x(), None)).is_none());
+        let err = refused(name, "rnn swiglu 5->3", rnn.try_forward(x(), None));
+        assert_eq!(err.path().as_deref(), Some("hidden_activation"));
+        let rnn = RnnConfig::new(4, 5, true)
+            .with_hidden_activation(swiglu(5))
+            .init(d);
+        let burn = raw(|| snapshot(rnn.forward(x(), None).0));
+        assert_eq!(burn, Some(snapshot(rnn.try_forward(x(), None).unwrap().0)));
+        // No step, no activation: burn returns the empty output.
+        let (out, _) = lstm.try_forward(tensor([2, 0, 4], d), None).unwrap();
+        assert_eq!(out.dims(), [2, 0, 5]);
     }
 }

@@ -3,11 +3,14 @@
 //!
 //! Their configs' `init`s assert nothing (the weights are drawn lazily): no init twins.
 
+use burn::nn::activation::Activation;
 use burn::nn::{BiGru, BiLstm, BiRnn, GateController, Gru, Lstm, LstmState, Rnn, RnnState};
 use burn::tensor::{DType, Device, Tensor};
 
 use super::support::{Sealed, dims, same_devices};
-use crate::check::rnn::{DirectionSlice, Gate, Plan, bidirectional, recurrent, step};
+use crate::check::rnn::{
+    ActivationShapes, DirectionSlice, Gate, Plan, activation, bidirectional, recurrent, step,
+};
 use crate::error::{Result, ResultExt};
 use crate::panic::catch;
 
@@ -57,11 +60,21 @@ impl GateDims {
 }
 
 /// The checks every single-direction layer runs: shapes against the gates, then one device.
+/// What the checks read from one single-direction layer.
+struct Parts<'a> {
+    d_hidden: usize,
+    gates: &'a [GateDims],
+    activations: &'a [(&'static str, &'a Activation)],
+}
+
 fn check_layer(
     op: &'static str,
     input: [usize; 3],
-    d_hidden: usize,
-    gates: &[GateDims],
+    Parts {
+        d_hidden,
+        gates,
+        activations,
+    }: Parts<'_>,
     state: Option<(&[usize], Device)>,
     cell: Option<(&[usize], Device)>,
     input_device: Device,
@@ -75,12 +88,47 @@ fn check_layer(
         state.as_ref().map(|(s, _)| *s),
         cell.as_ref().map(|(c, _)| *c),
     )?;
+    // The activations run on each step's `[batch, d_hidden]`; no step, no activation.
+    if input[1] > 0 {
+        let step = [input[0], d_hidden];
+        for (name, layer) in activations {
+            activation_rules(op, &step, layer).context(*name)?;
+        }
+    }
     let mut devices = vec![input_device];
     devices.extend(state.map(|(_, d)| d));
     devices.extend(cell.map(|(_, d)| d));
     devices.extend(gates.iter().flat_map(|g| g.devices.iter().cloned()));
     same_devices(op, &devices)?;
     Ok(plan)
+}
+
+/// An activation's parameter shapes against one step.
+fn activation_rules(op: &'static str, step: &[usize], layer: &Activation) -> Result<()> {
+    match layer {
+        Activation::PRelu(prelu) => {
+            let alpha = prelu.alpha.shape().to_vec();
+            activation(op, step, ActivationShapes::PRelu { alpha: &alpha })
+        }
+        Activation::SwiGlu(swiglu) => {
+            let (inner, outer) = (&swiglu.linear_inner, &swiglu.linear_outer);
+            let inner_weight = inner.weight.shape().to_vec();
+            let outer_weight = outer.weight.shape().to_vec();
+            let inner_bias = inner.bias.as_ref().map(|b| b.shape().to_vec());
+            let outer_bias = outer.bias.as_ref().map(|b| b.shape().to_vec());
+            activation(
+                op,
+                step,
+                ActivationShapes::SwiGlu {
+                    inner_weight: &inner_weight,
+                    inner_bias: inner_bias.as_deref(),
+                    outer_weight: &outer_weight,
+                    outer_bias: outer_bias.as_deref(),
+                },
+            )
+        }
+        _ => Ok(()),
+    }
 }
 
 /// A state's shape and device as the checks take them.
@@ -90,6 +138,17 @@ fn view(side: &Option<(Vec<usize>, Device)>) -> Option<(&[usize], Device)> {
 
 fn rnn_gates(rnn: &Rnn) -> [GateDims; 1] {
     [GateDims::new("gate", &rnn.gate)]
+}
+
+fn rnn_activations(rnn: &Rnn) -> [(&'static str, &Activation); 1] {
+    [("hidden_activation", &rnn.hidden_activation)]
+}
+
+fn gru_activations(gru: &Gru) -> [(&'static str, &Activation); 2] {
+    [
+        ("gate_activation", &gru.gate_activation),
+        ("hidden_activation", &gru.hidden_activation),
+    ]
 }
 
 fn gru_gates(gru: &Gru) -> [GateDims; 3] {
@@ -136,8 +195,9 @@ pub trait TryRnn: Sealed {
     ///
     /// Checks, before anything runs, the input's features against `gate.input_transform`'s
     /// weight, the state against `gate.hidden_transform`'s and the batch (a state of batch 1
-    /// is broadcast, as burn does), a hidden size of 0 (burn's step panics on it) and one
-    /// device. A sequence of length 0 runs no step: burn returns the empty output and the
+    /// is broadcast, as burn does), a hidden size of 0 (burn's step panics on it), an
+    /// activation with parameters against the step's `[batch, d_hidden]` (a `PRelu`'s alpha, a
+    /// `SwiGlu`'s linears and width; path `hidden_activation`) and one device. A sequence of length 0 runs no step: burn returns the empty output and the
     /// state as given. An empty batch gives the empty outputs without dispatch (NdArray
     /// panics on it). Beyond burn: an input with no features is refused (NdArray divides by
     /// zero on it).
@@ -186,8 +246,11 @@ impl TryRnn for Rnn {
         let plan = check_layer(
             OP,
             input,
-            self.d_hidden,
-            &gates,
+            Parts {
+                d_hidden: self.d_hidden,
+                gates: &gates,
+                activations: &rnn_activations(self),
+            },
             hidden.as_ref().map(|(d, dev)| (&d[..], dev.clone())),
             None,
             batched_input.device(),
@@ -242,8 +305,11 @@ impl TryGru for Gru {
         let plan = check_layer(
             OP,
             input,
-            self.d_hidden,
-            &gates,
+            Parts {
+                d_hidden: self.d_hidden,
+                gates: &gates,
+                activations: &gru_activations(self),
+            },
             hidden.as_ref().map(|(d, dev)| (&d[..], dev.clone())),
             None,
             batched_input.device(),
@@ -282,7 +348,23 @@ fn check_lstm(
     }
     gates.push(GateDims::new("output_gate", &lstm.output_gate));
     gates.push(GateDims::new("cell_gate", &lstm.cell_gate));
-    check_layer(op, input, lstm.d_hidden, &gates, hidden, cell, device)
+    let activations = [
+        ("gate_activation", &lstm.gate_activation),
+        ("cell_activation", &lstm.cell_activation),
+        ("hidden_activation", &lstm.hidden_activation),
+    ];
+    check_layer(
+        op,
+        input,
+        Parts {
+            d_hidden: lstm.d_hidden,
+            gates: &gates,
+            activations: &activations,
+        },
+        hidden,
+        cell,
+        device,
+    )
 }
 
 /// Twin of [`Lstm::forward`].
@@ -627,8 +709,11 @@ impl TryBiRnn for BiRnn {
             check_layer(
                 OP,
                 input,
-                rnn.d_hidden,
-                &rnn_gates(rnn),
+                Parts {
+                    d_hidden: rnn.d_hidden,
+                    gates: &rnn_gates(rnn),
+                    activations: &rnn_activations(rnn),
+                },
                 view(&hidden),
                 None,
                 batched_input.device(),
@@ -695,8 +780,11 @@ impl TryBiGru for BiGru {
             check_layer(
                 OP,
                 input,
-                gru.d_hidden,
-                &gru_gates(gru),
+                Parts {
+                    d_hidden: gru.d_hidden,
+                    gates: &gru_gates(gru),
+                    activations: &gru_activations(gru),
+                },
                 view(&hidden),
                 None,
                 batched_input.device(),
