@@ -398,3 +398,21 @@ fn activations_with_parameters_are_checked_against_the_hidden_size() {
         assert_eq!(out.dims(), [2, 0, 5]);
     }
 }
+
+#[test]
+fn inputs_on_another_device_are_refused() {
+    let [(_, flex), (_, ndarray)] = <[_; 2]>::try_from(cpu_devices()).unwrap();
+    let lstm = LstmConfig::new(4, 5, true).init(&flex);
+    let err = refused(
+        "flex+ndarray",
+        "lstm input on ndarray",
+        lstm.try_forward(tensor([2, 3, 4], &ndarray), None),
+    );
+    assert_eq!(err.kind(), ErrorKind::DeviceMismatch);
+    let err = refused(
+        "flex+ndarray",
+        "lstm state on ndarray",
+        lstm.try_forward(tensor([2, 3, 4], &flex), Some(lstm_state([2, 5], &ndarray))),
+    );
+    assert_eq!(err.kind(), ErrorKind::DeviceMismatch);
+}
