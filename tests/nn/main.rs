@@ -16,3 +16,4 @@ mod init;
 mod linear;
 mod loss;
 mod norm;
+mod rnn;

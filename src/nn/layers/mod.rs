@@ -13,6 +13,7 @@ mod loss;
 mod misc;
 mod norm;
 mod pool;
+mod rnn;
 pub(crate) mod transformer;
 
 pub use activation::{
@@ -48,6 +49,7 @@ pub use pool::{
     TryFold4d, TryInterpolate1d, TryInterpolate2d, TryMaxPool1d, TryMaxPool2d, TryPixelShuffle,
     TryPixelUnshuffle, TryUnfold4d,
 };
+pub use rnn::{TryBiGru, TryBiLstm, TryBiRnn, TryGru, TryLstm, TryRnn};
 pub use transformer::{
     TryPositionWiseFeedForward, TryTransformerDecoder, TryTransformerDecoderLayer,
     TryTransformerEncoder, TryTransformerEncoderLayer,

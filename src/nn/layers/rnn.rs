@@ -1,0 +1,796 @@
+//! [`burn::nn::Rnn`], [`burn::nn::Gru`], [`burn::nn::Lstm`] and their bidirectional forms
+//! ([`burn::nn::BiRnn`], [`burn::nn::BiGru`], [`burn::nn::BiLstm`]).
+//!
+//! Their configs' `init`s assert nothing (the weights are drawn lazily): no init twins.
+
+use burn::nn::activation::Activation;
+use burn::nn::{BiGru, BiLstm, BiRnn, GateController, Gru, Lstm, LstmState, Rnn, RnnState};
+use burn::tensor::{DType, Device, Tensor};
+
+use super::support::{Sealed, dims, same_devices};
+use crate::check::rnn::{
+    ActivationShapes, DirectionSlice, Gate, Plan, activation, bidirectional, recurrent, step,
+};
+use crate::error::{Result, ResultExt};
+use crate::panic::catch;
+
+impl Sealed for Rnn {}
+impl Sealed for Gru {}
+impl Sealed for Lstm {}
+impl Sealed for BiLstm {}
+impl Sealed for BiRnn {}
+impl Sealed for BiGru {}
+
+/// One gate's parameter shapes, owned, for the checks.
+struct GateDims {
+    name: &'static str,
+    input_weight: Vec<usize>,
+    input_bias: Option<Vec<usize>>,
+    hidden_weight: Vec<usize>,
+    hidden_bias: Option<Vec<usize>>,
+    devices: Vec<Device>,
+}
+
+impl GateDims {
+    fn new(name: &'static str, gate: &GateController) -> Self {
+        let (input, hidden) = (&gate.input_transform, &gate.hidden_transform);
+        let mut devices = vec![input.weight.device(), hidden.weight.device()];
+        devices.extend(input.bias.as_ref().map(|b| b.device()));
+        devices.extend(hidden.bias.as_ref().map(|b| b.device()));
+        Self {
+            name,
+            // `shape()`, not `val()`: a lazily initialized weight stays undrawn.
+            input_weight: input.weight.shape().to_vec(),
+            input_bias: input.bias.as_ref().map(|b| b.shape().to_vec()),
+            hidden_weight: hidden.weight.shape().to_vec(),
+            hidden_bias: hidden.bias.as_ref().map(|b| b.shape().to_vec()),
+            devices,
+        }
+    }
+
+    fn gate(&self) -> Gate<'_> {
+        Gate {
+            name: self.name,
+            input_weight: &self.input_weight,
+            input_bias: self.input_bias.as_deref(),
+            hidden_weight: &self.hidden_weight,
+            hidden_bias: self.hidden_bias.as_deref(),
+        }
+    }
+}
+
+/// The checks every single-direction layer runs: shapes against the gates, then one device.
+/// What the checks read from one single-direction layer.
+struct Parts<'a> {
+    d_hidden: usize,
+    gates: &'a [GateDims],
+    activations: &'a [(&'static str, &'a Activation)],
+}
+
+fn check_layer(
+    op: &'static str,
+    input: [usize; 3],
+    Parts {
+        d_hidden,
+        gates,
+        activations,
+    }: Parts<'_>,
+    state: Option<(&[usize], Device)>,
+    cell: Option<(&[usize], Device)>,
+    input_device: Device,
+) -> Result<Plan> {
+    let views: Vec<Gate<'_>> = gates.iter().map(GateDims::gate).collect();
+    let plan = recurrent(
+        op,
+        input,
+        d_hidden,
+        &views,
+        state.as_ref().map(|(s, _)| *s),
+        cell.as_ref().map(|(c, _)| *c),
+    )?;
+    // The activations run on each step's `[batch, d_hidden]`; no step, no activation.
+    if input[1] > 0 {
+        let step = [input[0], d_hidden];
+        for (name, layer) in activations {
+            activation_rules(op, &step, layer).context(*name)?;
+        }
+    }
+    let mut devices = vec![input_device];
+    devices.extend(state.map(|(_, d)| d));
+    devices.extend(cell.map(|(_, d)| d));
+    devices.extend(gates.iter().flat_map(|g| g.devices.iter().cloned()));
+    same_devices(op, &devices)?;
+    Ok(plan)
+}
+
+/// An activation's parameter shapes against one step.
+fn activation_rules(op: &'static str, step: &[usize], layer: &Activation) -> Result<()> {
+    match layer {
+        Activation::PRelu(prelu) => {
+            let alpha = prelu.alpha.shape().to_vec();
+            activation(op, step, ActivationShapes::PRelu { alpha: &alpha })
+        }
+        Activation::SwiGlu(swiglu) => {
+            let (inner, outer) = (&swiglu.linear_inner, &swiglu.linear_outer);
+            let inner_weight = inner.weight.shape().to_vec();
+            let outer_weight = outer.weight.shape().to_vec();
+            let inner_bias = inner.bias.as_ref().map(|b| b.shape().to_vec());
+            let outer_bias = outer.bias.as_ref().map(|b| b.shape().to_vec());
+            activation(
+                op,
+                step,
+                ActivationShapes::SwiGlu {
+                    inner_weight: &inner_weight,
+                    inner_bias: inner_bias.as_deref(),
+                    outer_weight: &outer_weight,
+                    outer_bias: outer_bias.as_deref(),
+                },
+            )
+        }
+        _ => Ok(()),
+    }
+}
+
+/// A state's shape and device as the checks take them.
+fn view(side: &Option<(Vec<usize>, Device)>) -> Option<(&[usize], Device)> {
+    side.as_ref().map(|(d, dev)| (d.as_slice(), dev.clone()))
+}
+
+fn rnn_gates(rnn: &Rnn) -> [GateDims; 1] {
+    [GateDims::new("gate", &rnn.gate)]
+}
+
+fn rnn_activations(rnn: &Rnn) -> [(&'static str, &Activation); 1] {
+    [("hidden_activation", &rnn.hidden_activation)]
+}
+
+fn gru_activations(gru: &Gru) -> [(&'static str, &Activation); 2] {
+    [
+        ("gate_activation", &gru.gate_activation),
+        ("hidden_activation", &gru.hidden_activation),
+    ]
+}
+
+fn gru_gates(gru: &Gru) -> [GateDims; 3] {
+    [
+        GateDims::new("update_gate", &gru.update_gate),
+        GateDims::new("reset_gate", &gru.reset_gate),
+        GateDims::new("new_gate", &gru.new_gate),
+    ]
+}
+
+/// `[batch, seq, features]` of an input in the layer's layout.
+fn batch_first(dims: [usize; 3], batch_first: bool) -> [usize; 3] {
+    let [a, b, features] = dims;
+    if batch_first {
+        [a, b, features]
+    } else {
+        [b, a, features]
+    }
+}
+
+/// A zero tensor of the input's float dtype: the outputs of an empty batch.
+fn empty_like<const D: usize>(dims: [usize; D], device: &Device, dtype: DType) -> Tensor<D> {
+    if dtype.is_float() {
+        Tensor::zeros(dims, (device, dtype))
+    } else {
+        Tensor::zeros(dims, device)
+    }
+}
+
+/// The output dims of an empty batch in the layer's layout.
+fn output_dims(input: [usize; 3], d_hidden: usize, batch_first: bool) -> [usize; 3] {
+    let [batch, seq, _] = input;
+    if batch_first {
+        [batch, seq, d_hidden]
+    } else {
+        [seq, batch, d_hidden]
+    }
+}
+
+/// Twin of [`Rnn::forward`].
+pub trait TryRnn: Sealed {
+    /// Fallible twin of [`Rnn::forward`]: `[batch, seq, d_input]` (or `[seq, batch, d_input]`
+    /// when the layer is not batch-first) and an optional state `[batch, d_hidden]`.
+    ///
+    /// Checks, before anything runs, the input's features against `gate.input_transform`'s
+    /// weight, the state against `gate.hidden_transform`'s and the batch (a state of batch 1
+    /// is broadcast, as burn does), a hidden size of 0 (burn's step panics on it), an
+    /// activation with parameters against the step's `[batch, d_hidden]` (a `PRelu`'s alpha, a
+    /// `SwiGlu`'s linears and width; path `hidden_activation`) and one device. A sequence of length 0 runs no step: burn returns the empty output and the
+    /// state as given. An empty batch gives the empty outputs without dispatch (NdArray
+    /// panics on it). Beyond burn: an input with no features is refused (NdArray divides by
+    /// zero on it).
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) with the path
+    /// `gate.input_transform` / `gate.hidden_transform` for a wrong feature count or state
+    /// size, or for a state of another batch;
+    /// [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for `d_hidden = 0`;
+    /// [`GuardError::Empty`](crate::GuardError::Empty) for no features;
+    /// [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
+    ///
+    /// ```
+    /// use burn::nn::RnnConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let rnn = RnnConfig::new(4, 5, true).init(&device);
+    /// let (out, state) = rnn.try_forward(Tensor::ones([2, 3, 4], &device), None)?;
+    /// assert_eq!((out.dims(), state.hidden.dims()), ([2, 3, 5], [2, 5]));
+    /// let Err(err) = rnn.try_forward(Tensor::ones([2, 3, 6], &device), None) else {
+    ///     unreachable!("6 features for a layer of 4")
+    /// };
+    /// assert_eq!(err.path().as_deref(), Some("gate.input_transform"));
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward(
+        &self,
+        batched_input: Tensor<3>,
+        state: Option<RnnState<2>>,
+    ) -> Result<(Tensor<3>, RnnState<2>)>;
+}
+
+impl TryRnn for Rnn {
+    fn try_forward(
+        &self,
+        batched_input: Tensor<3>,
+        state: Option<RnnState<2>>,
+    ) -> Result<(Tensor<3>, RnnState<2>)> {
+        const OP: &str = "rnn";
+        let input = batch_first(batched_input.dims(), self.batch_first);
+        let gates = rnn_gates(self);
+        let hidden = state.as_ref().map(|s| (dims(&s.hidden), s.hidden.device()));
+        let plan = check_layer(
+            OP,
+            input,
+            Parts {
+                d_hidden: self.d_hidden,
+                gates: &gates,
+                activations: &rnn_activations(self),
+            },
+            hidden.as_ref().map(|(d, dev)| (&d[..], dev.clone())),
+            None,
+            batched_input.device(),
+        )?;
+        match plan {
+            Plan::Dispatch => catch(OP, || self.forward(batched_input, state)),
+            Plan::EmptyBatch => catch(OP, || {
+                let (device, dtype) = (batched_input.device(), batched_input.dtype());
+                let out = output_dims(input, self.d_hidden, self.batch_first);
+                let hidden = empty_like([0, self.d_hidden], &device, dtype);
+                (empty_like(out, &device, dtype), RnnState::new(hidden))
+            }),
+        }
+    }
+}
+
+/// Twin of [`Gru::forward`].
+pub trait TryGru: Sealed {
+    /// Fallible twin of [`Gru::forward`]: `[batch, seq, d_input]` (burn's `Gru` is always
+    /// batch-first) and an optional state `[batch, d_hidden]`.
+    ///
+    /// The checks of [`TryRnn::try_forward`], for each of `update_gate`, `reset_gate` and
+    /// `new_gate`.
+    ///
+    /// # Errors
+    ///
+    /// As [`TryRnn::try_forward`], the path naming the gate
+    /// (`update_gate.input_transform`, …).
+    ///
+    /// ```
+    /// use burn::nn::GruConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let gru = GruConfig::new(4, 5, true).init(&device);
+    /// assert_eq!(gru.try_forward(Tensor::ones([2, 3, 4], &device), None)?.dims(), [2, 3, 5]);
+    /// let state = Tensor::zeros([3, 5], &device); // batch 3 for an input of batch 2
+    /// let err = gru.try_forward(Tensor::ones([2, 3, 4], &device), Some(state)).unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward(&self, batched_input: Tensor<3>, state: Option<Tensor<2>>) -> Result<Tensor<3>>;
+}
+
+impl TryGru for Gru {
+    fn try_forward(&self, batched_input: Tensor<3>, state: Option<Tensor<2>>) -> Result<Tensor<3>> {
+        const OP: &str = "gru";
+        let input = batched_input.dims();
+        let gates = gru_gates(self);
+        let hidden = state.as_ref().map(|s| (dims(s), s.device()));
+        let plan = check_layer(
+            OP,
+            input,
+            Parts {
+                d_hidden: self.d_hidden,
+                gates: &gates,
+                activations: &gru_activations(self),
+            },
+            hidden.as_ref().map(|(d, dev)| (&d[..], dev.clone())),
+            None,
+            batched_input.device(),
+        )?;
+        match plan {
+            Plan::Dispatch => catch(OP, || self.forward(batched_input, state)),
+            Plan::EmptyBatch => catch(OP, || {
+                let (device, dtype) = (batched_input.device(), batched_input.dtype());
+                empty_like(output_dims(input, self.d_hidden, true), &device, dtype)
+            }),
+        }
+    }
+}
+
+/// The checks of one `Lstm` on an input already in `[batch, seq, features]` order.
+fn check_lstm(
+    lstm: &Lstm,
+    op: &'static str,
+    input: [usize; 3],
+    hidden: Option<(&[usize], Device)>,
+    cell: Option<(&[usize], Device)>,
+    device: Device,
+) -> Result<Plan> {
+    let mut gates = vec![GateDims::new("input_gate", &lstm.input_gate)];
+    match (&lstm.forget_gate, lstm.input_forget) {
+        (Some(gate), false) => gates.push(GateDims::new("forget_gate", gate)),
+        (None, false) => {
+            return Err(crate::GuardError::InvalidArgument {
+                op,
+                rule: "an LSTM without input_forget needs its forget_gate (burn expects it)",
+                got: "forget_gate=None, input_forget=false".to_string(),
+            });
+        }
+        // burn derives the forget values from the input gate; the gate is unused.
+        (_, true) => {}
+    }
+    gates.push(GateDims::new("output_gate", &lstm.output_gate));
+    gates.push(GateDims::new("cell_gate", &lstm.cell_gate));
+    let activations = [
+        ("gate_activation", &lstm.gate_activation),
+        ("cell_activation", &lstm.cell_activation),
+        ("hidden_activation", &lstm.hidden_activation),
+    ];
+    check_layer(
+        op,
+        input,
+        Parts {
+            d_hidden: lstm.d_hidden,
+            gates: &gates,
+            activations: &activations,
+        },
+        hidden,
+        cell,
+        device,
+    )
+}
+
+/// Twin of [`Lstm::forward`].
+pub trait TryLstm: Sealed {
+    /// Fallible twin of [`Lstm::forward`]: `[batch, seq, d_input]` (or `[seq, batch, d_input]`
+    /// when the layer is not batch-first) and an optional state whose cell and hidden are
+    /// `[batch, d_hidden]`.
+    ///
+    /// The checks of [`TryRnn::try_forward`], for each of `input_gate`, `forget_gate` (absent
+    /// with `input_forget`), `output_gate` and `cell_gate`; and the state's cell and hidden of
+    /// one shape (burn's `LstmState::new` asserts it in debug builds; refused in every build).
+    ///
+    /// # Errors
+    ///
+    /// As [`TryRnn::try_forward`], the path naming the gate
+    /// (`input_gate.input_transform`, …); [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument)
+    /// for a module without the forget gate it needs.
+    ///
+    /// ```
+    /// use burn::nn::{LstmConfig, LstmState};
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let lstm = LstmConfig::new(4, 5, true).init(&device);
+    /// let (out, state) = lstm.try_forward(Tensor::ones([2, 3, 4], &device), None)?;
+    /// assert_eq!((out.dims(), state.hidden.dims()), ([2, 3, 5], [2, 5]));
+    ///
+    /// // A saved state of batch 3 for a request of batch 2: burn panics in `add`.
+    /// let state = LstmState::new(Tensor::zeros([3, 5], &device), Tensor::zeros([3, 5], &device));
+    /// let err = lstm.try_forward(Tensor::ones([2, 3, 4], &device), Some(state)).unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward(
+        &self,
+        batched_input: Tensor<3>,
+        state: Option<LstmState<2>>,
+    ) -> Result<(Tensor<3>, LstmState<2>)>;
+
+    /// Fallible twin of [`Lstm::forward_iter`]: steps `(t, input_t)` with `input_t` of shape
+    /// `[batch, 1, d_input]`, written at `t` of an output `[batch_size, seq_length,
+    /// d_hidden]` (batch-first, whatever the layer's layout).
+    ///
+    /// Collects the steps, then checks each as [`TryLstm::try_forward`] checks an input: dim 1
+    /// of size 1, and the step's batch (broadcast with the state's, as burn computes it) equal
+    /// to `batch_size` where the step is written; every tensor on `device`. As in burn, a step
+    /// with `t` past `seq_length` is computed and not written, and the output's positions no
+    /// step writes are left uninitialized ([`Tensor::empty`]). Steps of an empty batch give
+    /// the empty outputs without dispatch (NdArray panics on them); beyond burn, such steps
+    /// after non-empty ones are refused.
+    ///
+    /// # Errors
+    ///
+    /// As [`TryLstm::try_forward`].
+    ///
+    /// ```
+    /// use burn::nn::LstmConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let lstm = LstmConfig::new(4, 5, true).init(&device);
+    /// let x = Tensor::<3>::ones([2, 3, 4], &device);
+    /// let steps = || x.clone().iter_dim(1).enumerate();
+    /// let (out, _) = lstm.try_forward_iter(steps(), None, 2, 3, &device)?;
+    /// assert_eq!(out.dims(), [2, 3, 5]);
+    /// // Steps of batch 2 for an output of batch 3: burn panics in `slice_assign`.
+    /// let err = lstm.try_forward_iter(steps(), None, 3, 3, &device).unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward_iter<I: Iterator<Item = (usize, Tensor<3>)>>(
+        &self,
+        input_timestep_iter: I,
+        state: Option<LstmState<2>>,
+        batch_size: usize,
+        seq_length: usize,
+        device: &Device,
+    ) -> Result<(Tensor<3>, LstmState<2>)>;
+}
+
+impl TryLstm for Lstm {
+    fn try_forward_iter<I: Iterator<Item = (usize, Tensor<3>)>>(
+        &self,
+        input_timestep_iter: I,
+        state: Option<LstmState<2>>,
+        batch_size: usize,
+        seq_length: usize,
+        device: &Device,
+    ) -> Result<(Tensor<3>, LstmState<2>)> {
+        const OP: &str = "lstm";
+        let steps: Vec<(usize, Tensor<3>)> = input_timestep_iter.collect();
+        let hidden = state.as_ref().map(|s| (dims(&s.hidden), s.hidden.device()));
+        let cell = state.as_ref().map(|s| (dims(&s.cell), s.cell.device()));
+        let mut hidden_batch = hidden
+            .as_ref()
+            .and_then(|(d, _)| d.first().copied())
+            .unwrap_or(batch_size);
+        let mut plans = Vec::with_capacity(steps.len());
+        for (i, (t, input_t)) in steps.iter().enumerate() {
+            let input = input_t.dims();
+            let rows = step(
+                OP,
+                (*t, &input),
+                hidden_batch,
+                batch_size,
+                seq_length,
+                self.d_hidden,
+            )?;
+            // The given state feeds the first step; each next step gets the previous one's.
+            let first = i == 0;
+            plans.push(check_lstm(
+                self,
+                OP,
+                [rows, 1, input[2]],
+                view(&hidden).filter(|_| first),
+                view(&cell).filter(|_| first),
+                input_t.device(),
+            )?);
+            hidden_batch = rows;
+        }
+        let plan = if plans.iter().all(|p| *p == Plan::EmptyBatch) && !plans.is_empty() {
+            Plan::EmptyBatch
+        } else if plans.contains(&Plan::EmptyBatch) {
+            return Err(crate::GuardError::InvalidArgument {
+                op: OP,
+                rule: "steps of an empty batch must not follow steps of a non-empty one \
+                       (NdArray's matmul divides by zero on them)",
+                got: format!("batch_size={batch_size}"),
+            });
+        } else {
+            Plan::Dispatch
+        };
+        // Without a step, the state is only read back: its two shapes and its device.
+        if steps.is_empty() {
+            check_lstm(
+                self,
+                OP,
+                [batch_size, 0, 0],
+                view(&hidden),
+                view(&cell),
+                device.clone(),
+            )?;
+        }
+        let mut devices = vec![device.clone()];
+        devices.extend(steps.iter().map(|(_, x)| x.device()));
+        same_devices(OP, &devices)?;
+        match plan {
+            Plan::Dispatch => catch(OP, || {
+                self.forward_iter(steps.into_iter(), state, batch_size, seq_length, device)
+            }),
+            Plan::EmptyBatch => catch(OP, || {
+                let dtype = steps.first().map_or(DType::F32, |(_, x)| x.dtype());
+                let zeros = || empty_like([0, self.d_hidden], device, dtype);
+                (
+                    empty_like([batch_size, seq_length, self.d_hidden], device, dtype),
+                    LstmState::new(zeros(), zeros()),
+                )
+            }),
+        }
+    }
+
+    fn try_forward(
+        &self,
+        batched_input: Tensor<3>,
+        state: Option<LstmState<2>>,
+    ) -> Result<(Tensor<3>, LstmState<2>)> {
+        const OP: &str = "lstm";
+        let input = batch_first(batched_input.dims(), self.batch_first);
+        let hidden = state.as_ref().map(|s| (dims(&s.hidden), s.hidden.device()));
+        let cell = state.as_ref().map(|s| (dims(&s.cell), s.cell.device()));
+        let plan = check_lstm(
+            self,
+            OP,
+            input,
+            hidden.as_ref().map(|(d, dev)| (&d[..], dev.clone())),
+            cell.as_ref().map(|(d, dev)| (&d[..], dev.clone())),
+            batched_input.device(),
+        )?;
+        match plan {
+            Plan::Dispatch => catch(OP, || self.forward(batched_input, state)),
+            Plan::EmptyBatch => catch(OP, || {
+                let (device, dtype) = (batched_input.device(), batched_input.dtype());
+                let out = output_dims(input, self.d_hidden, self.batch_first);
+                let zeros = || empty_like([0, self.d_hidden], &device, dtype);
+                (
+                    empty_like(out, &device, dtype),
+                    LstmState::new(zeros(), zeros()),
+                )
+            }),
+        }
+    }
+}
+
+/// Twin of [`BiLstm::forward`].
+pub trait TryBiLstm: Sealed {
+    /// Fallible twin of [`BiLstm::forward`]: `[batch, seq, d_input]` (or `[seq, batch,
+    /// d_input]` when not batch-first) and an optional state whose cell and hidden are
+    /// `[2, batch, d_hidden]` (direction 0 forward, 1 reverse; burn ignores a third).
+    ///
+    /// Checks the state's directions, then each direction as [`TryLstm::try_forward`] does,
+    /// its error under the path `forward` or `reverse` (`reverse.input_gate.input_transform:
+    /// linear: …`). An empty batch is refused: burn's `BiLstm` panics on it on Flex and
+    /// NdArray (stacking the final states; a state of batch 1 given with an empty sequence is
+    /// returned as burn returns it).
+    ///
+    /// # Errors
+    ///
+    /// As [`TryLstm::try_forward`]; [`GuardError::Empty`](crate::GuardError::Empty) for an
+    /// empty batch; [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) for a
+    /// state of one direction.
+    ///
+    /// ```
+    /// use burn::nn::{BiLstmConfig, LstmState};
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let bilstm = BiLstmConfig::new(4, 5, true).init(&device);
+    /// let (out, state) = bilstm.try_forward(Tensor::ones([2, 3, 4], &device), None)?;
+    /// assert_eq!((out.dims(), state.hidden.dims()), ([2, 3, 10], [2, 2, 5]));
+    ///
+    /// let one_direction = LstmState::new(Tensor::zeros([1, 2, 5], &device), Tensor::zeros([1, 2, 5], &device));
+    /// let err = bilstm.try_forward(Tensor::ones([2, 3, 4], &device), Some(one_direction)).unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward(
+        &self,
+        batched_input: Tensor<3>,
+        state: Option<LstmState<3>>,
+    ) -> Result<(Tensor<3>, LstmState<3>)>;
+}
+
+impl TryBiLstm for BiLstm {
+    fn try_forward(
+        &self,
+        batched_input: Tensor<3>,
+        state: Option<LstmState<3>>,
+    ) -> Result<(Tensor<3>, LstmState<3>)> {
+        const OP: &str = "bilstm";
+        let input = batch_first(batched_input.dims(), self.batch_first);
+        let hidden = state.as_ref().map(|s| s.hidden.dims());
+        let cell = state.as_ref().map(|s| s.cell.dims());
+        let direction = bidirectional(
+            OP,
+            input,
+            hidden.as_ref().map(|d| &d[..]),
+            cell.as_ref().map(|d| &d[..]),
+            DirectionSlice::Whole,
+        )?;
+        // Each direction runs on its slice of the stacked state: `[batch, d_hidden]`.
+        let hidden = direction
+            .as_ref()
+            .zip(state.as_ref().map(|s| s.hidden.device()));
+        let cell = direction
+            .as_ref()
+            .zip(state.as_ref().map(|s| s.cell.device()));
+        for (name, lstm) in [("forward", &self.forward), ("reverse", &self.reverse)] {
+            check_lstm(
+                lstm,
+                OP,
+                input,
+                hidden.clone().map(|(d, dev)| (d.as_slice(), dev)),
+                cell.clone().map(|(d, dev)| (d.as_slice(), dev)),
+                batched_input.device(),
+            )
+            .context(name)?;
+        }
+        catch(OP, || self.forward(batched_input, state))
+    }
+}
+
+/// Each direction's state dims and device, from a bidirectional layer's stacked state.
+fn direction_state(
+    direction: Option<Vec<usize>>,
+    device: Option<Device>,
+) -> Option<(Vec<usize>, Device)> {
+    direction.zip(device)
+}
+
+/// Twin of [`BiRnn::forward`].
+pub trait TryBiRnn: Sealed {
+    /// Fallible twin of [`BiRnn::forward`]: `[batch, seq, d_input]` (or `[seq, batch,
+    /// d_input]` when not batch-first) and an optional state `[2, batch, d_hidden]`
+    /// (direction 0 forward, 1 reverse).
+    ///
+    /// burn slices each direction's state with ranges it clamps (`0..batch`, `0..d_hidden`):
+    /// a larger state is cut to size, as burn does; a smaller one is checked as it is. Then
+    /// each direction is checked as [`TryRnn::try_forward`] does, under the path `forward` or
+    /// `reverse`. An empty batch is refused: burn's `BiRnn` panics on it, on Flex and NdArray.
+    ///
+    /// # Errors
+    ///
+    /// As [`TryRnn::try_forward`]; [`GuardError::Empty`](crate::GuardError::Empty) for an
+    /// empty batch; [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) for a
+    /// state of one direction.
+    ///
+    /// ```
+    /// use burn::nn::{BiRnnConfig, RnnState};
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let birnn = BiRnnConfig::new(4, 5, true).init(&device);
+    /// let (out, state) = birnn.try_forward(Tensor::ones([2, 3, 4], &device), None)?;
+    /// assert_eq!((out.dims(), state.hidden.dims()), ([2, 3, 10], [2, 2, 5]));
+    /// let Err(err) = birnn.try_forward(Tensor::ones([2, 3, 6], &device), None) else {
+    ///     unreachable!("6 features for a layer of 4")
+    /// };
+    /// assert_eq!(err.path().as_deref(), Some("forward.gate.input_transform"));
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward(
+        &self,
+        batched_input: Tensor<3>,
+        state: Option<RnnState<3>>,
+    ) -> Result<(Tensor<3>, RnnState<3>)>;
+}
+
+impl TryBiRnn for BiRnn {
+    fn try_forward(
+        &self,
+        batched_input: Tensor<3>,
+        state: Option<RnnState<3>>,
+    ) -> Result<(Tensor<3>, RnnState<3>)> {
+        const OP: &str = "birnn";
+        let input = batch_first(batched_input.dims(), self.batch_first);
+        let stacked = state.as_ref().map(|s| s.hidden.dims());
+        let direction = bidirectional(
+            OP,
+            input,
+            stacked.as_ref().map(|d| &d[..]),
+            None,
+            DirectionSlice::Clamped {
+                d_hidden: self.d_hidden,
+            },
+        )?;
+        let hidden = direction_state(direction, state.as_ref().map(|s| s.hidden.device()));
+        for (name, rnn) in [("forward", &self.forward), ("reverse", &self.reverse)] {
+            check_layer(
+                OP,
+                input,
+                Parts {
+                    d_hidden: rnn.d_hidden,
+                    gates: &rnn_gates(rnn),
+                    activations: &rnn_activations(rnn),
+                },
+                view(&hidden),
+                None,
+                batched_input.device(),
+            )
+            .context(name)?;
+        }
+        catch(OP, || self.forward(batched_input, state))
+    }
+}
+
+/// Twin of [`BiGru::forward`].
+pub trait TryBiGru: Sealed {
+    /// Fallible twin of [`BiGru::forward`]: `[batch, seq, d_input]` (or `[seq, batch,
+    /// d_input]` when not batch-first) and an optional state `[2, batch, d_hidden]`.
+    ///
+    /// The checks of [`TryBiRnn::try_forward`], each direction's as
+    /// [`TryGru::try_forward`]'s.
+    ///
+    /// # Errors
+    ///
+    /// As [`TryBiRnn::try_forward`].
+    ///
+    /// ```
+    /// use burn::nn::BiGruConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let bigru = BiGruConfig::new(4, 5, true).init(&device);
+    /// let (out, state) = bigru.try_forward(Tensor::ones([2, 3, 4], &device), None)?;
+    /// assert_eq!((out.dims(), state.dims()), ([2, 3, 10], [2, 2, 5]));
+    /// let one_direction = Tensor::zeros([1, 2, 5], &device);
+    /// let err = bigru.try_forward(Tensor::ones([2, 3, 4], &device), Some(one_direction)).unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    fn try_forward(
+        &self,
+        batched_input: Tensor<3>,
+        state: Option<Tensor<3>>,
+    ) -> Result<(Tensor<3>, Tensor<3>)>;
+}
+
+impl TryBiGru for BiGru {
+    fn try_forward(
+        &self,
+        batched_input: Tensor<3>,
+        state: Option<Tensor<3>>,
+    ) -> Result<(Tensor<3>, Tensor<3>)> {
+        const OP: &str = "bigru";
+        let input = batch_first(batched_input.dims(), self.batch_first);
+        let stacked = state.as_ref().map(Tensor::dims);
+        let direction = bidirectional(
+            OP,
+            input,
+            stacked.as_ref().map(|d| &d[..]),
+            None,
+            DirectionSlice::Clamped {
+                d_hidden: self.d_hidden,
+            },
+        )?;
+        let hidden = direction_state(direction, state.as_ref().map(Tensor::device));
+        for (name, gru) in [("forward", &self.forward), ("reverse", &self.reverse)] {
+            check_layer(
+                OP,
+                input,
+                Parts {
+                    d_hidden: gru.d_hidden,
+                    gates: &gru_gates(gru),
+                    activations: &gru_activations(gru),
+                },
+                view(&hidden),
+                None,
+                batched_input.device(),
+            )
+            .context(name)?;
+        }
+        catch(OP, || self.forward(batched_input, state))
+    }
+}
