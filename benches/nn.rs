@@ -61,6 +61,12 @@ fn read3(t: Tensor<3>) -> usize {
 fn models(c: &mut Criterion, device: &Device, name: &str) {
     let x = Tensor::<2>::random([64, 64], Distribution::Default, device);
     let mlp = Mlp::new(device);
+    // Compile every kernel both paths use before either is measured: on lavapipe a new
+    // kernel takes seconds, far beyond criterion's warm-up.
+    for _ in 0..5 {
+        read(mlp.forward(x.clone()));
+        read(mlp.try_forward(x.clone()).unwrap());
+    }
     let mut group = c.benchmark_group(format!("mlp {name}"));
     group.bench_function("raw", |b| b.iter(|| read(mlp.forward(x.clone()))));
     group.bench_function("guarded", |b| {
@@ -70,6 +76,10 @@ fn models(c: &mut Criterion, device: &Device, name: &str) {
 
     let seq = Tensor::<3>::random([8, 32, 16], Distribution::Default, device);
     let lstm: Lstm = LstmConfig::new(16, 64, true).init(device);
+    for _ in 0..3 {
+        read3(lstm.forward(seq.clone(), None).0);
+        read3(lstm.try_forward(seq.clone(), None).unwrap().0);
+    }
     let mut group = c.benchmark_group(format!("lstm {name}"));
     group.bench_function("raw", |b| {
         b.iter(|| read3(lstm.forward(seq.clone(), None).0))
@@ -81,6 +91,14 @@ fn models(c: &mut Criterion, device: &Device, name: &str) {
 
     let tokens = Tensor::<3>::random([8, 32, 64], Distribution::Default, device);
     let encoder: TransformerEncoder = TransformerEncoderConfig::new(64, 128, 4, 2).init(device);
+    for _ in 0..3 {
+        read3(encoder.forward(TransformerEncoderInput::new(tokens.clone())));
+        read3(
+            encoder
+                .try_forward(GuardedEncoderInput::new(tokens.clone()))
+                .unwrap(),
+        );
+    }
     let mut group = c.benchmark_group(format!("transformer encoder {name}"));
     group.bench_function("raw", |b| {
         b.iter(|| read3(encoder.forward(TransformerEncoderInput::new(tokens.clone()))))
@@ -116,8 +134,8 @@ fn median_ns(group: &str, function: &str) -> Option<f64> {
 fn main() {
     let mut c = Criterion::default()
         .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(4))
-        .sample_size(30)
+        .measurement_time(Duration::from_secs(6))
+        .sample_size(50)
         .configure_from_args();
     let mut devices = vec![(Device::flex(), "flex".to_owned())];
     match burn_guard::devices::wgpu_adapter() {

@@ -282,12 +282,21 @@ pub fn try_linear<const D: usize>(
     bias: Option<Tensor<1>>,
 ) -> Result<Tensor<D>> {
     const OP: &str = "linear";
-    let bias_dims = bias.as_ref().map(dims);
-    let input_dims = dims(&input);
-    let out = rules::linear(OP, &input_dims, &dims(&weight), bias_dims.as_deref())?.output;
-    let mut devices = vec![input.device(), weight.device()];
-    devices.extend(bias.as_ref().map(Tensor::device));
-    same_devices(OP, &devices)?;
+    // Shapes on the stack and devices compared pairwise: this runs on every layer's forward.
+    let bias_dims = bias.as_ref().map(Tensor::dims);
+    let input_dims = input.dims();
+    let out = rules::linear(
+        OP,
+        &input_dims,
+        &weight.dims(),
+        bias_dims.as_ref().map(|d| &d[..]),
+    )?
+    .output;
+    let device = input.device();
+    check::same_device(OP, &device, &weight.device())?;
+    if let Some(bias) = &bias {
+        check::same_device(OP, &device, &bias.device())?;
+    }
     let empty_output = out.contains(&0);
     let empty_inner = input_dims.last() == Some(&0);
     if empty_output || empty_inner {
