@@ -241,23 +241,23 @@ fn our_twins() -> (BTreeSet<String>, BTreeSet<String>) {
             // A twin from a macro table: `    TryRelu, Relu, "relu", ..;` (forward only).
             if let Some(rest) = line.strip_prefix("    Try") {
                 let mut fields = rest.split(", ");
-                if let (Some(twin), Some(module)) = (fields.next(), fields.next()) {
-                    if twin == module && fields.next().is_some_and(|op| op.starts_with('"')) {
-                        forwards.insert(format!("{module}::forward"));
-                    }
+                if let (Some(twin), Some(module)) = (fields.next(), fields.next())
+                    && twin == module
+                    && fields.next().is_some_and(|op| op.starts_with('"'))
+                {
+                    forwards.insert(format!("{module}::forward"));
                 }
             }
             // The element-wise loss table: `    MseLoss, TryMseLoss, "mse_loss", ..` (forward and
             // forward_no_reduction).
             if let Some(rest) = line.strip_prefix("    ") {
                 let mut fields = rest.split(", ");
-                if let (Some(module), Some(twin)) = (fields.next(), fields.next()) {
-                    if twin == format!("Try{module}")
-                        && fields.next().is_some_and(|op| op.starts_with('"'))
-                    {
-                        forwards.insert(format!("{module}::forward"));
-                        forwards.insert(format!("{module}::forward_no_reduction"));
-                    }
+                if let (Some(module), Some(twin)) = (fields.next(), fields.next())
+                    && twin == format!("Try{module}")
+                    && fields.next().is_some_and(|op| op.starts_with('"'))
+                {
+                    forwards.insert(format!("{module}::forward"));
+                    forwards.insert(format!("{module}::forward_no_reduction"));
                 }
             }
             for prefix in ["impl TryInit for ", "impl TryInitStateless for "] {

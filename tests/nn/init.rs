@@ -33,10 +33,13 @@ fn drawn<M: Module>(module: M) -> M {
     module
 }
 
+/// One measurement: whether the init (with its parameters drawn) panicked.
+type Case<'a> = Box<dyn Fn() -> bool + 'a>;
+
 #[test]
 fn inits_without_a_twin_do_not_panic_on_degenerate_fields() {
     let d = Device::flex();
-    let cases: Vec<(&str, Box<dyn Fn() -> bool>)> = vec![
+    let cases: Vec<(&str, Case)> = vec![
         (
             "linear 5->0",
             Box::new(|| panics(|| drawn(LinearConfig::new(5, 0).init(&d)))),

@@ -397,18 +397,6 @@ impl TryActivation for Activation {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn glu_dim_reads_the_private_dim() {
-        for dim in [-3isize, -1, 0, 2, 7] {
-            assert_eq!(glu_dim(&GLU::new(dim)), Some(dim));
-        }
-    }
-}
-
 impl Sealed for SwiGluConfig {}
 
 /// Both inner linears are built by `LinearConfig::init` with this config's initializer, so
@@ -440,5 +428,17 @@ impl TryInit for SwiGluConfig {
         // The same config twice: refusing it once names the first layer burn would build.
         let _checked = linear.try_init(device).context("linear_inner")?;
         catch("swiglu_init", || self.init(device))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn glu_dim_reads_the_private_dim() {
+        for dim in [-3isize, -1, 0, 2, 7] {
+            assert_eq!(glu_dim(&GLU::new(dim)), Some(dim));
+        }
     }
 }
