@@ -287,7 +287,7 @@ fn every_entry_names_an_existing_twin() {
                 Some((module, _)) => mod_rs
                     .split(&format!("pub mod {module} {{"))
                     .nth(1)
-                    .and_then(|body| body.split('}').next())
+                    .and_then(|body| body.split("\n}").next())
                     .is_some_and(|body| body.contains(twin)),
                 None => mod_rs.contains(twin),
             },
