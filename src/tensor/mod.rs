@@ -124,7 +124,8 @@ pub use creation::{
     TryCreateInt, TryCreateMatrix, TryCreateNumeric, TryCreateRange, try_transaction_register,
 };
 pub use elementwise::{
-    TryElementwise, TryElementwiseFloat, TryElementwiseInt, TryElementwiseVector,
+    TryElementwise, TryElementwiseBool, TryElementwiseFloat, TryElementwiseInt,
+    TryElementwiseVector,
 };
 pub use indexing::{TryIndexing, TryIndexingNumeric, TryIndexingOrdered};
 pub use numeric::TryNumeric;
