@@ -90,6 +90,48 @@ pub fn creation_dtype(op: &'static str, kind: Kind, dtype: DType) -> Result<DTyp
     Err(GuardError::InvalidDType { op, rule, dtype })
 }
 
+/// `from_bridge`: the bridge tensor's variant (`variant`, with `qfloat` for its quantized
+/// float variant) must be the kind `K`, and its dtype must belong to it, as burn's
+/// `from_bridge` matches them (it panics "Expected kind …" otherwise: a Float tensor's bridge
+/// read back as Int, say).
+///
+/// # Errors
+///
+/// [`GuardError::InvalidDType`] with the dtype.
+///
+/// ```
+/// use burn::tensor::DType;
+/// use burn::tensor::kind::Kind;
+/// use burn_guard::check::creation::bridge_kind;
+///
+/// assert!(bridge_kind("from_bridge", Kind::Float, Kind::Float, false, DType::F32).is_ok());
+/// assert!(bridge_kind("from_bridge", Kind::Int, Kind::Float, false, DType::F32).is_err());
+/// ```
+pub fn bridge_kind(
+    op: &'static str,
+    kind: Kind,
+    variant: Kind,
+    qfloat: bool,
+    dtype: DType,
+) -> Result<()> {
+    let matches = match (variant, kind) {
+        (Kind::Bool, Kind::Bool) => dtype.is_bool(),
+        (Kind::Int, Kind::Int) => dtype.is_int() || dtype.is_uint(),
+        (Kind::Float, Kind::Float) if qfloat => matches!(dtype, DType::QFloat(_)),
+        (Kind::Float, Kind::Float) => dtype.is_float(),
+        _ => false,
+    };
+    if matches {
+        Ok(())
+    } else {
+        Err(GuardError::InvalidDType {
+            op,
+            rule: "the bridge tensor's variant and dtype must be of the tensor's kind",
+            dtype,
+        })
+    }
+}
+
 /// The `_like` constructors, `random_like`, `cast`, `Transaction::register` and the
 /// distributed/autodiff switches refuse quantized tensors (`TensorCheck::quantized_unsupported`
 /// and burn's `panic!`/`unimplemented!` arms for `QFloat`).

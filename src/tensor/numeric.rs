@@ -163,7 +163,7 @@ impl<const D: usize, K: Numeric> TryNumeric<D, K> for Tensor<D, K> {
 /// NdArray panics on every such shape, and CubeCL's matmul returns its uninitialised output
 /// buffer for `[m, 0] · [0, n]` (and a kernel panic on wgpu would happen on the fusion worker
 /// thread, where it poisons the device). The backend-level `q_matmul` answers the same way.
-fn zero_sized_product<const D: usize, K: Numeric>(
+pub(super) fn zero_sized_product<const D: usize, K: Numeric>(
     lhs_tensor: &Tensor<D, K>,
     out: Vec<usize>,
 ) -> Tensor<D, K> {
