@@ -8,7 +8,7 @@ use burn::tensor::{Bool, DType, Device, Int, Tensor};
 use burn_guard::check::elementwise::{SCALAR_FAMILY, SCALAR_RANGE};
 use burn_guard::tensor::{
     TryElementwise, TryElementwiseBool, TryElementwiseFloat, TryElementwiseInt,
-    TryElementwiseVector,
+    TryElementwiseVector, TryNumeric,
 };
 use burn_guard::{GuardError, ScalarValue};
 use proptest::prelude::*;
@@ -675,4 +675,26 @@ fn vouched_shift_amounts_are_not_read() {
     assert!(a.clone().try_bitwise_left_shift(b.clone()).is_err());
     let ours = burn_guard::value_reads::vouched(|| a.try_bitwise_left_shift(b));
     assert!(ours.is_ok());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// Int tensor–tensor `div`, `remainder` and `powi` with zeros and negatives in the right
+    /// operand: a zero divisor panics on Flex and NdArray, a negative exponent on NdArray. The
+    /// twins read the right operand and refuse those by a check.
+    #[test]
+    fn int_divisor_and_exponent_values(values in prop::collection::vec(-2i64..3, 6), op in 0usize..3) {
+        for (name, device) in common::cpu_devices() {
+            let a = || itensor([2, 3], &device);
+            let b = || Tensor::<1, Int>::from_ints(values.as_slice(), &device).reshape([2, 3]);
+            let case = format!("{name} int op{op} {values:?}");
+            let (burn, ours) = match op {
+                0 => (raw(|| isnap(a().div(b()))), a().try_div(b()).map(isnap)),
+                1 => (raw(|| isnap(a().remainder(b()))), a().try_remainder(b()).map(isnap)),
+                _ => (raw(|| isnap(a().powi(b()))), a().try_powi(b()).map(isnap)),
+            };
+            assert_parity(&case, burn, ours);
+        }
+    }
 }

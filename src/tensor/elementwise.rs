@@ -196,9 +196,10 @@ pub trait TryElementwise<const D: usize, K: Basic>: Sealed + Sized {
     }
     decl_binary! {
         "remainder",
-        "An integer remainder by a zero element is not checked (it would need reading the \
-         divisor's values): Flex and NdArray panic in the backend, and the panic backstop \
-         returns it as `GuardError::BackendPanic`.",
+        "\n\nOn an integer tensor it also reads the divisor (one synchronous read; skipped \
+         inside [`value_reads::vouched`](crate::value_reads::vouched)) and refuses a zero \
+         element with [`GuardError::OutOfRange`](crate::GuardError::OutOfRange): Flex and \
+         NdArray panic on it.",
         "",
         "ones";
         fn try_remainder(self, other: Self) -> Result<Self>
@@ -207,7 +208,10 @@ pub trait TryElementwise<const D: usize, K: Basic>: Sealed + Sized {
     }
     decl_binary! {
         "powi",
-        "",
+        "\n\nOn an integer tensor on NdArray it also reads the exponents (one synchronous \
+         read; skipped inside [`value_reads::vouched`](crate::value_reads::vouched)) and \
+         refuses a negative one with [`GuardError::OutOfRange`](crate::GuardError::OutOfRange): \
+         NdArray converts each to `u32` and panics; Flex takes it.",
         "Int, ",
         "ones";
         fn try_powi(self, other: Self) -> Result<Self>
@@ -439,8 +443,34 @@ impl<const D: usize, K: Basic> TryElementwise<D, K> for Tensor<D, K> {
     impl_binary!(try_lower_equal, lower_equal, Ordered, Tensor<D, Bool>);
     impl_binary!(try_max_pair, max_pair, Ordered, Self);
     impl_binary!(try_min_pair, min_pair, Ordered, Self);
-    impl_binary!(try_remainder, remainder, Numeric, Self);
-    impl_binary!(try_powi, powi, Numeric, Self);
+    fn try_remainder(self, other: Self) -> Result<Self>
+    where
+        K: Numeric,
+    {
+        const OP: &str = "remainder";
+        binary_ew(OP, &self, &other)?;
+        let dtype = other.dtype();
+        if dtype.is_int() || dtype.is_uint() {
+            let divisors = super::base::read_indices(OP, &other)?;
+            check::elementwise::nonzero_divisors(OP, &divisors, &dtype)?;
+        }
+        catch(OP, || self.remainder(other))
+    }
+
+    fn try_powi(self, other: Self) -> Result<Self>
+    where
+        K: Numeric,
+    {
+        const OP: &str = "powi";
+        binary_ew(OP, &self, &other)?;
+        let dtype = self.dtype();
+        let backend = super::functions::cpu_backend(&self.device());
+        if (dtype.is_int() || dtype.is_uint()) && backend == Some("ndarray") {
+            let exponents = super::base::read_indices(OP, &other)?;
+            check::elementwise::int_powi_exponents(OP, &exponents, backend)?;
+        }
+        catch(OP, || self.powi(other))
+    }
     impl_binary!(try_atan2, atan2, FloatMath, Self);
 
     impl_scalar!(try_equal_scalar, equal_scalar, Basic, Element, Tensor<D, Bool>);
