@@ -899,3 +899,19 @@ fn bridge_and_primitive_kind_and_rank() {
         Tensor::<2, Int>::try_from_primitive::<burn_ndarray::NdArray>(p()).map(snapshot_int),
     );
 }
+
+/// `Tensor::int` of values an integer cannot hold: NdArray panics, Flex saturates. The twin
+/// reads the values on NdArray only and refuses them there.
+#[test]
+fn float_to_int_values() {
+    for value in [f32::NAN, f32::INFINITY, -1e30, 1e30, 1.5, -3e9, 9.2e18] {
+        for (name, device) in devices() {
+            let t = || Tensor::<1>::from_floats([value, 2.0], &device);
+            assert_parity(
+                &format!("{name} int({value})"),
+                raw(|| snapshot_int(t().int())),
+                t().try_int().map(snapshot_int),
+            );
+        }
+    }
+}

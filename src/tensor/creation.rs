@@ -883,9 +883,52 @@ pub trait TryConvertFloat<const D: usize>: Sealed + Sized {
     #[cfg(feature = "autodiff")]
     #[doc(alias = "grad_replace")]
     fn try_grad_replace(&self, grads: &mut burn::tensor::Gradients, grad: Tensor<D>) -> Result<()>;
+
+    /// Fallible twin of [`Tensor::int`].
+    ///
+    /// burn checks nothing; NdArray panics on NaN, ±inf and values outside `i64` (Flex
+    /// saturates). On NdArray the twin reads the values (one synchronous read; skipped inside
+    /// [`value_reads::vouched`](crate::value_reads::vouched)) and refuses those, see
+    /// [`check::creation::float_to_int`](crate::check::creation::float_to_int). Other backends
+    /// are not read.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::NonFinite`](crate::GuardError::NonFinite) or
+    /// [`GuardError::NotRepresentable`](crate::GuardError::NotRepresentable) on NdArray.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::tensor::TryConvertFloat;
+    ///
+    /// let t = Tensor::<1>::from_floats([1.5, -2.5], &Device::flex());
+    /// assert_eq!(t.try_int()?.into_data().to_vec::<i32>().unwrap(), vec![1, -2]);
+    /// #[allow(deprecated)]
+    /// let on_ndarray = Tensor::<1>::from_floats([f32::NAN], &Device::ndarray());
+    /// assert!(on_ndarray.try_int().is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "int")]
+    fn try_int(self) -> Result<Tensor<D, burn::tensor::Int>>;
 }
 
 impl<const D: usize> TryConvertFloat<D> for Tensor<D> {
+    fn try_int(self) -> Result<Tensor<D, burn::tensor::Int>> {
+        const OP: &str = "int";
+        let backend = super::functions::cpu_backend(&self.device());
+        if backend == Some("ndarray") && crate::value_reads::should_read() {
+            let data = catch(OP, || self.try_to_data())?
+                .map_err(|source| GuardError::from_execution(OP, source))?;
+            let values = catch(OP, || {
+                data.try_cast_as::<f64>()
+                    .and_then(TensorData::try_into_vec::<f64>)
+            })?
+            .map_err(|source| GuardError::from_data(OP, source))?;
+            rules::float_to_int(OP, &values, backend)?;
+        }
+        catch(OP, || self.int())
+    }
+
     fn try_random_like(&self, distribution: Distribution) -> Result<Self> {
         const OP: &str = "random_like";
         let dtype = self.dtype();
