@@ -13,7 +13,7 @@ pub use crate::nn::{TryInit, TryInitStateless};
 pub use crate::tensor::{
     CheckedRead, TryConvert, TryConvertFloat, TryCreate, TryCreateBool, TryCreateFloat,
     TryCreateInt, TryCreateMatrix, TryCreateNumeric, TryCreateRange, TryElementwise,
-    TryElementwiseFloat, TryElementwiseInt, TryElementwiseVector, TryIndexing, TryIndexingNumeric,
-    TryIndexingOrdered, TryNumeric, TryQuantize, TryReduce, TryReduceFloat, TryReduceNumeric,
-    TryReduceOrdered, TryTensor, TryView,
+    TryElementwiseBool, TryElementwiseFloat, TryElementwiseInt, TryElementwiseVector, TryIndexing,
+    TryIndexingNumeric, TryIndexingOrdered, TryNumeric, TryQuantize, TryReduce, TryReduceFloat,
+    TryReduceNumeric, TryReduceOrdered, TryTensor, TryView,
 };

@@ -1,5 +1,6 @@
-//! Coverage: every burn method that panics on user input (class A) or through scalar
-//! conversion (class S) has a `try_` twin, or an exception with its reason.
+//! Coverage: every burn method that panics on user input (class A: burn's front-end checks;
+//! class B: inside a backend, past those checks) or through scalar conversion (class S) has a
+//! `try_` twin, or an exception with its reason.
 //!
 //! The list is `tests/data/burn_panicking_methods.txt` (from the panic inventory). A twin is
 //! found by its `fn try_<name>` in `src/tensor/`, or its `fn <name>_checked` for the reads whose

@@ -835,3 +835,83 @@ fn wgpu_creation() {
             .map(|t| t.is_distributed()),
     );
 }
+
+/// `from_bridge` and `from_primitive` with a mismatched kind or rank: Flex and NdArray use one
+/// primitive type for Float and Int, so the Rust type does not stop a Float primitive from
+/// being read back as Int (burn panics "Expected kind Int, got dtype F32"); burn never checks
+/// the rank.
+#[test]
+#[allow(deprecated)] // NdArray is deprecated upstream; still supported.
+fn bridge_and_primitive_kind_and_rank() {
+    for (name, device) in devices() {
+        let f = || Tensor::<2>::ones([2, 3], &device);
+        let case = |what: &str| format!("{name} {what}");
+        assert_parity(
+            &case("from_bridge float"),
+            raw(|| snapshot(Tensor::<2>::from_bridge(f().into_bridge()))),
+            Tensor::<2>::try_from_bridge(f().into_bridge()).map(snapshot),
+        );
+        assert_parity(
+            &case("from_bridge as int"),
+            raw(|| snapshot_int(Tensor::<2, Int>::from_bridge(f().into_bridge()))),
+            Tensor::<2, Int>::try_from_bridge(f().into_bridge()).map(snapshot_int),
+        );
+        assert_parity(
+            &case("from_bridge as bool"),
+            raw(|| snapshot_bool(Tensor::<2, Bool>::from_bridge(f().into_bridge()))),
+            Tensor::<2, Bool>::try_from_bridge(f().into_bridge()).map(snapshot_bool),
+        );
+        assert!(matches!(
+            Tensor::<3>::try_from_bridge(f().into_bridge()),
+            Err(GuardError::RankMismatch { .. })
+        ));
+    }
+    let f = Tensor::<2>::ones([2, 3], &Device::flex());
+    let p = || f.clone().try_into_primitive::<burn_flex::Flex>().unwrap();
+    assert_parity(
+        "from_primitive flex float",
+        raw(|| snapshot(Tensor::<2>::from_primitive::<burn_flex::Flex>(p()))),
+        Tensor::<2>::try_from_primitive::<burn_flex::Flex>(p()).map(snapshot),
+    );
+    assert_parity(
+        "from_primitive flex as int",
+        raw(|| snapshot_int(Tensor::<2, Int>::from_primitive::<burn_flex::Flex>(p()))),
+        Tensor::<2, Int>::try_from_primitive::<burn_flex::Flex>(p()).map(snapshot_int),
+    );
+    assert!(matches!(
+        Tensor::<3>::try_from_primitive::<burn_flex::Flex>(p()),
+        Err(GuardError::RankMismatch { .. })
+    ));
+    #[allow(deprecated)]
+    let nd = Tensor::<2>::ones([2, 3], &Device::ndarray());
+    let p = || {
+        nd.clone()
+            .try_into_primitive::<burn_ndarray::NdArray>()
+            .unwrap()
+    };
+    assert_parity(
+        "from_primitive ndarray as int",
+        raw(|| {
+            snapshot_int(Tensor::<2, Int>::from_primitive::<burn_ndarray::NdArray>(
+                p(),
+            ))
+        }),
+        Tensor::<2, Int>::try_from_primitive::<burn_ndarray::NdArray>(p()).map(snapshot_int),
+    );
+}
+
+/// `Tensor::int` of values an integer cannot hold: NdArray panics, Flex saturates. The twin
+/// reads the values on NdArray only and refuses them there.
+#[test]
+fn float_to_int_values() {
+    for value in [f32::NAN, f32::INFINITY, -1e30, 1e30, 1.5, -3e9, 9.2e18] {
+        for (name, device) in devices() {
+            let t = || Tensor::<1>::from_floats([value, 2.0], &device);
+            assert_parity(
+                &format!("{name} int({value})"),
+                raw(|| snapshot_int(t().int())),
+                t().try_int().map(snapshot_int),
+            );
+        }
+    }
+}

@@ -7,7 +7,8 @@ mod common;
 use burn::tensor::{Bool, DType, Device, Int, Tensor};
 use burn_guard::check::elementwise::{SCALAR_FAMILY, SCALAR_RANGE};
 use burn_guard::tensor::{
-    TryElementwise, TryElementwiseFloat, TryElementwiseInt, TryElementwiseVector,
+    TryElementwise, TryElementwiseBool, TryElementwiseFloat, TryElementwiseInt,
+    TryElementwiseVector, TryNumeric,
 };
 use burn_guard::{GuardError, ScalarValue};
 use proptest::prelude::*;
@@ -534,5 +535,166 @@ fn scalar_out_of_the_tensor_dtype_is_refused() {
             t().try_clamp_max(2i64).map(isnap).unwrap().1,
             ["1", "2", "2"]
         );
+    }
+}
+
+/// An int tensor of shift amounts, some outside `0..bits` when `wide`.
+fn shifts<const D: usize>(dims: [usize; D], wide: bool, device: &Device) -> Tensor<D, Int> {
+    let n: usize = dims.iter().product();
+    let values: Vec<i64> = (0..n)
+        .map(|i| {
+            if wide && i == 0 {
+                70 - 80 * (n as i64 % 2)
+            } else {
+                (i % 5) as i64
+            }
+        })
+        .collect();
+    Tensor::<1, Int>::from_ints(values.as_slice(), device).reshape(dims)
+}
+
+fn bool_tensor<const D: usize>(dims: [usize; D], device: &Device) -> Tensor<D, Bool> {
+    itensor(dims, device).greater_elem(2)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// Int tensor–tensor bitwise ops: burn checks nothing, the backends panic on shapes that do
+    /// not broadcast. Shift amounts outside `0..bits` are refused beyond burn (NdArray panics,
+    /// Flex wraps; see `assert_parity_or_wrap`).
+    #[test]
+    fn int_bitwise_tensor_parity(
+        lhs in shape2(), pick in 0usize..4, other in shape2(), op in 0usize..5, wide: bool,
+    ) {
+        let rhs = rhs_shape(lhs, pick, other);
+        for (name, device) in common::cpu_devices() {
+            let a = || itensor(lhs, &device);
+            let b = || if op >= 3 { shifts(rhs, wide, &device) } else { itensor(rhs, &device) };
+            let case = format!("{name} bitwise tensor op{op} {lhs:?} {rhs:?} wide={wide}");
+            let (burn, ours) = match op {
+                0 => (raw(|| isnap(a().bitwise_and(b()))), a().try_bitwise_and(b()).map(isnap)),
+                1 => (raw(|| isnap(a().bitwise_or(b()))), a().try_bitwise_or(b()).map(isnap)),
+                2 => (raw(|| isnap(a().bitwise_xor(b()))), a().try_bitwise_xor(b()).map(isnap)),
+                3 => (raw(|| isnap(a().bitwise_left_shift(b()))), a().try_bitwise_left_shift(b()).map(isnap)),
+                _ => (raw(|| isnap(a().bitwise_right_shift(b()))), a().try_bitwise_right_shift(b()).map(isnap)),
+            };
+            assert_parity_or_wrap(&case, name, op >= 3, burn, ours);
+        }
+    }
+
+    /// Bool logical ops: the same missing broadcast check as the bitwise ops.
+    #[test]
+    fn bool_logic_parity(lhs in shape2(), pick in 0usize..4, other in shape2(), op in 0usize..3) {
+        let rhs = rhs_shape(lhs, pick, other);
+        for (name, device) in common::cpu_devices() {
+            let a = || bool_tensor(lhs, &device);
+            let b = || bool_tensor(rhs, &device);
+            let case = format!("{name} bool op{op} {lhs:?} {rhs:?}");
+            let (burn, ours) = match op {
+                0 => (raw(|| bsnap(a().bool_and(b()))), a().try_bool_and(b()).map(bsnap)),
+                1 => (raw(|| bsnap(a().bool_or(b()))), a().try_bool_or(b()).map(bsnap)),
+                _ => (raw(|| bsnap(a().bool_xor(b()))), a().try_bool_xor(b()).map(bsnap)),
+            };
+            assert_parity(&case, burn, ours);
+        }
+    }
+
+    /// `grid_sample_2d`: ranks, the grid's last dim, batch sizes and modes, against the
+    /// backends' own asserts.
+    #[test]
+    fn grid_sample_parity(
+        batch in 1usize..3, grid_batch in 1usize..3, last in 1usize..4, mode in 0usize..3,
+    ) {
+        use burn::tensor::ops::InterpolateMode;
+        let mode = [InterpolateMode::Bilinear, InterpolateMode::Nearest, InterpolateMode::Bicubic][mode].clone();
+        for (name, device) in common::cpu_devices() {
+            let x = || ftensor([batch, 2, 3, 3], &device);
+            let grid = || ftensor([grid_batch, 2, 2, last], &device).div_scalar(6.0);
+            let case = format!("{name} grid_sample {batch} {grid_batch} {last} {mode:?}");
+            let burn = raw(|| fsnap(x().grid_sample_2d(grid(), mode.clone())));
+            let ours = x().try_grid_sample_2d(grid(), mode.clone()).map(fsnap);
+            assert_parity(&case, burn, ours);
+        }
+    }
+}
+
+#[test]
+fn grid_sample_rank_and_dtype_are_refused() {
+    use burn::tensor::ops::InterpolateMode::Bilinear;
+    for (name, device) in common::cpu_devices() {
+        let x3 = || ftensor([2, 3, 3], &device);
+        assert!(
+            raw(|| fsnap(x3().grid_sample_2d(ftensor([2, 2, 2], &device), Bilinear))).is_none()
+        );
+        assert!(
+            matches!(
+                x3().try_grid_sample_2d(ftensor([2, 2, 2], &device), Bilinear),
+                Err(GuardError::RankMismatch { .. })
+            ),
+            "{name}"
+        );
+    }
+    // NdArray cannot hold F16 at all; Flex panics on the mixed dtypes.
+    let device = Device::flex();
+    let x = || ftensor([1, 2, 3, 3], &device);
+    let g16 = || ftensor([1, 2, 2, 2], &device).cast(DType::F16);
+    assert!(raw(|| fsnap(x().grid_sample_2d(g16(), Bilinear))).is_none());
+    assert!(matches!(
+        x().try_grid_sample_2d(g16(), Bilinear),
+        Err(GuardError::DTypeMismatch { .. })
+    ));
+}
+
+#[test]
+fn bitwise_dtype_and_device_mismatch_are_refused() {
+    #[allow(deprecated)]
+    let (flex, nd) = (Device::flex(), Device::ndarray());
+    let a = || itensor([2, 3], &nd);
+    assert!(raw(|| isnap(a().bitwise_and(a().cast(DType::I32)))).is_none());
+    assert!(matches!(
+        a().try_bitwise_and(a().cast(DType::I32)),
+        Err(GuardError::DTypeMismatch { .. })
+    ));
+    assert!(matches!(
+        itensor([2, 3], &flex).try_bitwise_xor(a()),
+        Err(GuardError::DeviceMismatch { .. })
+    ));
+    assert!(matches!(
+        bool_tensor([2, 3], &flex).try_bool_or(bool_tensor([2, 3], &nd)),
+        Err(GuardError::DeviceMismatch { .. })
+    ));
+}
+
+/// Inside `value_reads::vouched` the shift amounts are not read: the twin dispatches.
+#[test]
+fn vouched_shift_amounts_are_not_read() {
+    let device = Device::flex();
+    let a = itensor([2, 3], &device);
+    let b = shifts([2, 3], true, &device);
+    assert!(a.clone().try_bitwise_left_shift(b.clone()).is_err());
+    let ours = burn_guard::value_reads::vouched(|| a.try_bitwise_left_shift(b));
+    assert!(ours.is_ok());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// Int tensor–tensor `div`, `remainder` and `powi` with zeros and negatives in the right
+    /// operand: a zero divisor panics on Flex and NdArray, a negative exponent on NdArray. The
+    /// twins read the right operand and refuse those by a check.
+    #[test]
+    fn int_divisor_and_exponent_values(values in prop::collection::vec(-2i64..3, 6), op in 0usize..3) {
+        for (name, device) in common::cpu_devices() {
+            let a = || itensor([2, 3], &device);
+            let b = || Tensor::<1, Int>::from_ints(values.as_slice(), &device).reshape([2, 3]);
+            let case = format!("{name} int op{op} {values:?}");
+            let (burn, ours) = match op {
+                0 => (raw(|| isnap(a().div(b()))), a().try_div(b()).map(isnap)),
+                1 => (raw(|| isnap(a().remainder(b()))), a().try_remainder(b()).map(isnap)),
+                _ => (raw(|| isnap(a().powi(b()))), a().try_powi(b()).map(isnap)),
+            };
+            assert_parity(&case, burn, ours);
+        }
     }
 }

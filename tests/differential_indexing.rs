@@ -690,3 +690,53 @@ fn wgpu_slice_and_gather_parity() {
         tensor([2, 3], &device).try_gather(1, bad),
     );
 }
+
+fn mask_of<const D: usize>(dims: [usize; D], device: &Device) -> Tensor<D, Bool> {
+    int_tensor(dims, device).greater_elem(0)
+}
+
+/// A shape that broadcasts against `[2, 3]` or not.
+fn broadcast_shape() -> impl Strategy<Value = [usize; 2]> {
+    prop::sample::select(vec![[2, 3], [1, 3], [2, 1], [1, 1], [2, 2], [3, 3]])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+
+    /// `mask_where`: burn checks nothing. The three shapes must broadcast together. NdArray
+    /// broadcasts the tensor and the value to the mask's shape only, so it panics on a mask
+    /// smaller than the output that Flex accepts; there the twin answers with Flex's values.
+    #[test]
+    fn mask_where_parity(t in broadcast_shape(), m in broadcast_shape(), v in broadcast_shape()) {
+        let flex = Device::flex();
+        let flex_values = raw(|| snapshot(tensor(t, &flex).mask_where(mask_of(m, &flex), tensor(v, &flex).neg())));
+        for (name, device) in devices() {
+            let case = format!("{name} mask_where {t:?} {m:?} {v:?}");
+            let burn = raw(|| snapshot(tensor(t, &device).mask_where(mask_of(m, &device), tensor(v, &device).neg())));
+            let ours = tensor(t, &device).try_mask_where(mask_of(m, &device), tensor(v, &device).neg()).map(snapshot);
+            match (name, &burn, &flex_values) {
+                ("ndarray", None, Some(expected)) => {
+                    assert_eq!(ours.as_ref().ok(), Some(expected), "{case}: the twin answers as Flex");
+                }
+                _ => assert_parity(&case, burn, ours),
+            }
+        }
+    }
+}
+
+#[test]
+fn mask_where_dtype_and_device_are_refused() {
+    #[allow(deprecated)]
+    let (flex, nd) = (Device::flex(), Device::ndarray());
+    let t = || tensor([2, 3], &flex);
+    let half = || tensor([2, 3], &flex).cast(burn::tensor::DType::F16);
+    assert!(raw(|| snapshot(t().mask_where(mask_of([2, 3], &flex), half()))).is_none());
+    assert!(matches!(
+        t().try_mask_where(mask_of([2, 3], &flex), half()),
+        Err(GuardError::DTypeMismatch { .. })
+    ));
+    assert!(matches!(
+        t().try_mask_where(mask_of([2, 3], &nd), t()),
+        Err(GuardError::DeviceMismatch { .. })
+    ));
+}

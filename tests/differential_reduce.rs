@@ -612,3 +612,48 @@ fn wgpu_reduce_parity() {
         t().try_sum_dim(2).map(snap),
     );
 }
+
+/// Full extremum reductions (`max`, `min`, `max_abs`): burn leaves an empty tensor to the
+/// backends, which panic; the twins refuse it. `cov` of a tensor with a zero-sized dim: NdArray's
+/// matmul divides by zero, the twin answers with Flex's values.
+#[test]
+fn extremum_and_cov_on_empty_tensors() {
+    let flex = Device::flex();
+    for (name, device) in common::cpu_devices() {
+        for dims in [[2usize, 3], [2, 0], [0, 3], [1, 1]] {
+            let t = || Tensor::<2>::ones(dims, &device).cumsum(1);
+            let i = || Tensor::<2, Int>::ones(dims, &device).cumsum(0).neg();
+            let case = format!("{name} {dims:?}");
+            assert_parity(
+                &format!("max {case}"),
+                raw(|| snap(t().max())),
+                t().try_max().map(snap),
+            );
+            assert_parity(
+                &format!("min {case}"),
+                raw(|| snap(i().min())),
+                i().try_min().map(snap),
+            );
+            assert_parity(
+                &format!("max_abs {case}"),
+                raw(|| snap(i().max_abs())),
+                i().try_max_abs().map(snap),
+            );
+            if dims.contains(&0) {
+                assert!(
+                    matches!(t().try_max(), Err(GuardError::Empty { .. })),
+                    "{case}"
+                );
+            }
+            for dim in [0usize, 1] {
+                let expected = raw(|| snap(Tensor::<2>::ones(dims, &flex).cumsum(1).cov(dim, 1)));
+                let burn = raw(|| snap(t().cov(dim, 1)));
+                let ours = t().try_cov(dim, 1).map(snap);
+                match (name, &burn) {
+                    ("ndarray", None) => assert_eq!(ours.ok(), expected, "cov {case} dim {dim}"),
+                    _ => assert_parity(&format!("cov {case} dim {dim}"), burn, ours),
+                }
+            }
+        }
+    }
+}

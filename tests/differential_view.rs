@@ -540,3 +540,30 @@ fn wgpu_reshape_permute_unsqueeze_parity() {
         [3, 1, 0]
     );
 }
+
+/// `reshape` of a block-quantized tensor into a shape that splits a block: Flex panics; the
+/// twin refuses by the scheme's block layout. Shapes that keep whole blocks pass, with
+/// burn's values.
+#[test]
+fn reshape_keeps_quantization_blocks_whole() {
+    use burn::tensor::quantization::{QuantScheme, ScaleDtype};
+    let device = Device::flex();
+    let scheme = QuantScheme::default().per_block([4], ScaleDtype::F32);
+    let q = || tensor([2, 8], &device).quantize_dynamic(&scheme);
+    macro_rules! case {
+        ($shape:expr) => {{
+            let burn = raw(|| snapshot(q().reshape($shape).dequantize()));
+            let ours = q().try_reshape($shape).map(|t| snapshot(t.dequantize()));
+            assert_parity(&format!("reshape {:?}", $shape), burn, ours);
+        }};
+    }
+    case!([4, 4]);
+    case!([16]);
+    case!([2, 2, 4]);
+    case!([8, 2]);
+    case!([2, 4, 2]);
+    assert!(matches!(
+        q().try_reshape([8, 2]),
+        Err(GuardError::InvalidQuantScheme { .. })
+    ));
+}

@@ -90,6 +90,95 @@ pub fn creation_dtype(op: &'static str, kind: Kind, dtype: DType) -> Result<DTyp
     Err(GuardError::InvalidDType { op, rule, dtype })
 }
 
+/// `Tensor::int` (float to int) on NdArray: it converts each value with a checked cast to its
+/// `I64` ints and panics ("Float cannot be represented in the target signed int type") on NaN,
+/// ±inf and values outside `i64`. Flex saturates and answers. `backend` names the tensor's
+/// CPU backend when it is one; `values` are the tensor's values read as `f64`.
+///
+/// # Errors
+///
+/// - [`GuardError::NonFinite`] with the count of NaN and ±inf on NdArray.
+/// - [`GuardError::NotRepresentable`] for the first value outside `i64` on NdArray.
+///
+/// ```
+/// use burn_guard::check::creation::float_to_int;
+///
+/// assert!(float_to_int("int", &[1.5, -2.0], Some("ndarray")).is_ok());
+/// assert!(float_to_int("int", &[f64::NAN], Some("ndarray")).is_err());
+/// assert!(float_to_int("int", &[1e30], Some("ndarray")).is_err());
+/// assert!(float_to_int("int", &[f64::NAN], Some("flex")).is_ok());
+/// ```
+pub fn float_to_int(op: &'static str, values: &[f64], backend: Option<&'static str>) -> Result<()> {
+    if backend != Some("ndarray") {
+        return Ok(());
+    }
+    let count = values.iter().filter(|v| !v.is_finite()).count();
+    if count > 0 {
+        return Err(GuardError::NonFinite {
+            op,
+            rule: "values must be finite to become integers",
+            count: count as u64,
+            total: values.len() as u64,
+        });
+    }
+    // `i64::MIN` is -2^63 exactly; `i64::MAX as f64` rounds up to 2^63, itself out of range.
+    let limit = 9_223_372_036_854_775_808.0_f64;
+    match values
+        .iter()
+        .find(|v| v.trunc() < -limit || v.trunc() >= limit)
+    {
+        Some(&value) => Err(GuardError::NotRepresentable {
+            op,
+            rule: "the value is outside the range of the integer dtype",
+            value: ScalarValue::Float(value),
+            dtype: DType::I64,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// `from_bridge`: the bridge tensor's variant (`variant`, with `qfloat` for its quantized
+/// float variant) must be the kind `K`, and its dtype must belong to it, as burn's
+/// `from_bridge` matches them (it panics "Expected kind …" otherwise: a Float tensor's bridge
+/// read back as Int, say).
+///
+/// # Errors
+///
+/// [`GuardError::InvalidDType`] with the dtype.
+///
+/// ```
+/// use burn::tensor::DType;
+/// use burn::tensor::kind::Kind;
+/// use burn_guard::check::creation::bridge_kind;
+///
+/// assert!(bridge_kind("from_bridge", Kind::Float, Kind::Float, false, DType::F32).is_ok());
+/// assert!(bridge_kind("from_bridge", Kind::Int, Kind::Float, false, DType::F32).is_err());
+/// ```
+pub fn bridge_kind(
+    op: &'static str,
+    kind: Kind,
+    variant: Kind,
+    qfloat: bool,
+    dtype: DType,
+) -> Result<()> {
+    let matches = match (variant, kind) {
+        (Kind::Bool, Kind::Bool) => dtype.is_bool(),
+        (Kind::Int, Kind::Int) => dtype.is_int() || dtype.is_uint(),
+        (Kind::Float, Kind::Float) if qfloat => matches!(dtype, DType::QFloat(_)),
+        (Kind::Float, Kind::Float) => dtype.is_float(),
+        _ => false,
+    };
+    if matches {
+        Ok(())
+    } else {
+        Err(GuardError::InvalidDType {
+            op,
+            rule: "the bridge tensor's variant and dtype must be of the tensor's kind",
+            dtype,
+        })
+    }
+}
+
 /// The `_like` constructors, `random_like`, `cast`, `Transaction::register` and the
 /// distributed/autodiff switches refuse quantized tensors (`TensorCheck::quantized_unsupported`
 /// and burn's `panic!`/`unimplemented!` arms for `QFloat`).

@@ -423,6 +423,117 @@ pub fn cross(op: &'static str, lhs: &[usize], rhs: &[usize], dim: usize) -> Resu
         .collect()
 }
 
+/// Beyond burn's checks (the backends panic): no element of an integer divisor tensor
+/// (`div`, `remainder`) is zero, as [`nonzero_divisor`] for a scalar. Flex and NdArray both
+/// panic (`attempt to divide by zero`). `divisors` are the values read from the tensor (empty
+/// when reads are vouched); a float dtype passes.
+///
+/// # Errors
+///
+/// [`GuardError::OutOfRange`] for the first zero.
+///
+/// ```
+/// use burn::tensor::DType;
+/// use burn_guard::check::elementwise::nonzero_divisors;
+///
+/// assert!(nonzero_divisors("div", &[1, -2], &DType::I32).is_ok());
+/// assert!(nonzero_divisors("div", &[1, 0], &DType::I32).is_err());
+/// ```
+pub fn nonzero_divisors(op: &'static str, divisors: &[i64], dtype: &DType) -> Result<()> {
+    divisors
+        .iter()
+        .try_for_each(|&d| nonzero_divisor(op, ScalarValue::Int(d), dtype))
+}
+
+/// `powi` of integer tensors on NdArray: it converts each exponent to `u32` and panics on a
+/// negative one (`Element cannot be represented`); Flex takes it. `backend` names the
+/// tensor's CPU backend when it is one; `exponents` are the values read from the tensor.
+///
+/// # Errors
+///
+/// [`GuardError::OutOfRange`] for the first negative exponent on NdArray.
+///
+/// ```
+/// use burn_guard::check::elementwise::int_powi_exponents;
+///
+/// assert!(int_powi_exponents("powi", &[2, -1], Some("flex")).is_ok());
+/// assert!(int_powi_exponents("powi", &[2, -1], Some("ndarray")).is_err());
+/// ```
+pub fn int_powi_exponents(
+    op: &'static str,
+    exponents: &[i64],
+    backend: Option<&'static str>,
+) -> Result<()> {
+    match (backend, exponents.iter().find(|&&e| e < 0)) {
+        (Some("ndarray"), Some(&negative)) => Err(GuardError::OutOfRange {
+            op,
+            rule: "NdArray takes integer exponents of 0 or more",
+            name: "exponent",
+            value: ScalarValue::Int(negative),
+            limit: Limit::AtLeast(ScalarValue::Int(0)),
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Beyond burn: every element of a shift-amount tensor (`bitwise_left_shift`,
+/// `bitwise_right_shift`) is in `0..bits` of the tensor's dtype, as [`shift_amount`] for a
+/// scalar. burn does not check it; NdArray panics (`attempt to shift left with overflow`, or a
+/// failed conversion of a negative amount) while Flex wraps the amount and answers
+/// differently. `amounts` are the values read from the tensor (empty when reads are vouched).
+///
+/// # Errors
+///
+/// [`GuardError::OutOfRange`] with the first amount outside the range.
+///
+/// ```
+/// use burn::tensor::DType;
+/// use burn_guard::check::elementwise::shift_amounts;
+///
+/// assert!(shift_amounts("bitwise_left_shift", &[0, 3, 31], &DType::I32).is_ok());
+/// assert!(shift_amounts("bitwise_left_shift", &[1, 32], &DType::I32).is_err());
+/// assert!(shift_amounts("bitwise_right_shift", &[-1], &DType::I64).is_err());
+/// ```
+pub fn shift_amounts(op: &'static str, amounts: &[i64], dtype: &DType) -> Result<()> {
+    amounts
+        .iter()
+        .try_for_each(|&n| shift_amount(op, ScalarValue::Int(n), dtype).map(|_| ()))
+}
+
+/// `mask_where(tensor, mask, value)`: burn checks nothing; the backends broadcast. The three
+/// shapes must broadcast together (Flex panics in `broadcast_shape`, NdArray in its
+/// `broadcast(..).unwrap()`). Returns the output shape, the broadcast of all three.
+///
+/// NdArray broadcasts `tensor` and `value` to the mask's shape only, so it also panics on a
+/// mask smaller than the output (`[1, 3]` against a `[2, 3]` tensor); the twin expands the
+/// mask to the output shape first, so that both backends answer as Flex does.
+///
+/// # Errors
+///
+/// [`GuardError::ShapeMismatch`] with the three shapes.
+///
+/// ```
+/// use burn_guard::check::elementwise::mask_where;
+///
+/// assert_eq!(mask_where("mask_where", &[2, 3], &[1, 3], &[2, 1]).unwrap(), vec![2, 3]);
+/// assert!(mask_where("mask_where", &[2, 3], &[2, 2], &[2, 3]).is_err());
+/// assert!(mask_where("mask_where", &[2, 3], &[2, 3], &[2, 2]).is_err());
+/// ```
+pub fn mask_where(
+    op: &'static str,
+    tensor: &[usize],
+    mask: &[usize],
+    value: &[usize],
+) -> Result<Vec<usize>> {
+    let mismatch = || GuardError::ShapeMismatch {
+        op,
+        rule: "the tensor, the mask and the value must broadcast together",
+        shapes: vec![tensor.to_vec(), mask.to_vec(), value.to_vec()],
+    };
+    let out = super::broadcast(op, tensor, mask).map_err(|_| mismatch())?;
+    super::broadcast(op, &out, value).map_err(|_| mismatch())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

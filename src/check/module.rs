@@ -896,6 +896,91 @@ pub fn affine_grid_2d(
     Ok(out)
 }
 
+/// `grid_sample_2d(input, grid)`: burn checks nothing; the backends assert (Flex: `input must
+/// be 4D`, `grid last dim must be 2`, `batch size mismatch`; NdArray the same through its own
+/// asserts or a shape error). The input is `[N, C, H_in, W_in]` and the grid
+/// `[N, H_out, W_out, 2]`. Both must be rank 4, the grid's last dimension 2 and the batch
+/// sizes equal.
+///
+/// # Errors
+///
+/// - [`GuardError::RankMismatch`] for a tensor of another rank.
+/// - [`GuardError::ShapeMismatch`] for the grid's last dimension or the batch sizes.
+///
+/// ```
+/// use burn_guard::check::module;
+/// assert!(module::grid_sample_2d("grid_sample_2d", &[1, 2, 3, 3], &[1, 4, 4, 2]).is_ok());
+/// assert!(module::grid_sample_2d("grid_sample_2d", &[1, 2, 3, 3], &[1, 4, 4, 3]).is_err());
+/// assert!(module::grid_sample_2d("grid_sample_2d", &[2, 2, 3, 3], &[1, 4, 4, 2]).is_err());
+/// assert!(module::grid_sample_2d("grid_sample_2d", &[2, 3, 3], &[2, 4, 2]).is_err());
+/// ```
+pub fn grid_sample_2d(op: &'static str, input: &[usize], grid: &[usize]) -> Result<()> {
+    for (shape, rule) in [
+        (input, "the input must be [batch, channels, height, width]"),
+        (grid, "the grid must be [batch, height_out, width_out, 2]"),
+    ] {
+        if shape.len() != 4 {
+            return Err(GuardError::RankMismatch {
+                op,
+                rule,
+                expected: 4,
+                got: shape.len(),
+                shape: shape.to_vec(),
+            });
+        }
+    }
+    let mismatch = |rule| GuardError::ShapeMismatch {
+        op,
+        rule,
+        shapes: vec![input.to_vec(), grid.to_vec()],
+    };
+    if grid.get(3) != Some(&2) {
+        return Err(mismatch("the grid's last dimension must be 2 (x, y)"));
+    }
+    if input.first() != grid.first() {
+        return Err(mismatch(
+            "the input and the grid must have the same batch size",
+        ));
+    }
+    Ok(())
+}
+
+/// `grid_sample_2d` on the CPU backends: Flex implements `Bilinear` and `Nearest` and panics on
+/// `Bicubic` ("Bicubic mode is not supported"); NdArray implements `Bilinear` only and panics
+/// (`not yet implemented`) on the others. `backend` names the input's backend when it is one
+/// of them; other backends are left to answer.
+///
+/// # Errors
+///
+/// [`GuardError::InvalidArgument`] naming the mode and backend.
+///
+/// ```
+/// use burn::tensor::ops::InterpolateMode;
+/// use burn_guard::check::module;
+/// assert!(module::grid_sample_mode("grid_sample_2d", &InterpolateMode::Nearest, Some("flex")).is_ok());
+/// assert!(module::grid_sample_mode("grid_sample_2d", &InterpolateMode::Nearest, Some("ndarray")).is_err());
+/// assert!(module::grid_sample_mode("grid_sample_2d", &InterpolateMode::Bicubic, Some("flex")).is_err());
+/// ```
+pub fn grid_sample_mode(
+    op: &'static str,
+    mode: &InterpolateMode,
+    backend: Option<&'static str>,
+) -> Result<()> {
+    let supported = matches!(
+        (backend, mode),
+        (None, _) | (Some(_), InterpolateMode::Bilinear) | (Some("flex"), InterpolateMode::Nearest)
+    );
+    if supported {
+        Ok(())
+    } else {
+        Err(GuardError::InvalidArgument {
+            op,
+            rule: "the backend does not implement this grid sampling mode",
+            got: format!("mode={mode:?}, backend={}", backend.unwrap_or("?")),
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

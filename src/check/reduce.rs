@@ -76,6 +76,32 @@ pub fn nonempty_dims(op: &'static str, shape: &[usize], dims: &[usize]) -> Resul
         .try_for_each(|&dim| nonempty_dim(op, shape, dim).map(|_| ()))
 }
 
+/// A full reduction to an extremum (`max`, `min`, `max_abs`) needs at least one element:
+/// burn does not check it, Flex panics (`cannot reduce an empty tensor`) and NdArray too
+/// (`Cannot compute max of empty tensor`). An empty set has no extremum.
+///
+/// # Errors
+///
+/// [`GuardError::Empty`] with the shape.
+///
+/// ```
+/// use burn_guard::check::reduce;
+/// assert!(reduce::nonempty("max", &[2, 3]).is_ok());
+/// assert!(reduce::nonempty("max", &[2, 0]).is_err());
+/// ```
+pub fn nonempty(op: &'static str, shape: &[usize]) -> Result<()> {
+    if shape.contains(&0) {
+        Err(GuardError::Empty {
+            op,
+            rule: "an empty tensor has no extremum",
+            shape: shape.to_vec(),
+            dim: None,
+        })
+    } else {
+        Ok(())
+    }
+}
+
 /// The mean of an int tensor needs at least one element (burn's `assert!` in the bridge's
 /// int `mean`: an integer has no `NaN`).
 ///

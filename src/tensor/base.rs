@@ -122,9 +122,9 @@ impl<const D: usize, K: Basic> TryTensor<D, K> for Tensor<D, K> {
 /// The values of an index tensor, as `i64`, for range checks: one synchronous read, counted
 /// in [`value_reads`](crate::value_reads). None (nothing to check) inside
 /// [`value_reads::vouched`](crate::value_reads::vouched).
-pub(crate) fn read_indices<const D: usize>(
+pub(crate) fn read_indices<const D: usize, K: Basic>(
     op: &'static str,
-    indices: &Tensor<D, Int>,
+    indices: &Tensor<D, K>,
 ) -> Result<Vec<i64>> {
     if !crate::value_reads::should_read() {
         return Ok(Vec::new());

@@ -226,16 +226,23 @@ pub(super) fn cartesian_grid<S: Into<Shape>, const D: usize, const D2: usize>(
 pub(super) fn from_dispatch<const D: usize, K: Basic>(
     tensor: burn::tensor::DispatchTensor,
 ) -> Result<Tensor<D, K>> {
+    checked_from_dispatch("from_dispatch", tensor)
+}
+
+/// The checks of `from_dispatch`, for `op` (also `from_primitive`, which ends in it).
+fn checked_from_dispatch<const D: usize, K: Basic>(
+    op: &'static str,
+    tensor: burn::tensor::DispatchTensor,
+) -> Result<Tensor<D, K>> {
     use burn_backend::TensorMetadata;
 
-    const OP: &str = "from_dispatch";
-    rules::creation_rank(OP, &dims_of(&tensor.shape()), D)?;
+    rules::creation_rank(op, &dims_of(&tensor.shape()), D)?;
     let kind = <K as TensorKind>::KIND;
     let dtype = tensor.dtype();
     if rules::from_data_converts(kind, dtype) {
-        rules::creation_dtype(OP, kind, dtype)?;
+        rules::creation_dtype(op, kind, dtype)?;
     }
-    catch(OP, || Tensor::<D, K>::from_dispatch(tensor))
+    catch(op, || Tensor::<D, K>::from_dispatch(tensor))
 }
 
 /// Fallible twin of [`Transaction::register`]: checks that the tensor is not quantized (burn
@@ -821,10 +828,16 @@ pub trait TryConvertFloat<const D: usize>: Sealed + Sized {
     /// (burn `assert!`s it; a tensor is tracked when it requires gradients or derives from one
     /// that does).
     ///
+    /// A second `backward` over a graph whose tape an earlier `backward` consumed panics in
+    /// burn-autodiff ("graph tape has already been consumed"). burn exposes no way to see that
+    /// before the call, so no check refuses it: the backstop catches it. The panic comes from
+    /// burn-autodiff's tape bookkeeping (measured on Flex), not from a backend kernel.
+    ///
     /// # Errors
     ///
     /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for an untracked
-    /// tensor.
+    /// tensor; [`GuardError::BackendPanic`](crate::GuardError::BackendPanic) for a consumed
+    /// graph.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -870,9 +883,52 @@ pub trait TryConvertFloat<const D: usize>: Sealed + Sized {
     #[cfg(feature = "autodiff")]
     #[doc(alias = "grad_replace")]
     fn try_grad_replace(&self, grads: &mut burn::tensor::Gradients, grad: Tensor<D>) -> Result<()>;
+
+    /// Fallible twin of [`Tensor::int`].
+    ///
+    /// burn checks nothing; NdArray panics on NaN, ±inf and values outside `i64` (Flex
+    /// saturates). On NdArray the twin reads the values (one synchronous read; skipped inside
+    /// [`value_reads::vouched`](crate::value_reads::vouched)) and refuses those, see
+    /// [`check::creation::float_to_int`](crate::check::creation::float_to_int). Other backends
+    /// are not read.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::NonFinite`](crate::GuardError::NonFinite) or
+    /// [`GuardError::NotRepresentable`](crate::GuardError::NotRepresentable) on NdArray.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::tensor::TryConvertFloat;
+    ///
+    /// let t = Tensor::<1>::from_floats([1.5, -2.5], &Device::flex());
+    /// assert_eq!(t.try_int()?.into_data().to_vec::<i32>().unwrap(), vec![1, -2]);
+    /// #[allow(deprecated)]
+    /// let on_ndarray = Tensor::<1>::from_floats([f32::NAN], &Device::ndarray());
+    /// assert!(on_ndarray.try_int().is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "int")]
+    fn try_int(self) -> Result<Tensor<D, burn::tensor::Int>>;
 }
 
 impl<const D: usize> TryConvertFloat<D> for Tensor<D> {
+    fn try_int(self) -> Result<Tensor<D, burn::tensor::Int>> {
+        const OP: &str = "int";
+        let backend = super::functions::cpu_backend(&self.device());
+        if backend == Some("ndarray") && crate::value_reads::should_read() {
+            let data = catch(OP, || self.try_to_data())?
+                .map_err(|source| GuardError::from_execution(OP, source))?;
+            let values = catch(OP, || {
+                data.try_cast_as::<f64>()
+                    .and_then(TensorData::try_into_vec::<f64>)
+            })?
+            .map_err(|source| GuardError::from_data(OP, source))?;
+            rules::float_to_int(OP, &values, backend)?;
+        }
+        catch(OP, || self.int())
+    }
+
     fn try_random_like(&self, distribution: Distribution) -> Result<Self> {
         const OP: &str = "random_like";
         let dtype = self.dtype();
@@ -1152,6 +1208,65 @@ pub trait TryCreate<const D: usize, K: Basic>: Sealed + Sized {
     #[doc(alias = "from_dispatch")]
     fn try_from_dispatch(tensor: burn::tensor::DispatchTensor) -> Result<Self>;
 
+    /// Fallible twin of [`Tensor::from_bridge`] (burn's `extension` API).
+    ///
+    /// Checks, as burn does, that the bridge tensor's variant and dtype are of the kind `K`
+    /// (burn panics "Expected kind …": a Float tensor's bridge read back as Int, say) and —
+    /// beyond burn, which does not check it and returns a tensor whose rank is not `D` — that
+    /// its rank is `D`. See [`check::creation::bridge_kind`](crate::check::creation::bridge_kind).
+    ///
+    /// # Errors
+    ///
+    /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for another rank.
+    /// - [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for the kind.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Int, Tensor};
+    /// use burn_guard::tensor::TryCreate;
+    ///
+    /// let t = Tensor::<2>::ones([2, 3], &Device::flex());
+    /// assert_eq!(Tensor::<2>::try_from_bridge(t.clone().into_bridge())?.dims(), [2, 3]);
+    /// assert!(Tensor::<2, Int>::try_from_bridge(t.clone().into_bridge()).is_err());
+    /// assert!(Tensor::<3>::try_from_bridge(t.into_bridge()).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "from_bridge")]
+    fn try_from_bridge(tensor: burn::tensor::kind::BridgeTensor) -> Result<Self>;
+
+    /// Fallible twin of [`Tensor::from_primitive`] (burn's `extension` API).
+    ///
+    /// Wraps the primitive as burn does, then applies the checks of
+    /// [`TryCreate::try_from_dispatch`]: the primitive's dtype belongs to the kind `K` and its
+    /// rank is `D`. The primitive's Rust type does not fix its kind: Flex and NdArray use one
+    /// type for Float and Int tensors, so a Float primitive read back as Int makes burn panic
+    /// ("Expected kind Int, got dtype F32"), and burn never checks the rank.
+    ///
+    /// # Errors
+    ///
+    /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for another rank.
+    /// - [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for the dtype.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Int, Tensor};
+    /// use burn_flex::Flex;
+    /// use burn_guard::tensor::TryCreate;
+    ///
+    /// let t = Tensor::<2>::ones([2, 3], &Device::flex());
+    /// let primitive = t.try_into_primitive::<Flex>().unwrap();
+    /// let back = Tensor::<2>::try_from_primitive::<Flex>(primitive.clone())?;
+    /// assert_eq!(back.dims(), [2, 3]);
+    /// assert!(Tensor::<2, Int>::try_from_primitive::<Flex>(primitive.clone()).is_err());
+    /// assert!(Tensor::<3>::try_from_primitive::<Flex>(primitive).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "from_primitive")]
+    fn try_from_primitive<B: burn_backend::Backend>(
+        primitive: <K as burn::tensor::BackendPrimitive<B>>::Primitive,
+    ) -> Result<Self>
+    where
+        K: burn::tensor::BackendPrimitive<B>,
+        burn::tensor::DispatchTensor: burn_dispatch::DispatchKindConversion<B>;
+
     /// Fallible twin of [`Tensor::cat`].
     ///
     /// Checks that the list is non-empty, `dim` is in `-D..D`, the shapes agree except along
@@ -1240,6 +1355,38 @@ impl<const D: usize, K: Basic> TryCreate<D, K> for Tensor<D, K> {
     }
     fn try_from_dispatch(tensor: burn::tensor::DispatchTensor) -> Result<Self> {
         from_dispatch::<D, K>(tensor)
+    }
+    fn try_from_bridge(tensor: burn::tensor::kind::BridgeTensor) -> Result<Self> {
+        const OP: &str = "from_bridge";
+        rules::creation_rank(OP, &dims_of(&tensor.shape()), D)?;
+        let variant = if tensor.is_bool() {
+            Kind::Bool
+        } else if tensor.is_int() {
+            Kind::Int
+        } else {
+            Kind::Float
+        };
+        rules::bridge_kind(
+            OP,
+            <K as TensorKind>::KIND,
+            variant,
+            tensor.is_qfloat(),
+            tensor.dtype(),
+        )?;
+        catch(OP, || Tensor::<D, K>::from_bridge(tensor))
+    }
+    fn try_from_primitive<B: burn_backend::Backend>(
+        primitive: <K as burn::tensor::BackendPrimitive<B>>::Primitive,
+    ) -> Result<Self>
+    where
+        K: burn::tensor::BackendPrimitive<B>,
+        burn::tensor::DispatchTensor: burn_dispatch::DispatchKindConversion<B>,
+    {
+        const OP: &str = "from_primitive";
+        // burn's own two steps, which cannot panic; the checks then see the dtype and rank.
+        let tensor = <K as burn::tensor::BackendPrimitive<B>>::from_primitive(primitive);
+        let dispatch = <burn::tensor::DispatchTensor as burn_dispatch::DispatchKindConversion<B>>::from_backend(tensor);
+        checked_from_dispatch::<D, K>(OP, dispatch)
     }
     fn try_cat(tensors: Vec<Self>, dim: impl AsIndex) -> Result<Self> {
         super::base::cat::<D, K>(tensors, dim)

@@ -1,4 +1,4 @@
-//! Twins of the element-wise family: comparisons, pairwise max/min, closeness, powers, fmod/remainder, atan2/hypot, cross, dot, and every scalar op (class S).
+//! Twins of the element-wise family: comparisons, pairwise max/min, closeness, powers, fmod/remainder, atan2/hypot, cross, dot, int bitwise and bool logic ops, `grid_sample_2d`, and every scalar op (class S).
 //!
 //! Tensor–tensor operations check what burn's `TensorCheck::binary_ops_ew` checks (same
 //! device, broadcastable shapes) with [`check::same_device`](crate::check::same_device) and
@@ -9,6 +9,7 @@
 //! to exactly the same value as the caller's.
 
 use burn::tensor::kind::{Basic, FloatMath, Numeric, Ordered};
+use burn::tensor::ops::GridSampleOptions;
 use burn::tensor::{AsIndex, Bool, DType, Element, ElementConversion, Int, Tensor};
 
 use super::sealed::Sealed;
@@ -195,9 +196,10 @@ pub trait TryElementwise<const D: usize, K: Basic>: Sealed + Sized {
     }
     decl_binary! {
         "remainder",
-        "An integer remainder by a zero element is not checked (it would need reading the \
-         divisor's values): Flex and NdArray panic in the backend, and the panic backstop \
-         returns it as `GuardError::BackendPanic`.",
+        "\n\nOn an integer tensor it also reads the divisor (one synchronous read; skipped \
+         inside [`value_reads::vouched`](crate::value_reads::vouched)) and refuses a zero \
+         element with [`GuardError::OutOfRange`](crate::GuardError::OutOfRange): Flex and \
+         NdArray panic on it.",
         "",
         "ones";
         fn try_remainder(self, other: Self) -> Result<Self>
@@ -206,7 +208,10 @@ pub trait TryElementwise<const D: usize, K: Basic>: Sealed + Sized {
     }
     decl_binary! {
         "powi",
-        "",
+        "\n\nOn an integer tensor on NdArray it also reads the exponents (one synchronous \
+         read; skipped inside [`value_reads::vouched`](crate::value_reads::vouched)) and \
+         refuses a negative one with [`GuardError::OutOfRange`](crate::GuardError::OutOfRange): \
+         NdArray converts each to `u32` and panics; Flex takes it.",
         "Int, ",
         "ones";
         fn try_powi(self, other: Self) -> Result<Self>
@@ -438,8 +443,34 @@ impl<const D: usize, K: Basic> TryElementwise<D, K> for Tensor<D, K> {
     impl_binary!(try_lower_equal, lower_equal, Ordered, Tensor<D, Bool>);
     impl_binary!(try_max_pair, max_pair, Ordered, Self);
     impl_binary!(try_min_pair, min_pair, Ordered, Self);
-    impl_binary!(try_remainder, remainder, Numeric, Self);
-    impl_binary!(try_powi, powi, Numeric, Self);
+    fn try_remainder(self, other: Self) -> Result<Self>
+    where
+        K: Numeric,
+    {
+        const OP: &str = "remainder";
+        binary_ew(OP, &self, &other)?;
+        let dtype = other.dtype();
+        if dtype.is_int() || dtype.is_uint() {
+            let divisors = super::base::read_indices(OP, &other)?;
+            check::elementwise::nonzero_divisors(OP, &divisors, &dtype)?;
+        }
+        catch(OP, || self.remainder(other))
+    }
+
+    fn try_powi(self, other: Self) -> Result<Self>
+    where
+        K: Numeric,
+    {
+        const OP: &str = "powi";
+        binary_ew(OP, &self, &other)?;
+        let dtype = self.dtype();
+        let backend = super::functions::cpu_backend(&self.device());
+        if (dtype.is_int() || dtype.is_uint()) && backend == Some("ndarray") {
+            let exponents = super::base::read_indices(OP, &other)?;
+            check::elementwise::int_powi_exponents(OP, &exponents, backend)?;
+        }
+        catch(OP, || self.powi(other))
+    }
     impl_binary!(try_atan2, atan2, FloatMath, Self);
 
     impl_scalar!(try_equal_scalar, equal_scalar, Basic, Element, Tensor<D, Bool>);
@@ -681,6 +712,46 @@ pub trait TryElementwiseFloat<const D: usize>: Sealed + Sized {
     /// ```
     #[doc(alias = "cross")]
     fn try_cross<Dim: AsIndex>(self, other: Tensor<D>, dim: Dim) -> Result<Tensor<D>>;
+
+    /// Fallible twin of [`Tensor::grid_sample_2d`].
+    ///
+    /// burn checks nothing here; the backends assert. Checks that the input is
+    /// `[N, C, H_in, W_in]` and the grid `[N, H_out, W_out, 2]` (see
+    /// [`check::module::grid_sample_2d`](crate::check::module::grid_sample_2d)), the device,
+    /// that both have the same dtype, and that the CPU backend implements the mode (Flex:
+    /// bilinear and nearest; NdArray: bilinear; see
+    /// [`check::module::grid_sample_mode`](crate::check::module::grid_sample_mode)).
+    ///
+    /// # Errors
+    ///
+    /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for a rank other than 4.
+    /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) for the grid's last
+    ///   dimension or the batch sizes.
+    /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch),
+    ///   [`GuardError::DTypeMismatch`](crate::GuardError::DTypeMismatch).
+    /// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a mode the CPU
+    ///   backend does not implement.
+    ///
+    /// ```
+    /// use burn::tensor::ops::InterpolateMode;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::tensor::TryElementwiseFloat;
+    ///
+    /// let device = Device::flex();
+    /// let x = Tensor::<4>::ones([1, 2, 3, 3], &device);
+    /// let grid = Tensor::<4>::zeros([1, 4, 4, 2], &device);
+    /// let y = x.clone().try_grid_sample_2d(grid, InterpolateMode::Bilinear)?;
+    /// assert_eq!(y.dims(), [1, 2, 4, 4]);
+    /// let bad = Tensor::<4>::zeros([1, 4, 4, 3], &device);
+    /// assert!(x.try_grid_sample_2d(bad, InterpolateMode::Bilinear).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "grid_sample_2d")]
+    fn try_grid_sample_2d(
+        self,
+        grid: Tensor<D>,
+        options: impl Into<GridSampleOptions>,
+    ) -> Result<Tensor<D>>;
 }
 
 impl<const D: usize> TryElementwiseFloat<D> for Tensor<D> {
@@ -717,6 +788,24 @@ impl<const D: usize> TryElementwiseFloat<D> for Tensor<D> {
         const OP: &str = "all_close";
         binary_ew(OP, &self, &other)?;
         catch(OP, || self.all_close(other, rtol, atol))
+    }
+
+    fn try_grid_sample_2d(
+        self,
+        grid: Tensor<D>,
+        options: impl Into<GridSampleOptions>,
+    ) -> Result<Tensor<D>> {
+        const OP: &str = "grid_sample_2d";
+        let options = options.into();
+        check::module::grid_sample_2d(OP, &self.dims(), &grid.dims())?;
+        check::same_device(OP, &self.device(), &grid.device())?;
+        check::elementwise::same_dtype(OP, self.dtype(), grid.dtype())?;
+        check::module::grid_sample_mode(
+            OP,
+            &options.mode,
+            super::functions::cpu_backend(&self.device()),
+        )?;
+        catch(OP, || self.grid_sample_2d(grid, options))
     }
 
     fn try_cross<Dim: AsIndex>(self, other: Tensor<D>, dim: Dim) -> Result<Tensor<D>> {
@@ -757,10 +846,81 @@ macro_rules! decl_bitwise {
     };
 }
 
+/// Documents one int tensor–tensor twin; burn checks nothing for these (no
+/// `binary_ops_ew`), the backends panic.
+macro_rules! decl_int_binary {
+    ($alias:literal, SHIFT_NOTE; $($sig:tt)*) => {
+        decl_int_binary! {
+            $alias,
+            "\n\nBeyond burn, reads the amounts (one synchronous read; skipped inside \
+             [`value_reads::vouched`](crate::value_reads::vouched)) and refuses one outside \
+             `0..bits` of the dtype: NdArray panics on it, Flex wraps. See \
+             [`check::elementwise::shift_amounts`](crate::check::elementwise::shift_amounts).";
+            $($sig)*
+        }
+    };
+    ($alias:literal, $note:literal; $($sig:tt)*) => {
+        #[doc = concat!("Fallible twin of [`Tensor::", $alias, "`].")]
+        #[doc = ""]
+        #[doc = "burn runs no check here (no `binary_ops_ew`); the backends panic on shapes"]
+        #[doc = "that do not broadcast (Flex, NdArray) and on different int dtypes (NdArray)."]
+        #[doc = "Checks the device, that each dimension is equal or 1 in one of the tensors,"]
+        #[doc = "and that the dtypes are equal."]
+        #[doc = $note]
+        #[doc = ""]
+        #[doc = "# Errors"]
+        #[doc = ""]
+        #[doc = "- [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) with both shapes."]
+        #[doc = "- [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch)."]
+        #[doc = "- [`GuardError::DTypeMismatch`](crate::GuardError::DTypeMismatch)."]
+        #[doc = "- [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a shift amount (shifts only)."]
+        #[doc = ""]
+        #[doc = "```"]
+        #[doc = "use burn::tensor::{Device, Int, Tensor};"]
+        #[doc = "use burn_guard::tensor::TryElementwiseInt;"]
+        #[doc = ""]
+        #[doc = "let device = Device::flex();"]
+        #[doc = "let a = Tensor::<2, Int>::ones([2, 3], &device);"]
+        #[doc = "let b = Tensor::<2, Int>::ones([1, 3], &device);"]
+        #[doc = concat!("assert_eq!(a.clone().try_", $alias, "(b)?.dims(), [2, 3]);")]
+        #[doc = "let c = Tensor::<2, Int>::ones([2, 2], &device);"]
+        #[doc = concat!("assert!(a.try_", $alias, "(c).is_err());")]
+        #[doc = "# Ok::<(), burn_guard::GuardError>(())"]
+        #[doc = "```"]
+        #[doc(alias = $alias)]
+        $($sig)*
+    };
+}
+
 /// Fallible twins of the element-wise `burn::Tensor` methods of integer tensors only.
 ///
 /// Sealed: implemented for `burn::Tensor<D, Int>` only.
 pub trait TryElementwiseInt<const D: usize>: Sealed + Sized {
+    decl_int_binary! {
+        "bitwise_and",
+        "";
+        fn try_bitwise_and(self, other: Self) -> Result<Self>;
+    }
+    decl_int_binary! {
+        "bitwise_or",
+        "";
+        fn try_bitwise_or(self, other: Self) -> Result<Self>;
+    }
+    decl_int_binary! {
+        "bitwise_xor",
+        "";
+        fn try_bitwise_xor(self, other: Self) -> Result<Self>;
+    }
+    decl_int_binary! {
+        "bitwise_left_shift",
+        SHIFT_NOTE;
+        fn try_bitwise_left_shift(self, other: Self) -> Result<Self>;
+    }
+    decl_int_binary! {
+        "bitwise_right_shift",
+        SHIFT_NOTE;
+        fn try_bitwise_right_shift(self, other: Self) -> Result<Self>;
+    }
     decl_bitwise! {
         "bitwise_and_scalar",
         "";
@@ -811,6 +971,40 @@ macro_rules! impl_bitwise {
 }
 
 impl<const D: usize> TryElementwiseInt<D> for Tensor<D, Int> {
+    fn try_bitwise_and(self, other: Self) -> Result<Self> {
+        const OP: &str = "bitwise_and";
+        binary_ew(OP, &self, &other)?;
+        catch(OP, || self.bitwise_and(other))
+    }
+
+    fn try_bitwise_or(self, other: Self) -> Result<Self> {
+        const OP: &str = "bitwise_or";
+        binary_ew(OP, &self, &other)?;
+        catch(OP, || self.bitwise_or(other))
+    }
+
+    fn try_bitwise_xor(self, other: Self) -> Result<Self> {
+        const OP: &str = "bitwise_xor";
+        binary_ew(OP, &self, &other)?;
+        catch(OP, || self.bitwise_xor(other))
+    }
+
+    fn try_bitwise_left_shift(self, other: Self) -> Result<Self> {
+        const OP: &str = "bitwise_left_shift";
+        binary_ew(OP, &self, &other)?;
+        let amounts = super::base::read_indices(OP, &other)?;
+        check::elementwise::shift_amounts(OP, &amounts, &self.dtype())?;
+        catch(OP, || self.bitwise_left_shift(other))
+    }
+
+    fn try_bitwise_right_shift(self, other: Self) -> Result<Self> {
+        const OP: &str = "bitwise_right_shift";
+        binary_ew(OP, &self, &other)?;
+        let amounts = super::base::read_indices(OP, &other)?;
+        check::elementwise::shift_amounts(OP, &amounts, &self.dtype())?;
+        catch(OP, || self.bitwise_right_shift(other))
+    }
+
     impl_bitwise!(try_bitwise_and_scalar, bitwise_and_scalar);
     impl_bitwise!(try_bitwise_or_scalar, bitwise_or_scalar);
     impl_bitwise!(try_bitwise_xor_scalar, bitwise_xor_scalar);
@@ -824,6 +1018,75 @@ impl<const D: usize> TryElementwiseInt<D> for Tensor<D, Int> {
         bitwise_right_shift_scalar,
         shift
     );
+}
+
+/// Documents one bool twin.
+macro_rules! decl_bool {
+    ($alias:literal; $($sig:tt)*) => {
+        #[doc = concat!("Fallible twin of [`Tensor::", $alias, "`].")]
+        #[doc = ""]
+        #[doc = "burn runs no check here (no `binary_ops_ew`); Flex and NdArray panic on shapes"]
+        #[doc = "that do not broadcast. Checks the device and that each dimension is equal or 1"]
+        #[doc = "in one of the tensors."]
+        #[doc = ""]
+        #[doc = "# Errors"]
+        #[doc = ""]
+        #[doc = "- [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) with both shapes."]
+        #[doc = "- [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch)."]
+        #[doc = ""]
+        #[doc = "```"]
+        #[doc = "use burn::tensor::{Bool, Device, Tensor};"]
+        #[doc = "use burn_guard::tensor::TryElementwiseBool;"]
+        #[doc = ""]
+        #[doc = "let device = Device::flex();"]
+        #[doc = "let a = Tensor::<2, Bool>::from_data([[true, false, true], [false, true, true]], &device);"]
+        #[doc = "let b = Tensor::<2, Bool>::from_data([[true, false, false]], &device);"]
+        #[doc = concat!("assert_eq!(a.clone().try_", $alias, "(b)?.dims(), [2, 3]);")]
+        #[doc = "let c = Tensor::<2, Bool>::from_data([[true, false], [true, true]], &device);"]
+        #[doc = concat!("assert!(a.try_", $alias, "(c).is_err());")]
+        #[doc = "# Ok::<(), burn_guard::GuardError>(())"]
+        #[doc = "```"]
+        #[doc(alias = $alias)]
+        $($sig)*
+    };
+}
+
+/// Fallible twins of the logical operations of boolean tensors.
+///
+/// Sealed: implemented for `burn::Tensor<D, Bool>` only.
+pub trait TryElementwiseBool<const D: usize>: Sealed + Sized {
+    decl_bool! {
+        "bool_and";
+        fn try_bool_and(self, rhs: Self) -> Result<Self>;
+    }
+    decl_bool! {
+        "bool_or";
+        fn try_bool_or(self, rhs: Self) -> Result<Self>;
+    }
+    decl_bool! {
+        "bool_xor";
+        fn try_bool_xor(self, rhs: Self) -> Result<Self>;
+    }
+}
+
+impl<const D: usize> TryElementwiseBool<D> for Tensor<D, Bool> {
+    fn try_bool_and(self, rhs: Self) -> Result<Self> {
+        const OP: &str = "bool_and";
+        binary_ew(OP, &self, &rhs)?;
+        catch(OP, || self.bool_and(rhs))
+    }
+
+    fn try_bool_or(self, rhs: Self) -> Result<Self> {
+        const OP: &str = "bool_or";
+        binary_ew(OP, &self, &rhs)?;
+        catch(OP, || self.bool_or(rhs))
+    }
+
+    fn try_bool_xor(self, rhs: Self) -> Result<Self> {
+        const OP: &str = "bool_xor";
+        binary_ew(OP, &self, &rhs)?;
+        catch(OP, || self.bool_xor(rhs))
+    }
 }
 
 /// Fallible twin of the vector product of 1-D tensors.

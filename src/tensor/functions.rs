@@ -24,7 +24,7 @@ fn same_devices(op: &'static str, devices: &[Device]) -> Result<()> {
 }
 
 /// `"flex"` or `"ndarray"` when `device` is one of burn's CPU backends (autodiff or not).
-fn cpu_backend(device: &Device) -> Option<&'static str> {
+pub(super) fn cpu_backend(device: &Device) -> Option<&'static str> {
     #[cfg(feature = "flex")]
     if *device == Device::flex() {
         return Some("flex");

@@ -227,6 +227,38 @@ pub trait TryIndexing<const D: usize, K: Basic>: Sealed + Sized {
     #[doc(alias = "mask_fill")]
     fn try_mask_fill<E: ElementConversion>(self, mask: Tensor<D, Bool>, value: E) -> Result<Self>;
 
+    /// Fallible twin of [`Tensor::mask_where`].
+    ///
+    /// burn checks nothing here; the backends broadcast. We check that the tensor, the mask
+    /// and `value` broadcast together (see
+    /// [`check::elementwise::mask_where`](crate::check::elementwise::mask_where)), that all
+    /// three are on one device, and that `value` has the tensor's dtype (Flex and NdArray
+    /// panic on another). NdArray broadcasts the tensor and `value` to the mask's shape only
+    /// and panics on a smaller mask that Flex accepts; the twin expands such a mask to the
+    /// output shape first, so both backends give Flex's answer.
+    ///
+    /// # Errors
+    ///
+    /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) with the three shapes.
+    /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
+    /// - [`GuardError::DTypeMismatch`](crate::GuardError::DTypeMismatch) for `value`.
+    ///
+    /// ```
+    /// use burn::tensor::{Bool, Device, Tensor};
+    /// use burn_guard::tensor::TryIndexing;
+    ///
+    /// let device = Device::flex();
+    /// let t = Tensor::<2>::zeros([2, 3], &device);
+    /// let mask = Tensor::<2, Bool>::from_data([[true, false, true]], &device);
+    /// let value = Tensor::<2>::ones([2, 1], &device);
+    /// let out = t.clone().try_mask_where(mask.clone(), value)?;
+    /// assert_eq!(out.sum().into_scalar::<f32>(), 4.0);
+    /// assert!(t.try_mask_where(mask, Tensor::ones([2, 2], &device)).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "mask_where")]
+    fn try_mask_where(self, mask: Tensor<D, Bool>, value: Self) -> Result<Self>;
+
     /// Fallible twin of [`Tensor::mask_select`].
     ///
     /// Checks that the mask has exactly the tensor's shape and — beyond burn — is on the
@@ -522,6 +554,23 @@ impl<const D: usize, K: Basic> TryIndexing<D, K> for Tensor<D, K> {
         let size = self.dims().get(dim).copied().unwrap_or(0);
         check::indices(OP, &read_indices(OP, &indices)?, size, dim)?;
         catch(OP, || self.select_assign(dim, indices, values, update))
+    }
+
+    fn try_mask_where(self, mask: Tensor<D, Bool>, value: Self) -> Result<Self> {
+        const OP: &str = "mask_where";
+        let mask_dims = mask.dims();
+        let out = check::elementwise::mask_where(OP, &self.dims(), &mask_dims, &value.dims())?;
+        check::same_device(OP, &self.device(), &mask.device())?;
+        check::same_device(OP, &self.device(), &value.device())?;
+        check::elementwise::same_dtype(OP, self.dtype(), value.dtype())?;
+        catch(OP, || {
+            // NdArray broadcasts to the mask's shape only: give it the output shape.
+            let mask = match <[usize; D]>::try_from(out.as_slice()) {
+                Ok(out) if out != mask_dims => mask.expand(out),
+                _ => mask,
+            };
+            self.mask_where(mask, value)
+        })
     }
 
     fn try_mask_fill<E: ElementConversion>(self, mask: Tensor<D, Bool>, value: E) -> Result<Self> {

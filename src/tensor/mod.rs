@@ -130,7 +130,8 @@ pub use creation::{
 };
 pub(crate) use ctc::check_ctc;
 pub use elementwise::{
-    TryElementwise, TryElementwiseFloat, TryElementwiseInt, TryElementwiseVector,
+    TryElementwise, TryElementwiseBool, TryElementwiseFloat, TryElementwiseInt,
+    TryElementwiseVector,
 };
 pub use indexing::{TryIndexing, TryIndexingNumeric, TryIndexingOrdered};
 pub use numeric::TryNumeric;

@@ -72,18 +72,25 @@ pub trait TryNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     #[doc(alias = "mul")]
     fn try_mul(self, other: Self) -> Result<Self>;
 
-    /// Fallible twin of [`Tensor::div`]; the same checks as [`TryNumeric::try_add`].
+    /// Fallible twin of [`Tensor::div`]; the same checks as [`TryNumeric::try_add`]. On an
+    /// integer tensor it also reads the divisor (one synchronous read; skipped inside
+    /// [`value_reads::vouched`](crate::value_reads::vouched)) and refuses a zero element:
+    /// Flex and NdArray panic on it (`attempt to divide by zero`).
     ///
     /// # Errors
     ///
-    /// As [`TryNumeric::try_add`].
+    /// As [`TryNumeric::try_add`];
+    /// [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a zero integer divisor.
     ///
     /// ```
-    /// use burn::tensor::{Device, Tensor};
+    /// use burn::tensor::{Device, Int, Tensor};
     /// use burn_guard::tensor::TryNumeric;
     ///
-    /// let a = Tensor::<1>::from_floats([2.0, 3.0], &Device::flex());
+    /// let device = Device::flex();
+    /// let a = Tensor::<1>::from_floats([2.0, 3.0], &device);
     /// assert_eq!(a.clone().try_div(a)?.sum().into_scalar::<f32>(), 2.0);
+    /// let i = Tensor::<1, Int>::from_ints([4, 6], &device);
+    /// assert!(i.clone().try_div(Tensor::from_ints([2, 0], &device)).is_err());
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "div")]
@@ -143,7 +150,19 @@ impl<const D: usize, K: Numeric> TryNumeric<D, K> for Tensor<D, K> {
     binary_ew!(try_add, add);
     binary_ew!(try_sub, sub);
     binary_ew!(try_mul, mul);
-    binary_ew!(try_div, div);
+
+    fn try_div(self, other: Self) -> Result<Self> {
+        const OP: &str = "div";
+        check::same_device(OP, &self.device(), &other.device())?;
+        check::shape::broadcastable(OP, &self.dims(), &other.dims())?;
+        check::elementwise::same_dtype(OP, self.dtype(), other.dtype())?;
+        let dtype = other.dtype();
+        if dtype.is_int() || dtype.is_uint() {
+            let divisors = super::base::read_indices(OP, &other)?;
+            check::elementwise::nonzero_divisors(OP, &divisors, &dtype)?;
+        }
+        catch(OP, || Tensor::div(self, other))
+    }
 
     fn try_matmul(self, other: Self) -> Result<Self> {
         const OP: &str = "matmul";
@@ -163,7 +182,7 @@ impl<const D: usize, K: Numeric> TryNumeric<D, K> for Tensor<D, K> {
 /// NdArray panics on every such shape, and CubeCL's matmul returns its uninitialised output
 /// buffer for `[m, 0] · [0, n]` (and a kernel panic on wgpu would happen on the fusion worker
 /// thread, where it poisons the device). The backend-level `q_matmul` answers the same way.
-fn zero_sized_product<const D: usize, K: Numeric>(
+pub(super) fn zero_sized_product<const D: usize, K: Numeric>(
     lhs_tensor: &Tensor<D, K>,
     out: Vec<usize>,
 ) -> Tensor<D, K> {

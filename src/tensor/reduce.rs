@@ -595,6 +595,66 @@ pub trait TryReduceOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     #[doc(alias = "argtopk")]
     fn try_argtopk(self, k: usize, dim: impl AsIndex) -> Result<Tensor<D, Int>>;
 
+    /// Fallible twin of [`Tensor::max`].
+    ///
+    /// Beyond burn, which leaves it to the backend (Flex and NdArray panic), checks that the
+    /// tensor is not empty.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::Empty`](crate::GuardError::Empty) for an empty tensor.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::tensor::TryReduceOrdered;
+    ///
+    /// let device = Device::flex();
+    /// let t = Tensor::<1>::from_floats([3.0, -5.0, 2.0], &device);
+    /// assert_eq!(t.try_max()?.into_scalar::<f32>(), 3.0);
+    /// assert!(Tensor::<2>::zeros([2, 0], &device).try_max().is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "max")]
+    fn try_max(self) -> Result<Tensor<1, K>>;
+
+    /// Fallible twin of [`Tensor::min`]; the same check as [`TryReduceOrdered::try_max`].
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::Empty`](crate::GuardError::Empty) for an empty tensor.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::tensor::TryReduceOrdered;
+    ///
+    /// let device = Device::flex();
+    /// let t = Tensor::<1>::from_floats([3.0, -5.0, 2.0], &device);
+    /// assert_eq!(t.try_min()?.into_scalar::<f32>(), -5.0);
+    /// assert!(Tensor::<1>::zeros([0], &device).try_min().is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "min")]
+    fn try_min(self) -> Result<Tensor<1, K>>;
+
+    /// Fallible twin of [`Tensor::max_abs`]; the same check as [`TryReduceOrdered::try_max`].
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::Empty`](crate::GuardError::Empty) for an empty tensor.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::tensor::TryReduceOrdered;
+    ///
+    /// let device = Device::flex();
+    /// let t = Tensor::<1>::from_floats([3.0, -5.0, 2.0], &device);
+    /// assert_eq!(t.try_max_abs()?.into_scalar::<f32>(), 5.0);
+    /// assert!(Tensor::<1>::zeros([0], &device).try_max_abs().is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "max_abs")]
+    fn try_max_abs(self) -> Result<Tensor<1, K>>;
+
     /// Fallible twin of [`Tensor::argmax`].
     ///
     /// Checks that `dim` is in `-D..D` and — beyond burn, which leaves it to the backend
@@ -900,6 +960,24 @@ impl<const D: usize, K: Ordered> TryReduceOrdered<D, K> for Tensor<D, K> {
         catch(OP, || self.argtopk(k, dim))
     }
 
+    fn try_max(self) -> Result<Tensor<1, K>> {
+        const OP: &str = "max";
+        reduce::nonempty(OP, &self.dims())?;
+        catch(OP, || self.max())
+    }
+
+    fn try_min(self) -> Result<Tensor<1, K>> {
+        const OP: &str = "min";
+        reduce::nonempty(OP, &self.dims())?;
+        catch(OP, || self.min())
+    }
+
+    fn try_max_abs(self) -> Result<Tensor<1, K>> {
+        const OP: &str = "max_abs";
+        reduce::nonempty(OP, &self.dims())?;
+        catch(OP, || self.max_abs())
+    }
+
     fn try_argmax(self, dim: impl AsIndex) -> Result<Tensor<D, Int>> {
         const OP: &str = "argmax";
         let dim = check::dim(OP, dim.as_index(), D)?;
@@ -1112,6 +1190,23 @@ impl<const D: usize> TryReduceFloat<D> for Tensor<D> {
         const OP: &str = "cov";
         reduce::cov(OP, &self.dims())?;
         let dim = check::dim(OP, dim.as_index(), D)?;
-        catch(OP, || self.cov(dim, correction_factor))
+        let dims = self.dims();
+        if !dims.contains(&0) {
+            return catch(OP, || self.cov(dim, correction_factor));
+        }
+        // burn's own steps, with the product of an empty operand built without dispatch as
+        // `try_matmul` does (NdArray's matmul divides by zero on it; Flex gives zeros).
+        let n = dims.get(dim).copied().unwrap_or(0);
+        catch(OP, || {
+            let centered = (self.clone() - self.mean_dim(dim)).swap_dims(dim, 0);
+            let lhs = centered.transpose();
+            let lhs_dims = lhs.dims();
+            let mut out = lhs_dims.to_vec();
+            if let (Some(last), Some(&rows)) = (out.last_mut(), lhs_dims.get(D.saturating_sub(2))) {
+                *last = rows;
+            }
+            super::numeric::zero_sized_product(&lhs, out)
+                .div_scalar(n as f32 - correction_factor as f32)
+        })
     }
 }

@@ -10,7 +10,7 @@ use burn::tensor::grid::{GridOptions, GridSparsity, IndexPos};
 use burn::tensor::kind::{Basic, Numeric};
 use burn::tensor::ops::PadMode;
 use burn::tensor::{
-    AsIndex, BroadcastArgs, DimIter, IntoPadding, MovedimArgs, ReshapeArgs, Shape, Tensor,
+    AsIndex, BroadcastArgs, DType, DimIter, IntoPadding, MovedimArgs, ReshapeArgs, Shape, Tensor,
 };
 
 use super::sealed::Sealed;
@@ -126,11 +126,17 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     /// which must exist) or a single `-1` (inferred), and that the element count is kept. Beyond
     /// burn, it refuses a [`Shape`] argument whose rank is not `D2` (burn returns a tensor whose
     /// rank no longer matches its type) and a `-1` beside a kept 0-sized dim (burn divides by
-    /// zero). See [`check::view::reshape`](crate::check::view::reshape).
+    /// zero). See [`check::view::reshape`](crate::check::view::reshape). For a block-quantized
+    /// tensor, it also checks that the new shape is a whole number of the scheme's blocks, as
+    /// [`check::quant_scheme`](crate::check::quant_scheme) does at quantization (burn does not:
+    /// Flex panics, and a backend that reshapes anyway returns a tensor whose blocks no longer
+    /// line up with their scales).
     ///
     /// # Errors
     ///
     /// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a bad entry.
+    /// - [`GuardError::InvalidQuantScheme`](crate::GuardError::InvalidQuantScheme) when the new
+    ///   shape splits a quantization block.
     /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) when the element counts
     ///   differ.
     /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for a `Shape` of the wrong
@@ -662,7 +668,12 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
 impl<const D: usize, K: Basic> TryView<D, K> for Tensor<D, K> {
     fn try_reshape<const D2: usize, S: ReshapeSpec<D2>>(self, shape: S) -> Result<Tensor<D2, K>> {
         const OP: &str = "reshape";
-        check::view::reshape(OP, &self.dims(), &shape.shape_arg(), D2)?;
+        let out = check::view::reshape(OP, &self.dims(), &shape.shape_arg(), D2)?;
+        if let DType::QFloat(scheme) = self.dtype()
+            && scheme.block_size().is_some()
+        {
+            check::quant_scheme(OP, &scheme, &out)?;
+        }
         catch(OP, || self.reshape(shape))
     }
 
