@@ -98,10 +98,6 @@ fn trivial(op: &'static str, g: &Gathered, query: &Tensor<4>) -> Result<Tensor<4
 /// [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch),
 /// [`GuardError::DTypeMismatch`](crate::GuardError::DTypeMismatch).
 ///
-/// # Fallback
-///
-/// Never.
-///
 /// ```
 /// use burn::tensor::ops::AttentionModuleOptions;
 /// use burn::tensor::{Device, Tensor};
@@ -154,10 +150,6 @@ pub fn try_attention(
 /// # Errors
 ///
 /// As [`try_attention`].
-///
-/// # Fallback
-///
-/// Never.
 ///
 /// ```
 /// use burn::tensor::ops::AttentionModuleOptions;
