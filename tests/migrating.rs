@@ -130,3 +130,36 @@ fn clone_before_a_call_you_may_retry() -> burn_guard::Result<()> {
     assert_eq!(y.dims(), [4, 1]);
     Ok(())
 }
+
+#[test]
+fn layers_and_configs() -> burn_guard::Result<()> {
+    use burn::nn::attention::MultiHeadAttentionConfig;
+    use burn::nn::loss::CrossEntropyLossConfig;
+    use burn::nn::transformer::TransformerEncoderConfig;
+    use burn::nn::{DropoutConfig, LinearConfig, LstmConfig};
+
+    let device = Device::flex();
+    let linear = LinearConfig::new(3, 4).init(&device);
+    let x = Tensor::<2>::ones([2, 3], &device);
+    assert_eq!(linear.try_forward(x)?.dims(), [2, 4]);
+
+    let lstm = LstmConfig::new(3, 5, true).init(&device);
+    let (out, _state) = lstm.try_forward(Tensor::<3>::ones([2, 4, 3], &device), None)?;
+    assert_eq!(out.dims(), [2, 4, 5]);
+
+    let loss = CrossEntropyLossConfig::new().try_init(&device)?;
+    let logits = Tensor::<2>::ones([2, 3], &device);
+    let targets = Tensor::<1, Int>::from_ints([0, 2], &device);
+    assert_eq!(loss.try_forward(logits, targets)?.dims(), [1]);
+
+    let _dropout = DropoutConfig::new(0.1).try_init()?;
+    let mha = MultiHeadAttentionConfig::new(8, 2).try_init(&device)?;
+    let q = Tensor::<3>::ones([1, 3, 8], &device);
+    let input = burn_guard::nn::attention::MhaInput::new(q.clone(), q.clone(), q.clone());
+    assert_eq!(mha.try_forward(input)?.context.dims(), [1, 3, 8]);
+
+    let encoder = TransformerEncoderConfig::new(8, 16, 2, 1).try_init(&device)?;
+    let input = burn_guard::nn::transformer::TransformerEncoderInput::new(q);
+    assert_eq!(encoder.try_forward(input)?.dims(), [1, 3, 8]);
+    Ok(())
+}
