@@ -1,5 +1,6 @@
 //! What the layer twins cost on a whole forward: MLP, LSTM and transformer encoder, raw burn
-//! beside `try_forward` in one run, on Flex and on wgpu.
+//! beside `try_forward` in one run, on Flex and on wgpu; and what a value read costs (an
+//! embedding's ids checked, and vouched for).
 //!
 //! ```text
 //! cargo bench --bench nn
@@ -16,10 +17,11 @@ use burn::module::Module;
 use burn::nn::transformer::{
     TransformerEncoder, TransformerEncoderConfig, TransformerEncoderInput,
 };
-use burn::nn::{Linear, LinearConfig, Lstm, LstmConfig, Relu};
-use burn::tensor::{Device, Distribution, Tensor};
+use burn::nn::{EmbeddingConfig, Linear, LinearConfig, Lstm, LstmConfig, Relu};
+use burn::tensor::{Device, Distribution, Int, Tensor};
 use burn_guard::nn::transformer::TransformerEncoderInput as GuardedEncoderInput;
 use burn_guard::prelude::*;
+use burn_guard::value_reads;
 use criterion::Criterion;
 
 #[derive(Module, Debug)]
@@ -115,6 +117,26 @@ fn models(c: &mut Criterion, device: &Device, name: &str) {
     group.finish();
 }
 
+/// The cost of a value read: an embedding's token ids read back and range-checked before the
+/// lookup, beside raw burn and beside the same twin with the read vouched away.
+fn embedding(c: &mut Criterion, device: &Device, name: &str) {
+    let embedding = EmbeddingConfig::new(1000, 64).init(device);
+    let ids = Tensor::<2, Int>::random([8, 32], Distribution::Uniform(0.0, 1000.0), device);
+    for _ in 0..3 {
+        read3(embedding.forward(ids.clone()));
+        read3(embedding.try_forward(ids.clone()).unwrap());
+    }
+    let mut group = c.benchmark_group(format!("embedding {name}"));
+    group.bench_function("raw", |b| b.iter(|| read3(embedding.forward(ids.clone()))));
+    group.bench_function("guarded", |b| {
+        b.iter(|| read3(embedding.try_forward(ids.clone()).unwrap()))
+    });
+    group.bench_function("vouched", |b| {
+        b.iter(|| read3(value_reads::vouched(|| embedding.try_forward(ids.clone())).unwrap()))
+    });
+    group.finish();
+}
+
 /// The median criterion measured for `group/function`, in nanoseconds.
 fn median_ns(group: &str, function: &str) -> Option<f64> {
     let dir = std::env::var_os("CARGO_TARGET_DIR")
@@ -144,11 +166,12 @@ fn main() {
     }
     for (device, name) in &devices {
         models(&mut c, device, name);
+        embedding(&mut c, device, name);
     }
     c.final_summary();
     println!("\nmodel / device: raw median, guarded median, guarded / raw");
     for (_, name) in &devices {
-        for model in ["mlp", "lstm", "transformer encoder"] {
+        for model in ["mlp", "lstm", "transformer encoder", "embedding"] {
             let group = format!("{model} {name}");
             match (median_ns(&group, "raw"), median_ns(&group, "guarded")) {
                 (Some(raw), Some(guarded)) => println!(
@@ -158,6 +181,15 @@ fn main() {
                     guarded / raw
                 ),
                 _ => println!("{group}: no estimates (filtered out?)"),
+            }
+            if let (Some(raw), Some(vouched)) =
+                (median_ns(&group, "raw"), median_ns(&group, "vouched"))
+            {
+                println!(
+                    "{group}, vouched: {:.1} µs, {:.3}×",
+                    vouched / 1e3,
+                    vouched / raw
+                );
             }
         }
     }
