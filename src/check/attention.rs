@@ -341,48 +341,6 @@ pub fn mha_input(
     })
 }
 
-/// A layer norm's parameters against its input: `gamma` (and `beta`) `[d_model]`, the input's
-/// last dimension `d_model` (burn's `LayerNorm::forward` asserts the input; a module loaded
-/// with a `beta` of another length panics in the backend).
-///
-/// # Errors
-///
-/// [`GuardError::ShapeMismatch`] with the input and parameter shapes, [`GuardError::RankMismatch`]
-/// for a rank-0 input.
-///
-/// ```
-/// use burn_guard::check::attention::layer_norm;
-/// assert!(layer_norm("layer_norm", &[2, 3, 4], &[4], Some(&[4])).is_ok());
-/// assert!(layer_norm("layer_norm", &[2, 3, 5], &[4], None).is_err());
-/// ```
-pub fn layer_norm(
-    op: &'static str,
-    input: &[usize],
-    gamma: &[usize],
-    beta: Option<&[usize]>,
-) -> Result<()> {
-    let Some(&last) = input.last() else {
-        return Err(GuardError::RankMismatch {
-            op,
-            rule: "input must have rank 1 or more",
-            expected: 1,
-            got: 0,
-            shape: Vec::new(),
-        });
-    };
-    let fits = |p: &[usize]| p == [last];
-    if !fits(gamma) || beta.is_some_and(|b| !fits(b)) {
-        let mut shapes = vec![input.to_vec(), gamma.to_vec()];
-        shapes.extend(beta.map(<[usize]>::to_vec));
-        return Err(GuardError::ShapeMismatch {
-            op,
-            rule: "gamma and beta must be [d_model], the input's last dimension",
-            shapes,
-        });
-    }
-    Ok(())
-}
-
 /// The parameter shapes of a `CrossAttention` that burn keeps private, as a module visitor
 /// reads them (`query.weight`, `key.bias`, …).
 #[derive(Debug, Clone, Copy)]
@@ -665,12 +623,6 @@ mod tests {
                 m(q, kv, kv, None, Some(&[2, 5, 3])).map(drop),
                 ErrorKind::ShapeMismatch,
                 "attention mask",
-            ),
-            (
-                "norm",
-                layer_norm("layer_norm", q, &[4], Some(&[3])),
-                ErrorKind::ShapeMismatch,
-                "gamma and beta",
             ),
             (
                 "cross batch",

@@ -14,7 +14,7 @@
 //! | [`loss`] | burn-tensor `module::ctc_loss` and the backend's CTC recursion; the asserts of `burn::nn::loss` modules and their configs |
 //! | [`rnn`] | the shape needs of burn-nn's recurrent layers (`Rnn`, `Gru`, `Lstm` and their `Bi` forms): gates, states, sizes their step panics on |
 //! | [`layer`] | the asserts of `burn::nn` layers and config `init`s that no tensor op shares |
-//! | [`attention`] | the backends' asserts in `attention` (burn-flex `ops/attention.rs`, burn-backend's `attention_fallback`), the asserts of `MultiHeadAttention`, `LayerNorm` and the transformer layers |
+//! | [`attention`] | the backends' asserts in `attention` (burn-flex `ops/attention.rs`, burn-backend's `attention_fallback`), the asserts of `MultiHeadAttention` and the transformer layers (their layer norms use [`norm`]) |
 //! | [`input`] | nothing in burn: what a service promises about a user's input ([`InputSpec`](crate::input::InputSpec)) |
 
 pub mod attention;

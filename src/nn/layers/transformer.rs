@@ -16,7 +16,8 @@ use burn::tensor::{Bool, Device, Tensor};
 
 use super::attention::check_mha;
 use super::support::{Sealed, dims, same_devices};
-use crate::check::attention::{layer_norm, mha_heads};
+use crate::check::attention::mha_heads;
+use crate::check::norm::layer_norm;
 use crate::check::layer::probability;
 use crate::check::module::{linear as linear_rule, prelu};
 use crate::error::{Result, ResultExt};
