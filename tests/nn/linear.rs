@@ -54,3 +54,18 @@ fn dropout_init_refuses_what_burn_panics_on() {
     }
     assert!(DropoutConfig::new(0.0).try_init().is_ok());
 }
+
+/// A layer built by burn's own `init` with a fan of 0 panics at its first parameter read;
+/// the twin reads the parameters under the backstop, so the panic comes back as an error.
+#[test]
+fn linear_with_an_undrawable_weight_returns_an_error() {
+    let device = Device::flex();
+    let layer = LinearConfig::new(0, 5).init(&device);
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        layer.try_forward(Tensor::<2>::zeros([2, 0], &device))
+    }));
+    let err = result
+        .expect("the twin must not let the initializer's panic escape")
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::BackendPanic);
+}

@@ -23,7 +23,7 @@ use burn::tensor::ops::{ConvOptions, ConvTransposeOptions, DeformConvOptions};
 use burn::tensor::{Device, Tensor};
 
 use super::pool::{padding_1d, padding_2d, padding_3d};
-use super::support::{Sealed, dims, same_devices};
+use super::support::{Sealed, dims, same_devices, weight_and_bias};
 use crate::GuardError;
 use crate::check::layer::initializer_fans;
 use crate::check::module as conv_rules;
@@ -330,9 +330,7 @@ pub trait TryConv1d: Sealed {
 impl TryConv1d for Conv1d {
     fn try_forward(&self, input: Tensor<3>) -> Result<Tensor<3>> {
         const OP: &str = "conv1d";
-        // A parameter is drawn at its first use, where burn-nn's initializer can panic.
-        let weight = catch(OP, || self.weight.val())?;
-        let bias = catch(OP, || self.bias.as_ref().map(|b| b.val()))?;
+        let (weight, bias) = weight_and_bias(OP, &self.weight, self.bias.as_ref())?;
         let dims = input.dims();
         let padding = padding_1d(OP, &self.padding, dims[2], self.kernel_size, self.stride)?;
         let options = ConvOptions {
@@ -383,9 +381,7 @@ pub trait TryConv2d: Sealed {
 impl TryConv2d for Conv2d {
     fn try_forward(&self, input: Tensor<4>) -> Result<Tensor<4>> {
         const OP: &str = "conv2d";
-        // A parameter is drawn at its first use, where burn-nn's initializer can panic.
-        let weight = catch(OP, || self.weight.val())?;
-        let bias = catch(OP, || self.bias.as_ref().map(|b| b.val()))?;
+        let (weight, bias) = weight_and_bias(OP, &self.weight, self.bias.as_ref())?;
         let dims = input.dims();
         let padding = padding_2d(
             OP,
@@ -443,9 +439,7 @@ pub trait TryConv3d: Sealed {
 impl TryConv3d for Conv3d {
     fn try_forward(&self, input: Tensor<5>) -> Result<Tensor<5>> {
         const OP: &str = "conv3d";
-        // A parameter is drawn at its first use, where burn-nn's initializer can panic.
-        let weight = catch(OP, || self.weight.val())?;
-        let bias = catch(OP, || self.bias.as_ref().map(|b| b.val()))?;
+        let (weight, bias) = weight_and_bias(OP, &self.weight, self.bias.as_ref())?;
         let dims = input.dims();
         let padding = padding_3d(
             OP,
@@ -501,9 +495,7 @@ pub trait TryConvTranspose1d: Sealed {
 impl TryConvTranspose1d for ConvTranspose1d {
     fn try_forward(&self, input: Tensor<3>) -> Result<Tensor<3>> {
         const OP: &str = "conv_transpose1d";
-        // A parameter is drawn at its first use, where burn-nn's initializer can panic.
-        let weight = catch(OP, || self.weight.val())?;
-        let bias = catch(OP, || self.bias.as_ref().map(|b| b.val()))?;
+        let (weight, bias) = weight_and_bias(OP, &self.weight, self.bias.as_ref())?;
 
         let options = ConvTransposeOptions {
             stride: [self.stride],
@@ -553,9 +545,7 @@ pub trait TryConvTranspose2d: Sealed {
 impl TryConvTranspose2d for ConvTranspose2d {
     fn try_forward(&self, input: Tensor<4>) -> Result<Tensor<4>> {
         const OP: &str = "conv_transpose2d";
-        // A parameter is drawn at its first use, where burn-nn's initializer can panic.
-        let weight = catch(OP, || self.weight.val())?;
-        let bias = catch(OP, || self.bias.as_ref().map(|b| b.val()))?;
+        let (weight, bias) = weight_and_bias(OP, &self.weight, self.bias.as_ref())?;
 
         let options = ConvTransposeOptions {
             stride: self.stride,
@@ -605,9 +595,7 @@ pub trait TryConvTranspose3d: Sealed {
 impl TryConvTranspose3d for ConvTranspose3d {
     fn try_forward(&self, input: Tensor<5>) -> Result<Tensor<5>> {
         const OP: &str = "conv_transpose3d";
-        // A parameter is drawn at its first use, where burn-nn's initializer can panic.
-        let weight = catch(OP, || self.weight.val())?;
-        let bias = catch(OP, || self.bias.as_ref().map(|b| b.val()))?;
+        let (weight, bias) = weight_and_bias(OP, &self.weight, self.bias.as_ref())?;
 
         let options = ConvTransposeOptions {
             stride: self.stride,
@@ -672,9 +660,7 @@ impl TryDeformConv2d for DeformConv2d {
         mask: Option<Tensor<4>>,
     ) -> Result<Tensor<4>> {
         const OP: &str = "deform_conv2d";
-        // A parameter is drawn at its first use, where burn-nn's initializer can panic.
-        let weight = catch(OP, || self.weight.val())?;
-        let bias = catch(OP, || self.bias.as_ref().map(|b| b.val()))?;
+        let (weight, bias) = weight_and_bias(OP, &self.weight, self.bias.as_ref())?;
         let x = input.dims();
         let [(top, bottom), (left, right)] = padding_2d(
             OP,

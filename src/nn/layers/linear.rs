@@ -3,7 +3,7 @@
 use burn::nn::{Linear, LinearConfig, LinearLayout};
 use burn::tensor::{Device, Tensor};
 
-use super::support::Sealed;
+use super::support::{Sealed, weight_and_bias};
 use crate::check::layer::initializer_fans;
 use crate::error::Result;
 use crate::nn::init::TryInit;
@@ -96,10 +96,7 @@ impl TryLinear for Linear {
     fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
         // burn's forward is `linear(input, weight, bias)` after its own shape assertion; the
         // tensor twin runs the same call after the same check (and more).
-        try_linear(
-            input,
-            self.weight.val(),
-            self.bias.as_ref().map(|b| b.val()),
-        )
+        let (weight, bias) = weight_and_bias("linear", &self.weight, self.bias.as_ref())?;
+        try_linear(input, weight, bias)
     }
 }
