@@ -5,6 +5,9 @@
 //! cargo run --release --example capabilities           # a table
 //! cargo run --release --example capabilities -- --json # an array of records
 //! ```
+//!
+//! With `--features remote-device`, burn's `burn::Tensor`-level remote device (a loopback
+//! `RemoteServer`) is listed too, as `remote-device`.
 
 use burn::tensor::quantization::{QuantScheme, QuantStore, QuantValue, ScaleDtype};
 use burn_backend::Backend;
@@ -115,6 +118,16 @@ fn main() {
         )),
         Err(err) => eprintln!("remote: {err}"),
     }
+    // burn's Tensor-level remote device (`Device::remote_options(..)`), when built with it.
+    #[cfg(feature = "remote-device")]
+    match burn_guard::devices::LoopbackRemoteDevice::start() {
+        Ok(remote) => all.extend(records(
+            "remote-device",
+            remote.address().to_owned(),
+            burn_guard::capability::stack_of(remote.device()),
+        )),
+        Err(err) => eprintln!("remote-device: {err}"),
+    }
 
     if json {
         match serde_json::to_string_pretty(&all) {
@@ -125,12 +138,12 @@ fn main() {
     }
     // One line per (backend, scheme): the three ops share the answer.
     println!(
-        "{:<8} {:<26} {:<12} {:<22} reason",
+        "{:<13} {:<26} {:<12} {:<22} reason",
         "backend", "scheme", "support", "effect"
     );
     for record in all.iter().filter(|r| r.op == "quantize_dynamic") {
         println!(
-            "{:<8} {:<26} {:<12} {:<22} {}",
+            "{:<13} {:<26} {:<12} {:<22} {}",
             record.backend,
             record.scheme,
             record.support,

@@ -14,14 +14,32 @@ pub(crate) fn tensor_bytes<const D: usize>(tensor: &Tensor<D>) -> u64 {
     u64::try_from(elements.saturating_mul(tensor.dtype().size())).unwrap_or(u64::MAX)
 }
 
-/// Moves a `burn::Tensor` to `device` with burn's `to_device`; returns it and the bytes moved.
+/// Moves a `burn::Tensor` to `device`; returns it and the bytes moved.
+///
+/// From a remote device the data is read back under
+/// [`devices::default_timeout`](crate::devices::default_timeout) and created on `device` in
+/// its own dtype: burn's `to_device` reads it with no bound (a frozen server blocks it
+/// forever) and panics when the server has gone, which the deadline read reports as
+/// [`GuardError::Execution`](crate::GuardError::Execution) or
+/// [`GuardError::Timeout`](crate::GuardError::Timeout) instead. Other devices use `to_device`.
 pub(crate) fn move_tensor<const D: usize>(
     op: &'static str,
     tensor: Tensor<D>,
     device: &burn::tensor::Device,
 ) -> Result<(Tensor<D>, u64)> {
     let bytes = tensor_bytes(&tensor);
-    let moved = catch(op, || tensor.to_device(device))?;
+    let from = crate::capability::stack_of(&tensor.device());
+    if from.base() != Some(&crate::capability::Layer::Remote) {
+        let moved = catch(op, || tensor.to_device(device))?;
+        return Ok((moved, bytes));
+    }
+    let data = crate::devices::read_with_deadline(
+        op,
+        crate::devices::default_timeout(),
+        tensor.into_data_async(),
+    )?;
+    let options = burn::tensor::TensorCreationOptions::new(device.clone()).with_dtype(data.dtype());
+    let moved = catch(op, || Tensor::<D>::from_data(data, options))?;
     Ok((moved, bytes))
 }
 

@@ -4,10 +4,11 @@
 //!
 //! Run with `--nocapture` to see the time-to-`Err` distribution of each scenario.
 
-use std::io::{Read, Write};
-use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+#[path = "common/proxy.rs"]
+mod proxy;
+
+use std::net::{SocketAddr, TcpListener};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use burn::tensor::quantization::{QuantScheme, ScaleDtype};
@@ -208,7 +209,7 @@ fn server_frozen_mid_run_gives_timeout_at_the_bound() {
             .trim_start_matches("ws://")
             .parse()
             .unwrap();
-        let proxy = FreezableProxy::start(upstream);
+        let proxy = proxy::FreezableProxy::start(upstream);
         let device = connect_remote(&proxy.address(), 0, BOUND).unwrap();
         run_ok(&device, BOUND);
 
@@ -287,95 +288,4 @@ fn server_frozen_mid_run_gives_timeout_at_the_bound() {
         "frozen mid-run (read behind the abandoned sync)",
         &mut after_sync,
     );
-}
-
-/// A TCP proxy on 127.0.0.1 in front of a real server that can stop forwarding without closing
-/// anything: a server that froze, seen from the client.
-struct FreezableProxy {
-    address: SocketAddr,
-    frozen: Arc<AtomicBool>,
-    closed: Arc<AtomicBool>,
-    sockets: Arc<Mutex<Vec<TcpStream>>>,
-}
-
-impl FreezableProxy {
-    fn start(upstream: SocketAddr) -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let proxy = Self {
-            address: listener.local_addr().unwrap(),
-            frozen: Arc::default(),
-            closed: Arc::default(),
-            sockets: Arc::default(),
-        };
-        let (frozen, closed, sockets) = (
-            proxy.frozen.clone(),
-            proxy.closed.clone(),
-            proxy.sockets.clone(),
-        );
-        std::thread::spawn(move || {
-            for client in listener.incoming() {
-                if closed.load(Ordering::SeqCst) {
-                    break;
-                }
-                let Ok(client) = client else { continue };
-                let Ok(server) = TcpStream::connect(upstream) else {
-                    continue;
-                };
-                {
-                    let mut sockets = sockets.lock().unwrap();
-                    sockets.push(client.try_clone().unwrap());
-                    sockets.push(server.try_clone().unwrap());
-                }
-                for (from, to) in [
-                    (client.try_clone().unwrap(), server.try_clone().unwrap()),
-                    (server, client),
-                ] {
-                    let (frozen, closed) = (frozen.clone(), closed.clone());
-                    std::thread::spawn(move || pump(from, to, &frozen, &closed));
-                }
-            }
-        });
-        proxy
-    }
-
-    fn address(&self) -> String {
-        format!("ws://{}", self.address)
-    }
-
-    fn freeze(&self) {
-        self.frozen.store(true, Ordering::SeqCst);
-    }
-
-    fn close(&self) {
-        self.closed.store(true, Ordering::SeqCst);
-        for socket in self.sockets.lock().unwrap().drain(..) {
-            let _ = socket.shutdown(Shutdown::Both);
-        }
-        // Wake the accept loop so that it sees `closed`.
-        let _ = TcpStream::connect(self.address);
-    }
-}
-
-impl Drop for FreezableProxy {
-    fn drop(&mut self) {
-        self.close();
-    }
-}
-
-fn pump(mut from: TcpStream, mut to: TcpStream, frozen: &AtomicBool, closed: &AtomicBool) {
-    let mut buffer = vec![0u8; 64 * 1024];
-    loop {
-        let n = match from.read(&mut buffer) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => n,
-        };
-        while frozen.load(Ordering::SeqCst) && !closed.load(Ordering::SeqCst) {
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        if closed.load(Ordering::SeqCst) || to.write_all(&buffer[..n]).is_err() {
-            break;
-        }
-    }
-    let _ = to.shutdown(Shutdown::Both);
-    let _ = from.shutdown(Shutdown::Both);
 }

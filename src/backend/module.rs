@@ -92,7 +92,7 @@ pub fn differentiable<B: Backend>(op: NonDifferentiableOp, device: &B::Device) -
     if depth >= 2 {
         return Err(GuardError::NotDifferentiable {
             op: op.name(),
-            backend: B::name(device),
+            backend: BackendStack::of::<B>(device).label().to_owned(),
             order: u8::try_from(depth).unwrap_or(u8::MAX),
         });
     }

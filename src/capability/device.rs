@@ -35,6 +35,7 @@ pub fn stack_of(device: &Device) -> &'static BackendStack {
     static STACKS: [OnceLock<BackendStack>; 2 * BASE_SLOTS] =
         [const { OnceLock::new() }; 2 * BASE_SLOTS];
     match (base, STACKS.get(slot)) {
+        (Base::Remote, _) => remote_stack(autodiff, dispatch),
         (Base::Unknown(_), _) | (_, None) => leak_other(autodiff, &base, dispatch),
         (_, Some(cached)) => cached.get_or_init(|| stack(autodiff, &base, dispatch)),
     }
@@ -95,6 +96,8 @@ fn base_of(device: &DispatchDevice) -> (bool, Base) {
         DispatchDevice::NdArray(_) => (false, Base::NdArray),
         #[cfg(feature = "wgpu")]
         DispatchDevice::Cube(cube) => (false, Base::Cube(cube_runtime_tag(cube))),
+        #[cfg(feature = "remote-device")]
+        DispatchDevice::Remote(_) => (false, Base::Remote),
         #[cfg(feature = "autodiff")]
         DispatchDevice::Autodiff(_) => (true, base_of(&device.clone().inner()).1),
         #[allow(unreachable_patterns)]
@@ -163,6 +166,39 @@ fn stack(autodiff: bool, base: &Base, device: &DispatchDevice) -> BackendStack {
     } else {
         BackendStack::parse(&format!("dispatch<{inner}>"))
     }
+}
+
+/// A remote device's stack, named by its server: one per (autodiff, device), since each
+/// remote device has its own address. burn-remote registers at most 65,536 remote devices per
+/// process, which bounds what is kept.
+fn remote_stack(autodiff: bool, device: &DispatchDevice) -> &'static BackendStack {
+    use std::collections::HashMap;
+
+    type Remotes = RwLock<HashMap<(bool, u16), &'static BackendStack>>;
+    static REMOTES: OnceLock<Remotes> = OnceLock::new();
+    let remotes = REMOTES.get_or_init(|| RwLock::new(HashMap::new()));
+    let key = (autodiff, device.to_id().index_id);
+    if let Some(stack) = remotes
+        .read()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(&key)
+    {
+        return stack;
+    }
+    let remote = match super::remote::address_of(device) {
+        Some(address) => format!("remote {address}"),
+        None => "remote".to_owned(),
+    };
+    let stack = if autodiff {
+        BackendStack::parse(&format!("dispatch<autodiff<router<{remote}>>>"))
+    } else {
+        BackendStack::parse(&format!("dispatch<router<{remote}>>"))
+    };
+    remotes
+        .write()
+        .unwrap_or_else(PoisonError::into_inner)
+        .entry(key)
+        .or_insert_with(|| Box::leak(Box::new(stack)))
 }
 
 /// A base without a fixed slot: read once per (autodiff, base) and kept.
@@ -238,5 +274,27 @@ mod tests {
                 "{runtime:?}"
             );
         }
+    }
+
+    /// A remote device is read as what it is from its variant (typed, with this build's
+    /// `remote-device` feature) and from its id alike (what a build without the feature sees
+    /// when burn was compiled with `remote` for another crate); its host comes from burn's name
+    /// for it when burn-guard did not connect it. Building the device connects nothing.
+    #[cfg(feature = "remote-device")]
+    #[test]
+    fn a_remote_device_is_a_router_to_its_host() {
+        let remote = burn_remote::RemoteDevice::default();
+        let dispatch = DispatchDevice::from(remote);
+        assert_eq!(base_of(&dispatch), (false, Base::Remote));
+        assert_eq!(Base::from_type_id(dispatch.to_id().type_id), Base::Remote);
+        let stack = stack_of(&Device::new(dispatch));
+        assert_eq!(
+            stack.layers(),
+            &[Layer::Dispatch, Layer::Router, Layer::Remote]
+        );
+        // burn's default remote device: `BURN_REMOTE_ADDRESS`, else ws://127.0.0.1:3000.
+        let address = std::env::var("BURN_REMOTE_ADDRESS")
+            .unwrap_or_else(|_| "ws://127.0.0.1:3000".to_owned());
+        assert_eq!(stack.label(), format!("dispatch<router<remote {address}>>"));
     }
 }

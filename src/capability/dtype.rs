@@ -33,7 +33,7 @@ pub fn dtype_support<B: Backend>(device: &B::Device, dtype: DType) -> Support {
             Effect::Unimplemented,
             format!(
                 "{dtype:?} is only usable as {usage:?} on {}",
-                B::name(device)
+                BackendStack::of::<B>(device).label()
             ),
         ),
         Err(panic) => Support::gap_of(Effect::Panics, panic.to_string()),

@@ -12,6 +12,7 @@ mod device;
 mod dtype;
 mod probe;
 mod quant;
+pub(crate) mod remote;
 mod stack;
 mod support;
 

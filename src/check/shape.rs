@@ -64,13 +64,20 @@ pub fn indices(op: &'static str, indices: &[i64], size: usize, dim: usize) -> Re
 /// # Errors
 ///
 /// [`GuardError::DeviceMismatch`] naming both devices.
-pub fn same_device<Dev: PartialEq + Debug>(op: &'static str, lhs: &Dev, rhs: &Dev) -> Result<()> {
+pub fn same_device<Dev: PartialEq + Debug + 'static>(
+    op: &'static str,
+    lhs: &Dev,
+    rhs: &Dev,
+) -> Result<()> {
     if lhs == rhs {
         Ok(())
     } else {
         Err(GuardError::DeviceMismatch {
             op,
-            devices: vec![format!("{lhs:?}"), format!("{rhs:?}")],
+            devices: vec![
+                crate::capability::remote::brief(lhs),
+                crate::capability::remote::brief(rhs),
+            ],
         })
     }
 }

@@ -1027,10 +1027,12 @@ impl<const D: usize> TryConvertFloat<D> for Tensor<D> {
 }
 
 /// Whether the device's backend supports distributed parameters (burn-dispatch implements
-/// them for CubeCL and remote tensors only), read from the dispatch device's variant name.
+/// them for CubeCL and remote tensors only), read from the device's dispatch variant.
 fn distributed_backend(device: &Device) -> bool {
-    let name = format!("{:?}", device.clone().without_autodiff().as_dispatch());
-    name.starts_with("Cube(") || name.starts_with("Remote(")
+    matches!(
+        crate::capability::stack_of(device).base(),
+        Some(crate::capability::Layer::Cubecl(_) | crate::capability::Layer::Remote)
+    )
 }
 
 /// The facts `set_require_grad` depends on: quantized, autodiff, leaf.

@@ -8,8 +8,12 @@
 //!   to `127.0.0.1` on a port the OS picks, served in-process, with a client device connected to
 //!   it. Tests and examples use it to exercise burn's router backend for real;
 //!   [`LoopbackRemote::stop`] takes the server away mid-run.
+//! - [`loopback_listener`]: a loopback port no earlier server of this process had (burn-remote
+//!   keeps client sessions by address, dead ones included).
 //! - [`connect_remote`]: a burn-remote device at an address, or
 //!   [`GuardError::DeviceUnavailable`] within a bounded time.
+//! - `connect_remote_device` and `LoopbackRemoteDevice` (feature `remote-device`): the same
+//!   two at the `burn::Tensor` level, for burn's `Device::remote_options(..)` devices.
 //! - [`with_deadline`], [`read_with_deadline`], [`sync_with_deadline`]: a bounded wait around
 //!   calls that can block on a device, returning [`GuardError::Timeout`].
 //!
@@ -32,12 +36,18 @@
 //! do not choose one (a read back of a large tensor over a slow network needs more: about
 //! 8.6 s per GiB at 1 Gbit/s).
 
+#[cfg(feature = "remote-device")]
+mod remote_device;
+
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use burn_backend::{Backend, ExecutionError, StreamId, TensorData, try_read_sync};
 
 use crate::error::{GuardError, Result};
+
+#[cfg(feature = "remote-device")]
+pub use remote_device::{LoopbackRemoteDevice, connect_remote_device};
 
 /// A wgpu adapter and the burn [`Device`](burn::tensor::Device) that runs on it.
 #[cfg(feature = "wgpu")]
@@ -314,6 +324,27 @@ pub fn connect_remote(
     index: usize,
     timeout: Duration,
 ) -> Result<burn_remote::RemoteDevice> {
+    connect_within("connect_remote", address, timeout, move |target| {
+        burn_remote::HostSpec::websocket(target)
+            .connect(index)
+            .map_err(|err| format!("connect: {err}"))
+    })
+}
+
+/// Probes `address`'s port, then runs `connect` under [`with_deadline`]: the bounded connect
+/// both remote levels share. Every failure is [`GuardError::DeviceUnavailable`] naming
+/// `remote <address>`.
+#[cfg(feature = "remote")]
+pub(crate) fn connect_within<T, C>(
+    op: &'static str,
+    address: &str,
+    timeout: Duration,
+    connect: C,
+) -> Result<T>
+where
+    T: Send + 'static,
+    C: FnOnce(&str) -> std::result::Result<T, String> + Send + 'static,
+{
     let device = format!("remote {address}");
     let unavailable = |reason: String| GuardError::DeviceUnavailable {
         device: device.clone(),
@@ -321,11 +352,9 @@ pub fn connect_remote(
     };
     let target = address.to_owned();
     let started = std::time::Instant::now();
-    match with_deadline("connect_remote", timeout, move || {
+    match with_deadline(op, timeout, move || {
         probe_port(&target, timeout)?;
-        burn_remote::HostSpec::websocket(&target)
-            .connect(index)
-            .map_err(|err| format!("connect: {err}"))
+        connect(&target)
     }) {
         Ok(Ok(device)) => Ok(device),
         Ok(Err(reason)) => Err(unavailable(reason)),
@@ -341,7 +370,7 @@ pub fn connect_remote(
 /// One TCP connect to the address's port: `Err` with the reason when nothing can be reached.
 /// Addresses without a port are left to burn.
 #[cfg(feature = "remote")]
-fn probe_port(address: &str, timeout: Duration) -> std::result::Result<(), String> {
+pub(crate) fn probe_port(address: &str, timeout: Duration) -> std::result::Result<(), String> {
     use std::net::{TcpStream, ToSocketAddrs};
 
     let rest = address
@@ -390,8 +419,7 @@ fn probe_port(address: &str, timeout: Duration) -> std::result::Result<(), Strin
 /// ```
 #[cfg(feature = "remote")]
 pub struct LoopbackRemote {
-    runtime: Option<tokio::runtime::Runtime>,
-    address: String,
+    server: LoopbackServer,
     device: burn_remote::RemoteDevice,
 }
 
@@ -407,40 +435,17 @@ impl LoopbackRemote {
     pub fn start() -> Result<Self> {
         use burn_remote::server::{BackendServer, WebSocketTransport};
 
-        let unavailable = |reason: String| GuardError::DeviceUnavailable {
-            device: "remote 127.0.0.1".into(),
-            reason,
-        };
-        let listener = std::net::TcpListener::bind("127.0.0.1:0")
-            .map_err(|e| unavailable(format!("bind: {e}")))?;
-        let local = listener
-            .local_addr()
-            .map_err(|e| unavailable(format!("local address: {e}")))?;
-        let address = format!("ws://{local}");
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .thread_name("burn-guard-loopback")
-            .enable_all()
-            .build()
-            .map_err(|e| unavailable(format!("tokio runtime: {e}")))?;
-        let serving = BackendServer::<burn_flex::Flex>::new(vec![Default::default()])
-            .serve_async(WebSocketTransport::from_listener(listener));
-        runtime.spawn(async move {
-            if let Err(err) = serving.await {
-                log::error!("burn-guard loopback remote stopped: {err}");
-            }
-        });
-        let device = connect_remote(&address, 0, default_timeout())?;
-        Ok(Self {
-            runtime: Some(runtime),
-            address,
-            device,
-        })
+        let server = LoopbackServer::start(|listener| {
+            BackendServer::<burn_flex::Flex>::new(vec![Default::default()])
+                .serve_async(WebSocketTransport::from_listener(listener))
+        })?;
+        let device = connect_remote(&server.address, 0, default_timeout())?;
+        Ok(Self { server, device })
     }
 
     /// The WebSocket address the server listens on, e.g. `ws://127.0.0.1:40123`.
     pub fn address(&self) -> &str {
-        &self.address
+        &self.server.address
     }
 
     /// The connected client device, for [`burn_remote::RemoteBackend`].
@@ -471,13 +476,7 @@ impl LoopbackRemote {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     pub fn stop(&mut self) {
-        if let Some(runtime) = self.runtime.take() {
-            if tokio::runtime::Handle::try_current().is_ok() {
-                runtime.shutdown_background();
-            } else {
-                runtime.shutdown_timeout(Duration::from_secs(1));
-            }
-        }
+        self.server.stop();
     }
 
     /// Whether the server is still serving: `false` after [`stop`](Self::stop).
@@ -488,16 +487,7 @@ impl LoopbackRemote {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     pub fn is_running(&self) -> bool {
-        self.runtime.is_some()
-    }
-}
-
-#[cfg(feature = "remote")]
-impl Drop for LoopbackRemote {
-    fn drop(&mut self) {
-        if let Some(runtime) = self.runtime.take() {
-            runtime.shutdown_background();
-        }
+        self.server.is_running()
     }
 }
 
@@ -505,8 +495,132 @@ impl Drop for LoopbackRemote {
 impl std::fmt::Debug for LoopbackRemote {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LoopbackRemote")
-            .field("address", &self.address)
+            .field("address", &self.server.address)
             .field("running", &self.is_running())
             .finish_non_exhaustive()
+    }
+}
+
+/// A server task on `127.0.0.1`, on a port the OS picks, served on its own Tokio runtime:
+/// what [`LoopbackRemote`] and the `burn::Tensor`-level loopback share.
+#[cfg(feature = "remote")]
+pub(crate) struct LoopbackServer {
+    runtime: Option<tokio::runtime::Runtime>,
+    pub(crate) address: String,
+}
+
+#[cfg(feature = "remote")]
+impl LoopbackServer {
+    /// Binds `127.0.0.1:0` and spawns `serve(listener)` on a fresh runtime.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::DeviceUnavailable`] when the socket cannot be bound or the runtime cannot
+    /// start.
+    pub(crate) fn start<S, F, E>(serve: S) -> Result<Self>
+    where
+        S: FnOnce(std::net::TcpListener) -> F,
+        F: Future<Output = std::result::Result<(), E>> + Send + 'static,
+        E: std::fmt::Display,
+    {
+        let unavailable = |reason: String| GuardError::DeviceUnavailable {
+            device: "remote 127.0.0.1".into(),
+            reason,
+        };
+        let listener = loopback_listener()?;
+        let local = listener
+            .local_addr()
+            .map_err(|e| unavailable(format!("local address: {e}")))?;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("burn-guard-loopback")
+            .enable_all()
+            .build()
+            .map_err(|e| unavailable(format!("tokio runtime: {e}")))?;
+        let serving = serve(listener);
+        runtime.spawn(async move {
+            if let Err(err) = serving.await {
+                log::error!("burn-guard loopback remote stopped: {err}");
+            }
+        });
+        Ok(Self {
+            runtime: Some(runtime),
+            address: format!("ws://{local}"),
+        })
+    }
+
+    /// Shuts the runtime down, waiting up to a second for its tasks to drop (in the
+    /// background when called from inside a Tokio runtime, which cannot wait).
+    pub(crate) fn stop(&mut self) {
+        if let Some(runtime) = self.runtime.take() {
+            if tokio::runtime::Handle::try_current().is_ok() {
+                runtime.shutdown_background();
+            } else {
+                runtime.shutdown_timeout(Duration::from_secs(1));
+            }
+        }
+    }
+
+    pub(crate) fn is_running(&self) -> bool {
+        self.runtime.is_some()
+    }
+}
+
+/// A listener on `127.0.0.1` on a port no earlier listener from this function had in this
+/// process: for serving burn-remote (or a proxy in front of it) on loopback.
+///
+/// burn-remote keeps one client session per (address, device index) for the life of the
+/// process and hands it back to every later connect: a new server on a port the OS recycled
+/// from a stopped one would be reached through the stopped one's dead session. Ports already
+/// handed out are skipped, holding each refused listener until a fresh port comes, so the OS
+/// cannot give the same one twice in a row. [`LoopbackRemote`] binds through it.
+///
+/// # Errors
+///
+/// [`GuardError::DeviceUnavailable`] when `127.0.0.1` cannot be bound, or 64 binds in a row
+/// gave ports handed out before.
+///
+/// ```
+/// let a = burn_guard::devices::loopback_listener()?;
+/// let b = burn_guard::devices::loopback_listener()?;
+/// assert_ne!(a.local_addr()?.port(), b.local_addr()?.port());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[cfg(feature = "remote")]
+pub fn loopback_listener() -> Result<std::net::TcpListener> {
+    use std::collections::HashSet;
+    use std::sync::{Mutex, PoisonError};
+
+    let unavailable = |reason: String| GuardError::DeviceUnavailable {
+        device: "remote 127.0.0.1".into(),
+        reason,
+    };
+    static USED: Mutex<Option<HashSet<u16>>> = Mutex::new(None);
+    let mut used = USED.lock().unwrap_or_else(PoisonError::into_inner);
+    let used = used.get_or_insert_with(HashSet::new);
+    let mut held = Vec::new();
+    for _ in 0..64 {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0")
+            .map_err(|e| unavailable(format!("bind: {e}")))?;
+        let port = listener
+            .local_addr()
+            .map_err(|e| unavailable(format!("local address: {e}")))?
+            .port();
+        if used.insert(port) {
+            return Ok(listener);
+        }
+        held.push(listener);
+    }
+    Err(unavailable(
+        "64 binds in a row gave ports handed out before".into(),
+    ))
+}
+
+#[cfg(feature = "remote")]
+impl Drop for LoopbackServer {
+    fn drop(&mut self) {
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
     }
 }
