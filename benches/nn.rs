@@ -10,13 +10,13 @@
 //! every iteration runs one forward of each, alternating which goes first, and times each on its
 //! own. A machine that speeds up or slows down during the run slows both sides alike, so the
 //! ratio is not skewed by drift between two benchmarks run one after the other. criterion's own
-//! report is the time of one raw and one guarded forward together. After it, the bench prints one
-//! line per model and device, computed from the run's own sums over every timed iteration
-//! (criterion's warm-up included): raw and guarded mean per forward, their ratio
-//! (sum guarded / sum raw), the guard's cost per forward (guarded − raw), and the spread of the
-//! per-sample ratio (quartiles over criterion's samples). Each forward ends in a read back of the
-//! output, so that wgpu's queued work is inside the measurement. Without a wgpu adapter the wgpu
-//! rows are skipped and say so.
+//! report is the time of one raw and one guarded forward together. After it, the bench prints
+//! one line per model and device, computed from the run's own sums over every timed iteration
+//! (criterion's warm-up included): raw and guarded mean per forward, their ratio (sum guarded /
+//! sum raw), the guard's cost per forward (guarded − raw), and the quartiles of the per-sample
+//! ratio (one sample per call criterion made to the routine, warm-up calls included). Each
+//! forward ends in a read back of the output, so that wgpu's queued work is inside the
+//! measurement. Without a wgpu adapter the wgpu rows are skipped and say so.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
