@@ -310,27 +310,27 @@ pub fn mha_input(
             });
         }
     }
-    let masks = [
+    let masks: [(_, _, &[usize]); 2] = [
         (
             "the padding mask must be [batch, seq_k] (each dim or 1)",
             mask_pad,
-            vec![batch, seq_k],
+            &[batch, seq_k],
         ),
         (
             "the attention mask must be [batch, seq_q, seq_k] (each dim or 1)",
             mask_attn,
-            vec![batch, seq_q, seq_k],
+            &[batch, seq_q, seq_k],
         ),
     ];
     for (rule, mask, expected) in masks {
         let Some(mask) = mask else { continue };
         let fits = mask.len() == expected.len()
-            && mask.iter().zip(&expected).all(|(&m, &e)| m == e || m == 1);
+            && mask.iter().zip(expected).all(|(&m, &e)| m == e || m == 1);
         if !fits {
             return Err(GuardError::ShapeMismatch {
                 op,
                 rule,
-                shapes: vec![expected, mask.to_vec()],
+                shapes: vec![expected.to_vec(), mask.to_vec()],
             });
         }
     }

@@ -141,6 +141,35 @@ pub fn linear(
     weight: &[usize],
     bias: Option<&[usize]>,
 ) -> Result<LinearShapes> {
+    let features = linear_features(op, input, weight, bias)?;
+    let leading = input.split_last().map_or(&[][..], |(_, leading)| leading);
+    let mut output = leading.to_vec();
+    output.push(features.d_output);
+    Ok(LinearShapes {
+        x: input.to_vec(),
+        rows: features.rows,
+        d_input: features.d_input,
+        d_output: features.d_output,
+        output,
+    })
+}
+
+/// What [`linear_features`] proved: [`LinearShapes`] without the shapes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LinearFeatures {
+    pub rows: usize,
+    pub d_input: usize,
+    pub d_output: usize,
+}
+
+/// The [`linear`] rule, without building the input's and output's shapes: what the layer
+/// twins run on every forward, so it allocates nothing unless it refuses.
+pub(crate) fn linear_features(
+    op: &'static str,
+    input: &[usize],
+    weight: &[usize],
+    bias: Option<&[usize]>,
+) -> Result<LinearFeatures> {
     let &[d_input, d_output] = weight else {
         return Err(GuardError::RankMismatch {
             op,
@@ -202,14 +231,10 @@ pub fn linear(
             rule: "the input's element count must fit in usize",
             got: format!("shape={input:?}"),
         })?;
-    let mut output = leading.to_vec();
-    output.push(d_output);
-    Ok(LinearShapes {
-        x: input.to_vec(),
+    Ok(LinearFeatures {
         rows,
         d_input,
         d_output,
-        output,
     })
 }
 

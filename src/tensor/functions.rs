@@ -285,13 +285,18 @@ pub fn try_linear<const D: usize>(
     // Shapes on the stack and devices compared pairwise: this runs on every layer's forward.
     let bias_dims = bias.as_ref().map(Tensor::dims);
     let input_dims = input.dims();
-    let out = rules::linear(
+    let d_output = rules::linear_features(
         OP,
         &input_dims,
         &weight.dims(),
         bias_dims.as_ref().map(|d| &d[..]),
     )?
-    .output;
+    .d_output;
+    // The output: the input's leading dims, then `d_output` (the rule refused rank 0).
+    let mut out = input_dims;
+    if let Some(last) = out.last_mut() {
+        *last = d_output;
+    }
     let device = input.device();
     check::same_device(OP, &device, &weight.device())?;
     if let Some(bias) = &bias {

@@ -10,7 +10,7 @@ use burn::nn::transformer::{
     TransformerDecoderInput as BurnDecoderInput, TransformerEncoder, TransformerEncoderConfig,
     TransformerEncoderInput as BurnEncoderInput,
 };
-use burn::nn::{Linear, LinearConfig};
+use burn::nn::{Linear, LinearConfig, LinearLayout};
 use burn::tensor::module::attention;
 use burn::tensor::ops::AttentionModuleOptions;
 use burn::tensor::{Bool, Device, Tensor};
@@ -938,4 +938,159 @@ fn encoder_bad_inputs_are_refused_by_checks() {
             );
         }
     }
+}
+
+/// The layer twins read a parameter's dims in place, drawing a lazy one first: a
+/// `LinearLayout::Col` linear stores `[d_output, d_input]` and transposes in an init mapper, so
+/// its lazy shape is not the shape the forward sees. Checked with the lazy shape, the
+/// feed-forward below would refuse its good input.
+#[test]
+fn lazy_column_layout_linears_are_checked_with_the_drawn_shape() {
+    let device = Device::flex();
+    let col = |d_input, d_output| {
+        LinearConfig::new(d_input, d_output)
+            .with_layout(LinearLayout::Col)
+            .init(&device)
+    };
+    let probe = col(4, 6);
+    assert!(!probe.weight.is_initialized());
+    assert_eq!(probe.weight.lazy_shape().dims::<2>(), [6, 4]);
+    assert_eq!(probe.weight.val().dims(), [4, 6]);
+
+    let mut pwff = PositionWiseFeedForwardConfig::new(4, 6).init(&device);
+    pwff.linear_inner = col(4, 6);
+    pwff.linear_outer = col(6, 4);
+    assert!(!pwff.linear_inner.weight.is_initialized());
+    let x = t([2, 3, 4], &device);
+    let ours = snapshot(pwff.try_forward(x.clone()).unwrap());
+    assert_eq!(ours, snapshot(pwff.forward(x)));
+    let err = refused(
+        "flex",
+        "col pwff, 6 features",
+        pwff.try_forward(t([2, 3, 6], &device)),
+    );
+    assert_eq!(err.path().as_deref(), Some("linear_inner"));
+
+    // The same in an encoder layer, still lazy when the twin first sees it.
+    let mut enc = encoder(4, 2, false, &device);
+    enc.layers[1].pwff.linear_inner = col(4, 6);
+    enc.layers[1].pwff.linear_outer = col(6, 4);
+    let input = || encoder_input([2, 3, 4], true, false, &device);
+    let ours = snapshot(enc.try_forward(input()).unwrap());
+    assert_eq!(ours, snapshot(enc.forward(input().into_burn())));
+}
+
+/// A parameter whose initializer panics when drawn (Kaiming with a fan of 0) is drawn under the
+/// backstop: the twin returns an error, nothing unwinds through it.
+#[test]
+fn a_parameter_that_panics_when_drawn_comes_back_as_an_error() {
+    let device = Device::flex();
+    let pwff = PositionWiseFeedForwardConfig::new(0, 4).init(&device);
+    assert!(!pwff.linear_inner.weight.is_initialized());
+    let err = pwff
+        .try_forward(Tensor::<3>::zeros([1, 2, 0], &device))
+        .unwrap_err();
+    assert_eq!(err.path().as_deref(), Some("linear_inner"), "{err}");
+}
+
+/// Every input, mask and parameter of the attention and transformer twins is compared with the
+/// input's device before anything runs; the error names the sub-layer whose parameter differs.
+#[test]
+fn attention_and_transformer_devices_are_refused_by_checks() {
+    let flex = Device::flex();
+    #[allow(deprecated)] // NdArray is deprecated upstream; still supported.
+    let other = Device::ndarray();
+    let x = [2, 3, 4];
+
+    let mha = MultiHeadAttentionConfig::new(4, 2).init(&flex);
+    let cases = [
+        ("key", MhaInput::new(t(x, &flex), t(x, &other), t(x, &flex))),
+        (
+            "value",
+            MhaInput::new(t(x, &flex), t(x, &flex), t(x, &other)),
+        ),
+        (
+            "pad",
+            MhaInput::self_attn(t(x, &flex)).mask_pad(mask([2, 3], &other)),
+        ),
+        (
+            "attn",
+            MhaInput::self_attn(t(x, &flex)).mask_attn(mask([2, 3, 3], &other)),
+        ),
+        ("all", MhaInput::self_attn(t(x, &other))),
+    ];
+    for (case, input) in cases {
+        let err = refused("flex", case, mha.try_forward(input));
+        assert_eq!(err.kind(), ErrorKind::DeviceMismatch, "{case}: {err}");
+    }
+    let mut moved = mha.clone();
+    moved.value = moved.value.to_device(&other);
+    let err = refused(
+        "flex",
+        "value projection",
+        moved.try_forward(MhaInput::self_attn(t(x, &flex))),
+    );
+    assert_eq!(err.kind(), ErrorKind::DeviceMismatch);
+    assert_eq!(err.path().as_deref(), Some("value"));
+
+    let pwff = PositionWiseFeedForwardConfig::new(4, 8).init(&flex);
+    let err = refused("flex", "pwff input", pwff.try_forward(t(x, &other)));
+    assert_eq!(err.kind(), ErrorKind::DeviceMismatch);
+
+    let enc = encoder(4, 2, false, &flex);
+    let err = refused(
+        "flex",
+        "encoder input",
+        enc.try_forward(encoder_input(x, true, true, &other)),
+    );
+    assert_eq!(err.kind(), ErrorKind::DeviceMismatch);
+    let input = TransformerEncoderInput::new(t(x, &flex)).mask_attn(mask([2, 3, 3], &other));
+    let err = refused("flex", "encoder mask", enc.try_forward(input));
+    assert_eq!(err.kind(), ErrorKind::DeviceMismatch);
+    let err = refused(
+        "flex",
+        "encoder layer mask",
+        enc.layers[0].try_forward(t(x, &flex), Some(mask([2, 3], &other)), None),
+    );
+    assert_eq!(err.kind(), ErrorKind::DeviceMismatch);
+    for (path, setup) in [
+        (
+            "layers.1.norm_1",
+            (|e: &mut TransformerEncoder, d: &Device| {
+                e.layers[1].norm_1 = e.layers[1].norm_1.clone().to_device(d);
+            }) as fn(&mut TransformerEncoder, &Device),
+        ),
+        ("layers.1.pwff.linear_outer", |e, d| {
+            e.layers[1].pwff.linear_outer = e.layers[1].pwff.linear_outer.clone().to_device(d);
+        }),
+        ("layers.0.mha.output", |e, d| {
+            e.layers[0].mha.output = e.layers[0].mha.output.clone().to_device(d);
+        }),
+    ] {
+        let mut enc = encoder(4, 2, false, &flex);
+        setup(&mut enc, &other);
+        let err = refused(
+            "flex",
+            path,
+            enc.try_forward(encoder_input(x, false, false, &flex)),
+        );
+        assert_eq!(err.kind(), ErrorKind::DeviceMismatch, "{path}: {err}");
+        assert!(
+            err.path().is_some_and(|p| p.starts_with(path)),
+            "{path}: {err}"
+        );
+    }
+
+    let dec = decoder(4, 2, false, &flex);
+    let input = TransformerDecoderInput::new(t(x, &flex), t([2, 5, 4], &other));
+    let err = refused("flex", "decoder memory", dec.try_forward(input));
+    assert_eq!(err.kind(), ErrorKind::DeviceMismatch);
+    let input = TransformerDecoderInput::new(t(x, &flex), t([2, 5, 4], &flex))
+        .memory_mask_pad(mask([2, 5], &other));
+    let err = refused(
+        "flex",
+        "decoder layer mask",
+        dec.layers[0].try_forward(input),
+    );
+    assert_eq!(err.kind(), ErrorKind::DeviceMismatch);
 }

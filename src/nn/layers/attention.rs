@@ -9,7 +9,7 @@ use burn::nn::attention::{
 };
 use burn::tensor::{Bool, Device, Tensor};
 
-use super::support::{Sealed, dims, same_devices};
+use super::support::{Sealed, all_on, dims, linear_params, same_devices};
 use crate::check::attention::{
     CrossAttentionParams, MhaShapes, cross_attention, mha_heads, mha_input,
 };
@@ -126,57 +126,101 @@ impl From<MhaInput> for BurnMhaInput {
 
 const OP: &str = "multi_head_attention";
 
-/// One projection of the attention: `[.., d_model]` in, `[.., n_heads × d_k]` out.
-fn projection(linear: &Linear, input: &[usize], d_model: usize) -> Result<Vec<Device>> {
-    let weight = linear.weight.val();
-    let bias = linear.bias.as_ref().map(|b| b.val());
-    let shapes = linear_rule(
-        "linear",
-        input,
-        &dims(&weight),
-        bias.as_ref().map(dims).as_deref(),
-    )?;
-    if shapes.d_output != d_model {
+/// One projection of the attention: `[.., d_model]` in, `[.., n_heads × d_k]` out, its weight
+/// and bias on `device`.
+fn projection(linear: &Linear, input: &[usize], d_model: usize, device: &Device) -> Result<()> {
+    let features = linear_params(linear, input, device)?;
+    if features.d_output != d_model {
         return Err(GuardError::ShapeMismatch {
             op: OP,
             rule: "a projection must give d_model = n_heads × d_k features",
-            shapes: vec![dims(&weight), vec![d_model]],
+            shapes: vec![vec![features.d_input, features.d_output], vec![d_model]],
         });
     }
-    let mut devices = vec![weight.device()];
-    devices.extend(bias.map(|b| b.device()));
-    Ok(devices)
+    Ok(())
 }
 
-/// Everything `MultiHeadAttention::forward` (and `forward_cache`) needs of `input`, checked
-/// against the module's own sizes and weights. Errors of a projection carry its field name.
+/// The dims of an attention's inputs, read once: a transformer checks every layer's attention
+/// against the same input.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct MhaDims {
+    pub query: [usize; 3],
+    pub key: [usize; 3],
+    pub value: [usize; 3],
+    pub mask_pad: Option<[usize; 2]>,
+    pub mask_attn: Option<[usize; 3]>,
+}
+
+impl MhaDims {
+    /// Self-attention over an input of dims `input`.
+    pub(crate) fn self_attn(
+        input: [usize; 3],
+        mask_pad: Option<&Tensor<2, Bool>>,
+        mask_attn: Option<&Tensor<3, Bool>>,
+    ) -> Self {
+        Self {
+            query: input,
+            key: input,
+            value: input,
+            mask_pad: mask_pad.map(Tensor::dims),
+            mask_attn: mask_attn.map(Tensor::dims),
+        }
+    }
+}
+
+/// Everything `MultiHeadAttention::forward` (and `forward_cache`) needs of inputs of dims
+/// `dims`, checked against the module's own sizes and weights, every weight on `device` (the
+/// query's; the caller compares the other inputs' devices with it). Errors of a projection
+/// carry its field name.
 pub(crate) fn check_mha(
     mha: &MultiHeadAttention,
-    query: &Tensor<3>,
-    key: &Tensor<3>,
-    value: &Tensor<3>,
-    mask_pad: Option<&Tensor<2, Bool>>,
-    mask_attn: Option<&Tensor<3, Bool>>,
+    dims: &MhaDims,
+    device: &Device,
 ) -> Result<MhaShapes> {
     mha_heads(OP, mha.d_model, mha.n_heads, mha.d_k)?;
-    let (q, k, v) = (dims(query), dims(key), dims(value));
-    let pad = mask_pad.map(|m| m.dims().to_vec());
-    let attn = mask_attn.map(|m| m.dims().to_vec());
-    let shapes = mha_input(OP, mha.d_model, &q, &k, &v, pad.as_deref(), attn.as_deref())?;
+    let shapes = mha_input(
+        OP,
+        mha.d_model,
+        &dims.query,
+        &dims.key,
+        &dims.value,
+        dims.mask_pad.as_ref().map(|d| &d[..]),
+        dims.mask_attn.as_ref().map(|d| &d[..]),
+    )?;
     let context = [shapes.batch, shapes.seq_q, mha.d_model];
-    let mut devices = vec![query.device(), key.device(), value.device()];
-    devices.extend(mask_pad.map(Tensor::device));
-    devices.extend(mask_attn.map(Tensor::device));
     for (name, linear, input) in [
-        ("query", &mha.query, &q[..]),
-        ("key", &mha.key, &k[..]),
-        ("value", &mha.value, &v[..]),
-        ("output", &mha.output, &context[..]),
+        ("query", &mha.query, &dims.query),
+        ("key", &mha.key, &dims.key),
+        ("value", &mha.value, &dims.value),
+        ("output", &mha.output, &context),
     ] {
-        devices.extend(projection(linear, input, mha.d_model).context(name)?);
+        projection(linear, input, mha.d_model, device).context(name)?;
     }
     probability("dropout", "prob", mha.dropout.prob).context("dropout")?;
-    same_devices(OP, &devices)?;
+    Ok(shapes)
+}
+
+/// [`check_mha`] for the twin's own input: its dims and every device.
+fn check_mha_input(mha: &MultiHeadAttention, input: &MhaInput) -> Result<MhaShapes> {
+    let dims = MhaDims {
+        query: input.query.dims(),
+        key: input.key.dims(),
+        value: input.value.dims(),
+        mask_pad: input.mask_pad.as_ref().map(Tensor::dims),
+        mask_attn: input.mask_attn.as_ref().map(Tensor::dims),
+    };
+    let device = input.query.device();
+    let shapes = check_mha(mha, &dims, &device)?;
+    all_on(
+        OP,
+        &device,
+        &[
+            Some(input.key.device()),
+            Some(input.value.device()),
+            input.mask_pad.as_ref().map(Tensor::device),
+            input.mask_attn.as_ref().map(Tensor::device),
+        ],
+    )?;
     Ok(shapes)
 }
 
@@ -267,26 +311,12 @@ pub trait TryMultiHeadAttention: Sealed {
 
 impl TryMultiHeadAttention for MultiHeadAttention {
     fn try_forward(&self, input: MhaInput) -> Result<MhaOutput> {
-        check_mha(
-            self,
-            &input.query,
-            &input.key,
-            &input.value,
-            input.mask_pad.as_ref(),
-            input.mask_attn.as_ref(),
-        )?;
+        check_mha_input(self, &input)?;
         catch(OP, || self.forward(input.into_burn()))
     }
 
     fn try_forward_cache(&self, input: MhaInput, cache: &mut MhaCache) -> Result<MhaOutput> {
-        check_mha(
-            self,
-            &input.query,
-            &input.key,
-            &input.value,
-            input.mask_pad.as_ref(),
-            input.mask_attn.as_ref(),
-        )?;
+        check_mha_input(self, &input)?;
         catch(OP, || self.forward_cache(input.into_burn(), cache))
     }
 }

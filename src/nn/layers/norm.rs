@@ -8,7 +8,8 @@ use burn::nn::{
 };
 use burn::tensor::{Device, Tensor};
 
-use super::support::{Sealed, dims, same_devices};
+use super::support::{Sealed, all_on, dims, param_layout, same_devices};
+use crate::check;
 use crate::check::module::{batch_norm, batch_norm_train};
 use crate::check::norm as rules;
 use crate::error::{GuardError, Result};
@@ -177,16 +178,23 @@ pub trait TryLayerNorm: Sealed {
 
 impl TryLayerNorm for LayerNorm {
     fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
-        const OP: &str = "layer_norm";
-        let gamma = self.gamma.val();
-        let beta = self.beta.as_ref().map(|b| b.val());
-        let beta_dims = beta.as_ref().map(dims);
-        rules::layer_norm(OP, &dims(&input), &dims(&gamma), beta_dims.as_deref())?;
-        let mut devices = vec![input.device(), gamma.device()];
-        devices.extend(beta.as_ref().map(Tensor::device));
-        same_devices(OP, &devices)?;
-        catch(OP, || self.forward(input))
+        check_layer_norm(self, &input.dims(), &input.device())?;
+        catch("layer_norm", || self.forward(input))
     }
+}
+
+/// A layer norm's gamma and beta against an input of dims `input`, both on `device`: the
+/// checks of the layer-norm twin and of the transformers' norms.
+pub(super) fn check_layer_norm(norm: &LayerNorm, input: &[usize], device: &Device) -> Result<()> {
+    const OP: &str = "layer_norm";
+    let (gamma, gamma_device) = param_layout(OP, &norm.gamma)?;
+    let beta = match &norm.beta {
+        Some(beta) => Some(param_layout(OP, beta)?),
+        None => None,
+    };
+    rules::layer_norm(OP, input, &gamma, beta.as_ref().map(|(dims, _)| &dims[..]))?;
+    check::same_device(OP, device, &gamma_device)?;
+    all_on(OP, device, &[beta.map(|(_, device)| device)])
 }
 
 /// The checks of a group norm (group and instance norms share burn's `group_norm`).
@@ -344,14 +352,14 @@ pub trait TryRmsNorm: Sealed {
 impl TryRmsNorm for RmsNorm {
     fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
         const OP: &str = "rms_norm";
-        let gamma = self.gamma.val();
+        let (gamma, gamma_device) = param_layout(OP, &self.gamma)?;
         rules::last_dim(
             OP,
             "the input's last dim must equal gamma's length, d_model",
-            &dims(&input),
-            &dims(&gamma),
+            &input.dims(),
+            &gamma,
         )?;
-        same_devices(OP, &[input.device(), gamma.device()])?;
+        check::same_device(OP, &input.device(), &gamma_device)?;
         catch(OP, || self.forward(input))
     }
 }

@@ -1,9 +1,11 @@
 //! What the layer twins share.
 
 use burn::module::Param;
+use burn::nn::Linear;
 use burn::tensor::{Device, Tensor};
 
 use crate::check;
+use crate::check::module::{LinearFeatures, linear_features};
 use crate::error::Result;
 use crate::panic::catch;
 
@@ -23,6 +25,63 @@ pub fn same_devices(op: &'static str, devices: &[Device]) -> Result<()> {
 /// The dims of a tensor, as the checks take them.
 pub fn dims<const D: usize>(tensor: &Tensor<D>) -> Vec<usize> {
     tensor.dims().to_vec()
+}
+
+/// A parameter's dims and device, read in place.
+///
+/// [`Param::val`] clones the tensor out of the parameter, and burn's forward reads it again;
+/// the checks only need the dims and the device, so they read the stored tensor through
+/// `Deref`. A parameter not drawn yet is drawn here, under the backstop, as the forward would
+/// draw it (the initializer can panic: a Kaiming bound from a fan of 0). Drawing it, rather than
+/// asking [`Param::lazy_shape`], gives the shape the forward sees: `LinearLayout::Col` stores
+/// `[d_output, d_input]` and transposes in an init mapper, and the lazy shape is the stored one.
+///
+/// The value read is the stored base; a reparameterization attached to the parameter (burn's
+/// LoRA adapter) is applied to it by `val`, and LoRA keeps the base's shape and device.
+pub fn param_layout<const D: usize>(
+    op: &'static str,
+    param: &Param<Tensor<D>>,
+) -> Result<([usize; D], Device)> {
+    let layout = || {
+        let tensor: &Tensor<D> = param;
+        (tensor.dims(), tensor.device())
+    };
+    if param.is_initialized() {
+        Ok(layout())
+    } else {
+        catch(op, layout)
+    }
+}
+
+/// The devices that are present equal `device`: a layer's optional parameters and inputs.
+pub fn all_on(op: &'static str, device: &Device, others: &[Option<Device>]) -> Result<()> {
+    for other in others.iter().flatten() {
+        check::same_device(op, device, other)?;
+    }
+    Ok(())
+}
+
+/// A `Linear`'s weight and bias against an input of dims `input` (the rule of
+/// [`try_linear`](crate::tensor::module::try_linear)), both on `device`.
+pub fn linear_params(linear: &Linear, input: &[usize], device: &Device) -> Result<LinearFeatures> {
+    const OP: &str = "linear";
+    let (weight, weight_device) = param_layout(OP, &linear.weight)?;
+    let bias = match &linear.bias {
+        Some(bias) => Some(param_layout(OP, bias)?),
+        None => None,
+    };
+    let features = linear_features(OP, input, &weight, bias.as_ref().map(|(dims, _)| &dims[..]))?;
+    check::same_device(OP, device, &weight_device)?;
+    all_on(OP, device, &[bias.map(|(_, device)| device)])?;
+    Ok(features)
+}
+
+/// `dims` with its last dimension replaced by `last` (a linear's output from its input).
+pub fn with_last<const D: usize>(mut dims: [usize; D], last: usize) -> [usize; D] {
+    if let Some(slot) = dims.last_mut() {
+        *slot = last;
+    }
+    dims
 }
 
 /// A layer's weight and optional bias, read under one backstop scope: burn draws a parameter

@@ -2,7 +2,6 @@
 //! their layers, and [`TransformerEncoderInput`] and [`TransformerDecoderInput`], the twins'
 //! inputs.
 
-use burn::nn::LayerNorm;
 use burn::nn::activation::Activation;
 use burn::nn::transformer::{
     PositionWiseFeedForward, PositionWiseFeedForwardConfig, TransformerDecoder,
@@ -14,12 +13,13 @@ use burn::nn::transformer::{
 };
 use burn::tensor::{Bool, Device, Tensor};
 
-use super::attention::check_mha;
-use super::support::{Sealed, dims, same_devices};
+use super::attention::{MhaDims, check_mha};
+use super::norm::check_layer_norm;
+use super::support::{Sealed, all_on, linear_params, param_layout, with_last};
+use crate::check;
 use crate::check::attention::mha_heads;
 use crate::check::layer::probability;
-use crate::check::module::{linear as linear_rule, prelu};
-use crate::check::norm::layer_norm;
+use crate::check::module::prelu;
 use crate::error::{Result, ResultExt};
 use crate::nn::init::TryInit;
 use crate::panic::catch;
@@ -33,38 +33,22 @@ impl Sealed for TransformerEncoderConfig {}
 // ---------------------------------------------------------------- position-wise feed-forward
 
 /// The feed-forward's two linears, its activation's parameters and dropout, against an input
-/// of shape `input`. Returns the output's shape.
-fn check_pwff(pwff: &PositionWiseFeedForward, input: &[usize]) -> Result<Vec<usize>> {
-    let weight = pwff.linear_inner.weight.val();
-    let bias = pwff.linear_inner.bias.as_ref().map(|b| b.val());
-    let inner = linear_rule(
-        "linear",
-        input,
-        &dims(&weight),
-        bias.as_ref().map(dims).as_deref(),
-    )
-    .context("linear_inner")?;
-    let mut devices = vec![weight.device()];
-    devices.extend(bias.map(|b| b.device()));
+/// of dims `input`, every parameter on `device`. Returns the output's dims.
+fn check_pwff<const D: usize>(
+    pwff: &PositionWiseFeedForward,
+    input: [usize; D],
+    device: &Device,
+) -> Result<[usize; D]> {
+    let inner = linear_params(&pwff.linear_inner, &input, device).context("linear_inner")?;
+    let hidden = with_last(input, inner.d_output);
     if let Activation::PRelu(layer) = &pwff.activation {
-        let alpha = layer.alpha.val();
-        prelu("prelu", &inner.output, &dims(&alpha)).context("activation")?;
-        devices.push(alpha.device());
+        let (alpha, alpha_device) = param_layout("prelu", &layer.alpha).context("activation")?;
+        prelu("prelu", &hidden, &alpha).context("activation")?;
+        check::same_device("prelu", device, &alpha_device).context("activation")?;
     }
     probability("dropout", "prob", pwff.dropout.prob).context("dropout")?;
-    let weight = pwff.linear_outer.weight.val();
-    let bias = pwff.linear_outer.bias.as_ref().map(|b| b.val());
-    let outer = linear_rule(
-        "linear",
-        &inner.output,
-        &dims(&weight),
-        bias.as_ref().map(dims).as_deref(),
-    )
-    .context("linear_outer")?;
-    devices.push(weight.device());
-    devices.extend(bias.map(|b| b.device()));
-    same_devices("position_wise_feed_forward", &devices)?;
-    Ok(outer.output)
+    let outer = linear_params(&pwff.linear_outer, &hidden, device).context("linear_outer")?;
+    Ok(with_last(input, outer.d_output))
 }
 
 /// Twin of [`PositionWiseFeedForward::forward`].
@@ -102,11 +86,10 @@ pub trait TryPositionWiseFeedForward: Sealed {
 impl TryPositionWiseFeedForward for PositionWiseFeedForward {
     fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
         const OP: &str = "position_wise_feed_forward";
-        let output = check_pwff(self, &dims(&input))?;
-        same_devices(OP, &[input.device(), self.linear_inner.weight.device()])?;
+        let device = input.device();
+        let output = check_pwff(self, input.dims(), &device)?;
         if output.contains(&0) {
             let dtype = input.dtype();
-            let device = input.device();
             return catch(OP, || Tensor::<D>::zeros(output, (&device, dtype)));
         }
         catch(OP, || self.forward(input))
@@ -205,38 +188,41 @@ impl From<TransformerEncoderInput> for BurnEncoderInput {
     }
 }
 
-fn check_norm(norm: &LayerNorm, input: &[usize]) -> Result<Vec<Device>> {
-    let gamma = norm.gamma.val();
-    let beta = norm.beta.as_ref().map(|b| b.val());
-    layer_norm(
-        "layer_norm",
-        input,
-        &dims(&gamma),
-        beta.as_ref().map(dims).as_deref(),
-    )?;
-    let mut devices = vec![gamma.device()];
-    devices.extend(beta.map(|b| b.device()));
-    Ok(devices)
-}
-
-/// One encoder layer against `input` `[batch, seq, d_model]` and the masks; its output has
-/// the input's shape. Errors carry the sub-layer's field name.
+/// One encoder layer against an input of dims `dims.query` `[batch, seq, d_model]` (query,
+/// key and value alike) and the masks' dims, every parameter on `device`; its output has the
+/// input's dims. Errors carry the sub-layer's field name. The caller compares the masks'
+/// devices with `device`.
 fn check_encoder_layer(
     layer: &TransformerEncoderLayer,
+    dims: &MhaDims,
+    device: &Device,
+) -> Result<()> {
+    let shape = dims.query;
+    check_layer_norm(&layer.norm_2, &shape, device).context("norm_2")?;
+    check_mha(&layer.mha, dims, device).context("mha")?;
+    check_layer_norm(&layer.norm_1, &shape, device).context("norm_1")?;
+    check_pwff(&layer.pwff, shape, device).context("pwff")?;
+    probability("dropout", "prob", layer.dropout.prob).context("dropout")
+}
+
+/// An encoder's (or encoder layer's) input, read once for every layer: its dims, the masks'
+/// dims and the input's device; `check_layers` checks the layers against them, then the masks'
+/// devices are compared with the input's.
+fn check_encoder_input(
+    op: &'static str,
     input: &Tensor<3>,
     mask_pad: Option<&Tensor<2, Bool>>,
     mask_attn: Option<&Tensor<3, Bool>>,
+    check_layers: impl FnOnce(&MhaDims, &Device) -> Result<()>,
 ) -> Result<()> {
-    let shape = dims(input);
-    let mut devices = check_norm(&layer.norm_2, &shape).context("norm_2")?;
-    check_mha(&layer.mha, input, input, input, mask_pad, mask_attn).context("mha")?;
-    devices.extend(check_norm(&layer.norm_1, &shape).context("norm_1")?);
-    check_pwff(&layer.pwff, &shape).context("pwff")?;
-    probability("dropout", "prob", layer.dropout.prob).context("dropout")?;
-    devices.push(input.device());
-    devices.push(layer.pwff.linear_inner.weight.device());
-    devices.push(layer.mha.query.weight.device());
-    same_devices("transformer_encoder_layer", &devices)
+    let dims = MhaDims::self_attn(input.dims(), mask_pad, mask_attn);
+    let device = input.device();
+    check_layers(&dims, &device)?;
+    all_on(
+        op,
+        &device,
+        &[mask_pad.map(Tensor::device), mask_attn.map(Tensor::device)],
+    )
 }
 
 /// Twins of [`TransformerEncoderLayer::forward`] and
@@ -309,6 +295,8 @@ pub trait TryTransformerEncoderLayer: Sealed {
     ) -> Result<Tensor<3>>;
 }
 
+const OP_LAYER: &str = "transformer_encoder_layer";
+
 impl TryTransformerEncoderLayer for TransformerEncoderLayer {
     fn try_forward_autoregressive_inference(
         &self,
@@ -317,8 +305,14 @@ impl TryTransformerEncoderLayer for TransformerEncoderLayer {
         mask_attn: Option<Tensor<3, Bool>>,
         cache: &mut TransformerEncoderLayerAutoregressiveCache,
     ) -> Result<Tensor<3>> {
-        check_encoder_layer(self, &input, mask_pad.as_ref(), mask_attn.as_ref())?;
-        catch("transformer_encoder_layer", || {
+        check_encoder_input(
+            OP_LAYER,
+            &input,
+            mask_pad.as_ref(),
+            mask_attn.as_ref(),
+            |dims, device| check_encoder_layer(self, dims, device),
+        )?;
+        catch(OP_LAYER, || {
             self.forward_autoregressive_inference(input, mask_pad, mask_attn, cache)
         })
     }
@@ -329,26 +323,33 @@ impl TryTransformerEncoderLayer for TransformerEncoderLayer {
         mask_pad: Option<Tensor<2, Bool>>,
         mask_attn: Option<Tensor<3, Bool>>,
     ) -> Result<Tensor<3>> {
-        check_encoder_layer(self, &input, mask_pad.as_ref(), mask_attn.as_ref())?;
-        catch("transformer_encoder_layer", || {
-            self.forward(input, mask_pad, mask_attn)
-        })
+        check_encoder_input(
+            OP_LAYER,
+            &input,
+            mask_pad.as_ref(),
+            mask_attn.as_ref(),
+            |dims, device| check_encoder_layer(self, dims, device),
+        )?;
+        catch(OP_LAYER, || self.forward(input, mask_pad, mask_attn))
     }
 }
 
 /// Every layer of the encoder against the input, each error under `layers.{i}`.
 fn check_encoder(encoder: &TransformerEncoder, input: &TransformerEncoderInput) -> Result<()> {
-    for (i, layer) in encoder.layers.iter().enumerate() {
-        // A layer's output has its input's shape, so every layer sees the encoder's input shape.
-        check_encoder_layer(
-            layer,
-            &input.tensor,
-            input.mask_pad.as_ref(),
-            input.mask_attn.as_ref(),
-        )
-        .with_context(|| format!("layers.{i}"))?;
-    }
-    Ok(())
+    check_encoder_input(
+        "transformer_encoder",
+        &input.tensor,
+        input.mask_pad.as_ref(),
+        input.mask_attn.as_ref(),
+        |dims, device| {
+            // A layer's output has its input's shape, so every layer sees the encoder's input
+            // dims.
+            for (i, layer) in encoder.layers.iter().enumerate() {
+                check_encoder_layer(layer, dims, device).with_context(|| format!("layers.{i}"))?;
+            }
+            Ok(())
+        },
+    )
 }
 
 /// Twins of [`TransformerEncoder::forward`] and
@@ -554,49 +555,75 @@ impl From<TransformerDecoderInput> for BurnDecoderInput {
     }
 }
 
-/// One decoder layer against `input`; its output target has the input target's shape.
-/// Errors carry the sub-layer's field name.
+/// One decoder layer against the dims of its self-attention (the target as query, key and
+/// value, with the target's masks) and its cross-attention (the target as query, the memory as
+/// key and value, with the memory's masks), every parameter on `device`; its output target has
+/// the input target's dims. Errors carry the sub-layer's field name.
 fn check_decoder_layer(
     layer: &TransformerDecoderLayer,
-    input: &TransformerDecoderInput,
+    self_attn: &MhaDims,
+    cross_attn: &MhaDims,
+    device: &Device,
 ) -> Result<()> {
-    let target = &input.target;
-    let shape = dims(target);
-    let mut devices = check_norm(&layer.norm_3, &shape).context("norm_3")?;
-    check_mha(
-        &layer.self_attn,
-        target,
-        target,
+    let shape = self_attn.query;
+    check_layer_norm(&layer.norm_3, &shape, device).context("norm_3")?;
+    check_mha(&layer.self_attn, self_attn, device).context("self_attn")?;
+    check_layer_norm(&layer.norm_1, &shape, device).context("norm_1")?;
+    check_mha(&layer.cross_attn, cross_attn, device).context("cross_attn")?;
+    check_layer_norm(&layer.norm_2, &shape, device).context("norm_2")?;
+    check_pwff(&layer.pwff, shape, device).context("pwff")?;
+    probability("dropout", "prob", layer.dropout.prob).context("dropout")
+}
+
+/// A decoder's (or decoder layer's) input, read once for every layer: `check_layers` checks the
+/// layers against its dims and the target's device, then the memory's and the masks' devices
+/// are compared with the target's.
+fn check_decoder_input(
+    op: &'static str,
+    input: &TransformerDecoderInput,
+    check_layers: impl FnOnce(&MhaDims, &MhaDims, &Device) -> Result<()>,
+) -> Result<()> {
+    let target = input.target.dims();
+    let memory = input.memory.dims();
+    let self_attn = MhaDims::self_attn(
         target,
         input.target_mask_pad.as_ref(),
         input.target_mask_attn.as_ref(),
+    );
+    let cross_attn = MhaDims {
+        query: target,
+        key: memory,
+        value: memory,
+        mask_pad: input.memory_mask_pad.as_ref().map(Tensor::dims),
+        mask_attn: input.memory_mask_attn.as_ref().map(Tensor::dims),
+    };
+    let device = input.target.device();
+    check_layers(&self_attn, &cross_attn, &device)?;
+    all_on(
+        op,
+        &device,
+        &[
+            Some(input.memory.device()),
+            input.target_mask_pad.as_ref().map(Tensor::device),
+            input.target_mask_attn.as_ref().map(Tensor::device),
+            input.memory_mask_pad.as_ref().map(Tensor::device),
+            input.memory_mask_attn.as_ref().map(Tensor::device),
+        ],
     )
-    .context("self_attn")?;
-    devices.extend(check_norm(&layer.norm_1, &shape).context("norm_1")?);
-    check_mha(
-        &layer.cross_attn,
-        target,
-        &input.memory,
-        &input.memory,
-        input.memory_mask_pad.as_ref(),
-        input.memory_mask_attn.as_ref(),
-    )
-    .context("cross_attn")?;
-    devices.extend(check_norm(&layer.norm_2, &shape).context("norm_2")?);
-    check_pwff(&layer.pwff, &shape).context("pwff")?;
-    probability("dropout", "prob", layer.dropout.prob).context("dropout")?;
-    devices.push(target.device());
-    devices.push(layer.pwff.linear_inner.weight.device());
-    devices.push(layer.self_attn.query.weight.device());
-    devices.push(layer.cross_attn.query.weight.device());
-    same_devices("transformer_decoder_layer", &devices)
 }
 
 fn check_decoder(decoder: &TransformerDecoder, input: &TransformerDecoderInput) -> Result<()> {
-    for (i, layer) in decoder.layers.iter().enumerate() {
-        check_decoder_layer(layer, input).with_context(|| format!("layers.{i}"))?;
-    }
-    Ok(())
+    check_decoder_input(
+        "transformer_decoder",
+        input,
+        |self_attn, cross_attn, device| {
+            for (i, layer) in decoder.layers.iter().enumerate() {
+                check_decoder_layer(layer, self_attn, cross_attn, device)
+                    .with_context(|| format!("layers.{i}"))?;
+            }
+            Ok(())
+        },
+    )
 }
 
 /// Twin of [`TransformerDecoderLayer::forward`].
@@ -636,7 +663,13 @@ pub trait TryTransformerDecoderLayer: Sealed {
 
 impl TryTransformerDecoderLayer for TransformerDecoderLayer {
     fn try_forward(&self, mut input: TransformerDecoderInput) -> Result<TransformerDecoderInput> {
-        check_decoder_layer(self, &input)?;
+        check_decoder_input(
+            "transformer_decoder_layer",
+            &input,
+            |self_attn, cross_attn, device| {
+                check_decoder_layer(self, self_attn, cross_attn, device)
+            },
+        )?;
         // burn's layer returns burn's input, whose target is private: run the layer as a
         // one-layer decoder (the same calls), which returns the target.
         let decoder = TransformerDecoder {
