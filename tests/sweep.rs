@@ -5,7 +5,8 @@
 //! any class): the test fails naming the method, the backend and burn's message otherwise.
 //! Run with `--nocapture` to see every panic it met. A second test runs the twins on the
 //! empty inputs where raw burn panics: each answers, or refuses by a check (never the
-//! backstop).
+//! backstop), on Flex, NdArray and wgpu. Raw burn is not swept on wgpu: a kernel panic there
+//! poisons the device for the rest of the process.
 
 mod common;
 
@@ -375,11 +376,12 @@ fn answered<T>(case: &str, result: burn_guard::Result<T>) {
     }
 }
 
-#[test]
-fn twins_answer_the_swept_cases() {
+/// The twins on the empty inputs where raw burn panics somewhere: each answers or refuses.
+fn twins_on_empty_inputs(backend: &str, device: &Device) {
     use burn_guard::prelude::*;
     use burn_guard::tensor::activation::{try_log_softmax, try_softmax};
-    for (backend, device) in common::cpu_devices() {
+    let device = device.clone();
+    {
         for dims in [[2usize, 0], [0, 3]] {
             let t = || Tensor::<2>::zeros(dims, &device);
             let i = || Tensor::<2, Int>::zeros(dims, &device);
@@ -425,6 +427,14 @@ fn twins_answer_the_swept_cases() {
                 t().try_quantize_dynamic(&Default::default()),
             );
         }
+    }
+}
+
+#[test]
+fn twins_answer_the_swept_cases() {
+    use burn_guard::prelude::*;
+    for (backend, device) in common::cpu_devices() {
+        twins_on_empty_inputs(backend, &device);
         let i = || Tensor::<1, Int>::from_ints([4, -3, 7], &device);
         let zero = || Tensor::<1, Int>::from_ints([0, 1, 0], &device);
         let checks = [
@@ -454,4 +464,32 @@ fn twins_answer_the_swept_cases() {
             );
         }
     }
+}
+
+/// On wgpu a kernel panic poisons the device for the whole process, so there the backstop is
+/// no defence: every swept empty input must be answered without a kernel that rejects it, or
+/// refused by a check. A caught panic fails.
+#[test]
+fn twins_answer_the_swept_cases_on_wgpu() {
+    let Some(device) = common::wgpu_device() else {
+        return;
+    };
+    assert!(
+        burn_guard::capability::stack_of(&device)
+            .label()
+            .contains("wgpu"),
+        "{}",
+        burn_guard::capability::stack_of(&device).label()
+    );
+    twins_on_empty_inputs("wgpu", &device);
+    // The device still computes afterwards: nothing poisoned it.
+    let x = Tensor::<1>::from_floats([1.0, 2.0], &device);
+    assert_eq!(
+        (x.clone() + x)
+            .into_data()
+            .convert::<f32>()
+            .try_to_vec::<f32>()
+            .unwrap(),
+        vec![2.0, 4.0]
+    );
 }
