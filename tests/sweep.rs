@@ -34,16 +34,69 @@ fn listed() -> BTreeSet<String> {
 /// panic as `$name`.
 macro_rules! probe {
     ($found:expr, $backend:expr, $case:expr, $name:literal, $body:expr) => {
-        if let Some(message) = common::panic_message(|| $body) {
-            $found.push((
-                $name,
-                $backend,
-                $case.to_string(),
-                message.lines().next().unwrap_or("").to_owned(),
-            ));
+        if cursor::should_run() {
+            if let Some(message) = common::panic_message(|| $body) {
+                $found.push((
+                    $name,
+                    $backend,
+                    $case.to_string(),
+                    message.lines().next().unwrap_or("").to_owned(),
+                ));
+                cursor::panicked($backend);
+            }
         }
     };
 }
+
+/// Where a raw sweep is, for resuming it in a fresh process: a kernel panic on wgpu poisons
+/// the device for the rest of the process, so the wgpu sweep runs in child processes, each
+/// starting at the call after the last one that panicked (or hung), and stops at its first
+/// panic. On the CPU backends every call runs in this process.
+mod cursor {
+    use std::io::Write;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    static FROM: AtomicUsize = AtomicUsize::new(0);
+    static STOPPED: AtomicBool = AtomicBool::new(false);
+
+    pub fn start_at(from: usize) {
+        FROM.store(from, Ordering::SeqCst);
+    }
+
+    /// Whether the next call runs; in a child it says which call it starts, first.
+    pub fn should_run() -> bool {
+        let index = NEXT.fetch_add(1, Ordering::SeqCst);
+        let run = index >= FROM.load(Ordering::SeqCst) && !STOPPED.load(Ordering::SeqCst);
+        if run {
+            super::LAST_RUN.with(|last| last.set(index));
+        }
+        if run && super::CHILD.with(|child| *child) {
+            println!("AT\t{index}");
+            let _ = std::io::stdout().flush();
+        }
+        run
+    }
+
+    /// After a panic on wgpu the device may be poisoned: nothing more runs in this process.
+    pub fn panicked(backend: &str) {
+        if backend == "wgpu" {
+            STOPPED.store(true, Ordering::SeqCst);
+        }
+    }
+
+    pub fn stopped() -> bool {
+        STOPPED.load(Ordering::SeqCst)
+    }
+}
+
+thread_local! {
+    /// Whether this thread is a wgpu sweep child, which reports its progress on stdout.
+    static CHILD: bool = std::env::var(SWEEP_FROM).is_ok();
+}
+
+/// Set in a wgpu sweep child: the index of the first call to run.
+const SWEEP_FROM: &str = "BURN_GUARD_WGPU_SWEEP_FROM";
 
 /// The float/int methods with one tensor in and a tensor out, on a rank-2 tensor.
 fn sweep_float2(found: &mut Found, backend: &'static str, case: &str, t: impl Fn() -> Tensor<2>) {
@@ -330,28 +383,156 @@ fn sweep_values(found: &mut Found, backend: &'static str, device: &Device) {
     );
 }
 
+/// Every swept call on one device.
+fn sweep_device(found: &mut Found, backend: &'static str, device: &Device) {
+    for dims in [[2usize, 0], [0, 3]] {
+        let case = format!("{dims:?}");
+        sweep_float2(found, backend, &case, || Tensor::<2>::zeros(dims, device));
+        sweep_int2(found, backend, &case, || {
+            Tensor::<2, Int>::zeros(dims, device)
+        });
+    }
+    sweep_float1(found, backend, "[0]", || Tensor::<1>::zeros([0], device));
+    sweep_out_of_range(found, backend, device);
+    sweep_values(found, backend, device);
+}
+
 #[test]
 fn every_panic_met_is_listed() {
     let mut found = Found::new();
     for (backend, device) in common::cpu_devices() {
-        for dims in [[2usize, 0], [0, 3]] {
-            let case = format!("{dims:?}");
-            sweep_float2(&mut found, backend, &case, || {
-                Tensor::<2>::zeros(dims, &device)
-            });
-            sweep_int2(&mut found, backend, &case, || {
-                Tensor::<2, Int>::zeros(dims, &device)
-            });
-        }
-        sweep_float1(&mut found, backend, "[0]", || {
-            Tensor::<1>::zeros([0], &device)
-        });
-        sweep_out_of_range(&mut found, backend, &device);
-        sweep_values(&mut found, backend, &device);
+        sweep_device(&mut found, backend, &device);
     }
+    assert_listed(&found);
+}
+
+/// The raw sweep on wgpu, one child process per stretch between panics (see [`cursor`]).
+/// Each child is this binary running `wgpu_sweep_child`; a child that hangs is killed after
+/// `CHILD_LIMIT` and its call counted as a hang.
+#[test]
+fn every_panic_met_on_wgpu_is_listed() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+
+    const CHILD_LIMIT: Duration = Duration::from_secs(120);
+    if common::wgpu_device().is_none() {
+        return;
+    }
+    let mut found = Found::new();
+    let mut from = 0usize;
+    let mut children = 0;
+    loop {
+        children += 1;
+        let mut child = Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "wgpu_sweep_child",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(SWEEP_FROM, from.to_string())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (sender, receiver) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let started = Instant::now();
+        let (mut at, mut resume, mut done) = (from, None, false);
+        loop {
+            let left = CHILD_LIMIT.saturating_sub(started.elapsed());
+            match receiver.recv_timeout(left) {
+                Ok(line) => {
+                    let fields: Vec<&str> = line.split('\t').collect();
+                    match fields.as_slice() {
+                        ["AT", index] => at = index.parse().unwrap(),
+                        ["FOUND", name, case, message] => found.push((
+                            leak(name),
+                            "wgpu",
+                            (*case).to_owned(),
+                            (*message).to_owned(),
+                        )),
+                        ["RESUME", index] => resume = Some(index.parse().unwrap()),
+                        ["DONE"] => done = true,
+                        _ => {}
+                    }
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                    let _ = child.kill();
+                    found.push(("(hang)", "wgpu", format!("call {at}"), String::new()));
+                    resume = Some(at + 1);
+                    break;
+                }
+            }
+        }
+        let _ = child.wait();
+        match (done, resume) {
+            (true, _) => break,
+            (false, Some(next)) => from = next,
+            // The child died without saying where to go on: skip the call it was in.
+            (false, None) => {
+                found.push(("(crash)", "wgpu", format!("call {at}"), String::new()));
+                from = at + 1;
+            }
+        }
+        assert!(children < 200, "the wgpu sweep does not end");
+    }
+    println!("wgpu sweep: {children} child processes");
+    assert_listed(&found);
+}
+
+/// Method names from a child's report, as the `&'static str` the tally keeps.
+fn leak(name: &str) -> &'static str {
+    Box::leak(name.to_owned().into_boxed_str())
+}
+
+/// The child side of [`every_panic_met_on_wgpu_is_listed`]: does nothing unless started by it.
+#[test]
+fn wgpu_sweep_child() {
+    let Some(from) = std::env::var(SWEEP_FROM)
+        .ok()
+        .and_then(|from| from.parse().ok())
+    else {
+        return;
+    };
+    let Some(device) = common::wgpu_device() else {
+        return;
+    };
+    cursor::start_at(from);
+    let mut found = Found::new();
+    sweep_device(&mut found, "wgpu", &device);
+    for (name, _, case, message) in &found {
+        println!("FOUND\t{name}\t{case}\t{}", message.replace('\t', " "));
+    }
+    if cursor::stopped() {
+        println!("RESUME\t{}", resume_index());
+    } else {
+        println!("DONE");
+    }
+}
+
+/// The call after the one that stopped the child: the last `AT` it printed, plus one.
+fn resume_index() -> usize {
+    LAST_RUN.with(|last| last.get()) + 1
+}
+
+thread_local! {
+    static LAST_RUN: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+fn assert_listed(found: &Found) {
     let listed = listed();
     let mut unlisted = Vec::new();
-    for (name, backend, case, message) in &found {
+    for (name, backend, case, message) in found {
         let mark = if listed.contains(*name) {
             "listed"
         } else {
