@@ -361,6 +361,29 @@ pub fn stack<S: AsRef<[usize]>>(
     Ok(())
 }
 
+/// Whether a tensor of `shape` has no element (a dimension is 0); such an input is answered
+/// without dispatching a kernel by the twins of the element-wise ops, bool ops and whole-tensor
+/// reductions that wgpu's kernels panic on for it.
+///
+/// Not a refusal: burn's result for an empty input is known from the shape alone (an empty
+/// tensor of the output's shape, no index for `nonzero` and `argwhere`, `[false]` for `any`,
+/// `[true]` for `all`), and Flex and NdArray compute it. wgpu's kernels for `round`, `floor`,
+/// `trunc`, `not_equal_scalar` (and so `bool`, `fmod_scalar`) and `bool_not` (and so
+/// `is_finite`) panic on a `[0, n]` tensor, and on wgpu a kernel panic poisons the device for
+/// the rest of the process. `any`, `all`, `nonzero` and `argwhere` fall in the same rule: the
+/// sweep met them panicking on the output of such a kernel, and their empty answer needs none.
+/// One rule for every backend: the twin builds the result itself.
+///
+/// ```
+/// use burn_guard::check::shape::no_elements;
+/// assert!(no_elements(&[0, 3]));
+/// assert!(no_elements(&[2, 0]));
+/// assert!(!no_elements(&[2, 3]));
+/// ```
+pub fn no_elements(shape: &[usize]) -> bool {
+    shape.contains(&0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,4 +1,4 @@
-//! Twins of the element-wise family: comparisons, pairwise max/min, closeness, powers, fmod/remainder, atan2/hypot, cross, dot, int bitwise and bool logic ops, `grid_sample_2d`, and every scalar op (class S).
+//! Twins of the element-wise family: comparisons, pairwise max/min, closeness, powers, fmod/remainder, atan2/hypot, cross, dot, rounding (round/floor/trunc), fmod_scalar, is_finite, bool, int bitwise and bool logic ops, bool_not, nonzero/argwhere, `grid_sample_2d`, and every scalar op (class S).
 //!
 //! Tensor–tensor operations check what burn's `TensorCheck::binary_ops_ew` checks (same
 //! device, broadcastable shapes) with [`check::same_device`](crate::check::same_device) and
@@ -404,6 +404,34 @@ pub trait TryElementwise<const D: usize, K: Basic>: Sealed + Sized {
     fn try_clamp<E: ElementConversion>(self, min: E, max: E) -> Result<Self>
     where
         K: Ordered;
+
+    /// Fallible twin of [`Tensor::bool`] (`not_equal_scalar(0)`).
+    ///
+    /// burn checks nothing here. Beyond burn, an input with no element (a dimension is 0) is
+    /// answered without dispatching: an empty bool tensor of the same shape, burn's result on
+    /// Flex and NdArray. wgpu's `not_equal_scalar` kernel panics on a `[0, n]` input, and a
+    /// kernel panic poisons the wgpu device for the rest of the process. See
+    /// [`check::shape::no_elements`](crate::check::shape::no_elements).
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::BackendPanic`](crate::GuardError::BackendPanic) if burn panics on a
+    /// non-empty input (none is known).
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Int, Tensor};
+    /// use burn_guard::tensor::TryElementwise;
+    ///
+    /// let device = Device::flex();
+    /// let t = Tensor::<1, Int>::from_ints([0, 3, -1], &device);
+    /// assert_eq!(t.try_bool()?.into_data().to_vec::<bool>().unwrap(), [false, true, true]);
+    /// assert_eq!(Tensor::<2>::zeros([0, 3], &device).try_bool()?.dims(), [0, 3]);
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "bool")]
+    fn try_bool(self) -> Result<Tensor<D, Bool>>
+    where
+        K: Numeric;
 }
 
 /// One scalar twin: widen and check the scalar, then burn's method.
@@ -570,6 +598,88 @@ impl<const D: usize, K: Basic> TryElementwise<D, K> for Tensor<D, K> {
             }),
         }
     }
+
+    fn try_bool(self) -> Result<Tensor<D, Bool>>
+    where
+        K: Numeric,
+    {
+        const OP: &str = "bool";
+        if check::shape::no_elements(&self.dims()) {
+            return empty_bool(OP, &self);
+        }
+        catch(OP, || self.bool())
+    }
+}
+
+/// Documents one float rounding twin (`round`, `floor`, `trunc`): no check, the empty
+/// input answered without a kernel; the signature is written out at the call.
+macro_rules! decl_rounding {
+    ($alias:literal, $values:literal; $($sig:tt)*) => {
+        #[doc = concat!("Fallible twin of [`Tensor::", $alias, "`].")]
+        #[doc = ""]
+        #[doc = "burn checks nothing here. Beyond burn, an input with no element (a dimension"]
+        #[doc = "is 0) is answered without dispatching: an empty tensor of the same shape and"]
+        #[doc = "dtype, burn's result on Flex and NdArray. wgpu's kernel panics on a `[0, n]`"]
+        #[doc = "input, and a kernel panic poisons the wgpu device for the rest of the process."]
+        #[doc = "See [`check::shape::no_elements`](crate::check::shape::no_elements)."]
+        #[doc = ""]
+        #[doc = "# Errors"]
+        #[doc = ""]
+        #[doc = "[`GuardError::BackendPanic`](crate::GuardError::BackendPanic) if burn panics on a"]
+        #[doc = "non-empty input (none is known)."]
+        #[doc = ""]
+        #[doc = "```"]
+        #[doc = "use burn::tensor::{Device, Tensor};"]
+        #[doc = "use burn_guard::tensor::TryElementwiseFloat;"]
+        #[doc = ""]
+        #[doc = "let device = Device::flex();"]
+        #[doc = "let t = Tensor::<1>::from_floats([1.4, -2.6], &device);"]
+        #[doc = concat!("let y = t.try_", $alias, "()?;")]
+        #[doc = concat!("assert_eq!(y.into_data().to_vec::<f32>().unwrap(), ", $values, ");")]
+        #[doc = concat!("assert_eq!(Tensor::<2>::zeros([0, 3], &device).try_", $alias, "()?.dims(), [0, 3]);")]
+        #[doc = "# Ok::<(), burn_guard::GuardError>(())"]
+        #[doc = "```"]
+        #[doc(alias = $alias)]
+        $($sig)*
+    };
+}
+
+/// burn's result of a float-to-float element-wise op on an input with no element: an empty
+/// tensor of the same shape and dtype on the same device, built without a kernel. A quantized
+/// dtype cannot be created directly; the device's default float dtype stands for it, as in
+/// burn's own short-cuts (`Tensor::creation_dtype`).
+fn empty_float<const D: usize>(op: &'static str, like: &Tensor<D>) -> Result<Tensor<D>> {
+    let (dims, device, dtype) = (like.dims(), like.device(), like.dtype());
+    catch(op, || {
+        if dtype.is_float() {
+            Tensor::<D>::zeros(dims, (&device, dtype))
+        } else {
+            Tensor::<D>::zeros(dims, &device)
+        }
+    })
+}
+
+/// burn's result of an element-wise op with a bool output on an input with no element: an
+/// empty bool tensor of the same shape on the same device, built without a kernel.
+fn empty_bool<const D: usize, K: Basic>(
+    op: &'static str,
+    like: &Tensor<D, K>,
+) -> Result<Tensor<D, Bool>> {
+    let (dims, device) = (like.dims(), like.device());
+    catch(op, || Tensor::<D, Bool>::full(dims, false, &device))
+}
+
+/// Float rounding twins: the empty input without a kernel, else burn.
+macro_rules! impl_rounding {
+    ($twin:ident, $burn:ident) => {
+        fn $twin(self) -> Result<Self> {
+            const OP: &str = stringify!($burn);
+            if check::shape::no_elements(&self.dims()) {
+                return empty_float(OP, &self);
+            }
+            catch(OP, || self.$burn())
+        }
+    };
 }
 
 /// Fallible twins of the element-wise `burn::Tensor` methods of float tensors only.
@@ -752,6 +862,72 @@ pub trait TryElementwiseFloat<const D: usize>: Sealed + Sized {
         grid: Tensor<D>,
         options: impl Into<GridSampleOptions>,
     ) -> Result<Tensor<D>>;
+
+    decl_rounding! {
+        "round", "[1.0, -3.0]";
+        fn try_round(self) -> Result<Self>;
+    }
+    decl_rounding! {
+        "floor", "[1.0, -3.0]";
+        fn try_floor(self) -> Result<Self>;
+    }
+    decl_rounding! {
+        "trunc", "[1.0, -2.0]";
+        fn try_trunc(self) -> Result<Self>;
+    }
+
+    /// Fallible twin of [`Tensor::fmod_scalar`].
+    ///
+    /// burn checks nothing here (any `f32` divisor is taken: a zero or NaN one gives NaN).
+    /// Beyond burn, an input with no element is answered without dispatching: an empty tensor
+    /// of the same shape and dtype, burn's result on Flex and NdArray. wgpu's `trunc` kernel,
+    /// which burn runs here, panics on a `[0, n]` input, and a kernel panic poisons the wgpu
+    /// device for the rest of the process. See
+    /// [`check::shape::no_elements`](crate::check::shape::no_elements).
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::BackendPanic`](crate::GuardError::BackendPanic) if burn panics on a
+    /// non-empty input (none is known).
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::tensor::TryElementwiseFloat;
+    ///
+    /// let device = Device::flex();
+    /// let t = Tensor::<1>::from_floats([5.0, -5.0], &device);
+    /// assert_eq!(t.try_fmod_scalar(3.0)?.into_data().to_vec::<f32>().unwrap(), [2.0, -2.0]);
+    /// assert_eq!(Tensor::<2>::zeros([0, 3], &device).try_fmod_scalar(3.0)?.dims(), [0, 3]);
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "fmod_scalar")]
+    fn try_fmod_scalar(self, scalar: f32) -> Result<Self>;
+
+    /// Fallible twin of [`Tensor::is_finite`].
+    ///
+    /// burn checks nothing here. Beyond burn, an input with no element is answered without
+    /// dispatching: an empty bool tensor of the same shape, burn's result on Flex and NdArray.
+    /// wgpu's `bool_not` kernel, which burn runs here, panics on a `[0, n]` input, and a
+    /// kernel panic poisons the wgpu device for the rest of the process. See
+    /// [`check::shape::no_elements`](crate::check::shape::no_elements).
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::BackendPanic`](crate::GuardError::BackendPanic) if burn panics on a
+    /// non-empty input (none is known).
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::tensor::TryElementwiseFloat;
+    ///
+    /// let device = Device::flex();
+    /// let t = Tensor::<1>::from_floats([1.0, f32::INFINITY, f32::NAN], &device);
+    /// assert_eq!(t.try_is_finite()?.into_data().to_vec::<bool>().unwrap(), [true, false, false]);
+    /// assert_eq!(Tensor::<2>::zeros([0, 3], &device).try_is_finite()?.dims(), [0, 3]);
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "is_finite")]
+    fn try_is_finite(self) -> Result<Tensor<D, Bool>>;
 }
 
 impl<const D: usize> TryElementwiseFloat<D> for Tensor<D> {
@@ -814,6 +990,26 @@ impl<const D: usize> TryElementwiseFloat<D> for Tensor<D> {
         check::elementwise::cross(OP, &self.dims(), &other.dims(), dim)?;
         check::same_device(OP, &self.device(), &other.device())?;
         catch(OP, || self.cross(other, dim))
+    }
+
+    impl_rounding!(try_round, round);
+    impl_rounding!(try_floor, floor);
+    impl_rounding!(try_trunc, trunc);
+
+    fn try_fmod_scalar(self, scalar: f32) -> Result<Self> {
+        const OP: &str = "fmod_scalar";
+        if check::shape::no_elements(&self.dims()) {
+            return empty_float(OP, &self);
+        }
+        catch(OP, || self.fmod_scalar(scalar))
+    }
+
+    fn try_is_finite(self) -> Result<Tensor<D, Bool>> {
+        const OP: &str = "is_finite";
+        if check::shape::no_elements(&self.dims()) {
+            return empty_bool(OP, &self);
+        }
+        catch(OP, || self.is_finite())
     }
 }
 
@@ -1051,7 +1247,8 @@ macro_rules! decl_bool {
     };
 }
 
-/// Fallible twins of the logical operations of boolean tensors.
+/// Fallible twins of the logical operations of boolean tensors and of the index queries
+/// `nonzero` and `argwhere` (burn's `api/bool.rs`).
 ///
 /// Sealed: implemented for `burn::Tensor<D, Bool>` only.
 pub trait TryElementwiseBool<const D: usize>: Sealed + Sized {
@@ -1067,6 +1264,90 @@ pub trait TryElementwiseBool<const D: usize>: Sealed + Sized {
         "bool_xor";
         fn try_bool_xor(self, rhs: Self) -> Result<Self>;
     }
+
+    /// Fallible twin of [`Tensor::bool_not`].
+    ///
+    /// burn checks nothing here. Beyond burn, an input with no element (a dimension is 0) is
+    /// answered without dispatching: an empty bool tensor of the same shape, burn's result on
+    /// Flex and NdArray. wgpu's `bool_not` kernel panics on a `[0, n]` input, and a kernel
+    /// panic poisons the wgpu device for the rest of the process. See
+    /// [`check::shape::no_elements`](crate::check::shape::no_elements).
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::BackendPanic`](crate::GuardError::BackendPanic) if burn panics on a
+    /// non-empty input (none is known).
+    ///
+    /// ```
+    /// use burn::tensor::{Bool, Device, Tensor};
+    /// use burn_guard::tensor::TryElementwiseBool;
+    ///
+    /// let device = Device::flex();
+    /// let t = Tensor::<1, Bool>::from_bool([true, false].into(), &device);
+    /// assert_eq!(t.try_bool_not()?.into_data().to_vec::<bool>().unwrap(), [false, true]);
+    /// assert_eq!(Tensor::<2, Bool>::empty([0, 3], &device).try_bool_not()?.dims(), [0, 3]);
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "bool_not")]
+    fn try_bool_not(self) -> Result<Self>;
+
+    /// Fallible twin of [`Tensor::nonzero`]: one index tensor per dimension, or none when no
+    /// element is true (burn returns an empty `Vec` then).
+    ///
+    /// burn checks nothing here; it reads the indices back synchronously. Beyond burn, an
+    /// input with no element (a dimension is 0) is answered without dispatching: an empty
+    /// `Vec`, burn's result on Flex and NdArray. On wgpu a kernel panic poisons the device
+    /// for the rest of the process, and wgpu's kernels panic on several ops of a `[0, n]`
+    /// input, so the empty answer, which needs no kernel, is built here on every backend.
+    /// See [`check::shape::no_elements`](crate::check::shape::no_elements).
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::BackendPanic`](crate::GuardError::BackendPanic) if burn panics on a
+    /// non-empty input (the synchronous read failing, for one).
+    ///
+    /// ```
+    /// use burn::tensor::{Bool, Device, Tensor};
+    /// use burn_guard::tensor::TryElementwiseBool;
+    ///
+    /// let device = Device::flex();
+    /// let t = Tensor::<2, Bool>::from_bool([[true, false], [false, true]].into(), &device);
+    /// let indices = t.try_nonzero()?;
+    /// assert_eq!(indices.len(), 2);
+    /// assert_eq!(indices[0].clone().into_data().convert::<i64>().to_vec::<i64>().unwrap(), [0, 1]);
+    /// assert!(Tensor::<2, Bool>::empty([0, 3], &device).try_nonzero()?.is_empty());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "nonzero")]
+    fn try_nonzero(self) -> Result<Vec<Tensor<1, Int>>>;
+
+    /// Fallible twin of [`Tensor::argwhere`]: the indices of the true elements, one row each.
+    ///
+    /// burn checks nothing here; it reads the indices back synchronously. Beyond burn, an
+    /// input with no element (a dimension is 0) is answered without dispatching: an int
+    /// tensor of shape `[0, D]` in the device's default int dtype, burn's result on Flex and
+    /// NdArray. On wgpu a kernel panic poisons the device for the rest of the process, and
+    /// wgpu's kernels panic on several ops of a `[0, n]` input, so the empty answer, which
+    /// needs no kernel, is built here on every backend. See
+    /// [`check::shape::no_elements`](crate::check::shape::no_elements).
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::BackendPanic`](crate::GuardError::BackendPanic) if burn panics on a
+    /// non-empty input (the synchronous read failing, for one).
+    ///
+    /// ```
+    /// use burn::tensor::{Bool, Device, Tensor};
+    /// use burn_guard::tensor::TryElementwiseBool;
+    ///
+    /// let device = Device::flex();
+    /// let t = Tensor::<2, Bool>::from_bool([[true, false], [false, true]].into(), &device);
+    /// assert_eq!(t.try_argwhere()?.dims(), [2, 2]);
+    /// assert_eq!(Tensor::<2, Bool>::empty([0, 3], &device).try_argwhere()?.dims(), [0, 2]);
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "argwhere")]
+    fn try_argwhere(self) -> Result<Tensor<2, Int>>;
 }
 
 impl<const D: usize> TryElementwiseBool<D> for Tensor<D, Bool> {
@@ -1086,6 +1367,33 @@ impl<const D: usize> TryElementwiseBool<D> for Tensor<D, Bool> {
         const OP: &str = "bool_xor";
         binary_ew(OP, &self, &rhs)?;
         catch(OP, || self.bool_xor(rhs))
+    }
+
+    fn try_bool_not(self) -> Result<Self> {
+        const OP: &str = "bool_not";
+        if check::shape::no_elements(&self.dims()) {
+            return empty_bool(OP, &self);
+        }
+        catch(OP, || self.bool_not())
+    }
+
+    fn try_nonzero(self) -> Result<Vec<Tensor<1, Int>>> {
+        const OP: &str = "nonzero";
+        if check::shape::no_elements(&self.dims()) {
+            return Ok(Vec::new());
+        }
+        catch(OP, || self.nonzero())
+    }
+
+    fn try_argwhere(self) -> Result<Tensor<2, Int>> {
+        const OP: &str = "argwhere";
+        if check::shape::no_elements(&self.dims()) {
+            let device = self.device();
+            // `Int` without a dtype is the device's default int dtype, the one burn's
+            // `argwhere` writes its indices in.
+            return catch(OP, || Tensor::<2, Int>::zeros([0, D], &device));
+        }
+        catch(OP, || self.argwhere())
     }
 }
 

@@ -1,10 +1,10 @@
-//! Twins of the reduction and ordering family: sum/mean/prod/max/min/max_abs over dims, argmax/argmin, sort/argsort, topk, cumulative ops, median, var/cov, any_dim/all_dim.
+//! Twins of the reduction and ordering family: sum/mean/prod/max/min/max_abs over dims, argmax/argmin, sort/argsort, topk, cumulative ops, median, var/cov, any/all and any_dim/all_dim.
 //!
 //! Four traits, one per set of kinds that has the methods in burn:
 //!
 //! | trait | kinds | burn file |
 //! |---|---|---|
-//! | [`TryReduce`] | every kind | `api/base.rs` (`any_dim`, `all_dim`) |
+//! | [`TryReduce`] | every kind | `api/base.rs` (`any`, `all`, `any_dim`, `all_dim`) |
 //! | [`TryReduceNumeric`] | Float, Int | `api/numeric.rs` (sums, means, products, cumulative sums) |
 //! | [`TryReduceOrdered`] | Float, Int | `api/orderable.rs` (max/min, arg*, sort, topk, cummax/cummin) |
 //! | [`TryReduceFloat`] | Float | `api/float.rs` (var, median, cov) |
@@ -15,7 +15,9 @@
 //!   argmax, argmin, max_abs and their `_dims`/`_with_indices` forms: an empty set has no
 //!   extremum) and where burn itself fails (`var`, `var_mean`, `median`, Int `mean_dim`).
 //! - `any_dim`/`all_dim` of a tensor with no elements is computed by the twin, as backends
-//!   disagree on it.
+//!   disagree on it; so are `any`/`all` (`[false]`/`[true]`, as Flex and NdArray answer), by
+//!   the rule the element-wise twins share for empty inputs
+//!   ([`check::shape::no_elements`](crate::check::shape::no_elements)).
 //!
 //! # Not checked
 //!
@@ -33,8 +35,8 @@ use crate::check::reduce;
 use crate::error::Result;
 use crate::panic::catch;
 
-/// Fallible twins of the reductions every tensor kind has: `any_dim` and `all_dim`
-/// (burn's `api/base.rs`).
+/// Fallible twins of the reductions every tensor kind has: `any`, `all`, `any_dim` and
+/// `all_dim` (burn's `api/base.rs`).
 ///
 /// Sealed: implemented for `burn::Tensor<D, K>` only.
 pub trait TryReduce<const D: usize, K: Basic>: Sealed + Sized {
@@ -84,6 +86,58 @@ pub trait TryReduce<const D: usize, K: Basic>: Sealed + Sized {
     /// ```
     #[doc(alias = "all_dim")]
     fn try_all_dim(self, dim: impl AsIndex) -> Result<Tensor<D, Bool>>;
+
+    /// Fallible twin of [`Tensor::any`]: `[true]` if any element is true (non-zero).
+    ///
+    /// burn checks nothing here. Beyond burn, an input with no element (a dimension is 0) is
+    /// answered without dispatching: `[false]` (the identity of `any`), burn's result on Flex
+    /// and NdArray. On wgpu a kernel panic poisons the device for the rest of the process,
+    /// and wgpu's kernels panic on several ops of a `[0, n]` input, so the empty answer,
+    /// which needs no kernel, is built here on every backend. See
+    /// [`check::shape::no_elements`](crate::check::shape::no_elements).
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::BackendPanic`](crate::GuardError::BackendPanic) if burn panics on a
+    /// non-empty input (none is known).
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::tensor::TryReduce;
+    ///
+    /// let device = Device::flex();
+    /// let t = Tensor::<2>::from_floats([[0.0, 2.0]], &device);
+    /// assert_eq!(t.try_any()?.into_data().to_vec::<bool>().unwrap(), [true]);
+    /// let empty = Tensor::<2>::zeros([0, 3], &device);
+    /// assert_eq!(empty.try_any()?.into_data().to_vec::<bool>().unwrap(), [false]);
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "any")]
+    fn try_any(self) -> Result<Tensor<1, Bool>>;
+
+    /// Fallible twin of [`Tensor::all`]: `[true]` if every element is true (non-zero).
+    ///
+    /// burn checks nothing here. Beyond burn, an input with no element is answered without
+    /// dispatching: `[true]` (the identity of `all`), burn's result on Flex and NdArray; see
+    /// [`TryReduce::try_any`] for why.
+    ///
+    /// # Errors
+    ///
+    /// As [`TryReduce::try_any`].
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::tensor::TryReduce;
+    ///
+    /// let device = Device::flex();
+    /// let t = Tensor::<2>::from_floats([[0.0, 2.0]], &device);
+    /// assert_eq!(t.try_all()?.into_data().to_vec::<bool>().unwrap(), [false]);
+    /// let empty = Tensor::<2>::zeros([0, 3], &device);
+    /// assert_eq!(empty.try_all()?.into_data().to_vec::<bool>().unwrap(), [true]);
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "all")]
+    fn try_all(self) -> Result<Tensor<1, Bool>>;
 }
 
 /// `any_dim` / `all_dim`: dim, then the empty-input result (filled with the reduction's
@@ -102,9 +156,26 @@ macro_rules! any_all {
     };
 }
 
+/// `any` / `all`: the empty-input result (the reduction's identity) without a kernel, then
+/// burn.
+macro_rules! any_all_whole {
+    ($twin:ident, $burn:ident, $identity:expr) => {
+        fn $twin(self) -> Result<Tensor<1, Bool>> {
+            const OP: &str = stringify!($burn);
+            if check::shape::no_elements(&self.dims()) {
+                let device = self.device();
+                return catch(OP, || Tensor::<1, Bool>::full([1], $identity, &device));
+            }
+            catch(OP, || self.$burn())
+        }
+    };
+}
+
 impl<const D: usize, K: Basic> TryReduce<D, K> for Tensor<D, K> {
     any_all!(try_any_dim, any_dim, false);
     any_all!(try_all_dim, all_dim, true);
+    any_all_whole!(try_any, any, false);
+    any_all_whole!(try_all, all, true);
 }
 
 /// Fallible twins of the reductions of numeric kinds (Float, Int): sums, means, products and
