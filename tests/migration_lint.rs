@@ -101,7 +101,7 @@ fn clippy_paths(row: &Row) -> Vec<String> {
         f if f.starts_with("activation/") => Some("burn::tensor::activation"),
         f if f.starts_with("grid/") => Some("burn::tensor::grid"),
         "base.rs" | "numeric.rs" | "float.rs" | "int.rs" | "bool.rs" | "orderable.rs"
-        | "autodiff.rs" | "fmod.rs" | "pad.rs" | "take.rs" | "extension.rs" => None,
+        | "autodiff.rs" | "fmod.rs" | "trunc.rs" | "pad.rs" | "take.rs" | "extension.rs" => None,
         other => panic!(
             "{method}: burn location {other:?} is new to the generator; say in clippy_paths \
              whether it holds Tensor methods or free functions"
