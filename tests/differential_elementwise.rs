@@ -698,3 +698,176 @@ proptest! {
         }
     }
 }
+
+/// Shape, dtype and values (as `Debug` text, so NaN equals NaN) of an outcome.
+type Full = (Vec<usize>, String, Vec<String>);
+
+fn ffull<const D: usize>(t: Tensor<D>) -> Full {
+    let dtype = format!("{:?}", t.dtype());
+    let (dims, values) = fsnap(t);
+    (dims, dtype, values)
+}
+
+fn ifull<const D: usize>(t: Tensor<D, Int>) -> Full {
+    let dtype = format!("{:?}", t.dtype());
+    let (dims, values) = isnap(t);
+    (dims, dtype, values)
+}
+
+fn bfull<const D: usize>(t: Tensor<D, Bool>) -> Full {
+    let dtype = format!("{:?}", t.dtype());
+    let (dims, values) = bsnap(t);
+    (dims, dtype, values)
+}
+
+/// A float tensor of `dims` in `dtype` with halves, negatives, zeros, NaN and infinities.
+fn valued(dims: [usize; 2], dtype: DType, device: &Device) -> Tensor<2> {
+    let n: usize = dims.iter().product();
+    if n == 0 {
+        return Tensor::<2>::zeros(dims, (device, dtype));
+    }
+    let pool = [
+        1.5,
+        -2.5,
+        0.5,
+        f32::NAN,
+        f32::INFINITY,
+        -0.7,
+        2.0,
+        0.0,
+        -3.2,
+        f32::NEG_INFINITY,
+    ];
+    let values: Vec<f32> = (0..n).map(|i| pool[i % pool.len()]).collect();
+    Tensor::<2>::from_data(burn::tensor::TensorData::new(values, dims), (device, dtype))
+}
+
+/// An int tensor of `dims` with zeros among its entries.
+fn int_with_zeros(dims: [usize; 2], device: &Device) -> Tensor<2, Int> {
+    let n: usize = dims.iter().product();
+    let values: Vec<i64> = (0..n).map(|i| (i % 3) as i64).collect();
+    Tensor::<2, Int>::from_data(burn::tensor::TensorData::new(values, dims), device)
+}
+
+/// A bool tensor of `dims` with both values.
+fn bools(dims: [usize; 2], device: &Device) -> Tensor<2, Bool> {
+    let n: usize = dims.iter().product();
+    let values: Vec<bool> = (0..n).map(|i| i % 3 == 1).collect();
+    Tensor::<2, Bool>::from_data(burn::tensor::TensorData::new(values, dims), device)
+}
+
+/// The twins that answer an empty input without a kernel (`check::shape::no_elements`), against
+/// raw burn on Flex and NdArray: same outcome, shape, dtype and values, empty or not.
+#[test]
+fn empty_input_twins_match_burn() {
+    use burn_guard::tensor::TryReduce;
+    let shapes = [[0usize, 3], [2, 0], [0, 0], [2, 3], [1, 4], [3, 1]];
+    for (backend, device) in common::cpu_devices() {
+        // NdArray has no F16 kernels (burn panics there on any input, empty or not).
+        let dtypes: &[DType] = if backend == "flex" {
+            &[DType::F32, DType::F16]
+        } else {
+            &[DType::F32]
+        };
+        for dims in shapes {
+            for &dtype in dtypes {
+                let t = || valued(dims, dtype, &device);
+                let case = |op: &str| format!("{op} on {backend} {dims:?} {dtype:?}");
+                assert_parity(
+                    &case("round"),
+                    raw(|| ffull(t().round())),
+                    t().try_round().map(ffull),
+                );
+                assert_parity(
+                    &case("floor"),
+                    raw(|| ffull(t().floor())),
+                    t().try_floor().map(ffull),
+                );
+                assert_parity(
+                    &case("trunc"),
+                    raw(|| ffull(t().trunc())),
+                    t().try_trunc().map(ffull),
+                );
+                for divisor in [2.0f32, -1.5, 0.0] {
+                    assert_parity(
+                        &case(&format!("fmod_scalar({divisor})")),
+                        raw(|| ffull(t().fmod_scalar(divisor))),
+                        t().try_fmod_scalar(divisor).map(ffull),
+                    );
+                }
+                assert_parity(
+                    &case("is_finite"),
+                    raw(|| bfull(t().is_finite())),
+                    t().try_is_finite().map(bfull),
+                );
+                assert_parity(
+                    &case("bool"),
+                    raw(|| bfull(t().bool())),
+                    t().try_bool().map(bfull),
+                );
+                assert_parity(
+                    &case("any"),
+                    raw(|| bfull(t().any())),
+                    t().try_any().map(bfull),
+                );
+                assert_parity(
+                    &case("all"),
+                    raw(|| bfull(t().all())),
+                    t().try_all().map(bfull),
+                );
+            }
+            let i = || int_with_zeros(dims, &device);
+            let b = || bools(dims, &device);
+            let case = |op: &str| format!("{op} on {backend} {dims:?}");
+            assert_parity(
+                &case("int bool"),
+                raw(|| bfull(i().bool())),
+                i().try_bool().map(bfull),
+            );
+            assert_parity(
+                &case("int any"),
+                raw(|| bfull(i().any())),
+                i().try_any().map(bfull),
+            );
+            assert_parity(
+                &case("int all"),
+                raw(|| bfull(i().all())),
+                i().try_all().map(bfull),
+            );
+            assert_parity(
+                &case("bool_not"),
+                raw(|| bfull(b().bool_not())),
+                b().try_bool_not().map(bfull),
+            );
+            assert_parity(
+                &case("bool any"),
+                raw(|| bfull(b().any())),
+                b().try_any().map(bfull),
+            );
+            assert_parity(
+                &case("bool all"),
+                raw(|| bfull(b().all())),
+                b().try_all().map(bfull),
+            );
+            assert_parity(
+                &case("argwhere"),
+                raw(|| ifull(b().argwhere())),
+                b().try_argwhere().map(ifull),
+            );
+            assert_parity(
+                &case("nonzero"),
+                raw(|| b().nonzero().into_iter().map(ifull).collect::<Vec<_>>()),
+                b().try_nonzero()
+                    .map(|v| v.into_iter().map(ifull).collect()),
+            );
+            // All false: burn's `nonzero` gives no tensor at all, empty input or not.
+            let none =
+                || bools(dims, &device).bool_and(Tensor::<2, Bool>::full(dims, false, &device));
+            assert_parity(
+                &case("nonzero of all false"),
+                raw(|| none().nonzero().len()),
+                none().try_nonzero().map(|v| v.len()),
+            );
+        }
+    }
+}

@@ -607,6 +607,30 @@ fn twins_on_empty_inputs(backend: &str, device: &Device) {
                 &case("quantize_dynamic"),
                 t().try_quantize_dynamic(&Default::default()),
             );
+            // Element-wise ops, bool ops and whole reductions whose wgpu kernels panic on a
+            // [0, n] input (or on the output of one): answered without a kernel. Each result
+            // is read back, so that a kernel a twin dispatched would fail here, on its name.
+            let b = || Tensor::<2, Bool>::empty(dims, &device);
+            answered(&case("round"), t().try_round().map(|x| x.into_data()));
+            answered(&case("floor"), t().try_floor().map(|x| x.into_data()));
+            answered(&case("trunc"), t().try_trunc().map(|x| x.into_data()));
+            answered(
+                &case("fmod_scalar"),
+                t().try_fmod_scalar(2.0).map(|x| x.into_data()),
+            );
+            answered(
+                &case("is_finite"),
+                t().try_is_finite().map(|x| x.into_data()),
+            );
+            answered(&case("bool"), t().try_bool().map(|x| x.into_data()));
+            answered(&case("bool of int"), i().try_bool().map(|x| x.into_data()));
+            answered(&case("bool_not"), b().try_bool_not().map(|x| x.into_data()));
+            answered(&case("nonzero"), b().try_nonzero().map(|v| v.len()));
+            answered(&case("argwhere"), b().try_argwhere().map(|x| x.into_data()));
+            answered(&case("any"), t().try_any().map(|x| x.into_data()));
+            answered(&case("all"), i().try_all().map(|x| x.into_data()));
+            answered(&case("any of bool"), b().try_any().map(|x| x.into_data()));
+            answered(&case("all of bool"), b().try_all().map(|x| x.into_data()));
         }
     }
 }
