@@ -1283,7 +1283,7 @@ pub trait TryElementwiseBool<const D: usize>: Sealed + Sized {
     /// use burn_guard::tensor::TryElementwiseBool;
     ///
     /// let device = Device::flex();
-    /// let t = Tensor::<1, Bool>::from_bool([true, false].into(), &device);
+    /// let t = Tensor::<1, Bool>::from_bool([true, false], &device);
     /// assert_eq!(t.try_bool_not()?.into_data().to_vec::<bool>().unwrap(), [false, true]);
     /// assert_eq!(Tensor::<2, Bool>::empty([0, 3], &device).try_bool_not()?.dims(), [0, 3]);
     /// # Ok::<(), burn_guard::GuardError>(())
@@ -1311,7 +1311,7 @@ pub trait TryElementwiseBool<const D: usize>: Sealed + Sized {
     /// use burn_guard::tensor::TryElementwiseBool;
     ///
     /// let device = Device::flex();
-    /// let t = Tensor::<2, Bool>::from_bool([[true, false], [false, true]].into(), &device);
+    /// let t = Tensor::<2, Bool>::from_bool([[true, false], [false, true]], &device);
     /// let indices = t.try_nonzero()?;
     /// assert_eq!(indices.len(), 2);
     /// assert_eq!(indices[0].clone().into_data().convert::<i64>().to_vec::<i64>().unwrap(), [0, 1]);
@@ -1341,7 +1341,7 @@ pub trait TryElementwiseBool<const D: usize>: Sealed + Sized {
     /// use burn_guard::tensor::TryElementwiseBool;
     ///
     /// let device = Device::flex();
-    /// let t = Tensor::<2, Bool>::from_bool([[true, false], [false, true]].into(), &device);
+    /// let t = Tensor::<2, Bool>::from_bool([[true, false], [false, true]], &device);
     /// assert_eq!(t.try_argwhere()?.dims(), [2, 2]);
     /// assert_eq!(Tensor::<2, Bool>::empty([0, 3], &device).try_argwhere()?.dims(), [0, 2]);
     /// # Ok::<(), burn_guard::GuardError>(())
