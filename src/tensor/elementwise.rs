@@ -635,7 +635,7 @@ macro_rules! decl_rounding {
         #[doc = "let device = Device::flex();"]
         #[doc = "let t = Tensor::<1>::from_floats([1.4, -2.6], &device);"]
         #[doc = concat!("let y = t.try_", $alias, "()?;")]
-        #[doc = concat!("assert_eq!(y.into_data().to_vec::<f32>().unwrap(), ", $values, ");")]
+        #[doc = concat!("assert_eq!(y.into_data().try_to_vec::<f32>()?, ", $values, ");")]
         #[doc = concat!("assert_eq!(Tensor::<2>::zeros([0, 3], &device).try_", $alias, "()?.dims(), [0, 3]);")]
         #[doc = "# Ok::<(), burn_guard::GuardError>(())"]
         #[doc = "```"]
