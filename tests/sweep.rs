@@ -119,6 +119,9 @@ fn sweep_float2(found: &mut Found, backend: &'static str, case: &str, t: impl Fn
     p!("round", d(t().round()));
     p!("floor", d(t().floor()));
     p!("trunc", d(t().trunc()));
+    p!("ceil", d(t().ceil()));
+    p!("not_equal_scalar", t().not_equal_scalar(1.0).into_data());
+    p!("not_equal_elem", t().not_equal_elem(1.0).into_data());
     p!("neg", d(t().neg()));
     p!("sign", d(t().sign()));
     p!("square", d(t().square()));
@@ -614,6 +617,19 @@ fn twins_on_empty_inputs(backend: &str, device: &Device) {
             answered(&case("round"), t().try_round().map(|x| x.into_data()));
             answered(&case("floor"), t().try_floor().map(|x| x.into_data()));
             answered(&case("trunc"), t().try_trunc().map(|x| x.into_data()));
+            answered(&case("ceil"), t().try_ceil().map(|x| x.into_data()));
+            answered(
+                &case("not_equal_scalar"),
+                t().try_not_equal_scalar(1.0).map(|x| x.into_data()),
+            );
+            answered(
+                &case("not_equal_elem"),
+                i().try_not_equal_elem(1).map(|x| x.into_data()),
+            );
+            answered(
+                &case("greater_scalar"),
+                t().try_greater_scalar(1.0).map(|x| x.into_data()),
+            );
             answered(
                 &case("fmod_scalar"),
                 t().try_fmod_scalar(2.0).map(|x| x.into_data()),

@@ -448,6 +448,26 @@ macro_rules! impl_scalar {
     };
 }
 
+/// One scalar comparison twin: widen and check the scalar; an input with no element is
+/// answered with an empty bool tensor without a kernel (wgpu's `not_equal_scalar` kernel
+/// panics on a `[0, n]` input and poisons the device; the other comparisons share the rule),
+/// else burn's method.
+macro_rules! impl_scalar_compare {
+    ($twin:ident, $burn:ident, $bound:ident, $elem:ident) => {
+        fn $twin<E: $elem>(self, other: E) -> Result<Tensor<D, Bool>>
+        where
+            K: $bound,
+        {
+            const OP: &str = stringify!($burn);
+            let value = scalar_arg(OP, other, &self.dtype())?;
+            if check::shape::no_elements(&self.dims()) {
+                return empty_bool(OP, &self);
+            }
+            with_scalar!(value, x => catch(OP, || self.$burn(x)))
+        }
+    };
+}
+
 /// One tensor–tensor twin checked like `binary_ops_ew`.
 macro_rules! impl_binary {
     ($twin:ident, $burn:ident, $bound:ident, $out:ty) => {
@@ -501,44 +521,45 @@ impl<const D: usize, K: Basic> TryElementwise<D, K> for Tensor<D, K> {
     }
     impl_binary!(try_atan2, atan2, FloatMath, Self);
 
-    impl_scalar!(try_equal_scalar, equal_scalar, Basic, Element, Tensor<D, Bool>);
-    impl_scalar!(try_not_equal_scalar, not_equal_scalar, Basic, Element, Tensor<D, Bool>);
-    impl_scalar!(try_equal_elem, equal_elem, Basic, Element, Tensor<D, Bool>);
-    impl_scalar!(try_not_equal_elem, not_equal_elem, Basic, Element, Tensor<D, Bool>);
+    impl_scalar_compare!(try_equal_scalar, equal_scalar, Basic, Element);
+    impl_scalar_compare!(try_not_equal_scalar, not_equal_scalar, Basic, Element);
+    impl_scalar_compare!(try_equal_elem, equal_elem, Basic, Element);
+    impl_scalar_compare!(try_not_equal_elem, not_equal_elem, Basic, Element);
     impl_scalar!(try_add_scalar, add_scalar, Numeric, ElementConversion, Self);
     impl_scalar!(try_sub_scalar, sub_scalar, Numeric, ElementConversion, Self);
     impl_scalar!(try_mul_scalar, mul_scalar, Numeric, ElementConversion, Self);
-    impl_scalar!(try_greater_scalar, greater_scalar, Ordered, ElementConversion, Tensor<D, Bool>);
-    impl_scalar!(
+    impl_scalar_compare!(
+        try_greater_scalar,
+        greater_scalar,
+        Ordered,
+        ElementConversion
+    );
+    impl_scalar_compare!(
         try_greater_equal_scalar,
         greater_equal_scalar,
         Ordered,
-        ElementConversion,
-        Tensor<D, Bool>
+        ElementConversion
     );
-    impl_scalar!(try_lower_scalar, lower_scalar, Ordered, ElementConversion, Tensor<D, Bool>);
-    impl_scalar!(
+    impl_scalar_compare!(try_lower_scalar, lower_scalar, Ordered, ElementConversion);
+    impl_scalar_compare!(
         try_lower_equal_scalar,
         lower_equal_scalar,
         Ordered,
-        ElementConversion,
-        Tensor<D, Bool>
+        ElementConversion
     );
-    impl_scalar!(try_greater_elem, greater_elem, Ordered, ElementConversion, Tensor<D, Bool>);
-    impl_scalar!(
+    impl_scalar_compare!(try_greater_elem, greater_elem, Ordered, ElementConversion);
+    impl_scalar_compare!(
         try_greater_equal_elem,
         greater_equal_elem,
         Ordered,
-        ElementConversion,
-        Tensor<D, Bool>
+        ElementConversion
     );
-    impl_scalar!(try_lower_elem, lower_elem, Ordered, ElementConversion, Tensor<D, Bool>);
-    impl_scalar!(
+    impl_scalar_compare!(try_lower_elem, lower_elem, Ordered, ElementConversion);
+    impl_scalar_compare!(
         try_lower_equal_elem,
         lower_equal_elem,
         Ordered,
-        ElementConversion,
-        Tensor<D, Bool>
+        ElementConversion
     );
     impl_scalar!(try_clamp_min, clamp_min, Ordered, ElementConversion, Self);
     impl_scalar!(try_clamp_max, clamp_max, Ordered, ElementConversion, Self);
@@ -875,6 +896,10 @@ pub trait TryElementwiseFloat<const D: usize>: Sealed + Sized {
         "trunc", "[1.0, -2.0]";
         fn try_trunc(self) -> Result<Self>;
     }
+    decl_rounding! {
+        "ceil", "[2.0, -2.0]";
+        fn try_ceil(self) -> Result<Self>;
+    }
 
     /// Fallible twin of [`Tensor::fmod_scalar`].
     ///
@@ -995,6 +1020,7 @@ impl<const D: usize> TryElementwiseFloat<D> for Tensor<D> {
     impl_rounding!(try_round, round);
     impl_rounding!(try_floor, floor);
     impl_rounding!(try_trunc, trunc);
+    impl_rounding!(try_ceil, ceil);
 
     fn try_fmod_scalar(self, scalar: f32) -> Result<Self> {
         const OP: &str = "fmod_scalar";
