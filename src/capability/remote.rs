@@ -26,6 +26,7 @@ fn hosts() -> &'static RwLock<HashMap<u16, String>> {
 }
 
 /// Records the address a remote device was connected with, by the device's registry id.
+#[cfg(feature = "remote-device")]
 pub(crate) fn remember(device: &DispatchDevice, address: &str) {
     hosts()
         .write()
