@@ -151,6 +151,9 @@ fn models(c: &mut Criterion, device: &Device, name: &str, results: &mut Vec<(Str
         &mut [
             ("raw", &mut || read(mlp.forward(x.clone()))),
             ("guarded", &mut || read(mlp.try_forward(x.clone()).unwrap())),
+            // Raw burn again, as a third variant: what the method reports for two identical
+            // calls (its own bias, e.g. an order effect) is read beside the guard's figure.
+            ("raw again (control)", &mut || read(mlp.forward(x.clone()))),
         ],
     );
     results.push((group, record));

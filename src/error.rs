@@ -966,6 +966,7 @@ impl fmt::Display for OneLine<'_> {
 }
 
 /// Folds a possibly multi-line message onto one line, so a log line stays a line.
+#[cfg_attr(not(feature = "wgpu"), allow(dead_code))] // Its one caller is the wgpu probe.
 pub(crate) fn one_line(message: &str) -> String {
     OneLine(message).to_string()
 }
