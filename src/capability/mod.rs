@@ -10,6 +10,7 @@
 
 mod device;
 mod dtype;
+pub(crate) mod naming;
 mod probe;
 mod quant;
 pub(crate) mod remote;

@@ -75,8 +75,8 @@ pub fn same_device<Dev: PartialEq + Debug + 'static>(
         Err(GuardError::DeviceMismatch {
             op,
             devices: vec![
-                crate::capability::remote::brief(lhs),
-                crate::capability::remote::brief(rhs),
+                crate::capability::naming::brief(lhs),
+                crate::capability::naming::brief(rhs),
             ],
         })
     }
