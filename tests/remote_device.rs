@@ -8,7 +8,7 @@
 #[path = "common/proxy.rs"]
 mod proxy;
 
-use std::net::{SocketAddr, TcpListener};
+use std::net::TcpListener;
 use std::sync::{Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -431,12 +431,7 @@ fn server_stopped_mid_run_gives_err_within_the_bound() {
 #[test]
 fn server_frozen_mid_run_gives_timeout_at_the_bound() {
     let remote = LoopbackRemoteDevice::start().unwrap();
-    let upstream: SocketAddr = remote
-        .address()
-        .trim_start_matches("ws://")
-        .parse()
-        .unwrap();
-    let proxy = proxy::FreezableProxy::start(upstream);
+    let proxy = proxy::FreezableProxy::in_front_of(remote.address());
     let device = connect_remote_device(&proxy.address(), 0, BOUND).unwrap();
     assert_eq!(read(tensor([2, 2], &device)).len(), 4);
 

@@ -7,7 +7,7 @@
 #[path = "common/proxy.rs"]
 mod proxy;
 
-use std::net::{SocketAddr, TcpListener};
+use std::net::TcpListener;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -204,12 +204,7 @@ fn server_frozen_mid_run_gives_timeout_at_the_bound() {
     let mut message = None;
     for _ in 0..HUNG_TRIALS {
         let mut remote = LoopbackRemote::start().unwrap();
-        let upstream: SocketAddr = remote
-            .address()
-            .trim_start_matches("ws://")
-            .parse()
-            .unwrap();
-        let proxy = proxy::FreezableProxy::start(upstream);
+        let proxy = proxy::FreezableProxy::in_front_of(remote.address());
         let device = connect_remote(&proxy.address(), 0, BOUND).unwrap();
         run_ok(&device, BOUND);
 

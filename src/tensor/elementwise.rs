@@ -632,7 +632,7 @@ impl<const D: usize, K: Basic> TryElementwise<D, K> for Tensor<D, K> {
     }
 }
 
-/// Documents one float rounding twin (`round`, `floor`, `trunc`): no check, the empty
+/// Documents one float rounding twin (`round`, `ceil`, `floor`, `trunc`): no check, the empty
 /// input answered without a kernel; the signature is written out at the call.
 macro_rules! decl_rounding {
     ($alias:literal, $values:literal; $($sig:tt)*) => {

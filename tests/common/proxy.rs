@@ -58,6 +58,12 @@ impl FreezableProxy {
         proxy
     }
 
+    /// A proxy in front of the server listening at `address` (`ws://127.0.0.1:PORT`).
+    pub fn in_front_of(address: &str) -> Self {
+        let upstream: SocketAddr = address.trim_start_matches("ws://").parse().unwrap();
+        Self::start(upstream)
+    }
+
     pub fn address(&self) -> String {
         format!("ws://{}", self.address)
     }
