@@ -16,6 +16,38 @@ pub(crate) struct Target<T> {
     pub(crate) support: Support,
 }
 
+/// What the policy decided for one call of an operation: run it where its input lives, on a
+/// fallback target, or not at all. Deciding runs nothing and records nothing; the caller runs
+/// straight-line code for the route it got and records what happened ([`Policy::record`]).
+pub(crate) enum Route<T> {
+    /// The home backend can: run there.
+    Home,
+    /// The home backend cannot, the policy allows a fallback for this operation, and this
+    /// target can.
+    Fallback(Target<T>),
+    /// The home backend cannot, and either the policy forbids a fallback or no target can:
+    /// the refusal names the home backend, the capability and every target's gap.
+    Refused(GuardError),
+}
+
+/// What a guarded call did, for [`Policy::record`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Outcome<'a> {
+    /// It ran on its home backend.
+    Native,
+    /// It ran on a fallback target: from `from` to `to`, `bytes_out` moved there,
+    /// `bytes_back` moved back, in `elapsed` spent moving.
+    Fallback {
+        from: &'a str,
+        to: &'a str,
+        bytes_out: u64,
+        bytes_back: u64,
+        elapsed: std::time::Duration,
+    },
+    /// It failed or was refused.
+    Error,
+}
+
 /// What a guarded operation hands the policy.
 ///
 /// - `native` answers whether the home backend can; `targets` are the fallback places in the
@@ -40,6 +72,58 @@ pub(crate) struct Steps<'a, X, T, Targets, V, H, M, R, B> {
 }
 
 impl Policy {
+    /// Decides where `op` runs: at home when `native` says the home backend can; otherwise,
+    /// when the policy allows `op` to fall back, on the first target (in the policy's order)
+    /// whose own answer is native; otherwise refused. Pure: runs, moves and records nothing.
+    pub(crate) fn route<T>(
+        &self,
+        op: Op,
+        home: &dyn Fn() -> String,
+        capability: &dyn Fn() -> String,
+        native: Support,
+        targets: impl IntoIterator<Item = Target<T>>,
+    ) -> Route<T> {
+        let gap = match native {
+            Support::Native => return Route::Home,
+            Support::Gap(gap) => gap,
+        };
+        let refusal = |gap: Gap, fallbacks: Vec<(String, Gap)>| {
+            Route::Refused(GuardError::Unsupported(
+                Unsupported::new(op.name(), home(), capability(), gap).with_fallbacks(fallbacks),
+            ))
+        };
+        if !self.may_fall_back(op) {
+            return refusal(gap, Vec::new());
+        }
+        let mut cannot = Vec::new();
+        for target in targets {
+            match target.support {
+                Support::Native => return Route::Fallback(target),
+                Support::Gap(target_gap) => cannot.push((target.label, target_gap)),
+            }
+        }
+        refusal(gap, cannot)
+    }
+
+    /// Records what a routed call did: a native run, a fallback (counted, its bytes and move
+    /// time added, warned about once per (op, from, to)), or an error.
+    pub(crate) fn record(&self, op: Op, outcome: Outcome<'_>) {
+        match outcome {
+            Outcome::Native => self.recorder().native(op),
+            Outcome::Fallback {
+                from,
+                to,
+                bytes_out,
+                bytes_back,
+                elapsed,
+            } => {
+                self.recorder().fallback(op, from, to);
+                self.recorder().moved(op, bytes_out, bytes_back, elapsed);
+            }
+            Outcome::Error => self.recorder().error(op),
+        }
+    }
+
     /// Counts `checked` as an error of `op` when it is one: for the pure checks a guarded
     /// operation runs before it can ask the policy anything (shapes, schemes).
     ///
@@ -89,37 +173,15 @@ impl Policy {
                 move_back,
                 _target,
             } = steps;
-            let gap = match native {
-                Support::Native => {
+            let target = match self.route(op, home, capability, native, targets) {
+                Route::Home => {
                     validate(&input)?;
                     let output = on_home(input)?;
                     self.recorder().native(op);
                     return Ok(output);
                 }
-                Support::Gap(gap) => gap,
-            };
-            let refusal = |gap: Gap, fallbacks: Vec<(String, Gap)>| {
-                GuardError::Unsupported(
-                    Unsupported::new(op.name(), home(), capability(), gap)
-                        .with_fallbacks(fallbacks),
-                )
-            };
-            if !self.may_fall_back(op) {
-                return Err(refusal(gap, Vec::new()));
-            }
-            let mut cannot = Vec::new();
-            let mut chosen = None;
-            for target in targets {
-                match target.support {
-                    Support::Native => {
-                        chosen = Some(target);
-                        break;
-                    }
-                    Support::Gap(target_gap) => cannot.push((target.label, target_gap)),
-                }
-            }
-            let Some(target) = chosen else {
-                return Err(refusal(gap, cannot));
+                Route::Fallback(target) => target,
+                Route::Refused(why) => return Err(why),
             };
             validate(&input)?;
             let start = Instant::now();
