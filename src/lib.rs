@@ -82,6 +82,7 @@ pub mod check;
 pub mod devices;
 pub mod error;
 pub mod input;
+pub mod module;
 pub mod nn;
 pub mod panic;
 pub mod policy;

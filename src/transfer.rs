@@ -43,6 +43,44 @@ pub(crate) fn move_tensor<const D: usize>(
     Ok((moved, bytes))
 }
 
+/// [`tensor_bytes`] for a tensor of any kind.
+pub(crate) fn bytes_of_any<const D: usize, K>(tensor: &Tensor<D, K>) -> u64
+where
+    K: burn::tensor::TensorKind + burn::tensor::BasicOps,
+{
+    let elements = tensor.shape().num_elements();
+    u64::try_from(elements.saturating_mul(tensor.dtype().size())).unwrap_or(u64::MAX)
+}
+
+/// [`move_tensor`] for a tensor of any kind: off a remote device through a deadline read,
+/// elsewhere through `to_device`; a tensor already on `device` does not move (0 bytes).
+pub(crate) fn move_any<const D: usize, K>(
+    op: &'static str,
+    tensor: Tensor<D, K>,
+    device: &burn::tensor::Device,
+) -> Result<(Tensor<D, K>, u64)>
+where
+    K: burn::tensor::TensorKind + burn::tensor::BasicOps,
+{
+    if &tensor.device() == device {
+        return Ok((tensor, 0));
+    }
+    let bytes = bytes_of_any(&tensor);
+    let from = crate::capability::stack_of(&tensor.device());
+    if from.base() != Some(&crate::capability::Layer::Remote) {
+        let moved = catch(op, || tensor.to_device(device))?;
+        return Ok((moved, bytes));
+    }
+    let data = crate::devices::read_with_deadline(
+        op,
+        crate::devices::default_timeout(),
+        tensor.into_data_async(),
+    )?;
+    let options = burn::tensor::TensorCreationOptions::new(device.clone()).with_dtype(data.dtype());
+    let moved = catch(op, || Tensor::<D, K>::from_data(data, options))?;
+    Ok((moved, bytes))
+}
+
 /// Moves a float primitive from `B` to `C` through [`TensorData`] (the read bounded by
 /// [`devices::default_timeout`](crate::devices::default_timeout): a frozen remote server would
 /// block it forever); returns it and the bytes moved, as the data holds them.

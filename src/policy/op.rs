@@ -8,7 +8,7 @@ use std::fmt;
 /// ```
 /// use burn_guard::policy::Op;
 /// assert_eq!(Op::QuantizeDynamic.name(), "quantize_dynamic");
-/// assert_eq!(Op::ALL.len(), 3);
+/// assert_eq!(Op::ALL.len(), 5);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[non_exhaustive]
@@ -19,11 +19,23 @@ pub enum Op {
     QMatmul,
     /// A quantized linear layer's forward ([`QuantizedLinear`](crate::nn::QuantizedLinear)).
     QuantizedLinear,
+    /// Quantizing a model's weights in place
+    /// ([`WeightQuantizer`](crate::module::WeightQuantizer)): a fallback moves the model.
+    QuantizeWeights,
+    /// A forward of a model quantized on a fallback device
+    /// ([`QuantizedModel`](crate::module::QuantizedModel)): inputs move there, outputs back.
+    QuantizedModel,
 }
 
 impl Op {
     /// Every operation, in declaration order.
-    pub const ALL: [Op; 3] = [Op::QuantizeDynamic, Op::QMatmul, Op::QuantizedLinear];
+    pub const ALL: [Op; 5] = [
+        Op::QuantizeDynamic,
+        Op::QMatmul,
+        Op::QuantizedLinear,
+        Op::QuantizeWeights,
+        Op::QuantizedModel,
+    ];
 
     /// burn's name for the operation (ours for the layer forward).
     pub const fn name(self) -> &'static str {
@@ -31,6 +43,8 @@ impl Op {
             Op::QuantizeDynamic => "quantize_dynamic",
             Op::QMatmul => "q_matmul",
             Op::QuantizedLinear => "quantized_linear",
+            Op::QuantizeWeights => "quantize_weights",
+            Op::QuantizedModel => "quantized_model",
         }
     }
 

@@ -1,0 +1,557 @@
+//! The twin of burn's `Module::quantize_weights`: every float parameter the quantizer selects
+//! is checked (scheme against shape, calibration, emptiness, the device's capability, then
+//! the values' range) before any is quantized; then burn's own quantization runs on a clone.
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use burn::module::{Module, ModuleMapper, Param, ParamGroup, ParamId, Quantizer};
+use burn::tensor::quantization::{Calibration, QuantScheme, compute_q_params, compute_range};
+use burn::tensor::{Device, Tensor};
+
+use super::placed::QuantizedModel;
+use super::plan::{FloatParam, ParamCollector};
+use super::report::{ParamOutcome, ParamReport, WeightReport};
+use crate::backend::quant::check_values;
+use crate::capability::{quant_capability, quantize_support, require_quantize, stack_of};
+use crate::check;
+use crate::error::{ErrorKind, GuardError, Result, ResultExt};
+use crate::nn::Placement;
+use crate::panic::{catch, catch_result};
+use crate::policy::{Op, Outcome, Policy, Route, Target};
+
+/// The op every parameter's check names: the parameter is quantized by `quantize_dynamic`'s
+/// rules (burn's `Tensor::quantize` with the quantizer's range).
+const PARAM_OP: &str = "quantize_dynamic";
+/// The op of the module-level steps (walking, moving, mapping).
+const MODULE_OP: &str = "quantize_weights";
+
+mod sealed {
+    pub trait Sealed {}
+    impl<M: burn::module::Module> Sealed for M {}
+}
+
+/// Fallible twins of [`Module::quantize_weights`] and [`Module::quantize_weights_group`],
+/// for every burn [`Module`] (a `#[derive(Module)]` struct of yours included), in the prelude.
+///
+/// Before anything is quantized, every float parameter the [`Quantizer`] selects is checked
+/// against the quantizer's scheme and calibration: the block divides the parameter's shape,
+/// the parameter has elements, the device can quantize the scheme for that shape (NdArray's
+/// packed schemes, CubeCL's `PackedU32` rule that the last dimension be a multiple of the
+/// values per word, remote devices: see [`quantize_support`]), and its values are finite with
+/// a scale its dtype can hold (one reduction and one read per parameter). The first refusal
+/// names the parameter by its module path, the path burn's quantizer and
+/// [`ParamGroup`] use: `encoder.layers.0.mha.query.weight: quantize_dynamic: …`. Then burn's
+/// own quantization (`compute_range`, `compute_q_params`, `Tensor::quantize`, as burn's
+/// `Quantizer` calls them) runs on a clone of the module: the values are burn's.
+///
+/// The module is borrowed, not consumed as burn's method consumes it, so that on `Err` the
+/// caller still has its model (cloning a module clones its parameters' handles, not their
+/// data). Strict: nothing falls back and nothing is kept in float; for those choices, and for
+/// the per-parameter report, use [`WeightQuantizer`].
+///
+/// Sealed: implemented for every `M: Module`.
+///
+/// ```
+/// use burn::module::{Module, Quantizer};
+/// use burn::nn::{Linear, LinearConfig};
+/// use burn::tensor::quantization::{Calibration, QuantScheme, QuantValue};
+/// use burn::tensor::{Device, Tensor};
+/// use burn_guard::prelude::*;
+///
+/// #[derive(Module, Debug)]
+/// struct Net {
+///     hidden: Linear,
+///     head: Linear,
+/// }
+///
+/// let device = Device::flex();
+/// let net = Net {
+///     hidden: LinearConfig::new(64, 32).init(&device),
+///     head: LinearConfig::new(32, 10).init(&device),
+/// };
+/// let scheme = QuantScheme::default().with_value(QuantValue::Q8S);
+/// let quantized: Net = net.try_quantize_weights(&mut Quantizer::new(Calibration::MinMax, scheme))?;
+/// let y = quantized.head.forward(quantized.hidden.forward(Tensor::ones([2, 64], &device)));
+/// assert_eq!(y.dims(), [2, 10]);
+///
+/// // A block of 32 cannot divide the head's bias of 10: refused, naming it; `net` is intact.
+/// let blocks = scheme.per_block([32], burn::tensor::quantization::ScaleDtype::F32);
+/// let err = net.try_quantize_weights(&mut Quantizer::new(Calibration::MinMax, blocks)).unwrap_err();
+/// assert_eq!(err.path().as_deref(), Some("hidden.bias"));
+/// assert_eq!(err.kind(), ErrorKind::InvalidQuantScheme);
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+pub trait TryQuantizeWeights: Module + sealed::Sealed {
+    /// Fallible twin of [`Module::quantize_weights`]: quantizes every float parameter that
+    /// `quantizer`'s group selects, and returns the quantized module, of the same type.
+    ///
+    /// # Errors
+    ///
+    /// The first refusal, with the parameter's path as [context](GuardError::Context):
+    /// - [`GuardError::InvalidQuantScheme`] when the scheme cannot apply to the parameter's
+    ///   shape (a block that does not divide it) or the calibration cannot produce its scales;
+    /// - [`GuardError::Empty`] for a parameter with no elements;
+    /// - [`GuardError::Unsupported`] when the parameter's device cannot quantize it (the
+    ///   device's whole scheme, or this shape on it);
+    /// - [`GuardError::NonFinite`] / [`GuardError::OutOfRange`] for values that cannot be
+    ///   quantized (NaN, ±inf, a magnitude whose scale overflows its dtype);
+    /// - [`GuardError::Execution`] when the values' range cannot be read back;
+    /// - [`GuardError::BackendPanic`] if burn panics anyway.
+    ///
+    /// # Fallback
+    ///
+    /// Never; see [`WeightQuantizer::policy`].
+    #[doc(alias = "quantize_weights")]
+    fn try_quantize_weights(&self, quantizer: &mut Quantizer) -> Result<Self>;
+
+    /// Fallible twin of [`Module::quantize_weights_group`]: sets `quantizer`'s group to
+    /// `group` (as burn does) and quantizes the parameters it selects.
+    ///
+    /// # Errors
+    ///
+    /// As [`TryQuantizeWeights::try_quantize_weights`].
+    ///
+    /// ```
+    /// use burn::module::{Module, ParamGroup, Quantizer};
+    /// use burn::nn::LinearConfig;
+    /// use burn::tensor::quantization::{Calibration, QuantScheme};
+    /// use burn::tensor::{DType, Device};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let linear = LinearConfig::new(32, 10).init(&Device::flex());
+    /// let mut quantizer = Quantizer::new(Calibration::MinMax, QuantScheme::default());
+    /// let q = linear.try_quantize_weights_group(&mut quantizer, ParamGroup::from_path("weight"))?;
+    /// assert!(matches!(q.weight.val().dtype(), DType::QFloat(_)));
+    /// assert!(!matches!(q.bias.unwrap().val().dtype(), DType::QFloat(_)));
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "quantize_weights_group")]
+    fn try_quantize_weights_group(
+        &self,
+        quantizer: &mut Quantizer,
+        group: ParamGroup,
+    ) -> Result<Self>;
+}
+
+impl<M: Module> TryQuantizeWeights for M {
+    fn try_quantize_weights(&self, quantizer: &mut Quantizer) -> Result<Self> {
+        WeightQuantizer::new()
+            .quantize(self, quantizer)
+            .map(QuantizedModel::into_model)
+    }
+
+    fn try_quantize_weights_group(
+        &self,
+        quantizer: &mut Quantizer,
+        group: ParamGroup,
+    ) -> Result<Self> {
+        quantizer.set_param_group(group);
+        self.try_quantize_weights(quantizer)
+    }
+}
+
+/// What a parameter the group selected becomes.
+#[derive(Debug, Clone)]
+enum Decision {
+    Quantize,
+    KeepFloat(String),
+}
+
+/// Quantizes a module's weights in place with choices burn's method does not offer: keep in
+/// float what the scheme cannot apply to, fall back to another device when the model's own
+/// cannot quantize at all, and a per-parameter [`WeightReport`].
+///
+/// - [`keep_unquantizable_in_float`](Self::keep_unquantizable_in_float): a parameter whose
+///   shape the scheme cannot apply to (a conv weight whose last dimension is 3 on CubeCL's
+///   packed store, a bias of 10 with blocks of 32, an empty parameter) stays in float and is
+///   listed with the reason, instead of refusing the model.
+/// - [`policy`](Self::policy): when the model's device cannot quantize the scheme at all
+///   (NdArray with a packed store, a remote device, wgpu with `QuantStore::Native`), the
+///   policy decides: strict refuses naming the device and the gap; a fallback policy moves
+///   the model to its first capable device, quantizes it there, and
+///   [`QuantizedModel::forward`] moves inputs there and outputs back, counted in
+///   [`Policy::stats`] (under [`Op::QuantizeWeights`] for the model, [`Op::QuantizedModel`]
+///   per forward).
+///
+/// ```
+/// # #![allow(deprecated)] // NdArray is deprecated upstream; still supported.
+/// use burn::module::{Module, Quantizer};
+/// use burn::nn::{Linear, LinearConfig};
+/// use burn::tensor::quantization::{Calibration, QuantScheme, ScaleDtype};
+/// use burn::tensor::{Device, Tensor};
+/// use burn_guard::module::WeightQuantizer;
+/// use burn_guard::nn::Placement;
+/// use burn_guard::policy::{Op, Policy};
+///
+/// // NdArray cannot quantize the default (packed) scheme; Flex can.
+/// let device = Device::ndarray();
+/// let head: Linear = LinearConfig::new(64, 10).init(&device);
+/// let scheme = QuantScheme::default().per_block([32], ScaleDtype::F32);
+/// let mut quantizer = Quantizer::new(Calibration::MinMax, scheme);
+/// let policy = Policy::fallback_to([Device::flex()]);
+/// let quantized = WeightQuantizer::new()
+///     .keep_unquantizable_in_float() // the bias of 10 cannot take blocks of 32
+///     .policy(policy.clone())
+///     .quantize(&head, &mut quantizer)?;
+/// println!("{}", quantized.report());
+/// assert!(matches!(quantized.report().placement, Placement::Fallback { .. }));
+/// assert_eq!(quantized.report().kept_in_float().count(), 1);
+///
+/// // The model's own forward, with inputs moved to Flex and outputs back to NdArray.
+/// let y = quantized.forward(Tensor::<2>::ones([3, 64], &device), |m, x| m.forward(x))?;
+/// assert_eq!(y.device(), device);
+/// assert_eq!(policy.stats_of(Op::QuantizedModel).fallbacks, 1);
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct WeightQuantizer {
+    policy: Policy,
+    keep_float: bool,
+}
+
+impl WeightQuantizer {
+    /// Strict: refuse the model at the first parameter that cannot be quantized; never fall
+    /// back.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Keep in float (and list in the report) the parameters the scheme cannot apply to,
+    /// instead of refusing the model: a shape the block does not divide, an empty
+    /// parameter, a shape the device cannot quantize with this scheme. Refusals that hold
+    /// for every parameter (a calibration the scheme cannot use, a device that cannot
+    /// quantize the scheme at all) and bad values (NaN, ±inf) still refuse.
+    #[must_use]
+    pub fn keep_unquantizable_in_float(mut self) -> Self {
+        self.keep_float = true;
+        self
+    }
+
+    /// Decide with `policy` where a model whose device cannot quantize the scheme at all is
+    /// quantized (and then lives). The default is strict.
+    #[must_use]
+    pub fn policy(mut self, policy: Policy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// Quantizes `module`'s float parameters that `quantizer`'s group selects. `module` is
+    /// left untouched.
+    ///
+    /// # Errors
+    ///
+    /// As [`TryQuantizeWeights::try_quantize_weights`], less the parameters kept in float
+    /// when told to; [`GuardError::Unsupported`] when the model's device cannot quantize
+    /// the scheme and the policy forbids a fallback or no fallback device can; errors moving
+    /// the model ([`GuardError::Execution`], [`GuardError::Timeout`] from a remote device).
+    pub fn quantize<M: Module>(
+        &self,
+        module: &M,
+        quantizer: &mut Quantizer,
+    ) -> Result<QuantizedModel<M>> {
+        let outcome = self.quantize_inner(module, quantizer);
+        if outcome.is_err() {
+            self.policy.record(Op::QuantizeWeights, Outcome::Error);
+        }
+        outcome
+    }
+
+    fn quantize_inner<M: Module>(
+        &self,
+        module: &M,
+        quantizer: &mut Quantizer,
+    ) -> Result<QuantizedModel<M>> {
+        let scheme = quantizer.scheme;
+        let calibration = quantizer.calibration.clone();
+        let mut collector = ParamCollector::new(&quantizer.group);
+        catch(MODULE_OP, || module.visit(&mut collector))?;
+        let ParamCollector {
+            floats,
+            other_bytes,
+            ..
+        } = collector;
+
+        // Rules that hold for every parameter refuse whatever the options.
+        for param in floats.iter().filter(|p| p.selected) {
+            check::quant_calibration(PARAM_OP, &scheme, &calibration, &param.shape)
+                .context(param.path.as_str())?;
+        }
+
+        // Where the model is quantized: its own device when that can quantize the scheme at
+        // all (any shape), else where the policy says.
+        let placement = self.place(&floats, &scheme)?;
+        let (model, placement, held_on) = match placement {
+            None => (module.clone(), Placement::Native, None),
+            Some((from, to, device)) => {
+                let bytes = floats
+                    .iter()
+                    .map(FloatParam::bytes)
+                    .fold(other_bytes, u64::saturating_add);
+                let start = Instant::now();
+                let moved = catch(MODULE_OP, || module.clone().to_device(&device))?;
+                self.policy.record(
+                    Op::QuantizeWeights,
+                    Outcome::Fallback {
+                        from: &from,
+                        to: &to,
+                        bytes_out: bytes,
+                        bytes_back: 0,
+                        elapsed: start.elapsed(),
+                    },
+                );
+                (moved, Placement::Fallback { from, to }, Some(device))
+            }
+        };
+
+        // Each selected parameter against the device it is quantized on.
+        let mut decisions = HashMap::new();
+        for param in floats.iter().filter(|p| p.selected) {
+            let device = held_on.as_ref().unwrap_or(&param.device);
+            match self.decide(param, &scheme, device) {
+                Ok(decision) => {
+                    decisions.insert(param.id, decision);
+                }
+                Err(err) => return Err(err.context(param.path.as_str())),
+            }
+        }
+
+        // The values of every parameter to quantize, on the device it is quantized on.
+        let mut values = ValueChecker {
+            path: Vec::new(),
+            decisions: &decisions,
+            scheme: &scheme,
+            first_error: None,
+        };
+        catch(MODULE_OP, || model.visit(&mut values))?;
+        if let Some(err) = values.first_error {
+            return Err(err);
+        }
+
+        // burn's quantization, parameter by parameter, on the clone.
+        let mut mapper = GuardedMapper {
+            path: Vec::new(),
+            decisions: &decisions,
+            scheme: &scheme,
+            calibration: &calibration,
+            first_error: None,
+        };
+        let model = catch(MODULE_OP, || model.map(&mut mapper))?;
+        if let Some(err) = mapper.first_error {
+            return Err(err);
+        }
+
+        let report = report_of(&model, &quantizer.group, &decisions, placement)?;
+        if held_on.is_none() {
+            self.policy.record(Op::QuantizeWeights, Outcome::Native);
+        }
+        Ok(QuantizedModel::new(
+            model,
+            report,
+            self.policy.clone(),
+            held_on,
+        ))
+    }
+
+    /// The fallback device when some selected parameter's device cannot quantize `scheme`
+    /// for any shape, with the labels of both ends; `None` when every device can.
+    fn place(
+        &self,
+        floats: &[FloatParam],
+        scheme: &QuantScheme,
+    ) -> Result<Option<(String, String, Device)>> {
+        let Some((param, gap)) = floats.iter().filter(|p| p.selected).find_map(|p| {
+            let support = quantize_support(stack_of(&p.device), scheme, &[]);
+            (!support.is_native()).then_some((p, support))
+        }) else {
+            return Ok(None);
+        };
+        let home = stack_of(&param.device);
+        let targets = self.policy.devices().iter().map(|device| {
+            let stack = stack_of(device);
+            Target {
+                support: quantize_support(stack, scheme, &[]),
+                label: stack.label().to_owned(),
+                place: device.clone(),
+            }
+        });
+        match self.policy.route(
+            Op::QuantizeWeights,
+            &|| home.label().to_owned(),
+            &|| quant_capability(scheme),
+            gap,
+            targets,
+        ) {
+            Route::Home => Ok(None),
+            Route::Fallback(target) => Ok(Some((
+                home.label().to_owned(),
+                target.label,
+                target.place,
+            ))),
+            Route::Refused(why) => Err(why.context(param.path.as_str())),
+        }
+    }
+
+    /// Whether `param` is quantized on `device`, kept in float, or refuses the model.
+    fn decide(&self, param: &FloatParam, scheme: &QuantScheme, device: &Device) -> Result<Decision> {
+        let checked = check::quant_scheme(PARAM_OP, scheme, &param.shape)
+            .and_then(|_| check::quant::quant_nonempty(PARAM_OP, &param.shape))
+            .and_then(|()| require_quantize(PARAM_OP, stack_of(device), scheme, &param.shape));
+        match checked {
+            Ok(()) => Ok(Decision::Quantize),
+            Err(err) if self.keep_float && shape_bound(&err) => {
+                Ok(Decision::KeepFloat(err.to_string()))
+            }
+            Err(err) => Err(err),
+        }
+    }
+}
+
+/// Whether a parameter's refusal is about its shape (the scheme or the device cannot apply
+/// to it), so that keeping it in float is a choice the caller may make.
+fn shape_bound(err: &GuardError) -> bool {
+    matches!(
+        err.kind(),
+        ErrorKind::InvalidQuantScheme | ErrorKind::Empty | ErrorKind::Unsupported
+    )
+}
+
+/// Walks a module as burn's `Quantizer` does and keeps the path it is at.
+fn path_of(path: &[String]) -> String {
+    path.join(".")
+}
+
+/// Reads the values' range of every parameter to quantize, before any is quantized.
+struct ValueChecker<'a> {
+    path: Vec<String>,
+    decisions: &'a HashMap<ParamId, Decision>,
+    scheme: &'a QuantScheme,
+    first_error: Option<GuardError>,
+}
+
+impl burn::module::ModuleVisitor for ValueChecker<'_> {
+    fn enter_module(&mut self, name: &str, _container_type: &str) {
+        self.path.push(name.to_owned());
+    }
+
+    fn exit_module(&mut self, _name: &str, _container_type: &str) {
+        self.path.pop();
+    }
+
+    fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
+        if self.first_error.is_some()
+            || !matches!(self.decisions.get(&param.id), Some(Decision::Quantize))
+        {
+            return;
+        }
+        let checked = catch_result(PARAM_OP, || {
+            let values = param.base().into_dispatch();
+            check_values::<burn::backend::Dispatch>(PARAM_OP, &values, self.scheme)
+        });
+        if let Err(err) = checked {
+            self.first_error = Some(err.context(path_of(&self.path)));
+        }
+    }
+}
+
+/// burn's `Quantizer::map_float_at_path`, for the parameters decided `Quantize`, under the
+/// backstop: the first panic is kept and the parameter left as it was.
+struct GuardedMapper<'a> {
+    path: Vec<String>,
+    decisions: &'a HashMap<ParamId, Decision>,
+    scheme: &'a QuantScheme,
+    calibration: &'a Calibration,
+    first_error: Option<GuardError>,
+}
+
+impl ModuleMapper for GuardedMapper<'_> {
+    fn enter_module(&mut self, name: &str, _container_type: &str) {
+        self.path.push(name.to_owned());
+    }
+
+    fn exit_module(&mut self, _name: &str, _container_type: &str) {
+        self.path.pop();
+    }
+
+    fn map_float<const D: usize>(&mut self, param: Param<Tensor<D>>) -> Param<Tensor<D>> {
+        if self.first_error.is_some()
+            || !matches!(self.decisions.get(&param.id), Some(Decision::Quantize))
+        {
+            return param;
+        }
+        let (id, tensor, mapper) = param.consume();
+        let quantized = catch(PARAM_OP, || {
+            let range = compute_range(self.scheme, &tensor, self.calibration);
+            let qparams = compute_q_params(self.scheme, range);
+            tensor.clone().quantize(self.scheme, qparams)
+        });
+        match quantized {
+            Ok(quantized) => Param::from_mapped_value(id, quantized, mapper),
+            Err(err) => {
+                self.first_error = Some(err.context(path_of(&self.path)));
+                Param::from_mapped_value(id, tensor, mapper)
+            }
+        }
+    }
+}
+
+/// The report, read from the quantized module's own parameters (dtype, shape, device).
+fn report_of<M: Module>(
+    model: &M,
+    group: &ParamGroup,
+    decisions: &HashMap<ParamId, Decision>,
+    placement: Placement,
+) -> Result<WeightReport> {
+    let mut collector = ParamCollector::new(group);
+    catch(MODULE_OP, || model.visit(&mut collector))?;
+    let params = collector
+        .floats
+        .into_iter()
+        .map(|param| {
+            let outcome = match decisions.get(&param.id) {
+                Some(Decision::Quantize) => ParamOutcome::Quantized,
+                Some(Decision::KeepFloat(reason)) => ParamOutcome::KeptFloat {
+                    reason: reason.clone(),
+                },
+                None => ParamOutcome::NotInGroup,
+            };
+            let (scheme, bytes_before, bytes_after) = stored(&param);
+            ParamReport {
+                path: param.path,
+                shape: param.shape,
+                scheme,
+                outcome,
+                device: stack_of(&param.device).label().to_owned(),
+                bytes_before,
+                bytes_after,
+            }
+        })
+        .collect();
+    Ok(WeightReport { placement, params })
+}
+
+/// What a parameter is stored as, its float bytes and its stored bytes, from its dtype and
+/// shape: burn's `quantized_data_len` for a quantized one (values, block scales, per-tensor
+/// scale), elements × size otherwise. A quantized parameter's float bytes are counted in the
+/// device's float dtype.
+fn stored(param: &FloatParam) -> (String, u64, u64) {
+    use burn::tensor::DType;
+    match param.dtype {
+        DType::QFloat(scheme) => {
+            let float: DType = param.device.settings().float_dtype.into();
+            let after = burn::tensor::quantization::quantized_data_len(
+                &scheme,
+                &burn::tensor::Shape::from(param.shape.clone()),
+            );
+            (
+                check::SchemeName(&scheme).to_string(),
+                super::plan::bytes_of(&param.shape, float),
+                u64::try_from(after).unwrap_or(u64::MAX),
+            )
+        }
+        dtype => {
+            let bytes = param.bytes();
+            (format!("{dtype:?}").to_lowercase(), bytes, bytes)
+        }
+    }
+}
