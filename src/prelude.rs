@@ -8,8 +8,8 @@
 
 pub use crate::error::{ErrorKind, GuardError, Result, ResultExt};
 // The layer twins, one trait per burn module: `layer.try_forward(x)?`.
-pub use crate::nn::layers::*;
 pub use crate::module::TryQuantizeWeights;
+pub use crate::nn::layers::*;
 pub use crate::nn::{TryInit, TryInitStateless};
 pub use crate::tensor::{
     CheckedRead, TryConvert, TryConvertFloat, TryCreate, TryCreateBool, TryCreateFloat,

@@ -46,7 +46,7 @@ pub(crate) fn move_tensor<const D: usize>(
 /// [`tensor_bytes`] for a tensor of any kind.
 pub(crate) fn bytes_of_any<const D: usize, K>(tensor: &Tensor<D, K>) -> u64
 where
-    K: burn::tensor::TensorKind + burn::tensor::BasicOps,
+    K: burn::tensor::kind::Basic,
 {
     let elements = tensor.shape().num_elements();
     u64::try_from(elements.saturating_mul(tensor.dtype().size())).unwrap_or(u64::MAX)
@@ -60,7 +60,7 @@ pub(crate) fn move_any<const D: usize, K>(
     device: &burn::tensor::Device,
 ) -> Result<(Tensor<D, K>, u64)>
 where
-    K: burn::tensor::TensorKind + burn::tensor::BasicOps,
+    K: burn::tensor::kind::Basic + 'static,
 {
     if &tensor.device() == device {
         return Ok((tensor, 0));

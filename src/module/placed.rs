@@ -4,7 +4,8 @@
 
 use std::time::Instant;
 
-use burn::tensor::{BasicOps, Device, Tensor, TensorKind};
+use burn::tensor::kind::Basic;
+use burn::tensor::{Device, Tensor};
 
 use super::report::WeightReport;
 use crate::capability::stack_of;
@@ -175,7 +176,7 @@ pub trait Movable: sealed::Sealed + Sized {
 
 mod sealed {
     pub trait Sealed {}
-    impl<const D: usize, K: burn::tensor::TensorKind> Sealed for burn::tensor::Tensor<D, K> {}
+    impl<const D: usize, K: burn::tensor::kind::Basic> Sealed for burn::tensor::Tensor<D, K> {}
     impl<A: Sealed, B: Sealed> Sealed for (A, B) {}
     impl<A: Sealed, B: Sealed, C: Sealed> Sealed for (A, B, C) {}
     impl<T: Sealed> Sealed for Vec<T> {}
@@ -184,7 +185,7 @@ mod sealed {
 
 impl<const D: usize, K> Movable for Tensor<D, K>
 where
-    K: TensorKind + BasicOps,
+    K: Basic + 'static,
 {
     fn first_device(&self) -> Option<Device> {
         Some(self.device())

@@ -1,9 +1,8 @@
 //! What a module holds, read without running anything: every float parameter's module path,
-//! id, shape, device and dtype, as burn's own `Quantizer` will meet them, and the bytes of
-//! every parameter (for the bytes a placement moves).
+//! id, shape, device and dtype, as burn's own `Quantizer` will meet them.
 
 use burn::module::{ModuleVisitor, Param, ParamGroup, ParamId};
-use burn::tensor::{Bool, DType, Device, Int, Tensor};
+use burn::tensor::{DType, Device, Tensor};
 
 /// A float parameter as burn's `Quantizer` sees it.
 #[derive(Debug, Clone)]
@@ -43,8 +42,6 @@ pub(crate) struct ParamCollector<'a> {
     path: Vec<String>,
     group: &'a ParamGroup,
     pub(crate) floats: Vec<FloatParam>,
-    /// Bytes of the int and bool parameters (they move with the model, never quantize).
-    pub(crate) other_bytes: u64,
 }
 
 impl<'a> ParamCollector<'a> {
@@ -53,7 +50,6 @@ impl<'a> ParamCollector<'a> {
             path: Vec::new(),
             group,
             floats: Vec::new(),
-            other_bytes: 0,
         }
     }
 }
@@ -84,19 +80,5 @@ impl ModuleVisitor for ParamCollector<'_> {
             dtype,
             selected,
         });
-    }
-
-    fn visit_int<const D: usize>(&mut self, param: &Param<Tensor<D, Int>>) {
-        let dtype = param.lazy_device().settings().int_dtype.into();
-        self.other_bytes = self
-            .other_bytes
-            .saturating_add(bytes_of(&param.lazy_shape().to_vec(), dtype));
-    }
-
-    fn visit_bool<const D: usize>(&mut self, param: &Param<Tensor<D, Bool>>) {
-        let dtype = param.lazy_device().settings().bool_dtype.into();
-        self.other_bytes = self
-            .other_bytes
-            .saturating_add(bytes_of(&param.lazy_shape().to_vec(), dtype));
     }
 }

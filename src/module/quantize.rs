@@ -75,10 +75,10 @@ mod sealed {
 /// let y = quantized.head.forward(quantized.hidden.forward(Tensor::ones([2, 64], &device)));
 /// assert_eq!(y.dims(), [2, 10]);
 ///
-/// // A block of 32 cannot divide the head's bias of 10: refused, naming it; `net` is intact.
+/// // A block of 32 cannot divide the head's weight [32, 10]: refused, naming it; `net` is intact.
 /// let blocks = scheme.per_block([32], burn::tensor::quantization::ScaleDtype::F32);
 /// let err = net.try_quantize_weights(&mut Quantizer::new(Calibration::MinMax, blocks)).unwrap_err();
-/// assert_eq!(err.path().as_deref(), Some("hidden.bias"));
+/// assert_eq!(err.path().as_deref(), Some("head.weight"));
 /// assert_eq!(err.kind(), ErrorKind::InvalidQuantScheme);
 /// # Ok::<(), burn_guard::GuardError>(())
 /// ```
@@ -186,20 +186,25 @@ enum Decision {
 ///
 /// // NdArray cannot quantize the default (packed) scheme; Flex can.
 /// let device = Device::ndarray();
-/// let head: Linear = LinearConfig::new(64, 10).init(&device);
+/// let layers: Vec<Linear> = vec![
+///     LinearConfig::new(64, 32).init(&device),
+///     LinearConfig::new(32, 10).init(&device),
+/// ];
 /// let scheme = QuantScheme::default().per_block([32], ScaleDtype::F32);
 /// let mut quantizer = Quantizer::new(Calibration::MinMax, scheme);
 /// let policy = Policy::fallback_to([Device::flex()]);
 /// let quantized = WeightQuantizer::new()
-///     .keep_unquantizable_in_float() // the bias of 10 cannot take blocks of 32
+///     .keep_unquantizable_in_float() // the head's [32, 10] and 10 cannot take blocks of 32
 ///     .policy(policy.clone())
-///     .quantize(&head, &mut quantizer)?;
+///     .quantize(&layers, &mut quantizer)?;
 /// println!("{}", quantized.report());
 /// assert!(matches!(quantized.report().placement, Placement::Fallback { .. }));
-/// assert_eq!(quantized.report().kept_in_float().count(), 1);
+/// let kept: Vec<&str> = quantized.report().kept_in_float().map(|p| p.path.as_str()).collect();
+/// assert_eq!(kept, ["1.weight", "1.bias"]);
 ///
 /// // The model's own forward, with inputs moved to Flex and outputs back to NdArray.
-/// let y = quantized.forward(Tensor::<2>::ones([3, 64], &device), |m, x| m.forward(x))?;
+/// let x = Tensor::<2>::ones([3, 64], &device);
+/// let y = quantized.forward(x, |m, x| m[1].forward(m[0].forward(x)))?;
 /// assert_eq!(y.device(), device);
 /// assert_eq!(policy.stats_of(Op::QuantizedModel).fallbacks, 1);
 /// # Ok::<(), burn_guard::GuardError>(())
@@ -263,18 +268,14 @@ impl WeightQuantizer {
         quantizer: &mut Quantizer,
     ) -> Result<QuantizedModel<M>> {
         let scheme = quantizer.scheme;
-        let calibration = quantizer.calibration.clone();
+        let calibration = &quantizer.calibration;
         let mut collector = ParamCollector::new(&quantizer.group);
         catch(MODULE_OP, || module.visit(&mut collector))?;
-        let ParamCollector {
-            floats,
-            other_bytes,
-            ..
-        } = collector;
+        let floats = collector.floats;
 
         // Rules that hold for every parameter refuse whatever the options.
         for param in floats.iter().filter(|p| p.selected) {
-            check::quant_calibration(PARAM_OP, &scheme, &calibration, &param.shape)
+            check::quant_calibration(PARAM_OP, &scheme, calibration, &param.shape)
                 .context(param.path.as_str())?;
         }
 
@@ -284,12 +285,8 @@ impl WeightQuantizer {
         let (model, placement, held_on) = match placement {
             None => (module.clone(), Placement::Native, None),
             Some((from, to, device)) => {
-                let bytes = floats
-                    .iter()
-                    .map(FloatParam::bytes)
-                    .fold(other_bytes, u64::saturating_add);
                 let start = Instant::now();
-                let moved = catch(MODULE_OP, || module.clone().to_device(&device))?;
+                let (moved, bytes) = move_module(module, &device)?;
                 self.policy.record(
                     Op::QuantizeWeights,
                     Outcome::Fallback {
@@ -333,7 +330,7 @@ impl WeightQuantizer {
             path: Vec::new(),
             decisions: &decisions,
             scheme: &scheme,
-            calibration: &calibration,
+            calibration,
             first_error: None,
         };
         let model = catch(MODULE_OP, || model.map(&mut mapper))?;
@@ -383,17 +380,20 @@ impl WeightQuantizer {
             targets,
         ) {
             Route::Home => Ok(None),
-            Route::Fallback(target) => Ok(Some((
-                home.label().to_owned(),
-                target.label,
-                target.place,
-            ))),
+            Route::Fallback(target) => {
+                Ok(Some((home.label().to_owned(), target.label, target.place)))
+            }
             Route::Refused(why) => Err(why.context(param.path.as_str())),
         }
     }
 
     /// Whether `param` is quantized on `device`, kept in float, or refuses the model.
-    fn decide(&self, param: &FloatParam, scheme: &QuantScheme, device: &Device) -> Result<Decision> {
+    fn decide(
+        &self,
+        param: &FloatParam,
+        scheme: &QuantScheme,
+        device: &Device,
+    ) -> Result<Decision> {
         let checked = check::quant_scheme(PARAM_OP, scheme, &param.shape)
             .and_then(|_| check::quant::quant_nonempty(PARAM_OP, &param.shape))
             .and_then(|()| require_quantize(PARAM_OP, stack_of(device), scheme, &param.shape));
@@ -404,6 +404,72 @@ impl WeightQuantizer {
             }
             Err(err) => Err(err),
         }
+    }
+}
+
+/// Moves every parameter of `module` to `device`, each through a bounded read off a remote
+/// device (burn's `Module::to_device` reads a remote tensor with no deadline and panics when
+/// the server has gone); returns the moved module and the bytes moved.
+fn move_module<M: Module>(module: &M, device: &Device) -> Result<(M, u64)> {
+    let mut mover = Mover {
+        device,
+        bytes: 0,
+        first_error: None,
+    };
+    let moved = catch(MODULE_OP, || module.clone().map(&mut mover))?;
+    match mover.first_error {
+        Some(err) => Err(err),
+        None => Ok((moved, mover.bytes)),
+    }
+}
+
+/// Moves each parameter with [`crate::transfer::move_any`], keeping the first error.
+struct Mover<'a> {
+    device: &'a Device,
+    bytes: u64,
+    first_error: Option<GuardError>,
+}
+
+impl Mover<'_> {
+    fn param<const D: usize, K>(&mut self, param: Param<Tensor<D, K>>) -> Param<Tensor<D, K>>
+    where
+        K: burn::tensor::kind::Basic + 'static,
+        Tensor<D, K>: burn::module::ParameterValue,
+    {
+        if self.first_error.is_some() {
+            return param;
+        }
+        let (id, tensor, mapper) = param.consume();
+        match crate::transfer::move_any(MODULE_OP, tensor.clone(), self.device) {
+            Ok((moved, bytes)) => {
+                self.bytes = self.bytes.saturating_add(bytes);
+                Param::from_mapped_value(id, moved, mapper)
+            }
+            Err(err) => {
+                self.first_error = Some(err);
+                Param::from_mapped_value(id, tensor, mapper)
+            }
+        }
+    }
+}
+
+impl ModuleMapper for Mover<'_> {
+    fn map_float<const D: usize>(&mut self, param: Param<Tensor<D>>) -> Param<Tensor<D>> {
+        self.param(param)
+    }
+
+    fn map_int<const D: usize>(
+        &mut self,
+        param: Param<Tensor<D, burn::tensor::Int>>,
+    ) -> Param<Tensor<D, burn::tensor::Int>> {
+        self.param(param)
+    }
+
+    fn map_bool<const D: usize>(
+        &mut self,
+        param: Param<Tensor<D, burn::tensor::Bool>>,
+    ) -> Param<Tensor<D, burn::tensor::Bool>> {
+        self.param(param)
     }
 }
 

@@ -1,0 +1,328 @@
+//! `try_quantize_weights` against burn's own `Module::quantize_weights` on real backends: the
+//! same quantized model where burn succeeds (same stored bytes, same forward values on Flex);
+//! a check's `Err` naming the parameter path where burn panics (a block that does not divide
+//! a conv weight, NdArray's packed stores, CubeCL's `PackedU32` rule, native Q8S on wgpu),
+//! never `BackendPanic`, the model intact and a wgpu device still computing afterwards; kept
+//! in float on request, with a report read from the packed tensors' metadata; a device that
+//! cannot quantize at all under a fallback policy, with bytes counted.
+
+mod common;
+
+use burn::module::{Module, ParamGroup, Quantizer};
+use burn::nn::conv::{Conv2d, Conv2dConfig};
+use burn::nn::{Embedding, EmbeddingConfig, LayerNorm, LayerNormConfig, Linear, LinearConfig};
+use burn::tensor::quantization::{Calibration, QuantScheme, QuantStore, QuantValue, ScaleDtype};
+use burn::tensor::{DType, Device, Int, Tensor, TensorData};
+use burn_guard::module::{ParamOutcome, WeightQuantizer};
+use burn_guard::nn::Placement;
+use burn_guard::policy::{Op, Policy};
+use burn_guard::prelude::*;
+
+#[derive(Module, Debug)]
+struct Tagger {
+    embedding: Embedding,
+    norm: LayerNorm,
+    head: Linear,
+}
+
+impl Tagger {
+    fn new(device: &Device) -> Self {
+        Self {
+            embedding: EmbeddingConfig::new(50, 64).init(device),
+            norm: LayerNormConfig::new(64).init(device),
+            head: LinearConfig::new(64, 32).init(device),
+        }
+    }
+
+    fn forward(&self, ids: Tensor<2, Int>) -> Tensor<3> {
+        self.head
+            .forward(self.norm.forward(self.embedding.forward(ids)))
+    }
+}
+
+#[derive(Module, Debug)]
+struct ConvNet {
+    conv: Conv2d,
+    head: Linear,
+}
+
+impl ConvNet {
+    fn new(device: &Device) -> Self {
+        Self {
+            conv: Conv2dConfig::new([4, 8], [3, 3]).init(device),
+            head: LinearConfig::new(8, 10).init(device),
+        }
+    }
+
+    fn forward(&self, x: Tensor<4>) -> Tensor<2> {
+        let x = self.conv.forward(x); // [b, 8, 4, 4] from [b, 4, 6, 6]
+        let x = x.mean_dim(3).mean_dim(2).flatten::<2>(1, 3);
+        self.head.forward(x)
+    }
+}
+
+fn q8_tensor() -> QuantScheme {
+    QuantScheme::default()
+        .with_value(QuantValue::Q8S)
+        .with_store(QuantStore::PackedU32(0))
+}
+
+fn q8_block32() -> QuantScheme {
+    q8_tensor().per_block([32], ScaleDtype::F32)
+}
+
+fn q4_block32() -> QuantScheme {
+    q8_block32().with_value(QuantValue::Q4S)
+}
+
+fn quantizer(scheme: QuantScheme) -> Quantizer {
+    Quantizer::new(Calibration::MinMax, scheme)
+}
+
+fn ids(device: &Device) -> Tensor<2, Int> {
+    Tensor::from_data(
+        TensorData::new((0..24i64).map(|i| (i * 7) % 50).collect(), [3, 8]),
+        device,
+    )
+}
+
+fn values<const D: usize>(t: Tensor<D>) -> Vec<f32> {
+    t.into_data().convert::<f32>().try_to_vec::<f32>().unwrap()
+}
+
+/// Every float parameter's dtype and stored bytes, in module order.
+fn stored<M: Module>(module: &M) -> Vec<(DType, Vec<u8>)> {
+    #[derive(Default)]
+    struct Reader(Vec<(DType, Vec<u8>)>);
+    impl burn::module::ModuleVisitor for Reader {
+        fn visit_float<const D: usize>(&mut self, param: &burn::module::Param<Tensor<D>>) {
+            let t = param.val();
+            self.0.push((t.dtype(), t.into_data().as_bytes().to_vec()));
+        }
+    }
+    let mut reader = Reader::default();
+    module.visit(&mut reader);
+    reader.0
+}
+
+#[test]
+fn equals_burns_own_quantization_on_flex() {
+    let device = Device::flex();
+    let model = Tagger::new(&device);
+    for scheme in [q8_tensor(), q8_block32(), q4_block32()] {
+        let raw = model.clone().quantize_weights(&mut quantizer(scheme));
+        let ours = model.try_quantize_weights(&mut quantizer(scheme)).unwrap();
+        assert_eq!(stored(&raw), stored(&ours), "{scheme:?}");
+        assert!(
+            stored(&ours)
+                .iter()
+                .all(|(dtype, _)| matches!(dtype, DType::QFloat(_)))
+        );
+        assert_eq!(
+            values(raw.forward(ids(&device))),
+            values(ours.forward(ids(&device)))
+        );
+    }
+    // The original is untouched.
+    assert!(stored(&model).iter().all(|(dtype, _)| *dtype == DType::F32));
+}
+
+#[test]
+fn the_group_twin_selects_as_burn_does() {
+    let device = Device::flex();
+    let model = Tagger::new(&device);
+    let group = || ParamGroup::from_predicate("weight");
+    let raw = model
+        .clone()
+        .quantize_weights_group(&mut quantizer(q8_tensor()), group());
+    let ours = model
+        .try_quantize_weights_group(&mut quantizer(q8_tensor()), group())
+        .unwrap();
+    assert_eq!(stored(&raw), stored(&ours));
+    let dtypes: Vec<bool> = stored(&ours)
+        .iter()
+        .map(|(d, _)| matches!(d, DType::QFloat(_)))
+        .collect();
+    // embedding.weight, norm.gamma, norm.beta, head.weight, head.bias
+    assert_eq!(dtypes, [true, false, false, true, false]);
+}
+
+#[test]
+fn a_block_that_does_not_divide_is_refused_naming_the_parameter() {
+    let device = Device::flex();
+    let model = ConvNet::new(&device);
+    // burn panics: the conv weight [8, 4, 3, 3] is not a whole number of blocks of 32.
+    assert!(common::raw(|| model.clone().quantize_weights(&mut quantizer(q8_block32()))).is_none());
+    let err = model
+        .try_quantize_weights(&mut quantizer(q8_block32()))
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidQuantScheme);
+    assert_eq!(err.path().as_deref(), Some("conv.weight"));
+    assert!(
+        err.to_string()
+            .starts_with("conv.weight: quantize_dynamic: "),
+        "{err}"
+    );
+    // The caller still has its model, in float.
+    assert!(stored(&model).iter().all(|(d, _)| *d == DType::F32));
+    let x = Tensor::<4>::ones([2, 4, 6, 6], &device);
+    assert_eq!(model.forward(x).dims(), [2, 10]);
+}
+
+#[test]
+fn kept_in_float_on_request_and_reported_from_metadata() {
+    let device = Device::flex();
+    let model = ConvNet::new(&device);
+    let quantized = WeightQuantizer::new()
+        .keep_unquantizable_in_float()
+        .quantize(&model, &mut quantizer(q8_block32()))
+        .unwrap();
+    let report = quantized.report();
+    println!("{report}");
+    let kept: Vec<&str> = report.kept_in_float().map(|p| p.path.as_str()).collect();
+    // conv.weight [8, 4, 3, 3], conv.bias [8], head.weight [8, 10], head.bias [10]: blocks of
+    // 32 divide none of them.
+    assert_eq!(
+        kept,
+        ["conv.weight", "conv.bias", "head.weight", "head.bias"]
+    );
+    assert_eq!(report.placement, Placement::Native);
+    let json = serde_json::to_value(report).unwrap();
+    assert_eq!(json["params"][0]["outcome"]["kind"], "kept_float");
+    assert!(matches!(
+        &report.params[0].outcome,
+        ParamOutcome::KeptFloat { reason } if reason.contains("block size must divide")
+    ));
+
+    // Bytes after, from metadata, equal what the packed tensors hold.
+    let model = Tagger::new(&device);
+    let quantized = WeightQuantizer::new()
+        .quantize(&model, &mut quantizer(q4_block32()))
+        .unwrap();
+    let report = quantized.report();
+    for ((dtype, bytes), param) in stored(quantized.model()).iter().zip(&report.params) {
+        assert!(matches!(dtype, DType::QFloat(_)), "{}", param.path);
+        assert_eq!(bytes.len() as u64, param.bytes_after, "{}", param.path);
+        assert!(param.scheme.starts_with("q4s"), "{}", param.scheme);
+    }
+    println!("{report}");
+    let (before, after) = report.quantized_bytes();
+    assert_eq!(before, (50 * 64 + 64 + 64 + 64 * 32 + 32) * 4);
+    // burn-flex holds 4-bit values one per byte (i8), so its Q4 blocks of 32 take 32 bytes
+    // and a 4-byte scale per 128 float bytes; a packing backend (wgpu) takes 16 + 4.
+    assert_eq!(after * 128, before * 36);
+}
+
+#[test]
+fn nan_weights_are_refused_before_any_quantization() {
+    let device = Device::flex();
+    let mut model = Tagger::new(&device);
+    let mut weight = vec![0.5f32; 64 * 32];
+    weight[7] = f32::NAN;
+    model.head.weight = burn::module::Param::from_tensor(Tensor::from_data(
+        TensorData::new(weight, [64, 32]),
+        &device,
+    ));
+    let err = model
+        .try_quantize_weights(&mut quantizer(q8_tensor()))
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::NonFinite);
+    assert_eq!(err.path().as_deref(), Some("head.weight"));
+}
+
+#[test]
+#[allow(deprecated)] // NdArray is deprecated upstream; still supported.
+fn ndarray_is_refused_under_strict_and_falls_back_whole() {
+    let device = Device::ndarray();
+    let model = Tagger::new(&device);
+    assert!(common::raw(|| model.clone().quantize_weights(&mut quantizer(q8_tensor()))).is_none());
+    let err = model
+        .try_quantize_weights(&mut quantizer(q8_tensor()))
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Unsupported);
+    assert_eq!(err.path().as_deref(), Some("embedding.weight"));
+    assert!(err.to_string().contains("ndarray"), "{err}");
+
+    let policy = Policy::fallback_to([Device::flex()]);
+    let quantized = WeightQuantizer::new()
+        .policy(policy.clone())
+        .quantize(&model, &mut quantizer(q8_tensor()))
+        .unwrap();
+    let report = quantized.report();
+    assert!(
+        matches!(&report.placement, Placement::Fallback { from, to }
+            if from.contains("ndarray") && to.contains("flex")),
+        "{:?}",
+        report.placement
+    );
+    let moved = policy.stats_of(Op::QuantizeWeights);
+    assert_eq!(moved.fallbacks, 1);
+    assert_eq!(
+        moved.bytes_to_fallback,
+        (50 * 64 + 64 + 64 + 64 * 32 + 32) * 4
+    );
+    assert_eq!(quantized.held_on(), Some(&Device::flex()));
+
+    // The model's own forward, inputs moved in and outputs back, equal to a native Flex run.
+    let y = quantized
+        .forward(ids(&device), |m, ids| m.forward(ids))
+        .unwrap();
+    assert_eq!(y.device(), device);
+    let native = model
+        .clone()
+        .to_device(&Device::flex())
+        .try_quantize_weights(&mut quantizer(q8_tensor()))
+        .unwrap();
+    assert_eq!(values(y), values(native.forward(ids(&Device::flex()))));
+    let forward = policy.stats_of(Op::QuantizedModel);
+    assert_eq!(forward.fallbacks, 1);
+    assert_eq!(forward.bytes_to_fallback, 3 * 8 * 8); // i64 ids
+    assert_eq!(forward.bytes_from_fallback, 3 * 8 * 32 * 4);
+}
+
+/// On wgpu every refusal comes from a check, before burn touches the device; the device
+/// computes afterwards.
+#[test]
+fn wgpu_refusals_come_before_the_device() {
+    let Some(device) = common::wgpu_device() else {
+        return;
+    };
+    let model = ConvNet::new(&device);
+    // PackedU32 needs the last dimension a multiple of 4: the conv weight's is 3. burn would
+    // panic on the device thread and poison the device; the twin refuses first.
+    let err = model
+        .try_quantize_weights(&mut quantizer(q8_tensor()))
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Unsupported, "{err}");
+    assert_eq!(err.path().as_deref(), Some("conv.weight"));
+
+    // Native Q8S: CubeCL's WGSL has no i8 storage; the whole device is refused, or falls back.
+    let native = q8_tensor().with_store(QuantStore::Native);
+    let err = model
+        .try_quantize_weights(&mut quantizer(native))
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Unsupported, "{err}");
+    assert!(err.to_string().contains("wgpu"), "{err}");
+
+    // Kept in float where the scheme cannot apply; the rest quantized on the device.
+    let quantized = WeightQuantizer::new()
+        .keep_unquantizable_in_float()
+        .quantize(&model, &mut quantizer(q8_tensor()))
+        .unwrap();
+    let kept: Vec<&str> = quantized
+        .report()
+        .kept_in_float()
+        .map(|p| p.path.as_str())
+        .collect();
+    // conv.weight's last dim is 3; head.weight [8, 10] and head.bias [10] end in 10.
+    assert_eq!(kept, ["conv.weight", "head.weight", "head.bias"]);
+    let x = Tensor::<4>::ones([2, 4, 6, 6], &device);
+    let y = quantized.forward(x.clone(), |m, x| m.forward(x)).unwrap();
+    let f32_y = model.forward(x);
+    let diff = (y - f32_y).abs().max().into_scalar::<f32>();
+    assert!(diff < 0.05, "max |q8 - f32| = {diff}");
+
+    // The device still computes.
+    let a = Tensor::<2>::ones([4, 4], &device);
+    assert_eq!(values(a.clone().matmul(a)), vec![4.0; 16]);
+}
