@@ -2,7 +2,7 @@
 //! validate, move, run, move back, record, warn. Every guarded path that can fall back hands
 //! its steps to [`Policy::run`]; nothing else counts, moves or warns.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::{Op, Policy};
 use crate::capability::{Gap, Support};
@@ -42,10 +42,32 @@ pub(crate) enum Outcome<'a> {
         to: &'a str,
         bytes_out: u64,
         bytes_back: u64,
-        elapsed: std::time::Duration,
+        elapsed: Duration,
     },
     /// It failed or was refused.
     Error,
+}
+
+/// What a fallback moved: the bytes each way (counted from the data's own dtype) and the time
+/// spent moving them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Moved {
+    pub(crate) bytes_out: u64,
+    pub(crate) bytes_back: u64,
+    pub(crate) elapsed: Duration,
+}
+
+impl Moved {
+    /// The outcome of a call that ran on `to` instead of `from` and moved this.
+    pub(crate) fn fallback<'a>(self, from: &'a str, to: &'a str) -> Outcome<'a> {
+        Outcome::Fallback {
+            from,
+            to,
+            bytes_out: self.bytes_out,
+            bytes_back: self.bytes_back,
+            elapsed: self.elapsed,
+        }
+    }
 }
 
 /// What a guarded operation hands the policy.
@@ -122,6 +144,26 @@ impl Policy {
             }
             Outcome::Error => self.recorder().error(op),
         }
+    }
+
+    /// Records what a guarded call did — `outcome` of its value when it is `Ok`, an error
+    /// otherwise — and hands the result back: the one way out of a call, so that no error of
+    /// its steps goes uncounted.
+    ///
+    /// # Errors
+    ///
+    /// `result`'s own error.
+    pub(crate) fn recorded<'a, Y>(
+        &self,
+        op: Op,
+        result: Result<Y>,
+        outcome: impl FnOnce(&Y) -> Outcome<'a>,
+    ) -> Result<Y> {
+        match &result {
+            Ok(value) => self.record(op, outcome(value)),
+            Err(_) => self.record(op, Outcome::Error),
+        }
+        result
     }
 
     /// Counts `checked` as an error of `op` when it is one: for the pure checks a guarded

@@ -25,7 +25,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use burn::tensor::Device;
 
-pub(crate) use engine::{Outcome, Route, Steps, Target};
+pub(crate) use engine::{Moved, Outcome, Route, Steps, Target};
 pub use op::Op;
 pub use stats::{OpStats, Stats};
 
