@@ -8,15 +8,15 @@
 
 use std::time::Instant;
 
+use burn::tensor::FloatDType;
 use burn::tensor::quantization::QuantScheme;
-use burn::tensor::{DType, FloatDType};
 use burn_backend::ops::TransactionPrimitive;
 use burn_backend::tensor::{FloatTensor, QuantizedTensor};
 use burn_backend::{
     Backend, Shape, TensorMetadata, TensorPrimitive, get_or_init_device_settings, try_read_sync,
 };
 
-use crate::capability::{BackendStack, Effect, Gap, Support, quant_capability, quantize_support};
+use crate::capability::{BackendStack, quant_capability, quantize_support};
 use crate::check;
 use crate::error::{GuardError, Result};
 use crate::panic::catch;
@@ -436,27 +436,6 @@ pub(crate) fn no_kernel_product<B: Backend>(
             B::float_zeros(shape, &device, dtype)
         }
     })
-}
-
-/// The home backend's answer for a weight that the policy placed on a fallback backend: the
-/// gap that sent it there, or, when the home stack could quantize it after all, the fact that
-/// the weight is held elsewhere.
-pub(crate) fn held_elsewhere(
-    home: &BackendStack,
-    dtype: DType,
-    shape: &[usize],
-    held: &BackendStack,
-) -> Support {
-    let gap = match dtype {
-        DType::QFloat(scheme) => quantize_support(home, &scheme, shape).gap().cloned(),
-        _ => None,
-    };
-    Support::Gap(gap.unwrap_or_else(|| {
-        Gap::new(
-            Effect::Unmeasured,
-            format!("the quantized weight is held on {}", held.label()),
-        )
-    }))
 }
 
 /// Reads the range of `tensor`'s values on `B` — the count of NaN / ±inf values and the largest
