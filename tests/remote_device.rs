@@ -298,6 +298,68 @@ fn module_quantizer_keeps_weights_on_the_fallback_and_moves_activations() {
 }
 
 #[test]
+fn a_model_quantized_in_place_is_refused_or_placed_on_flex() {
+    let remote = LoopbackRemoteDevice::start().unwrap();
+    let device = remote.device();
+    let flex = Device::flex();
+    let net = Net {
+        hidden: LinearConfig::new(64, 32).init(device),
+        head: LinearConfig::new(32, 32).init(device),
+    };
+    let quantizer = || {
+        burn::module::Quantizer::new(
+            burn::tensor::quantization::Calibration::MinMax,
+            block_scheme(),
+        )
+    };
+    // burn-router's quantized ops are not implemented: raw burn panics; the twin refuses,
+    // naming the first parameter and the device.
+    assert!(raw(|| net.clone().quantize_weights(&mut quantizer())).is_none());
+    let err = net.try_quantize_weights(&mut quantizer()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Unsupported);
+    assert_eq!(err.path().as_deref(), Some("hidden.weight"));
+    assert!(err.to_string().contains("router<remote"), "{err}");
+
+    let policy = Policy::fallback_to([flex.clone()]);
+    let quantized = burn_guard::module::WeightQuantizer::new()
+        .policy(policy.clone())
+        .quantize(&net, &mut quantizer())
+        .unwrap();
+    assert_eq!(quantized.held_on(), Some(&flex));
+    let moved = policy.stats_of(Op::QuantizeWeights);
+    assert_eq!(
+        moved.bytes_to_fallback,
+        ((64 * 32 + 32 + 32 * 32 + 32) * 4) as u64
+    );
+
+    let batch = 3;
+    let y = quantized
+        .forward(tensor([batch, 64], device), |m, x| {
+            m.head.forward(m.hidden.forward(x))
+        })
+        .unwrap();
+    assert_eq!(
+        y.device(),
+        *device,
+        "the output comes back to the remote device"
+    );
+    let native = net
+        .clone()
+        .to_device(&flex)
+        .try_quantize_weights(&mut quantizer())
+        .unwrap();
+    let expected = read(
+        native
+            .head
+            .forward(native.hidden.forward(tensor([batch, 64], &flex))),
+    );
+    assert_eq!(read(y), expected);
+    let forward = policy.stats_of(Op::QuantizedModel);
+    assert_eq!(forward.bytes_to_fallback, (batch * 64 * 4) as u64);
+    assert_eq!(forward.bytes_from_fallback, (batch * 32 * 4) as u64);
+}
+
+#[test]
 fn layer_and_tensor_twins_run_on_the_remote_device() {
     let remote = LoopbackRemoteDevice::start().unwrap();
     let device = remote.device();
