@@ -44,7 +44,7 @@ prepare() {
   for bench in "${benches[@]}"; do
     # The executable cargo built for this bench: the last JSON line naming it.
     exe=$(cargo bench --all-features --no-run --bench "$bench" --message-format=json 2>/dev/null |
-      grep -F "\"name\":\"$bench\"" | grep -o '"executable":"[^"]*"' | tail -n 1 | cut -d'"' -f4)
+      grep -F "\"name\":\"$bench\"" | grep -F '"kind":["bench"]' | grep -o '"executable":"[^"]*"' | tail -n 1 | cut -d'"' -f4)
     [ -n "$exe" ] || { echo "gpu.sh: cargo built no executable for bench $bench" >&2; exit 1; }
     strip -o ".gpu/$bench" "$exe"
     gzip -9 ".gpu/$bench"
