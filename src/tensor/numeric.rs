@@ -166,9 +166,16 @@ impl<const D: usize, K: Numeric> TryNumeric<D, K> for Tensor<D, K> {
 
     fn try_matmul(self, other: Self) -> Result<Self> {
         const OP: &str = "matmul";
-        check::same_device(OP, &self.device(), &other.device())?;
+        let device = self.device();
+        check::same_device(OP, &device, &other.device())?;
         let (lhs, rhs) = (self.dims(), other.dims());
         let out = check::matmul(OP, &lhs, &rhs)?;
+        // A quantized product comes back in float: counted as f32, burn's default float.
+        let dtype = match self.dtype() {
+            DType::QFloat(_) => DType::F32,
+            dtype => dtype,
+        };
+        crate::capability::require_fits(OP, &out, dtype, &device)?;
         if lhs.contains(&0) || rhs.contains(&0) {
             return catch(OP, || zero_sized_product(&self, out));
         }

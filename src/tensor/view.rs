@@ -798,13 +798,15 @@ impl<const D: usize, K: Basic> TryView<D, K> for Tensor<D, K> {
     fn try_repeat_dim(self, dim: impl AsIndex, times: usize) -> Result<Self> {
         const OP: &str = "repeat_dim";
         let dim = dim.as_index();
-        check::view::repeat_dim(OP, &self.dims(), dim, times)?;
+        let out = check::view::repeat_dim(OP, &self.dims(), dim, times)?;
+        crate::capability::require_fits(OP, &out, self.dtype(), &self.device())?;
         catch(OP, || self.repeat_dim(dim, times))
     }
 
     fn try_repeat(self, sizes: &[usize]) -> Result<Self> {
         const OP: &str = "repeat";
-        check::view::repeat(OP, &self.dims(), sizes)?;
+        let out = check::view::repeat(OP, &self.dims(), sizes)?;
+        crate::capability::require_fits(OP, &out, self.dtype(), &self.device())?;
         catch(OP, || self.repeat(sizes))
     }
 
@@ -814,10 +816,19 @@ impl<const D: usize, K: Basic> TryView<D, K> for Tensor<D, K> {
     {
         const OP: &str = "pad";
         let mode: PadMode = catch(OP, || mode.into())?;
-        let pairs = check::view::pad(OP, &self.dims(), &padding.pad_arg(), &mode)?;
+        let dims = self.dims();
+        let pairs = check::view::pad(OP, &dims, &padding.pad_arg(), &mode)?;
+        let dtype = self.dtype();
         if let PadMode::Constant(value) = mode {
-            check::view::pad_value(OP, value, self.dtype())?;
+            check::view::pad_value(OP, value, dtype)?;
         }
+        // `check::view::pad` proved every padded size fits in `usize`.
+        let out: Vec<usize> = dims
+            .iter()
+            .zip(&pairs)
+            .map(|(&size, &(before, after))| size.saturating_add(before).saturating_add(after))
+            .collect();
+        crate::capability::require_fits(OP, &out, dtype, &self.device())?;
         let mut full = [(0usize, 0usize); D];
         for (slot, pair) in full.iter_mut().zip(pairs) {
             *slot = pair;
