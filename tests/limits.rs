@@ -157,6 +157,31 @@ fn cpu_sizes_past_the_allocator_are_refused_by_checks() {
     }
 }
 
+/// `expand` is a view on Flex (and wgpu) and a copy on NdArray: the byte rule applies where it
+/// allocates. Without it, NdArray's expand of one element to `[2^60]` f32 aborts the process
+/// ("memory allocation of 4611686018427387904 bytes failed").
+#[test]
+fn expand_is_refused_where_it_copies() {
+    let big = [1usize << 61];
+    #[allow(deprecated)]
+    for device in [Device::ndarray(), Device::ndarray().autodiff()] {
+        assert!(burn_guard::capability::expand_allocates(&device));
+        let one = Tensor::<1>::ones([1], &device);
+        assert_too_large(
+            one.try_expand(big),
+            "expand",
+            Some(1 << 63),
+            Some(isize::MAX as u64),
+            &device,
+        );
+    }
+    for device in [Device::flex(), Device::flex().autodiff()] {
+        assert!(!burn_guard::capability::expand_allocates(&device));
+        let view = Tensor::<1>::ones([1], &device).try_expand(big).unwrap();
+        assert_eq!(view.dims(), big);
+    }
+}
+
 /// The smallest power of two `side` for which a `[side, side]` f32 tensor is over `limit`.
 fn square_side_over(limit: u64) -> usize {
     let mut side = 1usize;

@@ -163,6 +163,13 @@ pub fn require_fits(
     crate::check::bytes::allocation(op, shape, dtype, &known.limits, &known.name)
 }
 
+/// Whether `expand` allocates its output on `device`: NdArray copies the broadcast into an owned
+/// array (burn-ndarray `NdArrayOps::expand`: `broadcast(..).into_owned()`), so an expand past the
+/// host's memory aborts the process there; Flex and CubeCL return a strided view.
+pub fn expand_allocates(device: &Device) -> bool {
+    matches!(base_of(device.as_dispatch()).1, Base::NdArray)
+}
+
 /// A device's limits and its name as errors give it, both computed once.
 #[derive(Debug)]
 pub(crate) struct Known {

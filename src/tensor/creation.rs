@@ -470,6 +470,7 @@ pub trait TryConvert<const D: usize, K: Basic>: Sealed + Sized {
     /// # Errors
     ///
     /// [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for a quantized tensor.
+    /// [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's largest buffer, or whose size overflows.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -527,6 +528,7 @@ pub trait TryConvert<const D: usize, K: Basic>: Sealed + Sized {
     ///
     /// [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for a quantized tensor; [`GuardError::NotRepresentable`](crate::GuardError::NotRepresentable) for an
     /// unrepresentable value.
+    /// [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's largest buffer, or whose size overflows.
     ///
     /// ```
     /// use burn::tensor::{Device, Int, Tensor};
@@ -696,6 +698,7 @@ pub trait TryConvertFloat<const D: usize>: Sealed + Sized {
     ///
     /// [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for a quantized tensor; for the distribution, what
     /// [`check::creation::distribution`](crate::check::creation::distribution) returns.
+    /// [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's largest buffer, or whose size overflows.
     ///
     /// ```
     /// use burn::tensor::{Device, Distribution, Tensor};
@@ -760,6 +763,7 @@ pub trait TryConvertFloat<const D: usize>: Sealed + Sized {
     /// # Errors
     ///
     /// [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for `num_samples == 0`; [`GuardError::Empty`](crate::GuardError::Empty) for no category.
+    /// [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's largest buffer, or whose size overflows.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -1118,6 +1122,7 @@ pub trait TryCreate<const D: usize, K: Basic>: Sealed + Sized {
     ///
     /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for a shape of another rank.
     /// - [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for a dtype of another kind.
+    /// - [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's largest buffer, or whose size overflows.
     ///
     /// ```
     /// use burn::tensor::{DType, Device, Float, Tensor};
@@ -1222,6 +1227,7 @@ pub trait TryCreate<const D: usize, K: Basic>: Sealed + Sized {
     /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for data of another rank.
     /// - [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for the dtype; [`GuardError::NotRepresentable`](crate::GuardError::NotRepresentable) for a value that
     ///   does not fit.
+    /// - [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's largest buffer, or whose size overflows.
     ///
     /// ```
     /// use burn::tensor::{Device, Float, Tensor, TensorData};
@@ -1335,6 +1341,7 @@ pub trait TryCreate<const D: usize, K: Basic>: Sealed + Sized {
     /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) listing every shape.
     /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch): burn does not check
     ///   this; the backend would panic or mix devices.
+    /// - [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's largest buffer, or whose size overflows.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -1362,6 +1369,7 @@ pub trait TryCreate<const D: usize, K: Basic>: Sealed + Sized {
     /// - [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for an empty list.
     /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) listing every shape.
     /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch) (not checked by burn).
+    /// - [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's largest buffer, or whose size overflows.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -1470,6 +1478,7 @@ pub trait TryCreateNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     /// - [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for the dtype; [`GuardError::OutOfRange`](crate::GuardError::OutOfRange),
     ///   [`GuardError::NonFinite`](crate::GuardError::NonFinite), [`GuardError::NotRepresentable`](crate::GuardError::NotRepresentable) or [`GuardError::OutOfOrder`](crate::GuardError::OutOfOrder) for the
     ///   distribution's parameters (see [`check::creation::distribution`](crate::check::creation::distribution)).
+    /// - [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's largest buffer, or whose size overflows.
     ///
     /// ```
     /// use burn::tensor::{Device, Distribution, Float, Tensor};
@@ -1511,7 +1520,7 @@ pub trait TryCreateMatrix<K: Numeric>: Sealed + Sized {
     ///
     /// # Errors
     ///
-    /// None expected; a backend panic is returned as
+    /// [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's largest buffer, or whose size overflows; a backend panic is returned as
     /// [`GuardError::BackendPanic`](crate::GuardError::BackendPanic).
     ///
     /// ```
@@ -1600,6 +1609,7 @@ pub trait TryCreateInt<const D: usize>: Sealed + Sized {
     /// # Errors
     ///
     /// [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for either rank.
+    /// [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's largest buffer, or whose size overflows.
     ///
     /// ```
     /// use burn::tensor::{Device, Int, Tensor};
@@ -1640,6 +1650,7 @@ pub trait TryCreateRange: Sealed + Sized {
     /// # Errors
     ///
     /// [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for the dtype.
+    /// [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's largest buffer, or whose size overflows.
     ///
     /// ```
     /// use burn::tensor::{DType, Device, Tensor};
@@ -1659,6 +1670,7 @@ pub trait TryCreateRange: Sealed + Sized {
     /// # Errors
     ///
     /// [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for the dtype; [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a zero step.
+    /// [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's largest buffer, or whose size overflows.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -1722,6 +1734,7 @@ pub trait TryCreateBool<const D: usize>: Sealed + Sized {
     /// # Errors
     ///
     /// [`GuardError::RankMismatch`](crate::GuardError::RankMismatch).
+    /// [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's largest buffer, or whose size overflows.
     ///
     /// ```
     /// use burn::tensor::{Bool, Device, Tensor};
@@ -1741,6 +1754,7 @@ pub trait TryCreateBool<const D: usize>: Sealed + Sized {
     /// # Errors
     ///
     /// [`GuardError::RankMismatch`](crate::GuardError::RankMismatch).
+    /// [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's largest buffer, or whose size overflows.
     ///
     /// ```
     /// use burn::tensor::{Bool, Device, Tensor};
@@ -1758,6 +1772,7 @@ pub trait TryCreateBool<const D: usize>: Sealed + Sized {
     /// # Errors
     ///
     /// [`GuardError::RankMismatch`](crate::GuardError::RankMismatch).
+    /// [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's largest buffer, or whose size overflows.
     ///
     /// ```
     /// use burn::tensor::{Bool, Device, Tensor};

@@ -773,6 +773,7 @@ pub trait TryIndexingOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     /// - [`GuardError::NonFinite`](crate::GuardError::NonFinite) for NaN or ±inf values.
     /// - [`GuardError::IndexOutOfRange`](crate::GuardError::IndexOutOfRange) for a value.
     /// - [`GuardError::Execution`](crate::GuardError::Execution) if the values cannot be read.
+    /// - [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's largest buffer, or whose size overflows.
     ///
     /// ```
     /// use burn::tensor::{Device, Int, Tensor};
@@ -805,6 +806,7 @@ pub trait TryIndexingOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     /// - [`GuardError::NonFinite`](crate::GuardError::NonFinite) for NaN or ±inf values.
     /// - [`GuardError::IndexOutOfRange`](crate::GuardError::IndexOutOfRange) for a value.
     /// - [`GuardError::Execution`](crate::GuardError::Execution) if the values cannot be read.
+    /// - [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's largest buffer, or whose size overflows.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};

@@ -112,6 +112,7 @@ pub trait TryNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
     /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for rank < 2.
     /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) with both shapes.
+    /// - [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's largest buffer, or whose size overflows.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
