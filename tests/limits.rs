@@ -278,3 +278,49 @@ fn wgpu_buffers_over_the_device_limit_are_refused_and_under_it_work() {
     let sum = Tensor::<1>::from_floats([1.0, 2.0, 3.0], d).sum();
     assert_eq!(sum.into_scalar::<f32>(), 6.0);
 }
+
+/// A config whose parameters cannot fit is refused by `try_init` before burn's initializer
+/// draws them (on wgpu into the persistent pool, where an oversized buffer panics on the device
+/// thread); the refusal names the parameter. A layer that fits still initializes and runs.
+#[test]
+fn a_layer_whose_parameters_cannot_fit_is_refused_at_init() {
+    use burn::nn::LinearConfig;
+
+    #[track_caller]
+    fn refused_weight(err: GuardError, bytes: Option<u64>, limit: Option<u64>) {
+        assert_eq!(err.kind(), ErrorKind::TooLarge, "{err}");
+        assert_eq!(err.path().as_deref(), Some("weight"), "{err}");
+        assert!(
+            matches!(
+                err.root(),
+                GuardError::TooLarge { op: "linear_init", bytes: b, limit: l, .. }
+                    if *b == bytes && *l == limit
+            ),
+            "{err}"
+        );
+    }
+
+    for device in cpu_devices() {
+        // 2^62 weights of 4 bytes: past u64.
+        let err = LinearConfig::new(1 << 31, 1 << 31)
+            .try_init(&device)
+            .unwrap_err();
+        refused_weight(err, None, Some(isize::MAX as u64));
+        let layer = LinearConfig::new(4, 2).try_init(&device).unwrap();
+        let out = layer.forward(Tensor::<2>::ones([1, 4], &device));
+        assert_eq!(out.dims(), [1, 2]);
+    }
+
+    let Some(device) = common::wgpu_device() else {
+        return;
+    };
+    let limit = limits_of(&device).max_buffer_bytes;
+    // 2^40 weights: 4 TiB against the device's largest buffer.
+    let err = LinearConfig::new(1 << 20, 1 << 20)
+        .try_init(&device)
+        .unwrap_err();
+    refused_weight(err, Some(1 << 42), limit);
+    let layer = LinearConfig::new(4, 2).try_init(&device).unwrap();
+    let out = layer.forward(Tensor::<2>::ones([1, 4], &device));
+    assert_eq!(out.into_data().num_elements(), 2);
+}
