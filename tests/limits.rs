@@ -324,3 +324,86 @@ fn a_layer_whose_parameters_cannot_fit_is_refused_at_init() {
     let out = layer.forward(Tensor::<2>::ones([1, 4], &device));
     assert_eq!(out.into_data().num_elements(), 2);
 }
+
+/// Selects what `allocation_child` does when a parent test runs it in a child process.
+const CHILD: &str = "BURN_GUARD_LIMITS_CHILD";
+
+/// An allocation the OS refuses: an 8 GiB tensor in a process limited to 4 GiB of address space
+/// (`ulimit -v`). Raw burn aborts the process (SIGABRT: Rust's allocation-failure handler, which
+/// no `catch_unwind` sees) on Flex and on NdArray; the twin returns `OutOfMemory` and the child
+/// exits normally. Each run is a child process of this test binary.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_allocation_the_os_refuses_is_out_of_memory_and_the_process_lives() {
+    use std::os::unix::process::ExitStatusExt;
+
+    let exe = std::env::current_exe().unwrap();
+    let run = |mode: &str| {
+        std::process::Command::new("sh")
+            .arg("-c")
+            .arg("ulimit -v 4194304 && exec \"$0\" allocation_child --exact --ignored --nocapture")
+            .arg(&exe)
+            .env(CHILD, mode)
+            .output()
+            .unwrap()
+    };
+    for backend in ["flex", "ndarray"] {
+        let raw = run(&format!("raw {backend}"));
+        let stderr = String::from_utf8_lossy(&raw.stderr);
+        assert_eq!(raw.status.signal(), Some(6), "raw {backend}: {stderr}");
+        assert!(
+            stderr.contains("memory allocation of 8589934592 bytes failed"),
+            "raw {backend}: {stderr}"
+        );
+        let guarded = run(&format!("guarded {backend}"));
+        let stdout = String::from_utf8_lossy(&guarded.stdout);
+        assert!(
+            guarded.status.success(),
+            "guarded {backend}: {stdout} {}",
+            String::from_utf8_lossy(&guarded.stderr)
+        );
+        assert!(stdout.contains("refused: OutOfMemory"), "{stdout}");
+        println!(
+            "{backend}: {}",
+            stdout.lines().find(|l| l.contains("refused")).unwrap()
+        );
+    }
+}
+
+/// The child of `an_allocation_the_os_refuses_is_out_of_memory_and_the_process_lives`; does
+/// nothing unless that test runs it.
+#[test]
+#[ignore = "run by an_allocation_the_os_refuses_is_out_of_memory_and_the_process_lives in a child process"]
+fn allocation_child() {
+    let Ok(mode) = std::env::var(CHILD) else {
+        return;
+    };
+    #[allow(deprecated)]
+    let device = match mode.split(' ').nth(1) {
+        Some("flex") => Device::flex(),
+        Some("ndarray") => Device::ndarray(),
+        other => panic!("unknown backend {other:?}"),
+    };
+    let shape = [2usize << 30]; // 2^31 f32: 8 GiB.
+    if mode.starts_with("raw") {
+        let t = Tensor::<1>::zeros(shape, &device);
+        println!("raw survived: {:?}", t.dims());
+    } else {
+        let err = Tensor::<1>::try_zeros(shape, &device).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                GuardError::OutOfMemory {
+                    bytes: 8_589_934_592,
+                    budget: 4_294_967_296,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        println!("refused: {:?}: {err}", err.kind());
+        // The process is alive and the device still works.
+        let small = Tensor::<1>::try_ones([4], &device).unwrap();
+        assert_eq!(small.sum().into_scalar::<f32>(), 4.0);
+    }
+}

@@ -89,15 +89,41 @@ pub struct HostMemory {
     pub total_bytes: u64,
     /// Memory available for new allocations without swapping, in bytes (`MemAvailable`).
     pub available_bytes: u64,
+    /// This process's address-space limit, in bytes (the soft `RLIMIT_AS`, as `ulimit -v`
+    /// sets it); `None` when unlimited or unknown.
+    pub address_space_limit: Option<u64>,
+    /// This process's address space now, in bytes (`VmSize`); `None` when unknown.
+    pub address_space_used: Option<u64>,
 }
 
-/// The host's memory now, read from `/proc/meminfo`; `None` on other systems or when the file
-/// cannot be read. Not cached: what is available changes.
+impl HostMemory {
+    /// Figures for unit tests of the budget rule: no address-space limit, nothing mapped.
+    #[cfg(test)]
+    pub(crate) fn for_tests(total_bytes: u64, available_bytes: u64) -> Self {
+        Self {
+            total_bytes,
+            available_bytes,
+            address_space_limit: None,
+            address_space_used: None,
+        }
+    }
+}
+
+/// The host's memory now, read from `/proc/meminfo`, `/proc/self/limits` and
+/// `/proc/self/status`; `None` on other systems or when `/proc/meminfo` cannot be read. Not
+/// cached: what is available changes. Costs three small file reads (tens of microseconds).
 pub fn host_memory() -> Option<HostMemory> {
     #[cfg(target_os = "linux")]
     {
         let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-        parse_meminfo(&text)
+        let mut memory = parse_meminfo(&text)?;
+        if let Ok(limits) = std::fs::read_to_string("/proc/self/limits") {
+            memory.address_space_limit = parse_address_space_limit(&limits);
+        }
+        if let Ok(status) = std::fs::read_to_string("/proc/self/status") {
+            memory.address_space_used = parse_vm_size(&status);
+        }
+        Some(memory)
     }
     #[cfg(not(target_os = "linux"))]
     {
@@ -105,24 +131,49 @@ pub fn host_memory() -> Option<HostMemory> {
     }
 }
 
+/// The soft limit of `Max address space` in the text of `/proc/self/limits`
+/// (`Max address space   4294967296   4294967296   bytes`); `None` for `unlimited`.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn parse_address_space_limit(text: &str) -> Option<u64> {
+    let line = text
+        .lines()
+        .find(|line| line.starts_with("Max address space"))?;
+    line.trim_start_matches("Max address space")
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// `VmSize` from the text of `/proc/self/status` (`VmSize:  3892 kB`), in bytes.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn parse_vm_size(text: &str) -> Option<u64> {
+    kib_field(text, "VmSize")
+}
+
 /// `MemTotal` and `MemAvailable` from the text of `/proc/meminfo` (`MemTotal:  16318812 kB`).
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 fn parse_meminfo(text: &str) -> Option<HostMemory> {
-    let field = |name: &str| {
-        text.lines().find_map(|line| {
-            let rest = line.strip_prefix(name)?.strip_prefix(':')?;
-            let mut words = rest.split_whitespace();
-            let value: u64 = words.next()?.parse().ok()?;
-            match words.next() {
-                Some("kB") => value.checked_mul(1024),
-                None => Some(value),
-                Some(_) => None,
-            }
-        })
-    };
     Some(HostMemory {
-        total_bytes: field("MemTotal")?,
-        available_bytes: field("MemAvailable")?,
+        total_bytes: kib_field(text, "MemTotal")?,
+        available_bytes: kib_field(text, "MemAvailable")?,
+        address_space_limit: None,
+        address_space_used: None,
+    })
+}
+
+/// A `Name:  <value> kB` line of a `/proc` file, in bytes.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn kib_field(text: &str, name: &str) -> Option<u64> {
+    text.lines().find_map(|line| {
+        let rest = line.strip_prefix(name)?.strip_prefix(':')?;
+        let mut words = rest.split_whitespace();
+        let value: u64 = words.next()?.parse().ok()?;
+        match words.next() {
+            Some("kB") => value.checked_mul(1024),
+            None => Some(value),
+            Some(_) => None,
+        }
     })
 }
 
@@ -137,10 +188,18 @@ pub fn limits_of(device: &Device) -> DeviceLimits {
 /// of `shape` and `dtype` that `op` would create on `device`, against the device's cached
 /// limits and named as errors name the device. Returns the bytes.
 ///
+/// On a host device (Flex, NdArray), an allocation of at least [`HOST_BUDGET_FLOOR`] bytes is
+/// also held against what the host can give now
+/// ([`check::bytes::host_budget`](crate::check::bytes::host_budget), [`host_memory`] read
+/// afresh): Rust aborts the process when the allocator refuses, so a refusal here is the only
+/// one the caller can see.
+///
 /// # Errors
 ///
-/// [`GuardError::TooLarge`](crate::GuardError::TooLarge) for a tensor over the device's largest
-/// buffer, or whose size overflows.
+/// - [`GuardError::TooLarge`](crate::GuardError::TooLarge) for a tensor over the device's
+///   largest buffer, or whose size overflows.
+/// - [`GuardError::OutOfMemory`](crate::GuardError::OutOfMemory) for a host allocation over
+///   the memory available now or over the process's address-space limit.
 ///
 /// ```
 /// use burn::tensor::{DType, Device};
@@ -160,8 +219,21 @@ pub fn require_fits(
     device: &Device,
 ) -> Result<u64> {
     let known = known(device);
-    crate::check::bytes::allocation(op, shape, dtype, &known.limits, &known.name)
+    let bytes = crate::check::bytes::allocation(op, shape, dtype, &known.limits, &known.name)?;
+    if known.limits.source == LimitsSource::Host
+        && bytes >= HOST_BUDGET_FLOOR
+        && let Some(memory) = host_memory()
+    {
+        crate::check::bytes::host_budget(op, bytes, &memory, &known.name)?;
+    }
+    Ok(bytes)
 }
+
+/// Host allocations below this many bytes are not checked against the host's free memory:
+/// reading it costs tens of microseconds, which a 64 MiB allocation (milliseconds to fill)
+/// hides and a tiny op would not; and a small allocation that fails means the host is already
+/// out of memory, which no budget predicts.
+pub const HOST_BUDGET_FLOOR: u64 = 64 << 20;
 
 /// Whether `expand` allocates its output on `device`: NdArray copies the broadcast into an owned
 /// array (burn-ndarray `NdArrayOps::expand`: `broadcast(..).into_owned()`), so an expand past the
@@ -284,16 +356,29 @@ mod tests {
         let text = "MemTotal:       16318812 kB\nMemFree:         1000000 kB\nMemAvailable:    8000000 kB\n";
         assert_eq!(
             parse_meminfo(text),
-            Some(HostMemory {
-                total_bytes: 16_318_812 * 1024,
-                available_bytes: 8_000_000 * 1024,
-            })
+            Some(HostMemory::for_tests(16_318_812 * 1024, 8_000_000 * 1024))
         );
         // A missing field, a unit it does not know, a number past u64: no figure, no guess.
         assert_eq!(parse_meminfo("MemTotal: 1 kB\n"), None);
         assert_eq!(parse_meminfo("MemTotal: 1 MB\nMemAvailable: 1 kB\n"), None);
         let huge = format!("MemTotal: {} kB\nMemAvailable: 1 kB\n", u64::MAX);
         assert_eq!(parse_meminfo(&huge), None);
+    }
+
+    #[test]
+    fn the_address_space_is_read_in_bytes() {
+        let limits = "Limit                     Soft Limit           Hard Limit           Units     \n\
+                      Max stack size            8388608              unlimited            bytes     \n\
+                      Max address space         4294967296           unlimited            bytes     \n";
+        assert_eq!(parse_address_space_limit(limits), Some(4 << 30));
+        let unlimited =
+            "Max address space         unlimited            unlimited            bytes\n";
+        assert_eq!(parse_address_space_limit(unlimited), None);
+        assert_eq!(
+            parse_vm_size("Name:\tx\nVmSize:\t    3892 kB\n"),
+            Some(3892 * 1024)
+        );
+        assert_eq!(parse_vm_size("Name:\tx\n"), None);
     }
 
     #[cfg(feature = "flex")]

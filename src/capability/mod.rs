@@ -22,7 +22,8 @@ mod support;
 pub use device::stack_of;
 pub use dtype::dtype_support;
 pub use limits::{
-    DeviceLimits, HostMemory, LimitsSource, expand_allocates, host_memory, limits_of, require_fits,
+    DeviceLimits, HOST_BUDGET_FLOOR, HostMemory, LimitsSource, expand_allocates, host_memory,
+    limits_of, require_fits,
 };
 pub use probe::{PROBE_MAX_ELEMENTS, cached_probe, probe_quantize, probe_shape};
 pub(crate) use quant::quant_capability;

@@ -154,6 +154,58 @@ pub fn allocation(
     }
 }
 
+/// The host's budget for one allocation of `bytes` (a rule of burn-guard's: burn asks the
+/// allocator, and Rust aborts the process when it refuses): within the process's address-space
+/// limit (`RLIMIT_AS`, which `ulimit -v` lowers: the allocator refuses past it), then within
+/// the memory available now (past it the host swaps, or the kernel's OOM killer ends the
+/// process once the pages are touched). `memory` is what the OS reported just before; `device`
+/// names the device in the error.
+///
+/// # Errors
+///
+/// [`GuardError::OutOfMemory`] with the bytes, what is in use (the address space, or the
+/// memory not available) and the budget (the address-space limit, or the host's memory).
+///
+/// ```
+/// use burn_guard::GuardError;
+/// use burn_guard::capability::host_memory;
+/// use burn_guard::check::bytes::host_budget;
+///
+/// if let Some(memory) = host_memory() {
+///     assert!(host_budget("zeros", 1024, &memory, "Flex").is_ok());
+///     let err = host_budget("zeros", memory.total_bytes + 1, &memory, "Flex").unwrap_err();
+///     assert!(matches!(err, GuardError::OutOfMemory { .. }));
+/// }
+/// ```
+pub fn host_budget(
+    op: &'static str,
+    bytes: u64,
+    memory: &crate::capability::HostMemory,
+    device: &str,
+) -> Result<()> {
+    if let (Some(limit), Some(used)) = (memory.address_space_limit, memory.address_space_used)
+        && used.checked_add(bytes).is_none_or(|total| total > limit)
+    {
+        return Err(GuardError::OutOfMemory {
+            op,
+            bytes,
+            in_use: used,
+            budget: limit,
+            device: device.to_owned(),
+        });
+    }
+    if bytes > memory.available_bytes {
+        return Err(GuardError::OutOfMemory {
+            op,
+            bytes,
+            in_use: memory.total_bytes.saturating_sub(memory.available_bytes),
+            budget: memory.total_bytes,
+            device: device.to_owned(),
+        });
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use burn::tensor::quantization::{QuantValue, ScaleDtype};
@@ -251,6 +303,67 @@ mod tests {
                             &err,
                             GuardError::TooLarge { op: "zeros", bytes: b, limit: l, device }
                                 if *b == bytes && *l == limit && device == "device 0"
+                        ),
+                        "{what}: {err:?}"
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn the_host_budget_refuses_what_the_os_would() -> std::result::Result<(), String> {
+        use crate::capability::HostMemory;
+
+        const GIB: u64 = 1 << 30;
+        let memory = |available, limit: Option<u64>, used| {
+            let mut memory = HostMemory::for_tests(16 * GIB, available);
+            memory.address_space_limit = limit;
+            memory.address_space_used = Some(used);
+            memory
+        };
+        // (bytes, memory, Ok or Err((in_use, budget)))
+        type Row = (u64, HostMemory, Option<(u64, u64)>);
+        let rows: Vec<Row> = vec![
+            (GIB, memory(8 * GIB, None, GIB), None),
+            (8 * GIB, memory(8 * GIB, None, GIB), None),
+            // Past what is available: in use is what is not available, of the host's memory.
+            (
+                8 * GIB + 1,
+                memory(8 * GIB, None, GIB),
+                Some((8 * GIB, 16 * GIB)),
+            ),
+            // Under `ulimit -v 4 GiB` with 1 GiB mapped, 8 GiB cannot be mapped.
+            (
+                8 * GIB,
+                memory(12 * GIB, Some(4 * GIB), GIB),
+                Some((GIB, 4 * GIB)),
+            ),
+            (3 * GIB, memory(12 * GIB, Some(4 * GIB), GIB), None),
+            (
+                3 * GIB + 1,
+                memory(12 * GIB, Some(4 * GIB), GIB),
+                Some((GIB, 4 * GIB)),
+            ),
+            (
+                u64::MAX,
+                memory(12 * GIB, Some(4 * GIB), GIB),
+                Some((GIB, 4 * GIB)),
+            ),
+        ];
+        for (bytes, memory, expected) in rows {
+            let what = format!("{bytes} {memory:?}");
+            let got = host_budget("ones", bytes, &memory, "Flex");
+            match expected {
+                None => assert!(got.is_ok(), "{what}: {got:?}"),
+                Some((in_use, budget)) => {
+                    let err = refused(&what, got)?;
+                    assert!(
+                        matches!(
+                            &err,
+                            GuardError::OutOfMemory { op: "ones", bytes: b, in_use: u, budget: g, device }
+                                if *b == bytes && *u == in_use && *g == budget && device == "Flex"
                         ),
                         "{what}: {err:?}"
                     );
