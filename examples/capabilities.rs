@@ -6,12 +6,18 @@
 //! cargo run --release --example capabilities -- --json # an array of records
 //! ```
 //!
+//! Each backend's device limits follow: the largest single buffer, the alignment and the
+//! capacity, where the device states them (in `--json`, the `limits` field of every record).
+//!
 //! With `--features remote-device`, burn's `burn::Tensor`-level remote device (a loopback
 //! `RemoteServer`) is listed too, as `remote-device`.
 
+use burn::tensor::Device;
 use burn::tensor::quantization::{QuantScheme, QuantStore, QuantValue, ScaleDtype};
 use burn_backend::Backend;
-use burn_guard::capability::{BackendStack, Support, quantize_support};
+use burn_guard::capability::{
+    BackendStack, DeviceLimits, Support, host_memory, limits_of, quantize_support,
+};
 use burn_guard::check::{self, SchemeName};
 use serde::Serialize;
 
@@ -27,6 +33,8 @@ struct Record {
     /// `is unmeasured`; absent when native.
     effect: Option<String>,
     reason: Option<String>,
+    /// The device's memory limits (`null` where it states none).
+    limits: DeviceLimits,
 }
 
 /// Every quantized op shares the scheme table: quantize, dequantize, quantized matmul.
@@ -59,7 +67,12 @@ fn schemes() -> Vec<QuantScheme> {
     out
 }
 
-fn records(backend: &'static str, device: String, stack: &BackendStack) -> Vec<Record> {
+fn records(
+    backend: &'static str,
+    device: String,
+    stack: &BackendStack,
+    limits: DeviceLimits,
+) -> Vec<Record> {
     let flex = BackendStack::parse("flex");
     let mut out = Vec::new();
     for scheme in schemes() {
@@ -87,6 +100,7 @@ fn records(backend: &'static str, device: String, stack: &BackendStack) -> Vec<R
                 support,
                 effect: effect.clone(),
                 reason: reason.clone(),
+                limits,
             });
         }
     }
@@ -96,17 +110,26 @@ fn records(backend: &'static str, device: String, stack: &BackendStack) -> Vec<R
 fn main() {
     let json = std::env::args().any(|arg| arg == "--json");
     let mut all = Vec::new();
-    all.extend(records("flex", "cpu".into(), &BackendStack::parse("flex")));
+    all.extend(records(
+        "flex",
+        "cpu".into(),
+        &BackendStack::parse("flex"),
+        limits_of(&Device::flex()),
+    ));
+    #[allow(deprecated)] // NdArray is deprecated upstream; still supported.
+    let ndarray = Device::ndarray();
     all.extend(records(
         "ndarray",
         "cpu".into(),
         &BackendStack::parse("ndarray"),
+        limits_of(&ndarray),
     ));
     match burn_guard::devices::wgpu_adapter() {
         Ok(adapter) => all.extend(records(
             "wgpu",
             adapter.name,
             &BackendStack::of::<burn_wgpu::Wgpu>(&Default::default()),
+            limits_of(&adapter.device),
         )),
         Err(err) => eprintln!("wgpu: {err}"),
     }
@@ -115,6 +138,8 @@ fn main() {
             "remote",
             remote.address().to_owned(),
             &BackendStack::parse(&burn_remote::RemoteBackend::name(remote.device())),
+            // burn-remote's server does not report its device's limits.
+            DeviceLimits::UNKNOWN,
         )),
         Err(err) => eprintln!("remote: {err}"),
     }
@@ -125,6 +150,7 @@ fn main() {
             "remote-device",
             remote.address().to_owned(),
             burn_guard::capability::stack_of(remote.device()),
+            limits_of(remote.device()),
         )),
         Err(err) => eprintln!("remote-device: {err}"),
     }
@@ -149,6 +175,35 @@ fn main() {
             record.support,
             record.effect.as_deref().unwrap_or(""),
             record.reason.as_deref().unwrap_or("")
+        );
+    }
+
+    println!();
+    println!(
+        "{:<13} {:>22} {:>10} {:>16} source",
+        "backend", "largest buffer (B)", "alignment", "capacity (B)"
+    );
+    let figure = |value: Option<u64>| value.map_or_else(|| "-".to_owned(), |v| v.to_string());
+    let mut shown = Vec::new();
+    for record in &all {
+        if shown.contains(&record.backend) {
+            continue;
+        }
+        shown.push(record.backend);
+        let limits = record.limits;
+        println!(
+            "{:<13} {:>22} {:>10} {:>16} {:?}",
+            record.backend,
+            figure(limits.max_buffer_bytes),
+            figure(limits.alignment),
+            figure(limits.capacity_bytes),
+            limits.source
+        );
+    }
+    if let Some(memory) = host_memory() {
+        println!(
+            "host memory: {} of {} bytes available",
+            memory.available_bytes, memory.total_bytes
         );
     }
 }

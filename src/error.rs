@@ -236,6 +236,35 @@ pub enum GuardError {
         /// Why it is unavailable, as the backend reported it.
         reason: String,
     },
+    /// A tensor that can never fit on the device: its bytes exceed the largest single buffer
+    /// the device can allocate, or its element count overflows. Freeing memory does not help.
+    TooLarge {
+        /// The operation.
+        op: &'static str,
+        /// The bytes the tensor needs: elements × dtype size (packed values plus scales for a
+        /// quantized dtype). `None` when the count overflows: the element count does not fit in
+        /// `usize`, or the bytes in `u64`.
+        bytes: Option<u64>,
+        /// The largest single buffer the device can allocate, in bytes; `None` when the device
+        /// states none (only an overflow is refused then).
+        limit: Option<u64>,
+        /// The device, as errors name it.
+        device: String,
+    },
+    /// An allocation that does not fit in what the device has free now: it may fit once
+    /// memory is freed.
+    OutOfMemory {
+        /// The operation.
+        op: &'static str,
+        /// The bytes the allocation needs.
+        bytes: u64,
+        /// The bytes already in use on the device, as far as they are known.
+        in_use: u64,
+        /// The bytes the device may hold in all.
+        budget: u64,
+        /// The device, as errors name it.
+        device: String,
+    },
 
     // ---------------------------------------------------------------- backend failures
     /// The backend panicked in a way no check predicted; the panic backstop caught it.
@@ -336,6 +365,10 @@ pub enum ErrorKind {
     NotDifferentiable,
     /// [`GuardError::DeviceUnavailable`].
     DeviceUnavailable,
+    /// [`GuardError::TooLarge`].
+    TooLarge,
+    /// [`GuardError::OutOfMemory`].
+    OutOfMemory,
     /// [`GuardError::BackendPanic`].
     BackendPanic,
     /// [`GuardError::Timeout`].
@@ -548,6 +581,8 @@ impl GuardError {
             | Self::InvalidArgument { op, .. }
             | Self::InvalidQuantScheme { op, .. }
             | Self::NotDifferentiable { op, .. }
+            | Self::TooLarge { op, .. }
+            | Self::OutOfMemory { op, .. }
             | Self::BackendPanic { op, .. }
             | Self::Timeout { op, .. }
             | Self::Execution { op, .. }
@@ -585,6 +620,8 @@ impl GuardError {
             Self::Unsupported(_) => ErrorKind::Unsupported,
             Self::NotDifferentiable { .. } => ErrorKind::NotDifferentiable,
             Self::DeviceUnavailable { .. } => ErrorKind::DeviceUnavailable,
+            Self::TooLarge { .. } => ErrorKind::TooLarge,
+            Self::OutOfMemory { .. } => ErrorKind::OutOfMemory,
             Self::BackendPanic { .. } => ErrorKind::BackendPanic,
             Self::Timeout { .. } => ErrorKind::Timeout,
             Self::Execution { .. } => ErrorKind::Execution,
@@ -888,6 +925,39 @@ impl fmt::Display for GuardError {
                 "{}: device unavailable; got {}",
                 OneLine(device),
                 OneLine(reason)
+            ),
+            Self::TooLarge {
+                op,
+                bytes,
+                limit,
+                device,
+            } => {
+                write!(
+                    f,
+                    "{}: the tensor exceeds the largest buffer the device can allocate; got ",
+                    OneLine(op)
+                )?;
+                match bytes {
+                    Some(bytes) => write!(f, "{bytes} bytes")?,
+                    None => write!(f, "a size that overflows")?,
+                }
+                match limit {
+                    Some(limit) => write!(f, ", limit {limit} bytes")?,
+                    None => write!(f, ", no stated limit")?,
+                }
+                write!(f, " (device {})", OneLine(device))
+            }
+            Self::OutOfMemory {
+                op,
+                bytes,
+                in_use,
+                budget,
+                device,
+            } => write!(
+                f,
+                "{}: the allocation does not fit in the device's free memory; got {bytes} bytes with {in_use} of {budget} bytes in use (device {})",
+                OneLine(op),
+                OneLine(device)
             ),
             Self::BackendPanic {
                 op,
@@ -1206,6 +1276,34 @@ mod tests {
                 ErrorKind::DeviceUnavailable,
             ),
             (
+                GuardError::TooLarge {
+                    op: NL,
+                    bytes: Some(134_221_824),
+                    limit: Some(134_217_728),
+                    device: NL.into(),
+                },
+                ErrorKind::TooLarge,
+            ),
+            (
+                GuardError::TooLarge {
+                    op: NL,
+                    bytes: None,
+                    limit: None,
+                    device: NL.into(),
+                },
+                ErrorKind::TooLarge,
+            ),
+            (
+                GuardError::OutOfMemory {
+                    op: NL,
+                    bytes: 8 << 30,
+                    in_use: 1 << 30,
+                    budget: 4 << 30,
+                    device: NL.into(),
+                },
+                ErrorKind::OutOfMemory,
+            ),
+            (
                 GuardError::BackendPanic {
                     op: NL,
                     message: NL.into(),
@@ -1352,6 +1450,34 @@ mod tests {
                     },
                 },
                 "into_data: backend execution failed; got An error happened during execution | Caused by: | device lost",
+            ),
+            (
+                GuardError::TooLarge {
+                    op: "zeros",
+                    bytes: Some(134_221_824),
+                    limit: Some(134_217_728),
+                    device: "Cube(Wgpu(DefaultDevice))".into(),
+                },
+                "zeros: the tensor exceeds the largest buffer the device can allocate; got 134221824 bytes, limit 134217728 bytes (device Cube(Wgpu(DefaultDevice)))",
+            ),
+            (
+                GuardError::TooLarge {
+                    op: "zeros",
+                    bytes: None,
+                    limit: None,
+                    device: "remote ws://127.0.0.1:3000".into(),
+                },
+                "zeros: the tensor exceeds the largest buffer the device can allocate; got a size that overflows, no stated limit (device remote ws://127.0.0.1:3000)",
+            ),
+            (
+                GuardError::OutOfMemory {
+                    op: "ones",
+                    bytes: 8_589_934_592,
+                    in_use: 1_073_741_824,
+                    budget: 4_294_967_296,
+                    device: "Flex".into(),
+                },
+                "ones: the allocation does not fit in the device's free memory; got 8589934592 bytes with 1073741824 of 4294967296 bytes in use (device Flex)",
             ),
             (
                 GuardError::BackendPanic {

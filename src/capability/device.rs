@@ -88,7 +88,7 @@ impl Base {
 }
 
 /// (whether autodiff wraps it, the executing backend).
-fn base_of(device: &DispatchDevice) -> (bool, Base) {
+pub(crate) fn base_of(device: &DispatchDevice) -> (bool, Base) {
     match device {
         #[cfg(feature = "flex")]
         DispatchDevice::Flex(_) => (false, Base::Flex),

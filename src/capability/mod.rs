@@ -6,10 +6,12 @@
 //! ([`Effect`]: panics, wrong values, not implemented, unmeasured). An unknown backend can be
 //! probed once on a small tensor under the panic backstop and the answer cached
 //! ([`probe_quantize`]). `tests/capability_truth.rs`
-//! keeps the declared tables equal to what the backends actually do.
+//! keeps the declared tables equal to what the backends actually do. A device's memory limits
+//! (largest buffer, alignment, capacity) are read once per device ([`limits_of`]).
 
 mod device;
 mod dtype;
+mod limits;
 pub(crate) mod naming;
 mod probe;
 mod quant;
@@ -19,6 +21,10 @@ mod support;
 
 pub use device::stack_of;
 pub use dtype::dtype_support;
+pub use limits::{
+    DeviceLimits, HOST_BUDGET_FLOOR, HostMemory, LimitsSource, expand_allocates, host_memory,
+    limits_of, require_fits,
+};
 pub use probe::{PROBE_MAX_ELEMENTS, cached_probe, probe_quantize, probe_shape};
 pub(crate) use quant::quant_capability;
 pub use quant::{quantize_support, require_quantize};

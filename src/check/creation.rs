@@ -514,6 +514,30 @@ pub fn arange_step(op: &'static str, step: usize) -> Result<()> {
     }
 }
 
+/// The length of `arange_step(range, step)`: what `range.step_by(step)` yields (burn-backend's
+/// default `int_arange_step`, burn-flex's), counted in 128 bits so that `i64::MIN..i64::MAX` does
+/// not overflow as `end - start` would; 0 for an empty range or a zero step (refused by
+/// [`arange_step`]). A length past `usize` (32-bit targets) is `usize::MAX`, which the byte
+/// rule then refuses.
+///
+/// ```
+/// use burn_guard::check::creation::arange_length;
+/// assert_eq!(arange_length(&(0..5), 2), 3);
+/// assert_eq!(arange_length(&(5..0), 1), 0);
+/// assert_eq!(arange_length(&(i64::MIN..i64::MAX), 1), usize::MAX);
+/// ```
+pub fn arange_length(range: &std::ops::Range<i64>, step: usize) -> usize {
+    let span = i128::from(range.end) - i128::from(range.start);
+    if span <= 0 || step == 0 {
+        return 0;
+    }
+    let Ok(step) = i128::try_from(step) else {
+        return 1;
+    };
+    let length = (span + step - 1) / step;
+    usize::try_from(length).unwrap_or(usize::MAX)
+}
+
 /// `cartesian_grid::<S, D, D2>`: `D2 == D + 1` (burn's `panic!`) and a shape of rank `D`
 /// (burn indexes the shape for `0..D` and repeats along every dim it holds). Returns the output
 /// shape `[dims.., D]` and whether it is empty (a zero-sized dim, where burn's reshape reads the

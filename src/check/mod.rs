@@ -15,9 +15,11 @@
 //! | [`rnn`] | the shape needs of burn-nn's recurrent layers (`Rnn`, `Gru`, `Lstm` and their `Bi` forms): gates, states, sizes their step panics on |
 //! | [`layer`] | the asserts of `burn::nn` layers and config `init`s that no tensor op shares |
 //! | [`attention`] | the backends' asserts in `attention` (burn-flex `ops/attention.rs`, burn-backend's `attention_fallback`), the asserts of `MultiHeadAttention` and the transformer layers (their layer norms use [`norm`]) |
+//! | [`bytes`] | burn-std `Shape::num_elements`, `DType::size` and `quantized_data_len` in checked arithmetic, against a device's [`DeviceLimits`](crate::capability::DeviceLimits): what burn leaves to the allocator |
 //! | [`input`] | nothing in burn: what a service promises about a user's input ([`InputSpec`](crate::input::InputSpec)) |
 
 pub mod attention;
+pub mod bytes;
 pub mod creation;
 pub mod elementwise;
 pub mod indexing;

@@ -5,9 +5,9 @@
 //! groups do not divide). The twins check the same fields first and return the module, or the
 //! error naming the field. Configs whose `init` cannot panic have no twin: call `init`.
 
-use burn::tensor::Device;
+use burn::tensor::{DType, Device};
 
-use crate::error::Result;
+use crate::error::{Result, ResultExt};
 use crate::nn::layers::support::Sealed;
 
 /// Twin of `init(&self, device)` on a `burn::nn` config whose `init` can panic.
@@ -62,4 +62,25 @@ pub trait TryInitStateless: Sealed {
     ///
     /// The config's field that `init` would assert on.
     fn try_init(&self) -> Result<Self::Module>;
+}
+
+/// The byte rule for the parameters `op` would create on `device`, in the device's default
+/// float dtype, each refusal wrapped in the parameter's name as context (`weight: linear_init:
+/// …`). burn-nn's initializers draw parameters into burn's persistent memory pool, where wgpu
+/// panics on the device thread for a buffer over its limit, and a draw past the host's memory
+/// aborts the process: the config is refused before `init`.
+///
+/// # Errors
+///
+/// [`GuardError::TooLarge`](crate::GuardError::TooLarge) in a context naming the parameter.
+pub(crate) fn require_params_fit(
+    op: &'static str,
+    device: &Device,
+    params: &[(&str, &[usize])],
+) -> Result<()> {
+    let dtype: DType = device.settings().float_dtype.into();
+    for &(name, shape) in params {
+        crate::capability::require_fits(op, shape, dtype, device).context(name)?;
+    }
+    Ok(())
 }

@@ -4,7 +4,7 @@
 //! `creation.rs`.
 
 use burn::tensor::kind::Basic;
-use burn::tensor::{AsIndex, Int, Tensor, TensorData};
+use burn::tensor::{AsIndex, DType, Device, Int, Tensor, TensorData};
 
 use super::sealed::Sealed;
 use super::view::TryView;
@@ -146,8 +146,8 @@ pub(super) fn cat<const D: usize, K: Basic>(
     const OP: &str = "cat";
     let dim = check::dim(OP, dim.as_index(), D)?;
     let shapes: Vec<[usize; D]> = tensors.iter().map(Tensor::dims).collect();
-    check::cat(OP, &shapes, dim)?;
-    same_devices(OP, &tensors)?;
+    let out = check::cat(OP, &shapes, dim)?;
+    let device = same_devices(OP, &tensors)?;
     // burn leaves out the tensors with nothing along `dim` before it dispatches.
     let filled: Vec<&Tensor<D, K>> = tensors
         .iter()
@@ -155,7 +155,8 @@ pub(super) fn cat<const D: usize, K: Basic>(
         .filter(|(_, shape)| shape.get(dim).is_some_and(|&size| size > 0))
         .map(|(tensor, _)| tensor)
         .collect();
-    same_dtypes(OP, &filled)?;
+    let dtype = same_dtypes(OP, &filled)?;
+    fits(OP, &out, dtype, device.as_ref())?;
     catch(OP, || Tensor::cat(tensors, dim))
 }
 
@@ -168,8 +169,13 @@ pub(super) fn stack<const D: usize, const D2: usize, K: Basic>(
     let dim = check::dim(OP, dim.as_index(), D + 1)?;
     let shapes: Vec<[usize; D]> = tensors.iter().map(Tensor::dims).collect();
     check::stack(OP, &shapes, D, D2)?;
-    same_devices(OP, &tensors)?;
-    same_dtypes(OP, &tensors.iter().collect::<Vec<_>>())?;
+    let device = same_devices(OP, &tensors)?;
+    let dtype = same_dtypes(OP, &tensors.iter().collect::<Vec<_>>())?;
+    if let Some(shape) = shapes.first() {
+        let mut out = shape.to_vec();
+        out.insert(dim.min(out.len()), tensors.len());
+        fits(OP, &out, dtype, device.as_ref())?;
+    }
     if shapes.first().is_some_and(|shape| shape.contains(&0)) {
         // burn's stack unsqueezes through `reshape`, which reads a 0 as "keep the source dim"
         // (a panic or a wrong shape): unsqueeze with the twin, which handles empty tensors.
@@ -182,30 +188,48 @@ pub(super) fn stack<const D: usize, const D2: usize, K: Basic>(
     catch(OP, || Tensor::stack::<D2>(tensors, dim))
 }
 
-/// Every tensor of the first one's dtype (Flex and NdArray panic on a mismatch).
+/// Every tensor of the first one's dtype (Flex and NdArray panic on a mismatch); returns it.
 fn same_dtypes<const D: usize, K: Basic>(
     op: &'static str,
     tensors: &[&Tensor<D, K>],
-) -> Result<()> {
-    if let Some((first, rest)) = tensors.split_first() {
-        let dtype = first.dtype();
-        for tensor in rest {
-            check::elementwise::same_dtype(op, dtype, tensor.dtype())?;
-        }
+) -> Result<Option<DType>> {
+    let Some((first, rest)) = tensors.split_first() else {
+        return Ok(None);
+    };
+    let dtype = first.dtype();
+    for tensor in rest {
+        check::elementwise::same_dtype(op, dtype, tensor.dtype())?;
     }
-    Ok(())
+    Ok(Some(dtype))
 }
 
-/// Every tensor on the first one's device.
+/// Every tensor on the first one's device; returns it.
 fn same_devices<const D: usize, K: Basic>(
     op: &'static str,
     tensors: &[Tensor<D, K>],
-) -> Result<()> {
-    if let Some((first, rest)) = tensors.split_first() {
-        let device = first.device();
-        for tensor in rest {
-            check::same_device(op, &device, &tensor.device())?;
-        }
+) -> Result<Option<Device>> {
+    let Some((first, rest)) = tensors.split_first() else {
+        return Ok(None);
+    };
+    let device = first.device();
+    for tensor in rest {
+        check::same_device(op, &device, &tensor.device())?;
     }
-    Ok(())
+    Ok(Some(device))
+}
+
+/// The byte rule for the output of `cat` or `stack`, when there is a device and a dtype (every
+/// input empty along `dim` leaves no dtype to check, and nothing to allocate).
+fn fits(
+    op: &'static str,
+    out: &[usize],
+    dtype: Option<DType>,
+    device: Option<&Device>,
+) -> Result<()> {
+    match (dtype, device) {
+        (Some(dtype), Some(device)) => {
+            crate::capability::require_fits(op, out, dtype, device).map(|_| ())
+        }
+        _ => Ok(()),
+    }
 }

@@ -20,6 +20,7 @@ use burn::tensor::{
 };
 
 use super::sealed::Sealed;
+use crate::capability::require_fits;
 use crate::check::creation as rules;
 use crate::error::{GuardError, Limit, Result, Unsupported};
 use crate::panic::catch;
@@ -41,7 +42,7 @@ fn dims_of(shape: &Shape) -> Vec<usize> {
     shape.iter().copied().collect()
 }
 
-/// Shape and dtype checks shared by `empty`, `zeros`, `ones` and `full`.
+/// Shape and dtype checks shared by `empty`, `zeros`, `ones`, `full` and `random`.
 fn creation_checks<const D: usize, K: Basic>(
     op: &'static str,
     shape: &Shape,
@@ -51,6 +52,17 @@ fn creation_checks<const D: usize, K: Basic>(
     rules::creation_dtype(op, <K as TensorKind>::KIND, resolve_dtype::<K>(options))
 }
 
+/// The byte rule for a new tensor of `shape` and `dtype` on the options' device, after the
+/// other checks.
+fn creation_fits(
+    op: &'static str,
+    shape: &Shape,
+    dtype: DType,
+    options: &TensorCreationOptions,
+) -> Result<()> {
+    require_fits(op, shape.as_slice(), dtype, &options.device).map(|_| ())
+}
+
 /// Body of the twin of `empty`.
 pub(super) fn empty<const D: usize, K: Basic, S: Into<Shape>>(
     shape: S,
@@ -58,7 +70,8 @@ pub(super) fn empty<const D: usize, K: Basic, S: Into<Shape>>(
 ) -> Result<Tensor<D, K>> {
     const OP: &str = "empty";
     let (shape, options) = (shape.into(), options.into());
-    creation_checks::<D, K>(OP, &shape, &options)?;
+    let dtype = creation_checks::<D, K>(OP, &shape, &options)?;
+    creation_fits(OP, &shape, dtype, &options)?;
     catch(OP, || Tensor::<D, K>::empty(shape, options))
 }
 
@@ -69,7 +82,8 @@ pub(super) fn zeros<const D: usize, K: Basic, S: Into<Shape>>(
 ) -> Result<Tensor<D, K>> {
     const OP: &str = "zeros";
     let (shape, options) = (shape.into(), options.into());
-    creation_checks::<D, K>(OP, &shape, &options)?;
+    let dtype = creation_checks::<D, K>(OP, &shape, &options)?;
+    creation_fits(OP, &shape, dtype, &options)?;
     catch(OP, || Tensor::<D, K>::zeros(shape, options))
 }
 
@@ -80,7 +94,8 @@ pub(super) fn ones<const D: usize, K: Basic, S: Into<Shape>>(
 ) -> Result<Tensor<D, K>> {
     const OP: &str = "ones";
     let (shape, options) = (shape.into(), options.into());
-    creation_checks::<D, K>(OP, &shape, &options)?;
+    let dtype = creation_checks::<D, K>(OP, &shape, &options)?;
+    creation_fits(OP, &shape, dtype, &options)?;
     catch(OP, || Tensor::<D, K>::ones(shape, options))
 }
 
@@ -94,6 +109,7 @@ pub(super) fn full<const D: usize, K: Basic, S: Into<Shape>, E: ElementConversio
     let (shape, options) = (shape.into(), options.into());
     let dtype = creation_checks::<D, K>(OP, &shape, &options)?;
     rules::scalar_fits(OP, fill_value.elem::<f64>(), dtype)?;
+    creation_fits(OP, &shape, dtype, &options)?;
     catch(OP, || Tensor::<D, K>::full(shape, fill_value, options))
 }
 
@@ -117,10 +133,14 @@ fn from_data_checks<const D: usize, K: Basic>(
     rules::creation_rank(op, &dims_of(data.shape()), D)?;
     let kind = <K as TensorKind>::KIND;
     if !rules::from_data_converts(kind, data.dtype()) {
+        // The host holds the data already; the device allocates it again (on wgpu, one buffer).
+        require_fits(op, &dims_of(data.shape()), data.dtype(), &options.device)?;
         return Ok(());
     }
     let dtype = rules::creation_dtype(op, kind, resolve_dtype::<K>(options))?;
-    rules::data_fits(op, data, dtype)
+    rules::data_fits(op, data, dtype)?;
+    require_fits(op, &dims_of(data.shape()), dtype, &options.device)?;
+    Ok(())
 }
 
 /// Body of the twin of `from_floats`.
@@ -170,6 +190,7 @@ pub(super) fn random<const D: usize, K: Numeric, S: Into<Shape>>(
     let (shape, options) = (shape.into(), options.into());
     let dtype = creation_checks::<D, K>(OP, &shape, &options)?;
     rules::distribution(OP, distribution, dtype)?;
+    creation_fits(OP, &shape, dtype, &options)?;
     catch(OP, || Tensor::<D, K>::random(shape, distribution, options))
 }
 
@@ -180,7 +201,9 @@ pub(super) fn arange(
 ) -> Result<Tensor<1, Int>> {
     const OP: &str = "arange";
     let options = options.into();
-    rules::creation_dtype(OP, Kind::Int, resolve_dtype::<Int>(&options))?;
+    let dtype = rules::creation_dtype(OP, Kind::Int, resolve_dtype::<Int>(&options))?;
+    let length = rules::arange_length(&range, 1);
+    require_fits(OP, &[length], dtype, &options.device)?;
     catch(OP, || Tensor::<1, Int>::arange(range, options))
 }
 
@@ -192,14 +215,18 @@ pub(super) fn arange_step(
 ) -> Result<Tensor<1, Int>> {
     const OP: &str = "arange_step";
     let options = options.into();
-    rules::creation_dtype(OP, Kind::Int, resolve_dtype::<Int>(&options))?;
+    let dtype = rules::creation_dtype(OP, Kind::Int, resolve_dtype::<Int>(&options))?;
     rules::arange_step(OP, step)?;
+    let length = rules::arange_length(&range, step);
+    require_fits(OP, &[length], dtype, &options.device)?;
     catch(OP, || Tensor::<1, Int>::arange_step(range, step, options))
 }
 
 /// Body of the twin of `eye`.
 pub(super) fn eye<K: Numeric>(size: usize, device: &Device) -> Result<Tensor<2, K>> {
     const OP: &str = "eye";
+    let dtype = resolve_dtype::<K>(&device.into());
+    require_fits(OP, &[size, size], dtype, device)?;
     if rules::eye_is_empty(size) {
         return catch(OP, || Tensor::<2, K>::zeros([0, 0], device));
     }
@@ -214,6 +241,7 @@ pub(super) fn cartesian_grid<S: Into<Shape>, const D: usize, const D2: usize>(
     const OP: &str = "cartesian_grid";
     let shape = shape.into();
     let (out, empty) = rules::cartesian_grid(OP, &dims_of(&shape), D, D2)?;
+    require_fits(OP, &out, resolve_dtype::<Int>(&device.into()), device)?;
     if empty {
         return catch(OP, || Tensor::<D2, Int>::zeros(out, device));
     }
@@ -442,6 +470,7 @@ pub trait TryConvert<const D: usize, K: Basic>: Sealed + Sized {
     /// # Errors
     ///
     /// [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for a quantized tensor.
+    /// [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's largest buffer, or whose size overflows.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -499,6 +528,7 @@ pub trait TryConvert<const D: usize, K: Basic>: Sealed + Sized {
     ///
     /// [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for a quantized tensor; [`GuardError::NotRepresentable`](crate::GuardError::NotRepresentable) for an
     /// unrepresentable value.
+    /// [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's largest buffer, or whose size overflows.
     ///
     /// ```
     /// use burn::tensor::{Device, Int, Tensor};
@@ -578,27 +608,30 @@ pub trait TryConvert<const D: usize, K: Basic>: Sealed + Sized {
 impl<const D: usize, K: Basic> TryConvert<D, K> for Tensor<D, K> {
     fn try_empty_like(&self) -> Result<Self> {
         const OP: &str = "empty_like";
-        rules::not_quantized(OP, self.dtype())?;
+        let dtype = self.like_checks(OP)?;
+        self.like_fits(OP, dtype)?;
         catch(OP, || self.empty_like())
     }
 
     fn try_zeros_like(&self) -> Result<Self> {
         const OP: &str = "zeros_like";
-        rules::not_quantized(OP, self.dtype())?;
+        let dtype = self.like_checks(OP)?;
+        self.like_fits(OP, dtype)?;
         catch(OP, || self.zeros_like())
     }
 
     fn try_ones_like(&self) -> Result<Self> {
         const OP: &str = "ones_like";
-        rules::not_quantized(OP, self.dtype())?;
+        let dtype = self.like_checks(OP)?;
+        self.like_fits(OP, dtype)?;
         catch(OP, || self.ones_like())
     }
 
     fn try_full_like<E: ElementConversion + Copy>(&self, fill_value: E) -> Result<Self> {
         const OP: &str = "full_like";
-        let dtype = self.dtype();
-        rules::not_quantized(OP, dtype)?;
+        let dtype = self.like_checks(OP)?;
         rules::scalar_fits(OP, fill_value.elem::<f64>(), dtype)?;
+        self.like_fits(OP, dtype)?;
         catch(OP, || self.full_like(fill_value))
     }
 
@@ -665,6 +698,7 @@ pub trait TryConvertFloat<const D: usize>: Sealed + Sized {
     ///
     /// [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for a quantized tensor; for the distribution, what
     /// [`check::creation::distribution`](crate::check::creation::distribution) returns.
+    /// [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's largest buffer, or whose size overflows.
     ///
     /// ```
     /// use burn::tensor::{Device, Distribution, Tensor};
@@ -729,6 +763,7 @@ pub trait TryConvertFloat<const D: usize>: Sealed + Sized {
     /// # Errors
     ///
     /// [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for `num_samples == 0`; [`GuardError::Empty`](crate::GuardError::Empty) for no category.
+    /// [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's largest buffer, or whose size overflows.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -931,9 +966,9 @@ impl<const D: usize> TryConvertFloat<D> for Tensor<D> {
 
     fn try_random_like(&self, distribution: Distribution) -> Result<Self> {
         const OP: &str = "random_like";
-        let dtype = self.dtype();
-        rules::not_quantized(OP, dtype)?;
+        let dtype = self.like_checks(OP)?;
         rules::distribution(OP, distribution, dtype)?;
+        self.like_fits(OP, dtype)?;
         catch(OP, || self.random_like(distribution))
     }
 
@@ -952,12 +987,14 @@ impl<const D: usize> TryConvertFloat<D> for Tensor<D> {
     fn try_categorical(self, num_samples: usize) -> Result<Tensor<D, Int>> {
         const OP: &str = "categorical";
         let dims = self.dims();
-        if rules::categorical(OP, &dims, num_samples)? {
-            let mut out = dims.to_vec();
-            if let Some(last) = out.last_mut() {
-                *last = num_samples;
-            }
-            let device = self.device();
+        let empty = rules::categorical(OP, &dims, num_samples)?;
+        let mut out = dims.to_vec();
+        if let Some(last) = out.last_mut() {
+            *last = num_samples;
+        }
+        let device = self.device();
+        require_fits(OP, &out, resolve_dtype::<Int>(&(&device).into()), &device)?;
+        if empty {
             return catch(OP, || Tensor::<D, Int>::zeros(out, &device));
         }
         catch(OP, || self.categorical(num_samples))
@@ -1026,6 +1063,27 @@ impl<const D: usize> TryConvertFloat<D> for Tensor<D> {
     }
 }
 
+/// The checks every `*_like` twin shares: the tensor is not quantized (`like_checks`, which
+/// returns the dtype), and, after the twin's own checks, a tensor of its shape and dtype fits on
+/// its device (`like_fits`; it does, unless the tensor itself was never allocated: a lazy tensor
+/// over the device's largest buffer).
+trait LikeChecks {
+    fn like_checks(&self, op: &'static str) -> Result<DType>;
+    fn like_fits(&self, op: &'static str, dtype: DType) -> Result<()>;
+}
+
+impl<const D: usize, K: Basic> LikeChecks for Tensor<D, K> {
+    fn like_checks(&self, op: &'static str) -> Result<DType> {
+        let dtype = self.dtype();
+        rules::not_quantized(op, dtype)?;
+        Ok(dtype)
+    }
+
+    fn like_fits(&self, op: &'static str, dtype: DType) -> Result<()> {
+        require_fits(op, &self.dims(), dtype, &self.device()).map(|_| ())
+    }
+}
+
 /// Whether the device's backend supports distributed parameters (burn-dispatch implements
 /// them for CubeCL and remote tensors only), read from the device's dispatch variant.
 fn distributed_backend(device: &Device) -> bool {
@@ -1064,6 +1122,7 @@ pub trait TryCreate<const D: usize, K: Basic>: Sealed + Sized {
     ///
     /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for a shape of another rank.
     /// - [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for a dtype of another kind.
+    /// - [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's largest buffer, or whose size overflows.
     ///
     /// ```
     /// use burn::tensor::{DType, Device, Float, Tensor};
@@ -1168,6 +1227,7 @@ pub trait TryCreate<const D: usize, K: Basic>: Sealed + Sized {
     /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for data of another rank.
     /// - [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for the dtype; [`GuardError::NotRepresentable`](crate::GuardError::NotRepresentable) for a value that
     ///   does not fit.
+    /// - [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's largest buffer, or whose size overflows.
     ///
     /// ```
     /// use burn::tensor::{Device, Float, Tensor, TensorData};
@@ -1281,6 +1341,7 @@ pub trait TryCreate<const D: usize, K: Basic>: Sealed + Sized {
     /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) listing every shape.
     /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch): burn does not check
     ///   this; the backend would panic or mix devices.
+    /// - [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's largest buffer, or whose size overflows.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -1308,6 +1369,7 @@ pub trait TryCreate<const D: usize, K: Basic>: Sealed + Sized {
     /// - [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for an empty list.
     /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) listing every shape.
     /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch) (not checked by burn).
+    /// - [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's largest buffer, or whose size overflows.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -1416,6 +1478,7 @@ pub trait TryCreateNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     /// - [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for the dtype; [`GuardError::OutOfRange`](crate::GuardError::OutOfRange),
     ///   [`GuardError::NonFinite`](crate::GuardError::NonFinite), [`GuardError::NotRepresentable`](crate::GuardError::NotRepresentable) or [`GuardError::OutOfOrder`](crate::GuardError::OutOfOrder) for the
     ///   distribution's parameters (see [`check::creation::distribution`](crate::check::creation::distribution)).
+    /// - [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's largest buffer, or whose size overflows.
     ///
     /// ```
     /// use burn::tensor::{Device, Distribution, Float, Tensor};
@@ -1457,7 +1520,7 @@ pub trait TryCreateMatrix<K: Numeric>: Sealed + Sized {
     ///
     /// # Errors
     ///
-    /// None expected; a backend panic is returned as
+    /// [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's largest buffer, or whose size overflows; a backend panic is returned as
     /// [`GuardError::BackendPanic`](crate::GuardError::BackendPanic).
     ///
     /// ```
@@ -1546,6 +1609,7 @@ pub trait TryCreateInt<const D: usize>: Sealed + Sized {
     /// # Errors
     ///
     /// [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for either rank.
+    /// [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's largest buffer, or whose size overflows.
     ///
     /// ```
     /// use burn::tensor::{Device, Int, Tensor};
@@ -1586,6 +1650,7 @@ pub trait TryCreateRange: Sealed + Sized {
     /// # Errors
     ///
     /// [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for the dtype.
+    /// [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's largest buffer, or whose size overflows.
     ///
     /// ```
     /// use burn::tensor::{DType, Device, Tensor};
@@ -1605,6 +1670,7 @@ pub trait TryCreateRange: Sealed + Sized {
     /// # Errors
     ///
     /// [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for the dtype; [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a zero step.
+    /// [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's largest buffer, or whose size overflows.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -1668,6 +1734,7 @@ pub trait TryCreateBool<const D: usize>: Sealed + Sized {
     /// # Errors
     ///
     /// [`GuardError::RankMismatch`](crate::GuardError::RankMismatch).
+    /// [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's largest buffer, or whose size overflows.
     ///
     /// ```
     /// use burn::tensor::{Bool, Device, Tensor};
@@ -1687,6 +1754,7 @@ pub trait TryCreateBool<const D: usize>: Sealed + Sized {
     /// # Errors
     ///
     /// [`GuardError::RankMismatch`](crate::GuardError::RankMismatch).
+    /// [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's largest buffer, or whose size overflows.
     ///
     /// ```
     /// use burn::tensor::{Bool, Device, Tensor};
@@ -1704,6 +1772,7 @@ pub trait TryCreateBool<const D: usize>: Sealed + Sized {
     /// # Errors
     ///
     /// [`GuardError::RankMismatch`](crate::GuardError::RankMismatch).
+    /// [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's largest buffer, or whose size overflows.
     ///
     /// ```
     /// use burn::tensor::{Bool, Device, Tensor};

@@ -773,6 +773,7 @@ pub trait TryIndexingOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     /// - [`GuardError::NonFinite`](crate::GuardError::NonFinite) for NaN or ±inf values.
     /// - [`GuardError::IndexOutOfRange`](crate::GuardError::IndexOutOfRange) for a value.
     /// - [`GuardError::Execution`](crate::GuardError::Execution) if the values cannot be read.
+    /// - [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's largest buffer, or whose size overflows.
     ///
     /// ```
     /// use burn::tensor::{Device, Int, Tensor};
@@ -805,6 +806,7 @@ pub trait TryIndexingOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     /// - [`GuardError::NonFinite`](crate::GuardError::NonFinite) for NaN or ±inf values.
     /// - [`GuardError::IndexOutOfRange`](crate::GuardError::IndexOutOfRange) for a value.
     /// - [`GuardError::Execution`](crate::GuardError::Execution) if the values cannot be read.
+    /// - [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's largest buffer, or whose size overflows.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -875,9 +877,10 @@ impl<const D: usize, K: Ordered> TryIndexingOrdered<D, K> for Tensor<D, K> {
         rules::one_hot_classes(OP, num_classes)?;
         let (values, truncated) = read_classes(OP, &self)?;
         rules::one_hot_values(OP, &values, &truncated, num_classes, D)?;
+        let out = one_hot_shape(&shape, num_classes, D);
+        let device = self.device();
+        crate::capability::require_fits(OP, &out, dtype, &device)?;
         if shape.contains(&0) {
-            let out = one_hot_shape(&shape, num_classes, D);
-            let device = self.device();
             return catch(OP, || Tensor::<D2, K>::empty(out, (&device, dtype)));
         }
         catch(OP, || self.one_hot::<D2>(num_classes))
@@ -900,9 +903,10 @@ impl<const D: usize, K: Ordered> TryIndexingOrdered<D, K> for Tensor<D, K> {
         rules::fill_value(OP, ScalarValue::Float(f64::from(off_value)), &dtype)?;
         let (values, truncated) = read_classes(OP, &self)?;
         rules::one_hot_values(OP, &values, &truncated, num_classes, axis)?;
+        let out = one_hot_shape(&shape, num_classes, axis);
+        let device = self.device();
+        crate::capability::require_fits(OP, &out, dtype, &device)?;
         if shape.contains(&0) {
-            let out = one_hot_shape(&shape, num_classes, axis);
-            let device = self.device();
             return catch(OP, || Tensor::<D2, K>::empty(out, (&device, dtype)));
         }
         catch(OP, || {
@@ -920,6 +924,8 @@ fn tri_mask<const D: usize>(
 ) -> Result<Tensor<D, Bool>> {
     let dims: Vec<usize> = shape.iter().copied().collect();
     let out = rules::tri_mask(op, &dims, D)?;
+    let bool_dtype = device.settings().bool_dtype.into();
+    crate::capability::require_fits(op, &out, bool_dtype, device)?;
     if out.contains(&0) {
         return catch(op, || Tensor::<D, Bool>::empty(out, device));
     }

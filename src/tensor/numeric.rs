@@ -112,6 +112,7 @@ pub trait TryNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
     /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for rank < 2.
     /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) with both shapes.
+    /// - [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's largest buffer, or whose size overflows.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -166,9 +167,16 @@ impl<const D: usize, K: Numeric> TryNumeric<D, K> for Tensor<D, K> {
 
     fn try_matmul(self, other: Self) -> Result<Self> {
         const OP: &str = "matmul";
-        check::same_device(OP, &self.device(), &other.device())?;
+        let device = self.device();
+        check::same_device(OP, &device, &other.device())?;
         let (lhs, rhs) = (self.dims(), other.dims());
         let out = check::matmul(OP, &lhs, &rhs)?;
+        // A quantized product comes back in float: counted as f32, burn's default float.
+        let dtype = match self.dtype() {
+            DType::QFloat(_) => DType::F32,
+            dtype => dtype,
+        };
+        crate::capability::require_fits(OP, &out, dtype, &device)?;
         if lhs.contains(&0) || rhs.contains(&0) {
             return catch(OP, || zero_sized_product(&self, out));
         }

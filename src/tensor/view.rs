@@ -401,7 +401,9 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     /// stands for an existing non-empty dim) and that, right-aligned, each target dim equals the
     /// tensor's or the tensor's is 1. Beyond burn: a [`Shape`] argument must have rank `D2 >= D`,
     /// and a target 1 over a dim other than 1 is refused (burn's check lets it through and the
-    /// backend panics).
+    /// backend panics). On NdArray, whose expand copies the broadcast, the byte rule too
+    /// ([`capability::expand_allocates`](crate::capability::expand_allocates)); elsewhere expand is
+    /// a view and allocates nothing.
     ///
     /// # Errors
     ///
@@ -409,6 +411,8 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     /// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a bad entry.
     /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) when the shapes cannot
     ///   broadcast.
+    /// - [`GuardError::TooLarge`](crate::GuardError::TooLarge) on NdArray, for an output over
+    ///   the host's largest allocation.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -506,6 +510,7 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     /// - [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange).
     /// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for an overflowing
     ///   size.
+    /// - [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's largest buffer, or whose size overflows.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -527,6 +532,7 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     /// # Errors
     ///
     /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument).
+    /// [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's largest buffer, or whose size overflows.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -556,6 +562,7 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     ///   overflowing size.
     /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for the tuple form on
     ///   rank < 2.
+    /// - [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's largest buffer, or whose size overflows.
     ///
     /// ```
     /// use burn::tensor::ops::PadMode;
@@ -761,7 +768,11 @@ impl<const D: usize, K: Basic> TryView<D, K> for Tensor<D, K> {
 
     fn try_expand<const D2: usize, S: ExpandSpec<D, D2>>(self, shape: S) -> Result<Tensor<D2, K>> {
         const OP: &str = "expand";
-        check::view::expand(OP, &self.dims(), &shape.shape_arg(), D2)?;
+        let out = check::view::expand(OP, &self.dims(), &shape.shape_arg(), D2)?;
+        let device = self.device();
+        if crate::capability::expand_allocates(&device) {
+            crate::capability::require_fits(OP, &out, self.dtype(), &device)?;
+        }
         catch(OP, || self.expand::<D2, S>(shape))
     }
 
@@ -798,13 +809,15 @@ impl<const D: usize, K: Basic> TryView<D, K> for Tensor<D, K> {
     fn try_repeat_dim(self, dim: impl AsIndex, times: usize) -> Result<Self> {
         const OP: &str = "repeat_dim";
         let dim = dim.as_index();
-        check::view::repeat_dim(OP, &self.dims(), dim, times)?;
+        let out = check::view::repeat_dim(OP, &self.dims(), dim, times)?;
+        crate::capability::require_fits(OP, &out, self.dtype(), &self.device())?;
         catch(OP, || self.repeat_dim(dim, times))
     }
 
     fn try_repeat(self, sizes: &[usize]) -> Result<Self> {
         const OP: &str = "repeat";
-        check::view::repeat(OP, &self.dims(), sizes)?;
+        let out = check::view::repeat(OP, &self.dims(), sizes)?;
+        crate::capability::require_fits(OP, &out, self.dtype(), &self.device())?;
         catch(OP, || self.repeat(sizes))
     }
 
@@ -814,10 +827,19 @@ impl<const D: usize, K: Basic> TryView<D, K> for Tensor<D, K> {
     {
         const OP: &str = "pad";
         let mode: PadMode = catch(OP, || mode.into())?;
-        let pairs = check::view::pad(OP, &self.dims(), &padding.pad_arg(), &mode)?;
+        let dims = self.dims();
+        let pairs = check::view::pad(OP, &dims, &padding.pad_arg(), &mode)?;
+        let dtype = self.dtype();
         if let PadMode::Constant(value) = mode {
-            check::view::pad_value(OP, value, self.dtype())?;
+            check::view::pad_value(OP, value, dtype)?;
         }
+        // `check::view::pad` proved every padded size fits in `usize`.
+        let out: Vec<usize> = dims
+            .iter()
+            .zip(&pairs)
+            .map(|(&size, &(before, after))| size.saturating_add(before).saturating_add(after))
+            .collect();
+        crate::capability::require_fits(OP, &out, dtype, &self.device())?;
         let mut full = [(0usize, 0usize); D];
         for (slot, pair) in full.iter_mut().zip(pairs) {
             *slot = pair;

@@ -16,7 +16,8 @@ impl Sealed for LinearConfig {}
 /// burn draws the parameters lazily: a Kaiming or Xavier initializer with a fan of 0
 /// (`d_input` 0 for Kaiming) panics at the layer's first use, not in `init`. The twin refuses
 /// the config up front, with the fans burn-nn passes (swapped for the column layout, as
-/// burn-nn does).
+/// burn-nn does), and a weight or bias over the device's largest buffer
+/// ([`GuardError::TooLarge`](crate::GuardError::TooLarge) in a `weight` or `bias` context).
 ///
 /// ```
 /// use burn::nn::{Initializer, LinearConfig};
@@ -59,6 +60,12 @@ impl TryInit for LinearConfig {
                 Some(d_output),
             )?;
         }
+        let bias = [if self.bias { d_output } else { 0 }];
+        crate::nn::init::require_params_fit(
+            OP,
+            device,
+            &[("weight", &[d_input, d_output][..]), ("bias", &bias[..])],
+        )?;
         catch(OP, || self.init(device))
     }
 }

@@ -1,0 +1,398 @@
+//! What a device can hold: the largest single buffer it can allocate, the alignment of its
+//! allocations and its capacity, read once per device and cached like the stacks.
+//!
+//! A CubeCL runtime (wgpu, CUDA, …) states its limits in its client's memory properties
+//! (cubecl-ir `MemoryDeviceProperties`: `max_page_size`, `alignment`, `max_memory()`); on wgpu
+//! the largest buffer is the smaller of the adapter's `max_storage_buffer_binding_size` and
+//! `max_buffer_size` (cubecl-wgpu `runtime.rs`), and wgpu has no capacity query. Flex and
+//! NdArray allocate host memory through Rust's allocator, which refuses any single allocation
+//! over `isize::MAX` bytes; their capacity is the host's memory. A remote device's limits are
+//! its server's, which burn does not report: unknown.
+
+use std::collections::HashMap;
+use std::sync::{OnceLock, PoisonError, RwLock};
+
+use burn::backend::DispatchDevice;
+use burn::tensor::{DType, Device};
+use burn_backend::Device as _;
+use serde::Serialize;
+
+use super::device::{Base, base_of};
+use crate::error::Result;
+
+/// The memory limits of one device. `None` where the device states no figure: a guess would
+/// read as a measurement.
+///
+/// ```
+/// use burn::tensor::Device;
+/// use burn_guard::capability::{LimitsSource, limits_of};
+///
+/// let limits = limits_of(&Device::flex());
+/// assert_eq!(limits.source, LimitsSource::Host);
+/// assert_eq!(limits.max_buffer_bytes, Some(isize::MAX as u64));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[non_exhaustive]
+pub struct DeviceLimits {
+    /// The largest single allocation, in bytes: a tensor needing more can never be created on
+    /// this device.
+    pub max_buffer_bytes: Option<u64>,
+    /// The alignment of the device's allocations, in bytes.
+    pub alignment: Option<u64>,
+    /// How many bytes the device holds in all (a GPU's memory, the host's RAM).
+    pub capacity_bytes: Option<u64>,
+    /// Where the figures come from.
+    pub source: LimitsSource,
+}
+
+impl DeviceLimits {
+    /// Limits nobody stated: every figure `None`.
+    pub const UNKNOWN: Self = Self {
+        max_buffer_bytes: None,
+        alignment: None,
+        capacity_bytes: None,
+        source: LimitsSource::Unknown,
+    };
+
+    /// Limits with the given largest buffer, and nothing else stated; for tests and for
+    /// callers that know a device burn-guard cannot ask.
+    pub const fn with_max_buffer(max_buffer_bytes: u64) -> Self {
+        Self {
+            max_buffer_bytes: Some(max_buffer_bytes),
+            alignment: None,
+            capacity_bytes: None,
+            source: LimitsSource::Unknown,
+        }
+    }
+}
+
+/// Where a device's [`DeviceLimits`] come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum LimitsSource {
+    /// The CubeCL client's memory properties: the runtime's own figures.
+    Cubecl,
+    /// The host: Rust's largest allocation (`isize::MAX`) and the operating system's memory
+    /// figure (`/proc/meminfo` on Linux; none elsewhere).
+    Host,
+    /// Nothing to ask: a remote device (its server's limits are not reported), a backend this
+    /// build cannot open, or limits given by hand.
+    Unknown,
+}
+
+/// The host's memory, as the operating system reports it now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[non_exhaustive]
+pub struct HostMemory {
+    /// Physical memory, in bytes (`MemTotal`).
+    pub total_bytes: u64,
+    /// Memory available for new allocations without swapping, in bytes (`MemAvailable`).
+    pub available_bytes: u64,
+    /// This process's address-space limit, in bytes (the soft `RLIMIT_AS`, as `ulimit -v`
+    /// sets it); `None` when unlimited or unknown.
+    pub address_space_limit: Option<u64>,
+    /// This process's address space now, in bytes (`VmSize`); `None` when unknown.
+    pub address_space_used: Option<u64>,
+}
+
+impl HostMemory {
+    /// Figures for unit tests of the budget rule: no address-space limit, nothing mapped.
+    #[cfg(test)]
+    pub(crate) fn for_tests(total_bytes: u64, available_bytes: u64) -> Self {
+        Self {
+            total_bytes,
+            available_bytes,
+            address_space_limit: None,
+            address_space_used: None,
+        }
+    }
+}
+
+/// The host's memory now, read from `/proc/meminfo`, `/proc/self/limits` and
+/// `/proc/self/status`; `None` on other systems or when `/proc/meminfo` cannot be read. Not
+/// cached: what is available changes. Costs three small file reads (tens of microseconds).
+pub fn host_memory() -> Option<HostMemory> {
+    #[cfg(target_os = "linux")]
+    {
+        let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+        let mut memory = parse_meminfo(&text)?;
+        if let Ok(limits) = std::fs::read_to_string("/proc/self/limits") {
+            memory.address_space_limit = parse_address_space_limit(&limits);
+        }
+        if let Ok(status) = std::fs::read_to_string("/proc/self/status") {
+            memory.address_space_used = parse_vm_size(&status);
+        }
+        Some(memory)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
+}
+
+/// The soft limit of `Max address space` in the text of `/proc/self/limits`
+/// (`Max address space   4294967296   4294967296   bytes`); `None` for `unlimited`.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn parse_address_space_limit(text: &str) -> Option<u64> {
+    let line = text
+        .lines()
+        .find(|line| line.starts_with("Max address space"))?;
+    line.trim_start_matches("Max address space")
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// `VmSize` from the text of `/proc/self/status` (`VmSize:  3892 kB`), in bytes.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn parse_vm_size(text: &str) -> Option<u64> {
+    kib_field(text, "VmSize")
+}
+
+/// `MemTotal` and `MemAvailable` from the text of `/proc/meminfo` (`MemTotal:  16318812 kB`).
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn parse_meminfo(text: &str) -> Option<HostMemory> {
+    Some(HostMemory {
+        total_bytes: kib_field(text, "MemTotal")?,
+        available_bytes: kib_field(text, "MemAvailable")?,
+        address_space_limit: None,
+        address_space_used: None,
+    })
+}
+
+/// A `Name:  <value> kB` line of a `/proc` file, in bytes.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn kib_field(text: &str, name: &str) -> Option<u64> {
+    text.lines().find_map(|line| {
+        let rest = line.strip_prefix(name)?.strip_prefix(':')?;
+        let mut words = rest.split_whitespace();
+        let value: u64 = words.next()?.parse().ok()?;
+        match words.next() {
+            Some("kB") => value.checked_mul(1024),
+            None => Some(value),
+            Some(_) => None,
+        }
+    })
+}
+
+/// The memory limits of `device`, read once per device and cached: an autodiff device has the
+/// limits of the device it wraps. Asking a CubeCL device opens it (its client); a device that
+/// cannot open has unknown limits.
+pub fn limits_of(device: &Device) -> DeviceLimits {
+    known(device).limits
+}
+
+/// The byte rule ([`check::bytes::allocation`](crate::check::bytes::allocation)) for a tensor
+/// of `shape` and `dtype` that `op` would create on `device`, against the device's cached
+/// limits and named as errors name the device. Returns the bytes.
+///
+/// On a host device (Flex, NdArray), an allocation of at least [`HOST_BUDGET_FLOOR`] bytes is
+/// also held against what the host can give now
+/// ([`check::bytes::host_budget`](crate::check::bytes::host_budget), [`host_memory`] read
+/// afresh): Rust aborts the process when the allocator refuses, so a refusal here is the only
+/// one the caller can see.
+///
+/// # Errors
+///
+/// - [`GuardError::TooLarge`](crate::GuardError::TooLarge) for a tensor over the device's
+///   largest buffer, or whose size overflows.
+/// - [`GuardError::OutOfMemory`](crate::GuardError::OutOfMemory) for a host allocation over
+///   the memory available now or over the process's address-space limit.
+///
+/// ```
+/// use burn::tensor::{DType, Device};
+/// use burn_guard::ErrorKind;
+/// use burn_guard::capability::require_fits;
+///
+/// let flex = Device::flex();
+/// assert_eq!(require_fits("zeros", &[2, 3], DType::F32, &flex)?, 24);
+/// let err = require_fits("zeros", &[1 << 61], DType::F32, &flex).unwrap_err();
+/// assert_eq!(err.kind(), ErrorKind::TooLarge);
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+pub fn require_fits(
+    op: &'static str,
+    shape: &[usize],
+    dtype: DType,
+    device: &Device,
+) -> Result<u64> {
+    let known = known(device);
+    let bytes = crate::check::bytes::allocation(op, shape, dtype, &known.limits, &known.name)?;
+    if known.limits.source == LimitsSource::Host
+        && bytes >= HOST_BUDGET_FLOOR
+        && let Some(memory) = host_memory()
+    {
+        crate::check::bytes::host_budget(op, bytes, &memory, &known.name)?;
+    }
+    Ok(bytes)
+}
+
+/// Host allocations below this many bytes are not checked against the host's free memory:
+/// reading it costs tens of microseconds, which a 64 MiB allocation (milliseconds to fill)
+/// hides and a tiny op would not; and a small allocation that fails means the host is already
+/// out of memory, which no budget predicts.
+pub const HOST_BUDGET_FLOOR: u64 = 64 << 20;
+
+/// Whether `expand` allocates its output on `device`: NdArray copies the broadcast into an owned
+/// array (burn-ndarray `NdArrayOps::expand`: `broadcast(..).into_owned()`), so an expand past the
+/// host's memory aborts the process there; Flex and CubeCL return a strided view.
+pub fn expand_allocates(device: &Device) -> bool {
+    matches!(base_of(device.as_dispatch()).1, Base::NdArray)
+}
+
+/// A device's limits and its name as errors give it, both computed once.
+#[derive(Debug)]
+pub(crate) struct Known {
+    pub(crate) limits: DeviceLimits,
+    pub(crate) name: String,
+}
+
+/// The cached limits and name of `device`: for Flex and NdArray a load, for other devices a
+/// read-locked map lookup.
+pub(crate) fn known(device: &Device) -> &'static Known {
+    let dispatch = device.as_dispatch();
+    let (autodiff, base) = base_of(dispatch);
+    static HOST: [OnceLock<Known>; 4] = [const { OnceLock::new() }; 4];
+    let host_slot = match base {
+        Base::Flex => Some(usize::from(autodiff)),
+        Base::NdArray => Some(2 + usize::from(autodiff)),
+        _ => None,
+    };
+    if let Some(slot) = host_slot.and_then(|slot| HOST.get(slot)) {
+        return slot.get_or_init(|| read(device, dispatch, base));
+    }
+    type Others = RwLock<HashMap<(bool, u16, u16), &'static Known>>;
+    static OTHERS: OnceLock<Others> = OnceLock::new();
+    let others = OTHERS.get_or_init(|| RwLock::new(HashMap::new()));
+    let id = dispatch.to_id();
+    let key = (autodiff, id.type_id, id.index_id);
+    if let Some(known) = others
+        .read()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(&key)
+    {
+        return known;
+    }
+    // Read outside the lock: opening a CubeCL device can take a while.
+    let fresh = read(device, dispatch, base);
+    others
+        .write()
+        .unwrap_or_else(PoisonError::into_inner)
+        .entry(key)
+        .or_insert_with(|| Box::leak(Box::new(fresh)))
+}
+
+fn read(device: &Device, dispatch: &DispatchDevice, base: Base) -> Known {
+    let limits = match base {
+        Base::Flex | Base::NdArray => host_limits(),
+        Base::Cube(_) => cube_limits(dispatch).unwrap_or(DeviceLimits::UNKNOWN),
+        Base::Remote | Base::LibTorch | Base::Capture | Base::Unknown(_) => DeviceLimits::UNKNOWN,
+    };
+    Known {
+        limits,
+        name: super::naming::brief(device),
+    }
+}
+
+/// Rust's allocator refuses a single allocation over `isize::MAX` bytes (`Layout`); Flex
+/// allocates bytes (`vec![0u8; n]`), NdArray a `Vec` of its element type, both bounded by it.
+fn host_limits() -> DeviceLimits {
+    DeviceLimits {
+        max_buffer_bytes: u64::try_from(isize::MAX).ok(),
+        alignment: None,
+        capacity_bytes: host_memory().map(|memory| memory.total_bytes),
+        source: LimitsSource::Host,
+    }
+}
+
+/// The CubeCL client's memory properties, under the backstop (the client panics for a runtime
+/// this build does not link, or a device that cannot open).
+#[cfg(feature = "wgpu")]
+fn cube_limits(dispatch: &DispatchDevice) -> Option<DeviceLimits> {
+    let memory = crate::panic::catch("device limits", || match dispatch {
+        DispatchDevice::Cube(cube) => {
+            let client = cube.client();
+            let memory = &client.properties().memory;
+            Some((memory.max_page_size, memory.alignment, memory.max_memory()))
+        }
+        #[cfg(feature = "autodiff")]
+        DispatchDevice::Autodiff(_) => match dispatch.clone().inner() {
+            DispatchDevice::Cube(cube) => {
+                let client = cube.client();
+                let memory = &client.properties().memory;
+                Some((memory.max_page_size, memory.alignment, memory.max_memory()))
+            }
+            #[allow(unreachable_patterns)]
+            _ => None,
+        },
+        #[allow(unreachable_patterns)]
+        _ => None,
+    })
+    .ok()
+    .flatten()?;
+    let (max_page_size, alignment, max_memory) = memory;
+    Some(DeviceLimits {
+        max_buffer_bytes: Some(max_page_size),
+        alignment: Some(alignment),
+        capacity_bytes: max_memory,
+        source: LimitsSource::Cubecl,
+    })
+}
+
+/// Without a CubeCL runtime in this build there is no client to ask.
+#[cfg(not(feature = "wgpu"))]
+fn cube_limits(_dispatch: &DispatchDevice) -> Option<DeviceLimits> {
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn meminfo_is_read_in_bytes() {
+        let text = "MemTotal:       16318812 kB\nMemFree:         1000000 kB\nMemAvailable:    8000000 kB\n";
+        assert_eq!(
+            parse_meminfo(text),
+            Some(HostMemory::for_tests(16_318_812 * 1024, 8_000_000 * 1024))
+        );
+        // A missing field, a unit it does not know, a number past u64: no figure, no guess.
+        assert_eq!(parse_meminfo("MemTotal: 1 kB\n"), None);
+        assert_eq!(parse_meminfo("MemTotal: 1 MB\nMemAvailable: 1 kB\n"), None);
+        let huge = format!("MemTotal: {} kB\nMemAvailable: 1 kB\n", u64::MAX);
+        assert_eq!(parse_meminfo(&huge), None);
+    }
+
+    #[test]
+    fn the_address_space_is_read_in_bytes() {
+        let limits = "Limit                     Soft Limit           Hard Limit           Units     \n\
+                      Max stack size            8388608              unlimited            bytes     \n\
+                      Max address space         4294967296           unlimited            bytes     \n";
+        assert_eq!(parse_address_space_limit(limits), Some(4 << 30));
+        let unlimited =
+            "Max address space         unlimited            unlimited            bytes\n";
+        assert_eq!(parse_address_space_limit(unlimited), None);
+        assert_eq!(
+            parse_vm_size("Name:\tx\nVmSize:\t    3892 kB\n"),
+            Some(3892 * 1024)
+        );
+        assert_eq!(parse_vm_size("Name:\tx\n"), None);
+    }
+
+    #[cfg(feature = "flex")]
+    #[test]
+    fn host_devices_have_rusts_largest_allocation() {
+        let flex = limits_of(&Device::flex());
+        assert_eq!(flex.source, LimitsSource::Host);
+        assert_eq!(flex.max_buffer_bytes, Some(i64::MAX as u64));
+        assert_eq!(flex.alignment, None);
+        #[cfg(target_os = "linux")]
+        assert!(flex.capacity_bytes.is_some_and(|bytes| bytes > 0));
+        // Cached: the same entry every time, the name computed with it.
+        assert!(std::ptr::eq(known(&Device::flex()), known(&Device::flex())));
+        #[cfg(feature = "autodiff")]
+        assert_eq!(limits_of(&Device::flex().autodiff()), flex);
+    }
+}

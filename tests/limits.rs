@@ -1,0 +1,409 @@
+//! Device limits and the byte rule on real parts: what Flex, NdArray and wgpu (lavapipe here)
+//! report, tensors over a device's largest buffer refused by checks before dispatch (kind
+//! `TooLarge`, never a caught `BackendPanic`), and tensors just under it created and read back.
+//!
+//! Every refusal here is one burn would not make: without the rule, `zeros` over the limit on
+//! wgpu returns `Ok` and fails at the first read; `[2^61]` on Flex and NdArray panics in the
+//! allocator ("capacity overflow", caught as `BackendPanic`); an overflowing shape panics in a
+//! debug build and wraps silently in a release one.
+
+mod common;
+
+use burn::tensor::{DType, Device, Int, Tensor};
+use burn_guard::capability::{LimitsSource, host_memory, limits_of};
+use burn_guard::prelude::*;
+
+/// Asserts `result` is a `TooLarge` refusal of `op` with these bytes and limit, on `device`.
+#[track_caller]
+fn assert_too_large<T: std::fmt::Debug>(
+    result: burn_guard::Result<T>,
+    op: &str,
+    bytes: Option<u64>,
+    limit: Option<u64>,
+    device: &Device,
+) {
+    let err = result.unwrap_err();
+    match &err {
+        GuardError::TooLarge {
+            op: got_op,
+            bytes: got_bytes,
+            limit: got_limit,
+            device: name,
+        } => {
+            assert_eq!(*got_op, op, "{err}");
+            assert_eq!(*got_bytes, bytes, "{err}");
+            assert_eq!(*got_limit, limit, "{err}");
+            assert_eq!(*name, format!("{device:?}"), "{err}");
+        }
+        other => panic!("expected TooLarge, got {other:?}"),
+    }
+    assert_eq!(err.kind(), ErrorKind::TooLarge);
+}
+
+#[allow(deprecated)] // NdArray is deprecated upstream; still supported.
+fn cpu_devices() -> Vec<Device> {
+    vec![
+        Device::flex(),
+        Device::ndarray(),
+        Device::flex().autodiff(),
+        Device::ndarray().autodiff(),
+    ]
+}
+
+#[test]
+fn cpu_devices_report_the_hosts_limits() {
+    let host = host_memory();
+    #[cfg(target_os = "linux")]
+    assert!(host.is_some(), "/proc/meminfo unreadable");
+    for device in cpu_devices() {
+        let limits = limits_of(&device);
+        assert_eq!(limits.source, LimitsSource::Host, "{device:?}");
+        assert_eq!(limits.max_buffer_bytes, Some(isize::MAX as u64));
+        assert_eq!(limits.alignment, None);
+        assert_eq!(limits.capacity_bytes, host.map(|memory| memory.total_bytes));
+    }
+    if let Some(memory) = host {
+        assert!(memory.available_bytes <= memory.total_bytes, "{memory:?}");
+        println!(
+            "host: largest buffer {} B, {} of {} B available",
+            isize::MAX,
+            memory.available_bytes,
+            memory.total_bytes
+        );
+    }
+}
+
+/// Past Rust's largest allocation and past `usize`: refused by the byte rule on every CPU
+/// device, for every kind of creation and for outputs the shape checks computed.
+#[test]
+fn cpu_sizes_past_the_allocator_are_refused_by_checks() {
+    const HOST: Option<u64> = Some(isize::MAX as u64);
+    for device in cpu_devices() {
+        let d = &device;
+        // 2^61 f32 = 2^63 bytes: one past isize::MAX.
+        assert_too_large(
+            Tensor::<1>::try_zeros([1usize << 61], d),
+            "zeros",
+            Some(1 << 63),
+            HOST,
+            d,
+        );
+        assert_too_large(
+            Tensor::<1>::try_empty([1usize << 61], d),
+            "empty",
+            Some(1 << 63),
+            HOST,
+            d,
+        );
+        assert_too_large(
+            Tensor::<1, Int>::try_full([1usize << 61], 7, (d, DType::I32)),
+            "full",
+            Some(1 << 63),
+            HOST,
+            d,
+        );
+        assert_too_large(
+            Tensor::<1>::try_random([1usize << 61], burn::tensor::Distribution::Default, d),
+            "random",
+            Some(1 << 63),
+            HOST,
+            d,
+        );
+        // Element counts that overflow usize, in every order burn multiplies.
+        assert_too_large(
+            Tensor::<2>::try_ones([usize::MAX, 2], d),
+            "ones",
+            None,
+            HOST,
+            d,
+        );
+        assert_too_large(
+            Tensor::<3>::try_zeros([0, usize::MAX, 2], d),
+            "zeros",
+            None,
+            HOST,
+            d,
+        );
+        // Bytes that overflow u64 although the elements fit usize.
+        assert_too_large(
+            Tensor::<1>::try_zeros([1usize << 62], d),
+            "zeros",
+            None,
+            HOST,
+            d,
+        );
+        // arange's length from its range, eye's from its size.
+        assert_too_large(
+            Tensor::<1, Int>::try_arange(i64::MIN..i64::MAX, d),
+            "arange",
+            None,
+            HOST,
+            d,
+        );
+        assert_too_large(Tensor::<2>::try_eye(1 << 32, d), "eye", None, HOST, d);
+        // An output the shape check computed from a small input. (A matmul, cat or stack output
+        // is at most the product or sum of its inputs' sizes: past isize::MAX only from inputs
+        // too big to build here; the wgpu test below covers them at the device's limit.)
+        assert_too_large(
+            Tensor::<1>::ones([4], d).try_repeat(&[1usize << 59]),
+            "repeat",
+            Some(1 << 63),
+            HOST,
+            d,
+        );
+        // What fits still works, on the same devices.
+        let small = Tensor::<1>::try_zeros([4], d).unwrap();
+        assert_eq!(small.into_data().try_to_vec::<f32>().unwrap(), vec![0.0; 4]);
+    }
+}
+
+/// `expand` is a view on Flex (and wgpu) and a copy on NdArray: the byte rule applies where it
+/// allocates. Without it, NdArray's expand of one element to `[2^60]` f32 aborts the process
+/// ("memory allocation of 4611686018427387904 bytes failed").
+#[test]
+fn expand_is_refused_where_it_copies() {
+    let big = [1usize << 61];
+    #[allow(deprecated)]
+    for device in [Device::ndarray(), Device::ndarray().autodiff()] {
+        assert!(burn_guard::capability::expand_allocates(&device));
+        let one = Tensor::<1>::ones([1], &device);
+        assert_too_large(
+            one.try_expand(big),
+            "expand",
+            Some(1 << 63),
+            Some(isize::MAX as u64),
+            &device,
+        );
+    }
+    for device in [Device::flex(), Device::flex().autodiff()] {
+        assert!(!burn_guard::capability::expand_allocates(&device));
+        let view = Tensor::<1>::ones([1], &device).try_expand(big).unwrap();
+        assert_eq!(view.dims(), big);
+    }
+}
+
+/// The smallest power of two `side` for which a `[side, side]` f32 tensor is over `limit`.
+fn square_side_over(limit: u64) -> usize {
+    let mut side = 1usize;
+    while (side as u64) * (side as u64) * 4 <= limit {
+        side *= 2;
+    }
+    side
+}
+
+/// On wgpu: the device's largest buffer from its CubeCL client; a tensor 4 KiB over it refused
+/// with nothing dispatched, one 4 KiB under it created and read back; the same for a matmul
+/// output, a repeat and a cat. Then the device still computes: nothing reached a kernel.
+#[test]
+fn wgpu_buffers_over_the_device_limit_are_refused_and_under_it_work() {
+    let Some(device) = common::wgpu_device() else {
+        return;
+    };
+    let d = &device;
+    let limits = limits_of(d);
+    assert_eq!(limits.source, LimitsSource::Cubecl, "{limits:?}");
+    let limit = limits.max_buffer_bytes.unwrap();
+    let adapter = burn_guard::devices::wgpu_adapter().unwrap().name;
+    println!("wgpu ({adapter}): {limits:?}");
+    if adapter.contains("llvmpipe") {
+        // lavapipe: WebGPU's default binding limit, 32-byte alignment, no capacity query.
+        assert_eq!(limit, 134_217_728);
+        assert_eq!(limits.alignment, Some(32));
+        assert_eq!(limits.capacity_bytes, None);
+    }
+    let elements = usize::try_from(limit / 4).unwrap();
+
+    let over = elements + 1024;
+    assert_too_large(
+        Tensor::<1>::try_zeros([over], d),
+        "zeros",
+        Some(over as u64 * 4),
+        Some(limit),
+        d,
+    );
+    assert_too_large(
+        Tensor::<2>::try_ones([over / 1024, 1024], d),
+        "ones",
+        Some(over as u64 * 4),
+        Some(limit),
+        d,
+    );
+
+    let under = elements - 1024;
+    let t = Tensor::<1>::try_ones([under], d).unwrap();
+    let tail = t.narrow(0, under - 4, 4).into_data();
+    assert_eq!(tail.try_to_vec::<f32>().unwrap(), vec![1.0; 4]);
+
+    // A matmul whose inputs are small and whose output is not.
+    let side = square_side_over(limit);
+    let column = Tensor::<2>::ones([side, 1], d);
+    let row = Tensor::<2>::ones([1, side], d);
+    assert_too_large(
+        column.try_matmul(row),
+        "matmul",
+        Some((side * side * 4) as u64),
+        Some(limit),
+        d,
+    );
+    let half = side / 2;
+    let product = Tensor::<2>::ones([half, 1], d)
+        .try_matmul(Tensor::<2>::ones([1, half], d))
+        .unwrap();
+    let corner = product.narrow(0, half - 1, 1).narrow(1, half - 4, 4);
+    assert_eq!(
+        corner.into_data().try_to_vec::<f32>().unwrap(),
+        vec![1.0; 4]
+    );
+
+    // repeat and cat, over by one block of 4 MiB.
+    let block = Tensor::<2>::zeros([1024, 1024], d);
+    let times = usize::try_from(limit / (4 << 20)).unwrap() + 1;
+    assert_too_large(
+        block.clone().try_repeat(&[times, 1]),
+        "repeat",
+        Some(times as u64 * (4 << 20)),
+        Some(limit),
+        d,
+    );
+    let blocks = vec![block; times];
+    assert_too_large(
+        Tensor::try_cat(blocks, 0),
+        "cat",
+        Some(times as u64 * (4 << 20)),
+        Some(limit),
+        d,
+    );
+
+    // Nothing above reached a kernel: the device is not poisoned.
+    let sum = Tensor::<1>::from_floats([1.0, 2.0, 3.0], d).sum();
+    assert_eq!(sum.into_scalar::<f32>(), 6.0);
+}
+
+/// A config whose parameters cannot fit is refused by `try_init` before burn's initializer
+/// draws them (on wgpu into the persistent pool, where an oversized buffer panics on the device
+/// thread); the refusal names the parameter. A layer that fits still initializes and runs.
+#[test]
+fn a_layer_whose_parameters_cannot_fit_is_refused_at_init() {
+    use burn::nn::LinearConfig;
+
+    #[track_caller]
+    fn refused_weight(err: GuardError, bytes: Option<u64>, limit: Option<u64>) {
+        assert_eq!(err.kind(), ErrorKind::TooLarge, "{err}");
+        assert_eq!(err.path().as_deref(), Some("weight"), "{err}");
+        assert!(
+            matches!(
+                err.root(),
+                GuardError::TooLarge { op: "linear_init", bytes: b, limit: l, .. }
+                    if *b == bytes && *l == limit
+            ),
+            "{err}"
+        );
+    }
+
+    for device in cpu_devices() {
+        // 2^62 weights of 4 bytes: past u64.
+        let err = LinearConfig::new(1 << 31, 1 << 31)
+            .try_init(&device)
+            .unwrap_err();
+        refused_weight(err, None, Some(isize::MAX as u64));
+        let layer = LinearConfig::new(4, 2).try_init(&device).unwrap();
+        let out = layer.forward(Tensor::<2>::ones([1, 4], &device));
+        assert_eq!(out.dims(), [1, 2]);
+    }
+
+    let Some(device) = common::wgpu_device() else {
+        return;
+    };
+    let limit = limits_of(&device).max_buffer_bytes;
+    // 2^40 weights: 4 TiB against the device's largest buffer.
+    let err = LinearConfig::new(1 << 20, 1 << 20)
+        .try_init(&device)
+        .unwrap_err();
+    refused_weight(err, Some(1 << 42), limit);
+    let layer = LinearConfig::new(4, 2).try_init(&device).unwrap();
+    let out = layer.forward(Tensor::<2>::ones([1, 4], &device));
+    assert_eq!(out.into_data().num_elements(), 2);
+}
+
+/// Selects what `allocation_child` does when a parent test runs it in a child process.
+const CHILD: &str = "BURN_GUARD_LIMITS_CHILD";
+
+/// An allocation the OS refuses: an 8 GiB tensor in a process limited to 4 GiB of address space
+/// (`ulimit -v`). Raw burn aborts the process (SIGABRT: Rust's allocation-failure handler, which
+/// no `catch_unwind` sees) on Flex and on NdArray; the twin returns `OutOfMemory` and the child
+/// exits normally. Each run is a child process of this test binary.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_allocation_the_os_refuses_is_out_of_memory_and_the_process_lives() {
+    use std::os::unix::process::ExitStatusExt;
+
+    let exe = std::env::current_exe().unwrap();
+    let run = |mode: &str| {
+        std::process::Command::new("sh")
+            .arg("-c")
+            .arg("ulimit -v 4194304 && exec \"$0\" allocation_child --exact --ignored --nocapture")
+            .arg(&exe)
+            .env(CHILD, mode)
+            .output()
+            .unwrap()
+    };
+    for backend in ["flex", "ndarray"] {
+        let raw = run(&format!("raw {backend}"));
+        let stderr = String::from_utf8_lossy(&raw.stderr);
+        assert_eq!(raw.status.signal(), Some(6), "raw {backend}: {stderr}");
+        assert!(
+            stderr.contains("memory allocation of 8589934592 bytes failed"),
+            "raw {backend}: {stderr}"
+        );
+        let guarded = run(&format!("guarded {backend}"));
+        let stdout = String::from_utf8_lossy(&guarded.stdout);
+        assert!(
+            guarded.status.success(),
+            "guarded {backend}: {stdout} {}",
+            String::from_utf8_lossy(&guarded.stderr)
+        );
+        assert!(stdout.contains("refused: OutOfMemory"), "{stdout}");
+        println!(
+            "{backend}: {}",
+            stdout.lines().find(|l| l.contains("refused")).unwrap()
+        );
+    }
+}
+
+/// The child of `an_allocation_the_os_refuses_is_out_of_memory_and_the_process_lives`; does
+/// nothing unless that test runs it.
+#[test]
+#[ignore = "run by an_allocation_the_os_refuses_is_out_of_memory_and_the_process_lives in a child process"]
+fn allocation_child() {
+    let Ok(mode) = std::env::var(CHILD) else {
+        return;
+    };
+    #[allow(deprecated)]
+    let device = match mode.split(' ').nth(1) {
+        Some("flex") => Device::flex(),
+        Some("ndarray") => Device::ndarray(),
+        other => panic!("unknown backend {other:?}"),
+    };
+    let shape = [2usize << 30]; // 2^31 f32: 8 GiB.
+    if mode.starts_with("raw") {
+        let t = Tensor::<1>::zeros(shape, &device);
+        println!("raw survived: {:?}", t.dims());
+    } else {
+        let err = Tensor::<1>::try_zeros(shape, &device).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                GuardError::OutOfMemory {
+                    bytes: 8_589_934_592,
+                    budget: 4_294_967_296,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        println!("refused: {:?}: {err}", err.kind());
+        // The process is alive and the device still works.
+        let small = Tensor::<1>::try_ones([4], &device).unwrap();
+        assert_eq!(small.sum().into_scalar::<f32>(), 4.0);
+    }
+}
