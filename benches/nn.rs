@@ -18,8 +18,10 @@
 //! forward ends in a read back of the output, so that wgpu's queued work is inside the
 //! measurement. Without a wgpu adapter the wgpu rows are skipped and say so.
 
-use std::hint::black_box;
-use std::time::{Duration, Instant};
+#[path = "support/paired.rs"]
+mod paired;
+
+use std::time::Duration;
 
 use burn::module::Module;
 use burn::nn::transformer::{
@@ -31,6 +33,7 @@ use burn_guard::nn::transformer::TransformerEncoderInput as GuardedEncoderInput;
 use burn_guard::prelude::*;
 use burn_guard::value_reads;
 use criterion::Criterion;
+use paired::{Paired, paired};
 
 #[derive(Module, Debug)]
 struct Mlp {
@@ -66,73 +69,6 @@ fn read(t: Tensor<2>) -> usize {
 
 fn read3(t: Tensor<3>) -> usize {
     t.into_data().bytes().len()
-}
-
-/// What one paired benchmark measured: per criterion sample, the iterations and each variant's
-/// summed time.
-#[derive(Default)]
-struct Paired {
-    names: Vec<&'static str>,
-    samples: Vec<(u64, Vec<Duration>)>,
-}
-
-impl Paired {
-    fn total(&self, variant: usize) -> (u64, Duration) {
-        self.samples
-            .iter()
-            .fold((0, Duration::ZERO), |(n, t), (iters, times)| {
-                (
-                    n + iters,
-                    t + times.get(variant).copied().unwrap_or_default(),
-                )
-            })
-    }
-
-    /// Quartiles of the per-sample ratio `variant / variant 0`.
-    fn ratio_quartiles(&self, variant: usize) -> (f64, f64) {
-        let mut ratios: Vec<f64> = self
-            .samples
-            .iter()
-            .map(|(_, times)| times[variant].as_secs_f64() / times[0].as_secs_f64())
-            .collect();
-        ratios.sort_by(f64::total_cmp);
-        let at = |q: f64| ratios[((ratios.len() - 1) as f64 * q).round() as usize];
-        (at(0.25), at(0.75))
-    }
-}
-
-/// One criterion benchmark `group/paired` that runs every variant once per iteration, rotating
-/// which goes first, and times each forward on its own. criterion sees the sum of all variants;
-/// the per-variant sums are returned for the ratio.
-fn paired(
-    c: &mut Criterion,
-    group: &str,
-    variants: &mut [(&'static str, &mut dyn FnMut() -> usize)],
-) -> Paired {
-    let mut record = Paired {
-        names: variants.iter().map(|(name, _)| *name).collect(),
-        samples: Vec::new(),
-    };
-    let n = variants.len();
-    let mut group = c.benchmark_group(group);
-    group.bench_function("paired", |b| {
-        b.iter_custom(|iters| {
-            let mut times = vec![Duration::ZERO; n];
-            for i in 0..iters {
-                for k in 0..n {
-                    let v = (i as usize + k) % n;
-                    let start = Instant::now();
-                    black_box((variants[v].1)());
-                    times[v] += start.elapsed();
-                }
-            }
-            let total = times.iter().sum();
-            record.samples.push((iters, times));
-            total
-        })
-    });
-    group.finish();
-    record
 }
 
 fn models(c: &mut Criterion, device: &Device, name: &str, results: &mut Vec<(String, Paired)>) {
@@ -254,28 +190,9 @@ fn main() {
         embedding(&mut c, device, name, &mut results);
     }
     c.final_summary();
-    println!(
-        "\nmodel / device: raw mean, variant mean, variant / raw (sums over the paired run), \
-         added per forward, per-sample ratio quartiles"
+    paired::print(
+        &results,
+        "model / device: raw mean, variant mean, variant / raw (sums over the paired run), \
+         added per forward, per-sample ratio quartiles",
     );
-    for (group, record) in &results {
-        // A group filtered out on the command line never ran its routine.
-        if record.samples.is_empty() {
-            continue;
-        }
-        let (iters, raw) = record.total(0);
-        let per = |t: Duration| t.as_secs_f64() * 1e6 / iters as f64;
-        for (variant, name) in record.names.iter().enumerate().skip(1) {
-            let (_, time) = record.total(variant);
-            let (q1, q3) = record.ratio_quartiles(variant);
-            println!(
-                "{group}, {name}: {:.2} µs, {:.2} µs, {:.3}×, {:+.2} µs, [{q1:.3}, {q3:.3}] \
-                 ({iters} pairs)",
-                per(raw),
-                per(time),
-                time.as_secs_f64() / raw.as_secs_f64(),
-                per(time) - per(raw),
-            );
-        }
-    }
 }

@@ -7,43 +7,8 @@ use burn_backend::{Backend, TensorData};
 use crate::error::Result;
 use crate::panic::catch;
 
-/// Bytes a tensor occupies in transit: elements × the size of its dtype (2 for f16 and bf16,
-/// 4 for f32, 8 for f64).
-pub(crate) fn tensor_bytes<const D: usize>(tensor: &Tensor<D>) -> u64 {
-    let elements = tensor.shape().num_elements();
-    u64::try_from(elements.saturating_mul(tensor.dtype().size())).unwrap_or(u64::MAX)
-}
-
-/// Moves a `burn::Tensor` to `device`; returns it and the bytes moved.
-///
-/// From a remote device the data is read back under
-/// [`devices::default_timeout`](crate::devices::default_timeout) and created on `device` in
-/// its own dtype: burn's `to_device` reads it with no bound (a frozen server blocks it
-/// forever) and panics when the server has gone, which the deadline read reports as
-/// [`GuardError::Execution`](crate::GuardError::Execution) or
-/// [`GuardError::Timeout`](crate::GuardError::Timeout) instead. Other devices use `to_device`.
-pub(crate) fn move_tensor<const D: usize>(
-    op: &'static str,
-    tensor: Tensor<D>,
-    device: &burn::tensor::Device,
-) -> Result<(Tensor<D>, u64)> {
-    let bytes = tensor_bytes(&tensor);
-    let from = crate::capability::stack_of(&tensor.device());
-    if from.base() != Some(&crate::capability::Layer::Remote) {
-        let moved = catch(op, || tensor.to_device(device))?;
-        return Ok((moved, bytes));
-    }
-    let data = crate::devices::read_with_deadline(
-        op,
-        crate::devices::default_timeout(),
-        tensor.into_data_async(),
-    )?;
-    let options = burn::tensor::TensorCreationOptions::new(device.clone()).with_dtype(data.dtype());
-    let moved = catch(op, || Tensor::<D>::from_data(data, options))?;
-    Ok((moved, bytes))
-}
-
-/// [`tensor_bytes`] for a tensor of any kind.
+/// Bytes a tensor of any kind occupies in transit: elements × the size of its dtype (2 for
+/// f16 and bf16, 4 for f32, 8 for f64).
 pub(crate) fn bytes_of_any<const D: usize, K>(tensor: &Tensor<D, K>) -> u64
 where
     K: burn::tensor::kind::Basic,
@@ -52,8 +17,15 @@ where
     u64::try_from(elements.saturating_mul(tensor.dtype().size())).unwrap_or(u64::MAX)
 }
 
-/// [`move_tensor`] for a tensor of any kind: off a remote device through a deadline read,
-/// elsewhere through `to_device`; a tensor already on `device` does not move (0 bytes).
+/// Moves a `burn::Tensor` of any kind to `device`; returns it and the bytes moved. A tensor
+/// already on `device` does not move (0 bytes).
+///
+/// From a remote device the data is read back under
+/// [`devices::default_timeout`](crate::devices::default_timeout) and created on `device` in
+/// its own dtype: burn's `to_device` reads it with no bound (a frozen server blocks it
+/// forever) and panics when the server has gone, which the deadline read reports as
+/// [`GuardError::Execution`](crate::GuardError::Execution) or
+/// [`GuardError::Timeout`](crate::GuardError::Timeout) instead. Other devices use `to_device`.
 pub(crate) fn move_any<const D: usize, K>(
     op: &'static str,
     tensor: Tensor<D, K>,
@@ -102,9 +74,13 @@ pub(crate) fn move_float<B: Backend, C: Backend>(
 #[cfg(all(test, feature = "flex"))]
 mod tests {
     use burn::tensor::{DType, Device, Tensor, TensorCreationOptions};
+    use burn_flex::Flex;
+
+    type TestResult = std::result::Result<(), Box<dyn std::error::Error>>;
 
     #[test]
-    fn tensor_bytes_follow_the_dtype() {
+    fn bytes_moved_follow_the_dtype() -> TestResult {
+        let device = Default::default();
         for (dtype, size) in [
             (DType::F64, 8),
             (DType::F32, 4),
@@ -112,9 +88,13 @@ mod tests {
             (DType::BF16, 2),
         ] {
             let options = TensorCreationOptions::new(Device::flex()).with_dtype(dtype);
-            let t = Tensor::<2>::ones([3, 5], options);
-            assert_eq!(t.dtype(), dtype);
-            assert_eq!(super::tensor_bytes(&t), 15 * size, "{dtype:?}");
+            let primitive = Tensor::<2>::ones([3, 5], options)
+                .try_into_primitive::<Flex>()
+                .map_err(|err| format!("{err:?}"))?;
+            let (moved, bytes) = super::move_float::<Flex, Flex>("test", primitive, &device)?;
+            assert_eq!(bytes, 15 * size, "{dtype:?}");
+            assert_eq!(moved.dtype(), dtype);
         }
+        Ok(())
     }
 }

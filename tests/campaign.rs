@@ -265,7 +265,7 @@ enum Beyond {
     Rank,
     /// An empty operand where burn panics or returns a wrong shape and we compute the given
     /// shape (all zeros, if any values): `reshape` reads a 0 as "keep this dim" (unsqueeze
-    /// family, stack; tests/differential_view.rs `unsqueeze_of_empty_tensors_is_computed`),
+    /// family, stack; tests/differential/view.rs `unsqueeze_of_empty_tensors_is_computed`),
     /// and the backends disagree on matmul with an empty operand.
     Empty(Vec<usize>),
     /// A `linear` bias that is not `[d_output]`: burn broadcasts it (a `[1]` bias, or a
@@ -782,7 +782,7 @@ fn step_d<const D: usize>(ctx: &mut Ctx, t: Tensor<D>, op: usize, seed: u64) -> 
             let ours = t.clone().try_chunk(chunks, dim);
             let all = |list: &Vec<Tensor<D>>| list.iter().map(fsnap).collect::<Snap>();
             // burn panics on some sizes that do not divide evenly, where we compute PyTorch's
-            // pieces (tests/differential_view.rs): there, check the pieces' sizes instead.
+            // pieces (tests/differential/view.rs): there, check the pieces' sizes instead.
             if let Ok(list) = &ours
                 && common::raw(|| t.clone().chunk(chunks, dim)).is_none()
             {

@@ -163,3 +163,62 @@ fn layers_and_configs() -> burn_guard::Result<()> {
     assert_eq!(encoder.try_forward(input)?.dims(), [1, 3, 8]);
     Ok(())
 }
+
+/// "Quantize your model": the strict twin's `Err` naming the conv weight, then the same
+/// scheme keeping in float what it cannot apply to, served through the model's own forward.
+#[test]
+fn quantize_your_model() -> burn_guard::Result<()> {
+    use burn::module::{Module, Quantizer};
+    use burn::nn::conv::{Conv2d, Conv2dConfig};
+    use burn::nn::{Linear, LinearConfig};
+    use burn::tensor::quantization::{
+        Calibration, QuantScheme, QuantStore, QuantValue, ScaleDtype,
+    };
+    use burn_guard::module::WeightQuantizer;
+
+    #[derive(Module, Debug)]
+    struct Cnn {
+        conv1: Conv2d,
+        hidden: Linear,
+    }
+
+    impl Cnn {
+        fn forward(&self, x: Tensor<4>) -> Tensor<2> {
+            let x = self
+                .conv1
+                .forward(x)
+                .mean_dim(3)
+                .mean_dim(2)
+                .flatten::<2>(1, 3);
+            self.hidden.forward(x)
+        }
+    }
+
+    let device = Device::flex();
+    let model = Cnn {
+        conv1: Conv2dConfig::new([1, 32], [3, 3]).init(&device),
+        hidden: LinearConfig::new(32, 64).init(&device),
+    };
+    let images = Tensor::<4>::ones([2, 1, 8, 8], &device);
+    let q4 = QuantScheme::default()
+        .with_value(QuantValue::Q4S)
+        .with_store(QuantStore::PackedU32(0))
+        .per_block([32], ScaleDtype::F32);
+    let mut quantizer = Quantizer::new(Calibration::MinMax, q4);
+    let strict: burn_guard::Result<Cnn> = model.try_quantize_weights(&mut quantizer);
+    let err = strict.unwrap_err();
+    assert_eq!(err.path().as_deref(), Some("conv1.weight"));
+    assert!(err.to_string().contains("block size must divide"), "{err}");
+    let quantized = WeightQuantizer::new()
+        .keep_unquantizable_in_float()
+        .quantize(&model, &mut quantizer)?;
+    let kept: Vec<&str> = quantized
+        .report()
+        .kept_in_float()
+        .map(|p| p.path.as_str())
+        .collect();
+    assert_eq!(kept, ["conv1.weight"]);
+    let logits = quantized.model().forward(images);
+    assert_eq!(logits.dims(), [2, 64]);
+    Ok(())
+}

@@ -1,7 +1,8 @@
-//! The fallback sequence has one implementation: `Policy::run` in `src/policy/engine.rs`.
-//! Outside `src/policy/`, no source file decides a fallback (`may_fall_back`), counts one
-//! (the policy's recorder) or warns about one: guarded paths hand the policy their steps
-//! instead.
+//! Fallback has one engine: `src/policy/engine.rs`, with one decision (`Policy::route`: home,
+//! a fallback target, or refused) and one record (`Policy::record`: native, a fallback with
+//! its bytes, or an error). Outside `src/policy/`, no source file decides a fallback
+//! (`may_fall_back`), counts one (the policy's recorder) or warns about one: guarded paths
+//! ask the engine for a route and tell it what happened.
 
 use std::path::Path;
 
@@ -52,7 +53,16 @@ fn only_the_policy_decides_moves_and_records_fallbacks() {
         "fallback logic outside src/policy/:\n{}",
         hits.join("\n")
     );
-    // The engine itself is there, and it is the only `fn run` of the policy.
+    // The engine itself is there: one decision, one record, and no bag of steps beside them.
     let engine = std::fs::read_to_string(policy.join("engine.rs")).unwrap();
-    assert!(engine.contains("pub(crate) fn run<"));
+    assert!(engine.contains("pub(crate) fn route<"));
+    assert!(engine.contains("pub(crate) fn record("));
+    assert!(
+        !engine.contains("fn run<"),
+        "the closure-driven entry is gone"
+    );
+    assert!(
+        !engine.contains("struct Steps"),
+        "the closure-driven entry is gone"
+    );
 }

@@ -13,6 +13,7 @@ use burn::nn::conv::{Conv2d, Conv2dConfig};
 use burn::nn::{Embedding, EmbeddingConfig, LayerNorm, LayerNormConfig, Linear, LinearConfig};
 use burn::tensor::quantization::{Calibration, QuantScheme, QuantStore, QuantValue, ScaleDtype};
 use burn::tensor::{DType, Device, Int, Tensor, TensorData};
+use burn_guard::GuardError;
 use burn_guard::module::{ParamOutcome, WeightQuantizer};
 use burn_guard::nn::Placement;
 use burn_guard::policy::{Op, Policy};
@@ -213,21 +214,53 @@ fn kept_in_float_on_request_and_reported_from_metadata() {
     assert_eq!(after * 128, before * 36);
 }
 
-#[test]
-fn nan_weights_are_refused_before_any_quantization() {
-    let device = Device::flex();
-    let mut model = Tagger::new(&device);
+/// A Tagger whose head weight holds `bad` at one place.
+fn with_bad_weight(device: &Device, bad: f32) -> Tagger {
+    let mut model = Tagger::new(device);
     let mut weight = vec![0.5f32; 64 * 32];
-    weight[7] = f32::NAN;
+    weight[7] = bad;
     model.head.weight = burn::module::Param::from_tensor(Tensor::from_data(
         TensorData::new(weight, [64, 32]),
-        &device,
+        device,
     ));
+    model
+}
+
+#[test]
+#[allow(deprecated)] // NdArray is deprecated upstream; still supported.
+fn bad_values_are_refused_before_any_quantization() {
+    for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+        let model = with_bad_weight(&Device::flex(), bad);
+        let err = model
+            .try_quantize_weights(&mut quantizer(q8_tensor()))
+            .unwrap_err();
+        assert!(
+            matches!(
+                err.root(),
+                GuardError::NonFinite {
+                    count: 1,
+                    total: 2048,
+                    ..
+                }
+            ),
+            "{bad}: {err}"
+        );
+        assert_eq!(err.path().as_deref(), Some("head.weight"));
+    }
+    // NdArray's max panics on a NaN: the batched read fails and the exact check answers.
+    let native = q8_tensor().with_store(QuantStore::Native);
+    let model = with_bad_weight(&Device::ndarray(), f32::NAN);
     let err = model
-        .try_quantize_weights(&mut quantizer(q8_tensor()))
+        .try_quantize_weights(&mut quantizer(native))
         .unwrap_err();
-    assert_eq!(err.kind(), ErrorKind::NonFinite);
+    assert_eq!(err.kind(), ErrorKind::NonFinite, "{err}");
     assert_eq!(err.path().as_deref(), Some("head.weight"));
+    // A magnitude whose F16 scale overflows.
+    let f16 = q8_tensor().per_tensor(ScaleDtype::F16);
+    let err = with_bad_weight(&Device::flex(), 1e9)
+        .try_quantize_weights(&mut quantizer(f16))
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::OutOfRange, "{err}");
 }
 
 #[test]

@@ -6,22 +6,21 @@
 //! A quantized value is [`Placed`]: it says on which backend it lives. A quantized matmul on a
 //! fallback-placed weight moves the activations there and the output back, never the weight.
 
-use std::marker::PhantomData;
+use std::time::Instant;
 
-use burn::tensor::DType;
 use burn::tensor::FloatDType;
 use burn::tensor::quantization::QuantScheme;
 use burn_backend::ops::TransactionPrimitive;
 use burn_backend::tensor::{FloatTensor, QuantizedTensor};
 use burn_backend::{
-    Backend, TensorMetadata, TensorPrimitive, get_or_init_device_settings, try_read_sync,
+    Backend, Shape, TensorMetadata, TensorPrimitive, get_or_init_device_settings, try_read_sync,
 };
 
-use crate::capability::{BackendStack, Effect, Gap, Support, quant_capability, quantize_support};
+use crate::capability::{BackendStack, quant_capability, quantize_support};
 use crate::check;
 use crate::error::{GuardError, Result};
 use crate::panic::catch;
-use crate::policy::{Op, Policy, Steps, Target};
+use crate::policy::{Moved, Op, Outcome, Policy, Route, Target};
 use crate::transfer::move_float;
 
 /// A value that lives on the tensor's own backend `B`, or on the fallback backend `C`.
@@ -92,13 +91,33 @@ pub fn quantize_dynamic<B: Backend>(
     )?;
     // Strict: nothing falls back, and with `C = B` both placements hold the same type.
     match placed {
-        Placed::Native(q) | Placed::Fallback(q) => Ok(q),
+        Placed::Native(q) => Ok(q),
+        Placed::Fallback(held) => Ok(held.tensor),
+    }
+}
+
+/// A quantized tensor that a fallback made: the tensor, the device of `C` that holds it, and
+/// that device's label (what reports and fallback records name).
+pub(crate) struct Held<C: Backend> {
+    pub(crate) tensor: QuantizedTensor<C>,
+    pub(crate) device: C::Device,
+    pub(crate) label: String,
+}
+
+impl<C: Backend> Clone for Held<C> {
+    fn clone(&self) -> Self {
+        Self {
+            tensor: self.tensor.clone(),
+            device: self.device.clone(),
+            label: self.label.clone(),
+        }
     }
 }
 
 /// The one guarded quantization, for both layers: checks the scheme against the shape and the
-/// shape for emptiness, then hands the policy the home stack's answer and the targets'
-/// (`C` devices with their stacks, in order), the values' range check, and the steps. The
+/// shape for emptiness, asks the policy where to run (the home stack's answer and the targets',
+/// `C` devices with their stacks, in order), checks the values' range where they live, then
+/// quantizes at home or moves them to the chosen target and quantizes there. The
 /// `burn::Tensor` twins call it with `B = C = Dispatch`.
 pub(crate) fn quantize_routed<B: Backend, C: Backend, I>(
     tensor: FloatTensor<B>,
@@ -107,37 +126,75 @@ pub(crate) fn quantize_routed<B: Backend, C: Backend, I>(
     home: &BackendStack,
     home_label: &dyn Fn() -> String,
     targets: I,
-) -> Result<PlacedQuantized<B, C>>
+) -> Result<Placed<QuantizedTensor<B>, Held<C>>>
 where
     I: IntoIterator<Item = (C::Device, &'static BackendStack)>,
 {
+    const OP: Op = Op::QuantizeDynamic;
     let shape = tensor.shape().to_vec();
     policy.checked(
-        Op::QuantizeDynamic,
+        OP,
         check::quant_scheme(QUANTIZE, scheme, &shape)
             .and_then(|_| check::quant::quant_nonempty(QUANTIZE, &shape)),
     )?;
+    let native = quantize_support(home, scheme, &shape);
     let targets = targets.into_iter().map(|(place, stack)| Target {
         support: quantize_support(stack, scheme, &shape),
         label: stack.label().to_owned(),
         place,
     });
-    policy.run(Steps {
-        op: Op::QuantizeDynamic,
-        home: home_label,
-        capability: &|| quant_capability(scheme),
-        native: quantize_support(home, scheme, &shape),
-        targets,
-        input: tensor,
-        validate: |tensor: &FloatTensor<B>| check_values::<B>(QUANTIZE, tensor, scheme),
-        on_home: |tensor| {
-            catch(QUANTIZE, || B::quantize_dynamic(tensor, scheme)).map(Placed::Native)
+    let capability = || quant_capability(scheme);
+    // The values are checked where they live, once the route is known: a refused call pays
+    // no read, and refused values never move.
+    match policy.route(OP, home_label, &capability, native, targets) {
+        Route::Home => {
+            let quantized = check_values::<B>(QUANTIZE, &tensor, scheme)
+                .and_then(|()| catch(QUANTIZE, || B::quantize_dynamic(tensor, scheme)));
+            policy
+                .recorded(OP, quantized, |_| Outcome::Native)
+                .map(Placed::Native)
+        }
+        Route::Fallback(target) => {
+            let quantized = check_values::<B>(QUANTIZE, &tensor, scheme)
+                .and_then(|()| quantize_on::<B, C>(tensor, scheme, &target.place));
+            let from = home_label();
+            let quantized = policy.recorded(OP, quantized, |(_, moved)| {
+                moved.fallback(&from, &target.label)
+            });
+            quantized.map(|(tensor, _)| {
+                Placed::Fallback(Held {
+                    tensor,
+                    device: target.place,
+                    label: target.label,
+                })
+            })
+        }
+        Route::Refused(why) => {
+            policy.record(OP, Outcome::Error);
+            Err(why)
+        }
+    }
+}
+
+/// Moves `tensor` to `C` at `device` and quantizes it there. Nothing comes back: the result
+/// lives on `C`.
+fn quantize_on<B: Backend, C: Backend>(
+    tensor: FloatTensor<B>,
+    scheme: &QuantScheme,
+    device: &C::Device,
+) -> Result<(QuantizedTensor<C>, Moved)> {
+    let start = Instant::now();
+    let (moved, bytes_out) = move_float::<B, C>(QUANTIZE, tensor, device)?;
+    let elapsed = start.elapsed();
+    let quantized = catch(QUANTIZE, || C::quantize_dynamic(moved, scheme))?;
+    Ok((
+        quantized,
+        Moved {
+            bytes_out,
+            bytes_back: 0,
+            elapsed,
         },
-        move_in: |tensor, device: &C::Device| move_float::<B, C>(QUANTIZE, tensor, device),
-        on_target: |tensor, _: &C::Device| catch(QUANTIZE, || C::quantize_dynamic(tensor, scheme)),
-        move_back: |quantized| Ok((Placed::Fallback(quantized), 0)),
-        _target: PhantomData,
-    })
+    ))
 }
 
 /// Guarded `quantize_dynamic` with fallback: quantizes on `B` when it can; otherwise, when
@@ -186,7 +243,7 @@ pub fn quantize_dynamic_or_fallback<B: Backend, C: Backend>(
     fallback_device: &C::Device,
 ) -> Result<PlacedQuantized<B, C>> {
     let device = tensor.device();
-    quantize_routed::<B, C, _>(
+    let placed = quantize_routed::<B, C, _>(
         tensor,
         scheme,
         policy,
@@ -196,7 +253,11 @@ pub fn quantize_dynamic_or_fallback<B: Backend, C: Backend>(
             fallback_device.clone(),
             BackendStack::cached::<C>(fallback_device),
         )],
-    )
+    )?;
+    Ok(match placed {
+        Placed::Native(q) => Placed::Native(q),
+        Placed::Fallback(held) => Placed::Fallback(held.tensor),
+    })
 }
 
 /// Dequantizes a [`PlacedQuantized`] where it lives.
@@ -233,18 +294,22 @@ pub fn dequantize<B: Backend, C: Backend>(
 
 /// `lhs · rhs` with a quantized right-hand side, returning a float tensor on `B`.
 ///
-/// When `rhs` lives on the fallback backend, `lhs` moves there and the product comes back:
-/// activations move, the weight never does. Both moves are counted in `policy.stats()`.
+/// An operand with a zero-sized dimension gives its product (empty, or zeros for an empty
+/// inner dimension) on `B` without a kernel or a move, counted as a native run.
 ///
 /// # Errors
 ///
 /// - [`GuardError::ShapeMismatch`] / [`GuardError::RankMismatch`] from
 ///   [`check::matmul`].
-/// - [`GuardError::Execution`] when data cannot be read back.
-///
-/// An operand with a zero-sized dimension gives its product (empty, or zeros for an empty
-/// inner dimension) on `B` without a kernel or a move, counted as a native run.
+/// - [`GuardError::Execution`] / [`GuardError::Timeout`] when data cannot be read back.
 /// - [`GuardError::BackendPanic`] if a backend panics anyway.
+///
+/// # Fallback
+///
+/// Not decided here: where the weight lives was decided when it was quantized. When `rhs`
+/// lives on the fallback backend, `lhs` moves to `fallback_device` and the product comes
+/// back — activations move, the weight never does — counted as a fallback of
+/// [`Op::QMatmul`] in `policy.stats()` with the bytes each way.
 ///
 /// ```
 /// use burn::tensor::quantization::QuantScheme;
@@ -268,120 +333,109 @@ pub fn q_matmul<B: Backend, C: Backend>(
     policy: &Policy,
     fallback_device: &C::Device,
 ) -> Result<FloatTensor<B>> {
-    let (rhs_shape, rhs_dtype) = match rhs {
-        Placed::Native(q) => (q.shape().to_vec(), q.dtype()),
-        Placed::Fallback(q) => (q.shape().to_vec(), q.dtype()),
+    const OP: Op = Op::QMatmul;
+    let rhs_shape = match rhs {
+        Placed::Native(q) => q.shape(),
+        Placed::Fallback(q) => q.shape(),
     };
-    let lhs_shape = lhs.shape().to_vec();
-    let out = policy.checked(Op::QMatmul, check::matmul(Q_MATMUL, &lhs_shape, &rhs_shape))?;
+    let out = policy.checked(
+        OP,
+        check::matmul(Q_MATMUL, lhs.shape().as_slice(), rhs_shape.as_slice()),
+    )?;
     let device = lhs.device();
-    let home = || BackendStack::of::<B>(&device).label().to_owned();
-    let capability = || match rhs_dtype {
-        DType::QFloat(scheme) => format!("q_matmul with a {}", quant_capability(&scheme)),
-        dtype => format!("q_matmul with a {dtype:?} weight"),
+    let rhs = match rhs {
+        Placed::Native(q) => Placed::Native(q.clone()),
+        Placed::Fallback(q) => Placed::Fallback((q.clone(), fallback_device)),
     };
-    let native_steps =
-        |input: FloatTensor<B>, on_home: &dyn Fn(FloatTensor<B>) -> Result<FloatTensor<B>>| {
-            policy.run(Steps {
-                op: Op::QMatmul,
-                home: &home,
-                capability: &capability,
-                native: Support::Native,
-                targets: std::iter::empty::<Target<()>>(),
-                input,
-                validate: |_: &FloatTensor<B>| Ok(()),
-                on_home,
-                move_in: |_, _: &()| Err(not_routed()),
-                on_target: |moved: FloatTensor<B>, _: &()| Ok(moved),
-                move_back: |out| Ok((out, 0)),
-                _target: PhantomData,
-            })
-        };
-    if lhs_shape.contains(&0) || rhs_shape.contains(&0) {
-        // No elements on one side: built without a kernel, where it is (as `try_matmul`).
-        let dtype: FloatDType = lhs.dtype().into();
-        return native_steps(lhs, &|_| {
-            catch(Q_MATMUL, || {
-                if out.contains(&0) {
-                    B::float_empty(out.clone().into(), &device, dtype)
-                } else {
-                    B::float_zeros(out.clone().into(), &device, dtype)
-                }
-            })
-        });
-    }
-    match rhs {
-        Placed::Native(q) => native_steps(lhs, &|lhs| {
-            catch(Q_MATMUL, || {
-                B::q_matmul(
-                    TensorPrimitive::Float(lhs),
-                    TensorPrimitive::QFloat(q.clone()),
-                )
-            })
-            .map(into_float::<B>)
-        }),
-        Placed::Fallback(q) => {
-            let home_stack = BackendStack::cached::<B>(&device);
-            let target = BackendStack::cached::<C>(fallback_device);
-            policy.run(Steps {
-                op: Op::QMatmul,
-                home: &home,
-                capability: &capability,
-                native: held_elsewhere(home_stack, rhs_dtype, &rhs_shape, target),
-                targets: [Target {
-                    place: fallback_device.clone(),
-                    label: target.label().to_owned(),
-                    support: Support::Native,
-                }],
-                input: lhs,
-                validate: |_: &FloatTensor<B>| Ok(()),
-                on_home: |_| Err(not_routed()),
-                move_in: |lhs, to: &C::Device| move_float::<B, C>(Q_MATMUL, lhs, to),
-                on_target: |moved, _: &C::Device| {
-                    catch(Q_MATMUL, || {
-                        C::q_matmul(
-                            TensorPrimitive::Float(moved),
-                            TensorPrimitive::QFloat(q.clone()),
-                        )
-                    })
-                    .map(into_float::<C>)
-                },
-                move_back: |product| move_float::<C, B>(Q_MATMUL, product, &device),
-                _target: PhantomData,
-            })
+    // Where the weight lives was decided when it was quantized: nothing to route here.
+    match q_product::<B, C>(Q_MATMUL, lhs, rhs, &out) {
+        Ok((product, None)) => {
+            policy.record(OP, Outcome::Native);
+            Ok(product)
+        }
+        Ok((product, Some(moved))) => {
+            let from = BackendStack::of::<B>(&device).label().to_owned();
+            let to = BackendStack::cached::<C>(fallback_device).label();
+            policy.record(OP, moved.fallback(&from, to));
+            Ok(product)
+        }
+        Err(why) => {
+            policy.record(OP, Outcome::Error);
+            Err(why)
         }
     }
 }
 
-/// The home backend's answer for a weight that the policy placed on a fallback backend: the
-/// gap that sent it there, or, when the home stack could quantize it after all, the fact that
-/// the weight is held elsewhere.
-pub(crate) fn held_elsewhere(
-    home: &BackendStack,
-    dtype: DType,
-    shape: &[usize],
-    held: &BackendStack,
-) -> Support {
-    let gap = match dtype {
-        DType::QFloat(scheme) => quantize_support(home, &scheme, shape).gap().cloned(),
-        _ => None,
+/// `lhs · rhs` (shapes checked, `out` the product's shape) where `rhs` lives, unrecorded: the
+/// one product of [`q_matmul`] and the quantized layers.
+///
+/// - An operand with no elements: its product on `B`, built without a kernel.
+/// - A weight on `B`: `B::q_matmul`.
+/// - A weight held on `C` (at the device given with it): `lhs` moves there and the product
+///   comes back to `lhs`'s device — activations move, the weight never does. Returns what
+///   moved, for the caller's record.
+pub(crate) fn q_product<B: Backend, C: Backend>(
+    op: &'static str,
+    lhs: FloatTensor<B>,
+    rhs: Placed<QuantizedTensor<B>, (QuantizedTensor<C>, &C::Device)>,
+    out: &[usize],
+) -> Result<(FloatTensor<B>, Option<Moved>)> {
+    let rhs_elements = match &rhs {
+        Placed::Native(q) => q.shape().num_elements(),
+        Placed::Fallback((q, _)) => q.shape().num_elements(),
     };
-    Support::Gap(gap.unwrap_or_else(|| {
-        Gap::new(
-            Effect::Unmeasured,
-            format!("the quantized weight is held on {}", held.label()),
-        )
-    }))
+    if lhs.shape().num_elements() == 0 || rhs_elements == 0 {
+        return no_kernel_product::<B>(op, &lhs, out).map(|product| (product, None));
+    }
+    match rhs {
+        Placed::Native(q) => catch(op, || {
+            into_float::<B>(B::q_matmul(
+                TensorPrimitive::Float(lhs),
+                TensorPrimitive::QFloat(q),
+            ))
+        })
+        .map(|product| (product, None)),
+        Placed::Fallback((q, held)) => {
+            let home = lhs.device();
+            let start = Instant::now();
+            let (moved, bytes_out) = move_float::<B, C>(op, lhs, held)?;
+            let out_time = start.elapsed();
+            let product = catch(op, || {
+                into_float::<C>(C::q_matmul(
+                    TensorPrimitive::Float(moved),
+                    TensorPrimitive::QFloat(q),
+                ))
+            })?;
+            let back = Instant::now();
+            let (product, bytes_back) = move_float::<C, B>(op, product, &home)?;
+            let moved = Moved {
+                bytes_out,
+                bytes_back,
+                elapsed: out_time + back.elapsed(),
+            };
+            Ok((product, Some(moved)))
+        }
+    }
 }
 
-/// The error a step returns when the policy routed the call where it cannot run: never
-/// reached, since the capability answer given to the policy rules that route out.
-fn not_routed() -> GuardError {
-    GuardError::InvalidArgument {
-        op: Q_MATMUL,
-        rule: "the policy routed the call to a backend that does not hold the weight",
-        got: String::new(),
-    }
+/// The product of operands one of which has no elements, on `lhs`'s device and in its dtype,
+/// without a kernel (as `try_matmul`; empty operands have panicked in burn's kernels): empty
+/// when `out` has no elements, zeros (a sum over nothing) otherwise.
+pub(crate) fn no_kernel_product<B: Backend>(
+    op: &'static str,
+    lhs: &FloatTensor<B>,
+    out: &[usize],
+) -> Result<FloatTensor<B>> {
+    let (device, dtype) = (lhs.device(), lhs.dtype());
+    catch(op, || {
+        let dtype = FloatDType::from(dtype);
+        let shape = Shape::from(out.to_vec());
+        if out.contains(&0) {
+            B::float_empty(shape, &device, dtype)
+        } else {
+            B::float_zeros(shape, &device, dtype)
+        }
+    })
 }
 
 /// Reads the range of `tensor`'s values on `B` — the count of NaN / ±inf values and the largest

@@ -23,6 +23,7 @@ mod placed;
 mod plan;
 mod quantize;
 mod report;
+mod values;
 
 pub use placed::{Movable, QuantizedModel};
 pub use quantize::{TryQuantizeWeights, WeightQuantizer};

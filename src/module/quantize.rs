@@ -12,12 +12,12 @@ use burn::tensor::{Device, Tensor};
 use super::placed::QuantizedModel;
 use super::plan::{FloatParam, ParamCollector};
 use super::report::{ParamOutcome, ParamReport, WeightReport};
-use crate::backend::quant::check_values;
+use super::values::{ParamValues, check_params};
 use crate::capability::{quant_capability, quantize_support, require_quantize, stack_of};
 use crate::check;
 use crate::error::{ErrorKind, GuardError, Result, ResultExt};
 use crate::nn::Placement;
-use crate::panic::{catch, catch_result};
+use crate::panic::catch;
 use crate::policy::{Op, Outcome, Policy, Route, Target};
 
 /// The op every parameter's check names: the parameter is quantized by `quantize_dynamic`'s
@@ -314,16 +314,13 @@ impl WeightQuantizer {
         }
 
         // The values of every parameter to quantize, on the device it is quantized on.
-        let mut values = ValueChecker {
+        let mut values = ValueGatherer {
             path: Vec::new(),
             decisions: &decisions,
-            scheme: &scheme,
-            first_error: None,
+            params: Vec::new(),
         };
         catch(MODULE_OP, || model.visit(&mut values))?;
-        if let Some(err) = values.first_error {
-            return Err(err);
-        }
+        check_params(PARAM_OP, values.params, &scheme)?;
 
         // burn's quantization, parameter by parameter, on the clone.
         let mut mapper = GuardedMapper {
@@ -487,15 +484,14 @@ fn path_of(path: &[String]) -> String {
     path.join(".")
 }
 
-/// Reads the values' range of every parameter to quantize, before any is quantized.
-struct ValueChecker<'a> {
+/// Gathers the stored values of every parameter to quantize, with its path.
+struct ValueGatherer<'a> {
     path: Vec<String>,
     decisions: &'a HashMap<ParamId, Decision>,
-    scheme: &'a QuantScheme,
-    first_error: Option<GuardError>,
+    params: Vec<ParamValues>,
 }
 
-impl burn::module::ModuleVisitor for ValueChecker<'_> {
+impl burn::module::ModuleVisitor for ValueGatherer<'_> {
     fn enter_module(&mut self, name: &str, _container_type: &str) {
         self.path.push(name.to_owned());
     }
@@ -505,17 +501,11 @@ impl burn::module::ModuleVisitor for ValueChecker<'_> {
     }
 
     fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
-        if self.first_error.is_some()
-            || !matches!(self.decisions.get(&param.id), Some(Decision::Quantize))
-        {
-            return;
-        }
-        let checked = catch_result(PARAM_OP, || {
-            let values = param.base().into_dispatch();
-            check_values::<burn::backend::Dispatch>(PARAM_OP, &values, self.scheme)
-        });
-        if let Err(err) = checked {
-            self.first_error = Some(err.context(path_of(&self.path)));
+        if matches!(self.decisions.get(&param.id), Some(Decision::Quantize)) {
+            self.params.push(ParamValues {
+                path: path_of(&self.path),
+                tensor: param.base().into_dispatch(),
+            });
         }
     }
 }

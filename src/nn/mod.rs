@@ -81,7 +81,8 @@
 //!   a fallback-held layer moves activations, never weights, and counts the bytes.
 //! - [`PlacedLinear`] is the same layer at the backend level, generic over `B: Backend` with a
 //!   concrete fallback backend `C`: the form that serves a remote device (burn-router), whose
-//!   quantized ops are unimplemented upstream.
+//!   quantized ops are unimplemented upstream. [`QuantizedLinear`] is `PlacedLinear` on
+//!   burn's `Dispatch` backend: one implementation of both.
 
 mod init;
 pub(crate) mod layers;

@@ -12,13 +12,26 @@ use crate::error::{GuardError, Result};
 use crate::panic::catch;
 use crate::policy::Policy;
 
-/// Quantizes the weight of every `burn::nn::Linear` inside a module, layer by layer: the
-/// scheme is checked against each weight's shape, the policy decides each layer's device,
-/// and the [`QuantReport`] records what ran where.
+/// Quantizes the weight of every `burn::nn::Linear` inside a module, layer by layer, into
+/// [`QuantizedLayers`]: the scheme is checked against each weight's shape, the policy decides
+/// each layer's device, and the [`QuantReport`] records what ran where.
 ///
-/// Burn's own `Module::quantize_weights` quantizes every float parameter in place and
-/// panics on the first layer its backend cannot quantize; this one never panics, keeps each
-/// packed weight on the device that quantized it, and leaves biases in float.
+/// To quantize a model in place and keep its own `forward`, use the in-place path instead:
+/// `model.try_quantize_weights(&mut burn::module::Quantizer)`, the fallible twin of burn's
+/// `Module::quantize_weights`, which quantizes every float parameter of any module where the
+/// model lives. What `ModuleQuantizer` adds over it:
+///
+/// - **Per-layer placement across devices.** Each `Linear`'s packed weight stays on whichever
+///   device could quantize it — its own, or the first capable fallback device of the policy —
+///   and each forward moves that layer's activations there and the product back
+///   ([`QuantizedLinear`]). A model quantized in place lives on one device.
+/// - **A transposed weight layout**, `[d_output, d_input]`, so that quantization blocks run
+///   along the input features: a 10-class head `[128, 10]` quantizes in blocks of 32, which
+///   burn's layout (blocks along the 10 outputs) cannot.
+///
+/// The price: each layer is called by its path (`layers.forward("head", x)`) instead of
+/// through the model's own `forward`, and only `Linear` weights are quantized (biases stay in
+/// float).
 ///
 /// ```
 /// use burn::module::Module;

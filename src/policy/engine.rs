@@ -1,8 +1,10 @@
-//! The one fallback sequence: decide (capability, per-operation rules, global switch),
-//! validate, move, run, move back, record, warn. Every guarded path that can fall back hands
-//! its steps to [`Policy::run`]; nothing else counts, moves or warns.
+//! Decide, then act: [`Policy::route`] decides where an operation runs (capability,
+//! per-operation rules, global switch, first capable target) and runs nothing;
+//! the caller runs straight-line code for the route it got, and [`Policy::record`] counts what
+//! happened (a fallback with its bytes and move time, warned about once per (op, from, to)).
+//! Nothing outside the policy decides, counts or warns.
 
-use std::time::Instant;
+use std::time::Duration;
 
 use super::{Op, Policy};
 use crate::capability::{Gap, Support};
@@ -42,33 +44,32 @@ pub(crate) enum Outcome<'a> {
         to: &'a str,
         bytes_out: u64,
         bytes_back: u64,
-        elapsed: std::time::Duration,
+        elapsed: Duration,
     },
     /// It failed or was refused.
     Error,
 }
 
-/// What a guarded operation hands the policy.
-///
-/// - `native` answers whether the home backend can; `targets` are the fallback places in the
-///   policy's order (asked only when the home backend cannot).
-/// - `validate` runs once the route is known and before anything runs or moves (value checks
-///   that read the device, so a refused call pays no read and refused values never move).
-/// - `on_home` runs on the home backend; `move_in`, `on_target`, `move_back` run a fallback,
-///   each move returning the bytes it moved (counted from the data's own dtype).
-pub(crate) struct Steps<'a, X, T, Targets, V, H, M, R, B> {
-    pub(crate) op: Op,
-    pub(crate) home: &'a dyn Fn() -> String,
-    pub(crate) capability: &'a dyn Fn() -> String,
-    pub(crate) native: Support,
-    pub(crate) targets: Targets,
-    pub(crate) input: X,
-    pub(crate) validate: V,
-    pub(crate) on_home: H,
-    pub(crate) move_in: M,
-    pub(crate) on_target: R,
-    pub(crate) move_back: B,
-    pub(crate) _target: std::marker::PhantomData<T>,
+/// What a fallback moved: the bytes each way (counted from the data's own dtype) and the time
+/// spent moving them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Moved {
+    pub(crate) bytes_out: u64,
+    pub(crate) bytes_back: u64,
+    pub(crate) elapsed: Duration,
+}
+
+impl Moved {
+    /// The outcome of a call that ran on `to` instead of `from` and moved this.
+    pub(crate) fn fallback<'a>(self, from: &'a str, to: &'a str) -> Outcome<'a> {
+        Outcome::Fallback {
+            from,
+            to,
+            bytes_out: self.bytes_out,
+            bytes_back: self.bytes_back,
+            elapsed: self.elapsed,
+        }
+    }
 }
 
 impl Policy {
@@ -124,6 +125,26 @@ impl Policy {
         }
     }
 
+    /// Records what a guarded call did — `outcome` of its value when it is `Ok`, an error
+    /// otherwise — and hands the result back: the one way out of a call, so that no error of
+    /// its steps goes uncounted.
+    ///
+    /// # Errors
+    ///
+    /// `result`'s own error.
+    pub(crate) fn recorded<'a, Y>(
+        &self,
+        op: Op,
+        result: Result<Y>,
+        outcome: impl FnOnce(&Y) -> Outcome<'a>,
+    ) -> Result<Y> {
+        match &result {
+            Ok(value) => self.record(op, outcome(value)),
+            Err(_) => self.record(op, Outcome::Error),
+        }
+        result
+    }
+
     /// Counts `checked` as an error of `op` when it is one: for the pure checks a guarded
     /// operation runs before it can ask the policy anything (shapes, schemes).
     ///
@@ -135,69 +156,5 @@ impl Policy {
             self.recorder().error(op);
         }
         checked
-    }
-
-    /// Runs a guarded operation where this policy says, and records what happened.
-    ///
-    /// # Errors
-    ///
-    /// [`GuardError::Unsupported`] when the home backend cannot and the policy forbids a
-    /// fallback or no target can; any error of the steps themselves. Every error is counted.
-    #[allow(clippy::type_complexity)]
-    pub(crate) fn run<X, Y, T, Moved, Out, Targets, V, H, M, R, B>(
-        &self,
-        steps: Steps<'_, X, T, Targets, V, H, M, R, B>,
-    ) -> Result<Y>
-    where
-        Targets: IntoIterator<Item = Target<T>>,
-        V: FnOnce(&X) -> Result<()>,
-        H: FnOnce(X) -> Result<Y>,
-        M: FnOnce(X, &T) -> Result<(Moved, u64)>,
-        R: FnOnce(Moved, &T) -> Result<Out>,
-        B: FnOnce(Out) -> Result<(Y, u64)>,
-    {
-        // One body: the error count is taken on every way out of it.
-        let op = steps.op;
-        let outcome = (|| {
-            let Steps {
-                op,
-                home,
-                capability,
-                native,
-                targets,
-                input,
-                validate,
-                on_home,
-                move_in,
-                on_target,
-                move_back,
-                _target,
-            } = steps;
-            let target = match self.route(op, home, capability, native, targets) {
-                Route::Home => {
-                    validate(&input)?;
-                    let output = on_home(input)?;
-                    self.recorder().native(op);
-                    return Ok(output);
-                }
-                Route::Fallback(target) => target,
-                Route::Refused(why) => return Err(why),
-            };
-            validate(&input)?;
-            let start = Instant::now();
-            let (moved, bytes_out) = move_in(input, &target.place)?;
-            let out_time = start.elapsed();
-            self.recorder().fallback(op, &home(), &target.label);
-            let output = on_target(moved, &target.place)?;
-            let back = Instant::now();
-            let (output, bytes_back) = move_back(output)?;
-            self.recorder()
-                .moved(op, bytes_out, bytes_back, out_time + back.elapsed());
-            Ok(output)
-        })();
-        if outcome.is_err() {
-            self.recorder().error(op);
-        }
-        outcome
     }
 }

@@ -1,9 +1,11 @@
 //! What to do when a capability is missing: refuse (the default), or fall back to the first
 //! capable device of an ordered list. Every decision is counted, every fallback logged once.
 //!
-//! Fallback lives here and nowhere else: guarded operations hand [`Policy`] their capability
-//! answer and their steps (one private entry point, `Policy::run`), and the policy decides,
-//! validates, moves, runs, records and warns. Operations are a typed set ([`Op`]).
+//! Fallback is decided and counted here and nowhere else: a guarded operation hands [`Policy`]
+//! its capability answer and its targets and gets a decision back (`Policy::route`: home, a
+//! fallback target, or refused); it runs the straight-line code for that decision and tells
+//! the policy what happened (`Policy::record`), which counts it and warns once per fallback
+//! path. Operations are a typed set ([`Op`]).
 //!
 //! - [`Policy::strict`]: nothing falls back; a missing capability is
 //!   [`GuardError::Unsupported`](crate::GuardError::Unsupported) and nothing runs.
@@ -25,7 +27,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use burn::tensor::Device;
 
-pub(crate) use engine::{Outcome, Route, Steps, Target};
+pub(crate) use engine::{Moved, Outcome, Route, Target};
 pub use op::Op;
 pub use stats::{OpStats, Stats};
 

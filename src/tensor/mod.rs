@@ -136,6 +136,7 @@ pub use elementwise::{
 pub use indexing::{TryIndexing, TryIndexingNumeric, TryIndexingOrdered};
 pub use numeric::TryNumeric;
 pub use quant::TryQuantize;
+pub(crate) use quant::dispatch_targets;
 pub use reduce::{TryReduce, TryReduceFloat, TryReduceNumeric, TryReduceOrdered};
 pub use view::{ExpandSpec, MovedimSpec, PaddingSpec, ReshapeSpec, TryView};
 

@@ -4,13 +4,13 @@
 //! `burn::Tensor` is a `Dispatch` primitive inside): one implementation of the checks, the
 //! value read and the fallback for both layers.
 
-use burn::backend::Dispatch;
+use burn::backend::{Dispatch, DispatchDevice};
 use burn::tensor::Tensor;
 use burn::tensor::quantization::QuantScheme;
 
 use super::sealed::Sealed;
 use crate::backend::quant::{Placed, quantize_routed};
-use crate::capability::stack_of;
+use crate::capability::{BackendStack, stack_of};
 use crate::error::Result;
 use crate::panic::catch;
 use crate::policy::Policy;
@@ -102,19 +102,28 @@ impl<const D: usize> TryQuantize<D> for Tensor<D> {
 
     fn quantize_dynamic_with(self, scheme: &QuantScheme, policy: &Policy) -> Result<Self> {
         let home = stack_of(&self.device());
-        let targets = policy
-            .devices()
-            .iter()
-            .map(|device| (device.as_dispatch().clone(), stack_of(device)));
         let placed = quantize_routed::<Dispatch, Dispatch, _>(
             self.into_dispatch(),
             scheme,
             policy,
             home,
             &|| home.label().to_owned(),
-            targets,
+            dispatch_targets(policy),
         )?;
-        let (Placed::Native(quantized) | Placed::Fallback(quantized)) = placed;
+        let quantized = match placed {
+            Placed::Native(quantized) => quantized,
+            Placed::Fallback(held) => held.tensor,
+        };
         catch(OP, || Tensor::from_dispatch(quantized))
     }
+}
+
+/// The policy's fallback devices as `Dispatch` targets, each with its stack, in order.
+pub(crate) fn dispatch_targets(
+    policy: &Policy,
+) -> impl Iterator<Item = (DispatchDevice, &'static BackendStack)> + '_ {
+    policy
+        .devices()
+        .iter()
+        .map(|device| (device.as_dispatch().clone(), stack_of(device)))
 }

@@ -2,7 +2,7 @@
 //!
 //! Values are compared through their `Debug` text so that NaN equals NaN.
 
-mod common;
+use crate::common;
 
 use burn::tensor::{Bool, DType, Device, Int, Tensor};
 use burn_guard::check::elementwise::{SCALAR_FAMILY, SCALAR_RANGE};
@@ -13,7 +13,7 @@ use burn_guard::tensor::{
 use burn_guard::{GuardError, ScalarValue};
 use proptest::prelude::*;
 
-use common::{assert_parity, raw};
+use crate::common::{assert_parity, raw};
 
 type Snap = (Vec<usize>, Vec<String>);
 

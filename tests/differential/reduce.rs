@@ -4,7 +4,7 @@
 //! drawn in `-5..5` (valid about half the time), `k` in `0..6`. Float and Int kinds, Flex and
 //! NdArray. Values are compared bit for bit, `NaN` equal to `NaN`.
 
-mod common;
+use crate::common;
 
 use burn::tensor::kind::{Basic, Numeric, Ordered};
 use burn::tensor::{Bool, Device, Int, Tensor};
@@ -12,7 +12,7 @@ use burn_guard::GuardError;
 use burn_guard::tensor::{TryReduce, TryReduceFloat, TryReduceNumeric, TryReduceOrdered};
 use proptest::prelude::*;
 
-use common::{assert_parity, raw};
+use crate::common::{assert_parity, raw};
 
 /// A result's shape and values as `f64` bits (`NaN` canonical), comparable with `==`.
 type Snap = (Vec<usize>, Vec<u64>);

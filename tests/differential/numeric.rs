@@ -1,14 +1,14 @@
 //! Differential tests: the same input to raw burn (under `catch_unwind`) and to our `try_`
 //! twin. burn panics ⇔ we return `Err`; when both succeed, the values are equal.
 
-mod common;
+use crate::common;
 
 use burn::tensor::{Device, Int, Tensor};
 use burn_guard::GuardError;
 use burn_guard::tensor::{TryCreate, TryNumeric, TryTensor};
 use proptest::prelude::*;
 
-use common::{assert_parity, raw, snapshot};
+use crate::common::{assert_parity, raw, snapshot};
 
 /// Deterministic values with no zeros, so `div` never computes 0/0 (NaN ≠ NaN would read as a
 /// difference).

@@ -4,7 +4,7 @@
 //! same values, unless we refuse on one of the documented rules that go beyond burn (bias
 //! lengths, zero strides, kernels larger than the input, …), which burn leaves to the backend.
 
-mod common;
+use crate::common;
 
 use burn::tensor::module::{self as m};
 use burn::tensor::ops::{
@@ -23,7 +23,7 @@ use burn_guard::tensor::module::{
 };
 use proptest::prelude::*;
 
-use common::{assert_parity, raw};
+use crate::common::{assert_parity, raw};
 
 /// Shape and values as bits, with every NaN made canonical, so that equal NaN-bearing results
 /// compare equal (affine grids of width or height 1 divide 0 by 0).

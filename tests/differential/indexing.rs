@@ -3,14 +3,14 @@
 //! Where burn leaves a condition to the backend (index values out of range, mask shapes), we
 //! refuse it beyond burn: those cases assert our refusal instead of parity.
 
-mod common;
+use crate::common;
 
 use burn::tensor::{Bool, Device, IndexingUpdateOp, Int, Slice, Tensor, TensorData};
 use burn_guard::GuardError;
 use burn_guard::tensor::{TryCreateBool, TryIndexing, TryIndexingNumeric, TryIndexingOrdered};
 use proptest::prelude::*;
 
-use common::{assert_parity, raw, snapshot, snapshot_bool, snapshot_int};
+use crate::common::{assert_parity, raw, snapshot, snapshot_bool, snapshot_int};
 
 /// The values of `common::float_tensor`, built from data: burn's `reshape` reads a 0 in the
 /// target shape as "keep this dim", so it cannot build tensors with zero-sized dims.

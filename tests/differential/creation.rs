@@ -4,7 +4,7 @@
 //! `categorical` with a zero-sized leading dim), [`fixed`] asserts that we succeed whatever
 //! burn does.
 
-mod common;
+use crate::common;
 
 use burn::tensor::quantization::{
     Calibration, CalibrationRange, QuantScheme, QuantValue, ScaleDtype,
@@ -21,7 +21,7 @@ use burn_guard::tensor::{
 use burn_guard::{GuardError, ScalarValue};
 use proptest::prelude::*;
 
-use common::{assert_parity, raw, snapshot, snapshot_bool, snapshot_int};
+use crate::common::{assert_parity, raw, snapshot, snapshot_bool, snapshot_int};
 
 fn devices() -> Vec<(&'static str, Device)> {
     common::cpu_devices()

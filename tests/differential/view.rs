@@ -4,7 +4,7 @@
 //! tested apart, with fixed cases), dims are drawn about half the time out of range, negative
 //! ones included. Flex and NdArray.
 
-mod common;
+use crate::common;
 
 use burn::tensor::grid::{GridIndexing, GridOptions, GridSparsity, IndexPos};
 use burn::tensor::ops::PadMode;
@@ -14,7 +14,7 @@ use burn_guard::tensor::TryView;
 use burn_guard::tensor::grid::{try_meshgrid, try_meshgrid_stack};
 use proptest::prelude::*;
 
-use common::{assert_parity, raw, snapshot, snapshot_bool, snapshot_int};
+use crate::common::{assert_parity, raw, snapshot, snapshot_bool, snapshot_int};
 
 type Snap = (Vec<usize>, Vec<f32>);
 
