@@ -84,6 +84,27 @@ pub fn prelu(op: &'static str, shape: &[usize], alpha: &[usize]) -> Result<()> {
     Ok(())
 }
 
+/// The shape burn-tensor's `activation::prelu` reshapes `alpha` (of `weights` weights) to for
+/// an input of rank `rank`: `[1; rank]` for one weight, `[1, weights, 1, ..]` otherwise. A
+/// quantized `alpha` must keep whole blocks and words in it
+/// ([`quantized_reshape`](super::quant::quantized_reshape)).
+///
+/// ```
+/// use burn_guard::check::module;
+/// assert_eq!(module::prelu_weights_shape(3, 1), vec![1, 1, 1]);
+/// assert_eq!(module::prelu_weights_shape(3, 64), vec![1, 64, 1]);
+/// assert_eq!(module::prelu_weights_shape(2, 64), vec![1, 64]);
+/// ```
+pub fn prelu_weights_shape(rank: usize, weights: usize) -> Vec<usize> {
+    let mut shape = vec![1; rank];
+    if weights != 1
+        && let Some(slot) = shape.get_mut(1)
+    {
+        *slot = weights;
+    }
+    shape
+}
+
 /// What [`linear`] proved about a linear layer's shapes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LinearShapes {

@@ -241,6 +241,24 @@ pub fn group_norm(
     Ok(())
 }
 
+/// The shape burn-nn's `group_norm` (group and instance norms) reshapes gamma and beta to
+/// for an input of rank `rank`: `[1, channels, 1, ..]` (burn-nn `modules/norm/group.rs`,
+/// `affine_shape`). A quantized parameter must keep whole blocks and words in it
+/// ([`quantized_reshape`](super::quant::quantized_reshape)).
+///
+/// ```
+/// use burn_guard::check::norm;
+/// assert_eq!(norm::group_norm_affine_shape(3, 64), vec![1, 64, 1]);
+/// assert_eq!(norm::group_norm_affine_shape(2, 64), vec![1, 64]);
+/// ```
+pub fn group_norm_affine_shape(rank: usize, channels: usize) -> Vec<usize> {
+    let mut shape = vec![1; rank];
+    if let Some(slot) = shape.get_mut(1) {
+        *slot = channels;
+    }
+    shape
+}
+
 /// The groups divide the channels, and there is at least one group (`GroupNormConfig::init`
 /// asserts `num_channels % num_groups == 0`, which panics on a division by zero for 0 groups).
 ///

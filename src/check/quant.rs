@@ -23,7 +23,16 @@
 //!
 //! [`quant_values`] needs the values' range, which the caller reads with one reduction; the
 //! check itself stays pure.
+//!
+//! One check concerns a quantized tensor after quantization: [`quantized_reshape`], a reshape
+//! must keep whole blocks (burn-flex `ops/qtensor.rs` `block_layout`, reached from `q_reshape`:
+//! `tensor Shape { .. } is not a whole number of BlockSize(..) blocks`) and, in a packed store,
+//! whole words (burn-cubecl `ops/base.rs` `q_reshape`: `Cannot reshape packed tensor`, on
+//! wgpu's device thread). Layers reach it too: burn-nn's group and instance norms reshape gamma
+//! and beta to `[1, channels, 1, ..]`, and burn-tensor's `prelu` its weights, so a quantized
+//! parameter of 64 panics there in blocks of 32 (Flex) or packed four to a word (wgpu).
 
+use burn::tensor::DType;
 use burn::tensor::quantization::{Calibration, QuantScheme, QuantStore, ScaleDtype};
 
 pub use crate::error::SchemeName;
@@ -85,31 +94,7 @@ pub fn quant_scheme(
         )));
     }
 
-    let block = match scheme.block_size() {
-        None => None,
-        Some(block) => {
-            let extents: Vec<usize> = block
-                .to_dim_vec(shape.len())
-                .into_iter()
-                .map(usize::from)
-                .collect();
-            if extents.contains(&0) {
-                return Err(fail(format!(
-                    "block extents must be at least 1; block {extents:?}"
-                )));
-            }
-            let divides = shape
-                .iter()
-                .zip(&extents)
-                .all(|(&dim, &extent)| dim.is_multiple_of(extent));
-            if !divides {
-                return Err(fail(format!(
-                    "block size must divide every dimension; block {extents:?}"
-                )));
-            }
-            Some(extents)
-        }
-    };
+    let block = block_extents(scheme, shape).map_err(fail)?;
 
     let two_level = scheme.block_scale().is_some() && scheme.tensor_scale().is_some();
     if let (Some(block_scale), Some(global)) = (scheme.block_scale(), scheme.tensor_scale()) {
@@ -139,6 +124,37 @@ pub fn quant_scheme(
         num_scales,
         two_level,
     })
+}
+
+/// The block extent per dimension of `shape` (`None` for a per-tensor scheme), when every
+/// extent is at least 1 and divides its dimension; otherwise the rule broken.
+fn block_extents(
+    scheme: &QuantScheme,
+    shape: &[usize],
+) -> std::result::Result<Option<Vec<usize>>, String> {
+    let Some(block) = scheme.block_size() else {
+        return Ok(None);
+    };
+    let extents: Vec<usize> = block
+        .to_dim_vec(shape.len())
+        .into_iter()
+        .map(usize::from)
+        .collect();
+    if extents.contains(&0) {
+        return Err(format!(
+            "block extents must be at least 1; block {extents:?}"
+        ));
+    }
+    let divides = shape
+        .iter()
+        .zip(&extents)
+        .all(|(&dim, &extent)| dim.is_multiple_of(extent));
+    if !divides {
+        return Err(format!(
+            "block size must divide every dimension; block {extents:?}"
+        ));
+    }
+    Ok(Some(extents))
 }
 
 /// Refuses a tensor with no elements for dynamic quantization: min-max calibration has no
@@ -338,10 +354,152 @@ pub fn quant_calibration(
     Ok(())
 }
 
+/// Checks a reshape to `shape` of a tensor of `dtype`, by the scheme the tensor is stored in:
+///
+/// - a block-quantized tensor's blocks must tile the new shape (the block divides every
+///   dimension of it, the block rule of [`quant_scheme`]); mirrors burn-flex 0.22.1
+///   `ops/qtensor.rs` (`q_reshape` → `block_safe_layout_op` → `block_layout`'s assert), and
+///   burn-cubecl 0.22.1 `ops/base.rs` `q_reshape` (`Reshape would split a block across
+///   multiple rows`);
+/// - a packed store (`PackedU32(d)`, `PackedNative(d)`) needs the packed dimension (`d` from
+///   the end) of the new shape to be a whole number of words: a multiple of the values per
+///   word (4 for 8-bit values, 8 for 4-bit); burn-cubecl's `q_reshape`: `Cannot reshape packed
+///   tensor: inner dimension .. is not aligned with packing factor ..`, on the device thread.
+///
+/// Float tensors, and per-tensor schemes on a native store, reshape freely. Only these rules:
+/// the tensor is already quantized, and its dtype's scheme is the one the backend stored
+/// (Flex reports `QuantStore::Native` for every scheme it quantized, 4-bit values included),
+/// which the other rules of [`quant_scheme`] would refuse. A layer whose forward reshapes a
+/// parameter (burn-nn's `group_norm`, burn-tensor's `activation::prelu`) checks the
+/// parameter's dtype against the shape it is reshaped to.
+///
+/// # Errors
+///
+/// [`GuardError::InvalidQuantScheme`] naming `op`, the tensor's scheme, the new shape and the
+/// rule broken.
+///
+/// ```
+/// use burn::tensor::DType;
+/// use burn::tensor::quantization::{QuantScheme, ScaleDtype};
+/// use burn_guard::check::quant::quantized_reshape;
+///
+/// let blocks = DType::QFloat(QuantScheme::default().per_block([32], ScaleDtype::F32));
+/// assert!(quantized_reshape("group_norm", blocks, &[1, 1, 64]).is_ok());
+/// assert!(quantized_reshape("group_norm", blocks, &[1, 64, 1]).is_err());
+/// // 8-bit values packed four to a u32 along the last dimension.
+/// let packed = DType::QFloat(QuantScheme::default());
+/// assert!(quantized_reshape("group_norm", packed, &[1, 1, 64]).is_ok());
+/// assert!(quantized_reshape("group_norm", packed, &[1, 64, 1]).is_err());
+/// assert!(quantized_reshape("group_norm", DType::F32, &[1, 64, 1]).is_ok());
+/// ```
+pub fn quantized_reshape(op: &'static str, dtype: DType, shape: &[usize]) -> Result<()> {
+    let DType::QFloat(scheme) = dtype else {
+        return Ok(());
+    };
+    let fail = |reason: String| GuardError::InvalidQuantScheme {
+        op,
+        scheme,
+        shape: shape.to_vec(),
+        reason,
+    };
+    block_extents(&scheme, shape).map_err(fail)?;
+    let packed_dim = match scheme.store {
+        QuantStore::Native => return Ok(()),
+        QuantStore::PackedU32(dim) | QuantStore::PackedNative(dim) => dim,
+    };
+    let per_word = scheme.num_quants();
+    let packed = shape
+        .len()
+        .checked_sub(packed_dim.saturating_add(1))
+        .and_then(|index| shape.get(index));
+    match packed {
+        Some(size) if size.is_multiple_of(per_word) => Ok(()),
+        Some(size) => Err(fail(format!(
+            "a packed store needs the packed dimension to be a whole number of words; \
+             dimension {size} holds {per_word} values per word"
+        ))),
+        None => Err(fail(format!(
+            "a packed store packs dimension {packed_dim} from the end, which this rank lacks"
+        ))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use burn::tensor::quantization::QuantValue;
+
+    /// A quantized tensor reshaped: whole blocks and whole words pass; a split block, a split
+    /// word or a missing packed dimension is refused with the new shape; float tensors pass.
+    #[test]
+    fn quantized_reshape_keeps_whole_blocks_and_words() -> TestResult {
+        const BLOCK: &str = "block size must divide every dimension";
+        const WORDS: &str = "a packed store needs the packed dimension to be a whole number";
+        const RANK: &str = "a packed store packs dimension 1 from the end";
+        let native = |value| q(value, QuantStore::Native);
+        let b32 = |s: QuantScheme| DType::QFloat(s.per_block([32], ScaleDtype::F32));
+        let q8_packed = q(QuantValue::Q8S, QuantStore::PackedU32(0));
+        let q4_packed = q(QuantValue::Q4S, QuantStore::PackedU32(0));
+        let rows: Vec<(DType, Vec<usize>, Option<&str>)> = vec![
+            (b32(native(QuantValue::Q8S)), vec![64], None),
+            (b32(native(QuantValue::Q8S)), vec![1, 64], None),
+            (b32(native(QuantValue::Q8S)), vec![2, 32], None),
+            (b32(native(QuantValue::Q8S)), vec![1, 64, 1], Some(BLOCK)),
+            (b32(native(QuantValue::Q8S)), vec![4, 16], Some(BLOCK)),
+            // What Flex stores for Q4 in blocks: a native store, which quantizing refuses.
+            (b32(native(QuantValue::Q4S)), vec![1, 64], None),
+            (b32(native(QuantValue::Q4S)), vec![1, 64, 1], Some(BLOCK)),
+            (DType::QFloat(native(QuantValue::Q8S)), vec![1, 64, 1], None),
+            // Packed along the last dimension: 4 values a word for Q8, 8 for Q4.
+            (DType::QFloat(q8_packed), vec![1, 1, 64], None),
+            (DType::QFloat(q8_packed), vec![16, 4], None),
+            (DType::QFloat(q8_packed), vec![1, 64, 1], Some(WORDS)),
+            (DType::QFloat(q4_packed), vec![16, 4], Some(WORDS)),
+            (DType::QFloat(q4_packed), vec![8, 8], None),
+            (b32(q4_packed), vec![2, 32], None),
+            (b32(q4_packed), vec![1, 64, 1], Some(BLOCK)),
+            // Packed along the second dimension from the end.
+            (
+                DType::QFloat(q(QuantValue::Q8S, QuantStore::PackedU32(1))),
+                vec![4, 3],
+                None,
+            ),
+            (
+                DType::QFloat(q(QuantValue::Q8S, QuantStore::PackedU32(1))),
+                vec![3, 4],
+                Some(WORDS),
+            ),
+            (
+                DType::QFloat(q(QuantValue::Q8S, QuantStore::PackedU32(1))),
+                vec![8],
+                Some(RANK),
+            ),
+            (DType::F32, vec![1, 64, 1], None),
+        ];
+        for (dtype, shape, expected) in rows {
+            match (expected, quantized_reshape("reshape", dtype, &shape)) {
+                (None, Ok(())) => {}
+                (
+                    Some(rule),
+                    Err(GuardError::InvalidQuantScheme {
+                        op: "reshape",
+                        shape: got,
+                        reason,
+                        ..
+                    }),
+                ) => {
+                    assert_eq!(got, shape);
+                    assert!(reason.starts_with(rule), "{dtype:?} to {shape:?}: {reason}");
+                }
+                (ok, got) => {
+                    return Err(
+                        format!("{dtype:?} to {shape:?}: expected {ok:?}, got {got:?}").into(),
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
 
     type TestResult = std::result::Result<(), Box<dyn std::error::Error>>;
 

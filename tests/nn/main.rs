@@ -16,4 +16,5 @@ mod init;
 mod linear;
 mod loss;
 mod norm;
+mod quantized;
 mod rnn;

@@ -20,6 +20,7 @@ use super::TryLinear;
 use super::support::{Sealed, dims};
 use crate::check::module as module_rules;
 use crate::check::norm as rules;
+use crate::check::quant::quantized_reshape;
 use crate::error::{Result, ResultExt};
 use crate::nn::init::{TryInit, TryInitStateless};
 use crate::panic::catch;
@@ -240,12 +241,17 @@ pub trait TryPRelu: Sealed {
     ///
     /// Checks the layer's weights against the input, as
     /// [`try_prelu`](crate::tensor::activation::try_prelu) does: one weight, or (rank ≥ 2) one
-    /// per channel (`dims[1]`), on the input's device.
+    /// per channel (`dims[1]`), on the input's device. burn reshapes the weights to
+    /// `[1, channels, 1, ..]`: quantized ones (a quantized model's) must keep whole blocks and
+    /// packed words in that shape, or burn's quantized reshape panics (on wgpu, on the device
+    /// thread).
     ///
     /// # Errors
     ///
     /// [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch),
-    /// [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
+    /// [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch),
+    /// [`GuardError::InvalidQuantScheme`](crate::GuardError::InvalidQuantScheme) (quantized
+    /// weights whose blocks or words the reshape would split, with `alpha` as context).
     ///
     /// ```
     /// use burn::nn::PReluConfig;
@@ -263,8 +269,17 @@ pub trait TryPRelu: Sealed {
 
 impl TryPRelu for PRelu {
     fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
+        const OP: &str = "prelu";
         // burn's forward is `prelu(input, alpha)`; the tensor twin runs it after its checks.
-        try_prelu(input, self.alpha.val())
+        // The shape rule first (the reshape below is only defined for valid weights), then
+        // the reshape burn applies to the weights, for a quantized layer.
+        let alpha = self.alpha.val();
+        let alpha_dims = dims(&alpha);
+        module_rules::prelu(OP, &dims(&input), &alpha_dims)?;
+        let weights = alpha_dims.first().copied().unwrap_or(0);
+        let reshaped = module_rules::prelu_weights_shape(D, weights);
+        quantized_reshape(OP, alpha.dtype(), &reshaped).context("alpha")?;
+        try_prelu(input, alpha)
     }
 }
 

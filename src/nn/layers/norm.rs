@@ -12,7 +12,7 @@ use super::support::{Sealed, all_on, dims, param_layout, same_devices};
 use crate::check;
 use crate::check::module::{batch_norm, batch_norm_train};
 use crate::check::norm as rules;
-use crate::error::{GuardError, Result};
+use crate::error::{GuardError, Result, ResultExt};
 use crate::nn::init::{TryInit, TryInitStateless};
 use crate::panic::catch;
 
@@ -230,6 +230,12 @@ fn check_group_norm<const D: usize>(
     )?;
     if let Some((gamma, beta)) = &params {
         same_devices(op, &[input.device(), gamma.device(), beta.device()])?;
+        // burn reshapes both to `[1, channels, 1, ..]`: a quantized parameter (a quantized
+        // model's) must keep whole blocks and packed words there.
+        let affine = rules::group_norm_affine_shape(D, num_channels);
+        for (name, param) in [("gamma", gamma), ("beta", beta)] {
+            check::quant::quantized_reshape(op, param.dtype(), &affine).context(name)?;
+        }
     }
     Ok(())
 }
@@ -242,7 +248,10 @@ pub trait TryGroupNorm: Sealed {
     /// and dividing the channels, gamma and beta present and `[channels]` when affine, on the
     /// input's device), and burn's test that the input has more than 2 elements (burn 0.22.1
     /// compares the element count where it means the rank: an input of 2 elements or fewer,
-    /// an empty one included, panics).
+    /// an empty one included, panics). burn reshapes gamma and beta to `[1, channels, 1, ..]`:
+    /// quantized ones (a quantized model's) must keep whole blocks and packed words in that
+    /// shape, or burn's quantized reshape panics (on a rank-3 input, the trailing `1` splits a
+    /// block of 32 on Flex, and a word of four packed values on wgpu's device thread).
     ///
     /// # Errors
     ///
@@ -251,7 +260,10 @@ pub trait TryGroupNorm: Sealed {
     /// [`GuardError::Empty`](crate::GuardError::Empty) (2 elements or fewer),
     /// [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) (0 groups),
     /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) (affine without
-    /// parameters), [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
+    /// parameters), [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch),
+    /// [`GuardError::InvalidQuantScheme`](crate::GuardError::InvalidQuantScheme) (a
+    /// quantized gamma or beta whose blocks or words the reshape would split, with its name
+    /// as context).
     ///
     /// ```
     /// use burn::nn::GroupNormConfig;
