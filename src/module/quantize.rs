@@ -47,8 +47,12 @@ mod sealed {
 ///
 /// The module is borrowed, not consumed as burn's method consumes it, so that on `Err` the
 /// caller still has its model (cloning a module clones its parameters' handles, not their
-/// data). Strict: nothing falls back and nothing is kept in float; for those choices, and for
-/// the per-parameter report, use [`WeightQuantizer`].
+/// data). One exception burn imposes: a `RunningState` (batch norm's running mean and
+/// variance) shares its storage between clones and burn maps it in place, so on `Ok` the
+/// borrowed module's running state is quantized too, as with burn's own
+/// `module.clone().quantize_weights(..)`; on `Err` nothing was mapped. Strict: nothing falls
+/// back and nothing is kept in float; for those choices, and for the per-parameter report,
+/// use [`WeightQuantizer`].
 ///
 /// Sealed: implemented for every `M: Module`.
 ///
