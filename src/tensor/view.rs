@@ -10,7 +10,7 @@ use burn::tensor::grid::{GridOptions, GridSparsity, IndexPos};
 use burn::tensor::kind::{Basic, Numeric};
 use burn::tensor::ops::PadMode;
 use burn::tensor::{
-    AsIndex, BroadcastArgs, DType, DimIter, IntoPadding, MovedimArgs, ReshapeArgs, Shape, Tensor,
+    AsIndex, BroadcastArgs, DimIter, IntoPadding, MovedimArgs, ReshapeArgs, Shape, Tensor,
 };
 
 use super::sealed::Sealed;
@@ -676,11 +676,9 @@ impl<const D: usize, K: Basic> TryView<D, K> for Tensor<D, K> {
     fn try_reshape<const D2: usize, S: ReshapeSpec<D2>>(self, shape: S) -> Result<Tensor<D2, K>> {
         const OP: &str = "reshape";
         let out = check::view::reshape(OP, &self.dims(), &shape.shape_arg(), D2)?;
-        if let DType::QFloat(scheme) = self.dtype()
-            && scheme.block_size().is_some()
-        {
-            check::quant_scheme(OP, &scheme, &out)?;
-        }
+        // A quantized tensor keeps whole blocks and, packed, whole words (burn-flex and
+        // burn-cubecl `q_reshape`; on wgpu a split word panics on the device thread).
+        check::quant::quantized_reshape(OP, self.dtype(), &out)?;
         catch(OP, || self.reshape(shape))
     }
 

@@ -566,4 +566,18 @@ fn reshape_keeps_quantization_blocks_whole() {
         q().try_reshape([8, 2]),
         Err(GuardError::InvalidQuantScheme { .. })
     ));
+
+    // 4-bit values in blocks of 32: burn-flex stores them one per byte and reports a native
+    // store, which a reshape keeps; whole blocks pass with burn's values.
+    use burn::tensor::quantization::{QuantStore, QuantValue};
+    let q4 = QuantScheme::default()
+        .with_value(QuantValue::Q4S)
+        .with_store(QuantStore::PackedU32(0))
+        .per_block([32], ScaleDtype::F32);
+    let q = || tensor([64], &device).quantize_dynamic(&q4);
+    for shape in [[2, 32], [1, 64], [4, 16]] {
+        let burn = raw(|| snapshot(q().reshape(shape).dequantize()));
+        let ours = q().try_reshape(shape).map(|t| snapshot(t.dequantize()));
+        assert_parity(&format!("q4 reshape {shape:?}"), burn, ours);
+    }
 }
