@@ -12,7 +12,7 @@
 use burn::tensor::DType;
 use burn::tensor::quantization::{QuantScheme, QuantStore};
 
-use crate::capability::DeviceLimits;
+use super::device_limits::{DeviceLimits, HostMemory};
 use crate::error::{GuardError, Result};
 
 /// The number of elements of `shape`, or `None` when the product of its non-zero dims overflows
@@ -177,12 +177,7 @@ pub fn allocation(
 ///     assert!(matches!(err, GuardError::OutOfMemory { .. }));
 /// }
 /// ```
-pub fn host_budget(
-    op: &'static str,
-    bytes: u64,
-    memory: &crate::capability::HostMemory,
-    device: &str,
-) -> Result<()> {
+pub fn host_budget(op: &'static str, bytes: u64, memory: &HostMemory, device: &str) -> Result<()> {
     if let (Some(limit), Some(used)) = (memory.address_space_limit, memory.address_space_used)
         && used.checked_add(bytes).is_none_or(|total| total > limit)
     {
@@ -314,7 +309,7 @@ mod tests {
 
     #[test]
     fn the_host_budget_refuses_what_the_os_would() -> std::result::Result<(), String> {
-        use crate::capability::HostMemory;
+        use crate::check::device_limits::HostMemory;
 
         const GIB: u64 = 1 << 30;
         let memory = |available, limit: Option<u64>, used| {

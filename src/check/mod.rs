@@ -21,6 +21,7 @@
 pub mod attention;
 pub mod bytes;
 pub mod creation;
+pub mod device_limits;
 pub mod elementwise;
 pub mod indexing;
 pub mod input;

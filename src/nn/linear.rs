@@ -11,7 +11,7 @@ use burn::nn::Linear;
 use burn::tensor::quantization::QuantScheme;
 use burn::tensor::{Device, Tensor};
 
-use super::placed::{Parts, PlacedLinear};
+use super::placed::{InvalidLayer, Parts, PlacedLinear};
 use super::report::LayerReport;
 use crate::capability::stack_of;
 use crate::check;
@@ -19,17 +19,6 @@ use crate::error::Result;
 use crate::panic::catch;
 use crate::policy::{Op, Policy};
 use crate::tensor::dispatch_targets;
-
-/// What to do with a layer whose weight shape the scheme cannot apply to (a block size that
-/// does not divide it, a packed store that does not fit its rows).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-pub enum InvalidLayer {
-    /// Refuse: quantizing returns the [`GuardError::InvalidQuantScheme`](crate::GuardError::InvalidQuantScheme). The default.
-    #[default]
-    Refuse,
-    /// Keep the layer in float and say so in its [`LayerReport`].
-    KeepFloat,
-}
 
 /// A linear layer `y = x · W + b` with a quantized weight.
 ///

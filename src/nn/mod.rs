@@ -105,7 +105,8 @@ pub mod transformer {
     pub use super::layers::transformer::{TransformerDecoderInput, TransformerEncoderInput};
 }
 pub use layers::*;
-pub use linear::{InvalidLayer, QuantizedLinear};
+pub use linear::QuantizedLinear;
+pub use placed::InvalidLayer;
 pub use placed::PlacedLinear;
 pub use quantizer::{ModuleQuantizer, QuantizedLayers};
 pub use report::{LayerReport, Placement, QuantReport};

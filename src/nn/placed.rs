@@ -10,7 +10,6 @@ use burn::tensor::quantization::QuantScheme;
 use burn_backend::tensor::{FloatTensor, QuantizedTensor};
 use burn_backend::{Backend, Shape, TensorData, TensorMetadata};
 
-use super::linear::InvalidLayer;
 use super::report::{LayerReport, Placement};
 use crate::backend::quant::{Held, Placed, no_kernel_product, q_product, quantize_routed};
 use crate::capability::BackendStack;
@@ -20,6 +19,17 @@ use crate::devices::{default_timeout, read_with_deadline};
 use crate::error::Result;
 use crate::panic::catch;
 use crate::policy::{Moved, Op, Outcome, Policy};
+
+/// What to do with a layer whose weight shape the scheme cannot apply to (a block size that
+/// does not divide it, a packed store that does not fit its rows).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum InvalidLayer {
+    /// Refuse: quantizing returns the [`GuardError::InvalidQuantScheme`](crate::GuardError::InvalidQuantScheme). The default.
+    #[default]
+    Refuse,
+    /// Keep the layer in float and say so in its [`LayerReport`](super::LayerReport).
+    KeepFloat,
+}
 
 /// The op that quantizing a layer names in its errors.
 const QUANTIZE: &str = "quantize_linear";

@@ -6,7 +6,8 @@ use burn::nn::Linear;
 use burn::tensor::Tensor;
 use burn::tensor::quantization::QuantScheme;
 
-use super::linear::{InvalidLayer, QuantizedLinear};
+use super::linear::QuantizedLinear;
+use super::placed::InvalidLayer;
 use super::report::QuantReport;
 use crate::error::{GuardError, Result};
 use crate::panic::catch;
