@@ -6,6 +6,7 @@ use std::fmt;
 use serde::Serialize;
 
 use crate::nn::Placement;
+use crate::nn::report::ratio;
 
 /// What happened to one float parameter.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -229,14 +230,5 @@ impl fmt::Display for WeightReport {
             after,
             self.total_ratio()
         )
-    }
-}
-
-#[allow(clippy::cast_precision_loss)] // Byte counts far below 2^52.
-fn ratio(after: u64, before: u64) -> f64 {
-    if before == 0 {
-        1.0
-    } else {
-        after as f64 / before as f64
     }
 }

@@ -89,7 +89,7 @@ pub(crate) mod layers;
 mod linear;
 mod placed;
 mod quantizer;
-mod report;
+pub(crate) mod report;
 
 pub use init::{TryInit, TryInitStateless};
 

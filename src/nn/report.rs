@@ -176,8 +176,9 @@ impl fmt::Display for QuantReport {
     }
 }
 
+/// `after / before`, 1 for nothing before: the one ratio every quantization report prints.
 #[allow(clippy::cast_precision_loss)] // Byte counts far below 2^52.
-fn ratio(after: u64, before: u64) -> f64 {
+pub(crate) fn ratio(after: u64, before: u64) -> f64 {
     if before == 0 {
         1.0
     } else {
