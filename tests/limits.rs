@@ -323,6 +323,42 @@ fn a_layer_whose_parameters_cannot_fit_is_refused_at_init() {
     let layer = LinearConfig::new(4, 2).try_init(&device).unwrap();
     let out = layer.forward(Tensor::<2>::ones([1, 4], &device));
     assert_eq!(out.into_data().num_elements(), 2);
+
+    // Every config twin that builds parameters holds them to the device before any is drawn:
+    // the refusal names the parameter's path inside the module.
+    use burn::nn::attention::MultiHeadAttentionConfig;
+    use burn::nn::conv::Conv2dConfig;
+    use burn::nn::{BatchNormConfig, PositionalEncodingConfig};
+    #[track_caller]
+    fn refused_at(err: GuardError, path: &str, bytes: u64) {
+        assert_eq!(err.kind(), ErrorKind::TooLarge, "{err}");
+        assert_eq!(err.path().as_deref(), Some(path), "{err}");
+        assert!(
+            matches!(err.root(), GuardError::TooLarge { bytes: b, .. } if *b == Some(bytes)),
+            "{err}"
+        );
+    }
+    // [4096, 4096, 3, 3] f32: 576 MiB.
+    let conv = Conv2dConfig::new([4096, 4096], [3, 3]).try_init(&device);
+    refused_at(conv.unwrap_err(), "weight", 4096 * 4096 * 9 * 4);
+    // Each projection [8192, 8192] f32: 256 MiB.
+    let mha = MultiHeadAttentionConfig::new(8192, 8).try_init(&device);
+    refused_at(mha.unwrap_err(), "query.weight", 8192 * 8192 * 4);
+    let norm = BatchNormConfig::new(1 << 26).try_init(&device);
+    refused_at(norm.unwrap_err(), "gamma", (1 << 26) * 4);
+    // A table burn builds on the host and uploads: [65536, 1024] f32.
+    let table = PositionalEncodingConfig::new(1024)
+        .with_max_sequence_size(65_536)
+        .with_max_timescale(65_536)
+        .try_init(&device);
+    refused_at(table.unwrap_err(), "sinusoids", 65_536 * 1024 * 4);
+    // Layers that fit still build and run.
+    let mha = MultiHeadAttentionConfig::new(8, 2)
+        .try_init(&device)
+        .unwrap();
+    let x = Tensor::<3>::ones([1, 2, 8], &device);
+    let out = mha.forward(burn::nn::attention::MhaInput::self_attn(x));
+    assert_eq!(out.context.into_data().num_elements(), 16);
 }
 
 /// Selects what `allocation_child` does when a parent test runs it in a child process.
@@ -605,7 +641,8 @@ fn health_child() {
     let device = common::wgpu_device().unwrap();
     let d = &device;
     let over = usize::try_from(limits_of(d).max_buffer_bytes.unwrap() / 4).unwrap() + 1024;
-    let cases: [(&str, Box<dyn Fn() -> usize>); 4] = [
+    type Case<'a> = (&'a str, Box<dyn Fn() -> usize + 'a>);
+    let cases: [Case; 4] = [
         (
             "round",
             Box::new(|| {

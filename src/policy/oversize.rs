@@ -122,8 +122,8 @@ impl Policy {
         self.record(
             Op::Oversize,
             Outcome::Fallback {
-                from: &from,
-                to: &to,
+                from,
+                to,
                 bytes_out,
                 bytes_back: 0,
                 elapsed,

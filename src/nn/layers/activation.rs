@@ -22,7 +22,7 @@ use crate::check::module as module_rules;
 use crate::check::norm as rules;
 use crate::check::quant::quantized_reshape;
 use crate::error::{Result, ResultExt};
-use crate::nn::init::{TryInit, TryInitStateless};
+use crate::nn::init::{TryInit, TryInitStateless, init_fitting};
 use crate::panic::catch;
 use crate::tensor::activation::try_prelu;
 
@@ -148,7 +148,7 @@ impl TryInit for ActivationConfig {
     fn try_init(&self, device: &Device) -> Result<Activation> {
         match self {
             ActivationConfig::Celu(config) => config.try_init().map(Into::into),
-            _ => catch("activation_init", || self.init(device)),
+            _ => init_fitting("activation_init", || self.init(device)),
         }
     }
 }
@@ -442,7 +442,7 @@ impl TryInit for SwiGluConfig {
             .with_layout(self.layout);
         // The same config twice: refusing it once names the first layer burn would build.
         let _checked = linear.try_init(device).context("linear_inner")?;
-        catch("swiglu_init", || self.init(device))
+        init_fitting("swiglu_init", || self.init(device))
     }
 }
 

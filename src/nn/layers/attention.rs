@@ -16,7 +16,7 @@ use crate::check::attention::{
 use crate::check::layer::probability;
 use crate::check::module::linear as linear_rule;
 use crate::error::{GuardError, Result, ResultExt};
-use crate::nn::init::TryInit;
+use crate::nn::init::{TryInit, init_fitting};
 use crate::panic::catch;
 
 impl Sealed for MultiHeadAttention {}
@@ -234,7 +234,7 @@ impl TryInit for MultiHeadAttentionConfig {
         let d_k = self.d_model.checked_div(self.n_heads).unwrap_or(0);
         mha_heads(INIT, self.d_model, self.n_heads, d_k)?;
         probability(INIT, "dropout", self.dropout)?;
-        catch(INIT, || self.init(device))
+        init_fitting(INIT, || self.init(device))
     }
 }
 
@@ -430,7 +430,7 @@ impl TryInit for CrossAttentionConfig {
             });
         }
         probability(INIT, "dropout", self.dropout)?;
-        catch(INIT, || self.init(device))
+        init_fitting(INIT, || self.init(device))
     }
 }
 

@@ -29,7 +29,7 @@ use crate::check::layer::initializer_fans;
 use crate::check::module as conv_rules;
 use crate::check::pool::{conv_groups, same_padding_kernel};
 use crate::error::Result;
-use crate::nn::init::TryInit;
+use crate::nn::init::{TryInit, init_fitting};
 use crate::panic::catch;
 
 /// The devices of input, weight and bias.
@@ -108,7 +108,7 @@ impl TryInit for Conv1dConfig {
             let len = self.channels_out;
             initializer_fans(OP, "bias", &self.initializer, len, Some(fan_in), None)?;
         }
-        catch(OP, || self.init(device))
+        init_fitting(OP, || self.init(device))
     }
 }
 
@@ -144,7 +144,7 @@ impl TryInit for Conv2dConfig {
                 Some(fan_out),
             )?;
         }
-        catch(OP, || self.init(device))
+        init_fitting(OP, || self.init(device))
     }
 }
 
@@ -183,7 +183,7 @@ impl TryInit for Conv3dConfig {
                 Some(fan_out),
             )?;
         }
-        catch(OP, || self.init(device))
+        init_fitting(OP, || self.init(device))
     }
 }
 
@@ -204,7 +204,7 @@ impl TryInit for ConvTranspose1dConfig {
             let len = self.channels[1];
             initializer_fans(OP, "bias", &self.initializer, len, Some(fan_in), None)?;
         }
-        catch(OP, || self.init(device))
+        init_fitting(OP, || self.init(device))
     }
 }
 
@@ -225,7 +225,7 @@ impl TryInit for ConvTranspose2dConfig {
             let len = self.channels[1];
             initializer_fans(OP, "bias", &self.initializer, len, Some(fan_in), None)?;
         }
-        catch(OP, || self.init(device))
+        init_fitting(OP, || self.init(device))
     }
 }
 
@@ -246,7 +246,7 @@ impl TryInit for ConvTranspose3dConfig {
             let len = self.channels[1];
             initializer_fans(OP, "bias", &self.initializer, len, Some(fan_in), None)?;
         }
-        catch(OP, || self.init(device))
+        init_fitting(OP, || self.init(device))
     }
 }
 
@@ -289,7 +289,7 @@ impl TryInit for DeformConv2dConfig {
                 Some(fan_out),
             )?;
         }
-        catch(OP, || self.init(device))
+        init_fitting(OP, || self.init(device))
     }
 }
 

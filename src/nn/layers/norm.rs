@@ -13,7 +13,7 @@ use crate::check;
 use crate::check::module::{batch_norm, batch_norm_train};
 use crate::check::norm as rules;
 use crate::error::{GuardError, Result, ResultExt};
-use crate::nn::init::{TryInit, TryInitStateless};
+use crate::nn::init::{TryInit, TryInitStateless, init_fitting};
 use crate::panic::catch;
 
 impl Sealed for BatchNorm {}
@@ -40,7 +40,7 @@ impl TryInit for BatchNormConfig {
         rules::nonzero(OP, "num_features", self.num_features)?;
         rules::positive(OP, "epsilon", self.epsilon, true)?;
         rules::finite_in(OP, "momentum", self.momentum, 0.0, 1.0)?;
-        catch(OP, || self.init(device))
+        init_fitting(OP, || self.init(device))
     }
 }
 
@@ -51,7 +51,7 @@ impl TryInit for GroupNormConfig {
     fn try_init(&self, device: &Device) -> Result<GroupNorm> {
         const OP: &str = "group_norm_init";
         rules::groups(OP, self.num_channels, self.num_groups)?;
-        catch(OP, || self.init(device))
+        init_fitting(OP, || self.init(device))
     }
 }
 
@@ -62,7 +62,7 @@ impl TryInit for RmsNormConfig {
     fn try_init(&self, device: &Device) -> Result<RmsNorm> {
         const OP: &str = "rms_norm_init";
         rules::positive(OP, "epsilon", self.epsilon, false)?;
-        catch(OP, || self.init(device))
+        init_fitting(OP, || self.init(device))
     }
 }
 
@@ -86,7 +86,7 @@ impl TryInit for NormalizationConfig {
             NormalizationConfig::Batch(config) => config.try_init(device).map(Into::into),
             NormalizationConfig::Group(config) => config.try_init(device).map(Into::into),
             NormalizationConfig::Rms(config) => config.try_init(device).map(Into::into),
-            _ => catch("normalization_init", || self.init(device)),
+            _ => init_fitting("normalization_init", || self.init(device)),
         }
     }
 }

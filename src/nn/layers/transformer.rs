@@ -21,7 +21,7 @@ use crate::check::attention::mha_heads;
 use crate::check::layer::probability;
 use crate::check::module::prelu;
 use crate::error::{Result, ResultExt};
-use crate::nn::init::TryInit;
+use crate::nn::init::{TryInit, init_fitting};
 use crate::panic::catch;
 
 impl Sealed for PositionWiseFeedForward {}
@@ -103,7 +103,7 @@ impl TryInit for PositionWiseFeedForwardConfig {
     fn try_init(&self, device: &Device) -> Result<PositionWiseFeedForward> {
         const INIT: &str = "position_wise_feed_forward_init";
         probability(INIT, "dropout", self.dropout)?;
-        catch(INIT, || self.init(device))
+        init_fitting(INIT, || self.init(device))
     }
 }
 
@@ -445,7 +445,7 @@ impl TryInit for TransformerEncoderConfig {
         let d_k = self.d_model.checked_div(self.n_heads).unwrap_or(0);
         mha_heads(INIT, self.d_model, self.n_heads, d_k)?;
         probability(INIT, "dropout", self.dropout)?;
-        catch(INIT, || self.init(device))
+        init_fitting(INIT, || self.init(device))
     }
 }
 
@@ -776,6 +776,6 @@ impl TryInit for TransformerDecoderConfig {
         let d_k = self.d_model.checked_div(self.n_heads).unwrap_or(0);
         mha_heads(INIT, self.d_model, self.n_heads, d_k)?;
         probability(INIT, "dropout", self.dropout)?;
-        catch(INIT, || self.init(device))
+        init_fitting(INIT, || self.init(device))
     }
 }
