@@ -1,0 +1,99 @@
+//! burn's sources as cargo keeps them, for the tests that read them (`tests/nn_coverage.rs`,
+//! `tests/burn_mirrors.rs`). Plain std: a test that includes this module links no burn.
+//!
+//! The burn version comes from one place, the `burn` pin in `Cargo.toml`; a crate's sources are
+//! cargo's registry copy of that version (`$CARGO_HOME/registry/src/<index>/<crate>-<version>`).
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+/// The crate's manifest directory.
+pub fn manifest_dir() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The burn version this crate builds against: the `=X` pin of `burn` in `Cargo.toml`. Every
+/// other `burn-*` dependency must carry the same pin, so the version is said once.
+pub fn burn_version() -> String {
+    let manifest = std::fs::read_to_string(manifest_dir().join("Cargo.toml")).unwrap();
+    let mut version = None;
+    let mut others = Vec::new();
+    for line in manifest.lines() {
+        let Some((name, spec)) = line.split_once(" = {") else {
+            continue;
+        };
+        let name = name.trim();
+        if !(name == "burn" || name.starts_with("burn-")) {
+            continue;
+        }
+        let pin = spec
+            .split("version = \"")
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .unwrap_or_else(|| panic!("Cargo.toml: `{name}` has no version"));
+        let pin = pin
+            .strip_prefix('=')
+            .unwrap_or_else(|| panic!("Cargo.toml: `{name}` must be pinned with `=`, got {pin}"));
+        if name == "burn" {
+            version = Some(pin.to_owned());
+        } else {
+            others.push((name.to_owned(), pin.to_owned()));
+        }
+    }
+    let version = version.expect("Cargo.toml: no `burn` dependency");
+    for (name, pin) in others {
+        assert_eq!(
+            pin, version,
+            "Cargo.toml: `{name}` pinned apart from `burn`"
+        );
+    }
+    version
+}
+
+/// `$CARGO_HOME/registry/src`, where cargo unpacks the crates it downloads.
+pub fn registry_src() -> PathBuf {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")))
+        .expect("CARGO_HOME or HOME");
+    home.join("registry/src")
+}
+
+/// The directory of `krate` at `version` in cargo's registry sources (any index), if cargo has
+/// it.
+pub fn registry_crate(krate: &str, version: &str) -> Option<PathBuf> {
+    let dir_name = format!("{krate}-{version}");
+    std::fs::read_dir(registry_src())
+        .ok()?
+        .filter_map(|index| Some(index.ok()?.path().join(&dir_name)))
+        .find(|candidate| candidate.is_dir())
+}
+
+/// The directory of `krate` at the pinned burn version; a test fails when cargo lacks it.
+pub fn pinned_crate(krate: &str) -> PathBuf {
+    let version = burn_version();
+    registry_crate(krate, &version).unwrap_or_else(|| {
+        panic!(
+            "{krate}-{version} not found under {} (run `cargo fetch`)",
+            registry_src().display()
+        )
+    })
+}
+
+/// Every `.rs` file under `dir`, recursively, sorted.
+pub fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, &mut out);
+    out.sort();
+    out
+}
