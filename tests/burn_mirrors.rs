@@ -880,9 +880,76 @@ fn drift_report(
             row.check, mirror.krate, mirror.file, mirror.function
         );
     }
+    let added = new_functions(sources, rows);
+    if !added.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nFunctions in the mirrored files that the pinned version does not have (rules burn \
+             may have added, for a new row):\n"
+        );
+        for ((krate, file), names) in &added {
+            let _ = writeln!(out, "- {krate} `{file}`: `{}`", names.join("`, `"));
+        }
+    }
     let _ = writeln!(out, "\nRules burn-guard adds, mirroring nothing in burn:\n");
     for row in rows.iter().filter(|r| r.mirror.is_none()) {
         let _ = writeln!(out, "- `{}`: {}", row.check, row.note);
+    }
+    out
+}
+
+/// A function's name qualified by the block around it, as a row would name it.
+fn qualified_name(function: &Function) -> String {
+    match function.blocks.last() {
+        Some(Block::Impl {
+            trait_name,
+            self_type,
+        }) if trait_name.is_empty() => format!("{self_type}::{}", function.name),
+        Some(Block::Impl {
+            trait_name,
+            self_type,
+        }) => format!("{trait_name} for {self_type}::{}", function.name),
+        Some(Block::Trait(name)) => format!("{name}::{}", function.name),
+        _ => function.name.clone(),
+    }
+}
+
+/// Per mirrored file: the functions `sources` has there and the pinned version does not.
+fn new_functions(sources: &Sources, rows: &[Row]) -> BTreeMap<(String, String), Vec<String>> {
+    let pinned = Sources::Version(burn_version());
+    let names = |sources: &Sources, krate: &str, file: &str| -> Option<BTreeSet<String>> {
+        let text = std::fs::read_to_string(sources.crate_dir(krate)?.join(file)).ok()?;
+        let functions = Source::new(&text).functions();
+        Some(
+            functions
+                .iter()
+                .filter(|f| {
+                    f.blocks.iter().all(|b| match b {
+                        Block::Module { test_only, .. } => !test_only,
+                        Block::Other => false,
+                        _ => true,
+                    })
+                })
+                .map(qualified_name)
+                .collect(),
+        )
+    };
+    let files: BTreeSet<(&str, &str)> = rows
+        .iter()
+        .filter_map(|r| r.mirror.as_ref())
+        .map(|m| (m.krate.as_str(), m.file.as_str()))
+        .collect();
+    let mut out = BTreeMap::new();
+    for (krate, file) in files {
+        let (Some(before), Some(after)) =
+            (names(&pinned, krate, file), names(sources, krate, file))
+        else {
+            continue;
+        };
+        let added: Vec<String> = after.difference(&before).cloned().collect();
+        if !added.is_empty() {
+            out.insert((krate.to_owned(), file.to_owned()), added);
+        }
     }
     out
 }
