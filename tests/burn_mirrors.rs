@@ -1043,6 +1043,21 @@ fn every_check_and_layer_twin_has_a_row() {
     assert!(problems.is_empty(), "{TABLE}:\n  {}", problems.join("\n  "));
 }
 
+/// The lint's fixture crate builds against burn too: its pins are the crate's.
+#[test]
+fn the_fixture_pins_the_same_burn() {
+    let version = burn_version();
+    let fixture = std::fs::read_to_string(manifest_dir().join("lint/fixture/Cargo.toml")).unwrap();
+    let pins = burn_sources::burn_pins(&fixture);
+    assert!(
+        !pins.is_empty(),
+        "lint/fixture/Cargo.toml: no burn pin found"
+    );
+    for (name, pin) in pins {
+        assert_eq!(pin, version, "lint/fixture/Cargo.toml: `{name}`");
+    }
+}
+
 // ---------------------------------------------------------------- the reader itself
 
 #[test]

@@ -16,38 +16,45 @@ pub fn manifest_dir() -> &'static Path {
 /// other `burn-*` dependency must carry the same pin, so the version is said once.
 pub fn burn_version() -> String {
     let manifest = std::fs::read_to_string(manifest_dir().join("Cargo.toml")).unwrap();
-    let mut version = None;
-    let mut others = Vec::new();
+    let pins = burn_pins(&manifest);
+    let version = pins
+        .iter()
+        .find(|(name, _)| name == "burn")
+        .map(|(_, pin)| pin.clone())
+        .expect("Cargo.toml: no `burn` dependency");
+    for (name, pin) in &pins {
+        assert_eq!(
+            *pin, version,
+            "Cargo.toml: `{name}` pinned apart from `burn`"
+        );
+    }
+    version
+}
+
+/// `(name, version)` of every dependency on a burn crate (`burn`, `burn-*`) in a manifest, each
+/// of which must be pinned with `=`.
+pub fn burn_pins(manifest: &str) -> Vec<(String, String)> {
+    let mut pins = Vec::new();
     for line in manifest.lines() {
         let Some((name, spec)) = line.split_once(" = {") else {
             continue;
         };
         let name = name.trim();
-        if !(name == "burn" || name.starts_with("burn-")) {
+        // burn's crates, not this one (a fixture depends on it by path).
+        if !(name == "burn" || name.starts_with("burn-")) || name == "burn-guard" {
             continue;
         }
         let pin = spec
             .split("version = \"")
             .nth(1)
             .and_then(|rest| rest.split('"').next())
-            .unwrap_or_else(|| panic!("Cargo.toml: `{name}` has no version"));
+            .unwrap_or_else(|| panic!("`{name}` has no version"));
         let pin = pin
             .strip_prefix('=')
-            .unwrap_or_else(|| panic!("Cargo.toml: `{name}` must be pinned with `=`, got {pin}"));
-        if name == "burn" {
-            version = Some(pin.to_owned());
-        } else {
-            others.push((name.to_owned(), pin.to_owned()));
-        }
+            .unwrap_or_else(|| panic!("`{name}` must be pinned with `=`, got {pin}"));
+        pins.push((name.to_owned(), pin.to_owned()));
     }
-    let version = version.expect("Cargo.toml: no `burn` dependency");
-    for (name, pin) in others {
-        assert_eq!(
-            pin, version,
-            "Cargo.toml: `{name}` pinned apart from `burn`"
-        );
-    }
-    version
+    pins
 }
 
 /// `$CARGO_HOME/registry/src`, where cargo unpacks the crates it downloads.
