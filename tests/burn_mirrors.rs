@@ -22,16 +22,16 @@
 //! - `BURN_GUARD_MIRROR_BLESS=1`: rewrites the hash column from the pinned sources, after the
 //!   checks were re-read.
 
-#[path = "common/burn_sources.rs"]
-mod burn_sources;
 #[path = "common/nn_twins.rs"]
 mod nn_twins;
+#[path = "common/sources.rs"]
+mod sources;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use burn_sources::{burn_version, manifest_dir, registry_crate, rust_files};
+use sources::{burn_version, manifest_dir, registry_crate, rust_files, skip_generics};
 
 const TABLE: &str = "tests/data/burn_mirrors.tsv";
 
@@ -379,25 +379,6 @@ fn type_name(text: &str) -> String {
         .take_while(|c| is_ident(*c) || *c == ':')
         .collect();
     path.rsplit("::").next().unwrap_or("").to_owned()
-}
-
-/// `text` after a balanced `<…>` at its start (or `text` itself).
-fn skip_generics(text: &str) -> &str {
-    let Some(rest) = text.strip_prefix('<') else {
-        return text;
-    };
-    let mut depth = 1;
-    for (i, c) in rest.char_indices() {
-        depth += match c {
-            '<' => 1,
-            '>' => -1,
-            _ => 0,
-        };
-        if depth == 0 {
-            return &rest[i + 1..];
-        }
-    }
-    ""
 }
 
 impl Block {
@@ -1048,7 +1029,7 @@ fn every_check_and_layer_twin_has_a_row() {
 fn the_fixture_pins_the_same_burn() {
     let version = burn_version();
     let fixture = std::fs::read_to_string(manifest_dir().join("lint/fixture/Cargo.toml")).unwrap();
-    let pins = burn_sources::burn_pins(&fixture);
+    let pins = sources::burn_pins(&fixture);
     assert!(
         !pins.is_empty(),
         "lint/fixture/Cargo.toml: no burn pin found"

@@ -13,15 +13,15 @@
 //!   `impl TryInitStateless for TypeConfig` under `src/nn/`.
 //! - Exceptions: `tests/data/burn_nn_exceptions.txt`, `Type::method<TAB>reason`.
 
-#[path = "common/burn_sources.rs"]
-mod burn_sources;
 #[path = "common/nn_twins.rs"]
 mod nn_twins;
+#[path = "common/sources.rs"]
+mod sources;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use burn_sources::{manifest_dir, pinned_crate, rust_files};
 use nn_twins::our_twins;
+use sources::{manifest_dir, pinned_crate, rust_files, skip_generics};
 
 /// Inits that panic through a helper the source scan does not follow (index out of bounds in
 /// a table builder, a remainder by a zero field, a layer built by a function of another
@@ -53,25 +53,7 @@ fn inherent_impls(text: &str) -> Vec<(String, String)> {
             continue;
         }
         // `impl Type {`, `impl<const D: usize> Type<D> {`: skip the generic parameters.
-        let rest = match rest.strip_prefix('<') {
-            Some(generics) => {
-                let mut depth = 1;
-                let end = generics
-                    .char_indices()
-                    .find(|&(_, c)| {
-                        depth += match c {
-                            '<' => 1,
-                            '>' => -1,
-                            _ => 0,
-                        };
-                        depth == 0
-                    })
-                    .map_or(generics.len(), |(i, _)| i + 1);
-                &generics[end..]
-            }
-            None => rest,
-        }
-        .trim();
+        let rest = skip_generics(rest).trim();
         let name: String = rest
             .chars()
             .take_while(|c| c.is_alphanumeric() || *c == '_')

@@ -1,10 +1,10 @@
 //! burn-guard's layer twins as its sources declare them, for the tests that pair them with
-//! burn-nn (`tests/nn_coverage.rs`, `tests/burn_mirrors.rs`). Plain std, like `burn_sources.rs`.
+//! burn-nn (`tests/nn_coverage.rs`, `tests/burn_mirrors.rs`). Plain std, like `sources.rs`.
 #![allow(dead_code)]
 
 use std::collections::BTreeSet;
 
-use super::burn_sources::{manifest_dir, rust_files};
+use super::sources::{manifest_dir, rust_files};
 
 /// Our twins: `Type::try_forward*` from `pub trait TryType`, and the configs with an init twin.
 pub fn our_twins() -> (BTreeSet<String>, BTreeSet<String>) {

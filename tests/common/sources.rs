@@ -1,5 +1,6 @@
-//! burn's sources as cargo keeps them, for the tests that read them (`tests/nn_coverage.rs`,
-//! `tests/burn_mirrors.rs`). Plain std: a test that includes this module links no burn.
+//! Reading Rust sources in tests: this crate's (`rust_files`) and burn's as cargo keeps them
+//! (`tests/nn_coverage.rs`, `tests/burn_mirrors.rs`). Plain std: a test that includes this
+//! module (`#[path = "common/sources.rs"] mod sources;`) links no burn.
 //!
 //! The burn version comes from one place, the `burn` pin in `Cargo.toml`; a crate's sources are
 //! cargo's registry copy of that version (`$CARGO_HOME/registry/src/<index>/<crate>-<version>`).
@@ -103,4 +104,23 @@ pub fn rust_files(dir: &Path) -> Vec<PathBuf> {
     walk(dir, &mut out);
     out.sort();
     out
+}
+
+/// `text` after a balanced `<…>` at its start (an impl's generic parameters), or `text` itself.
+pub fn skip_generics(text: &str) -> &str {
+    let Some(rest) = text.strip_prefix('<') else {
+        return text;
+    };
+    let mut depth = 1;
+    for (i, c) in rest.char_indices() {
+        depth += match c {
+            '<' => 1,
+            '>' => -1,
+            _ => 0,
+        };
+        if depth == 0 {
+            return &rest[i + 1..];
+        }
+    }
+    ""
 }
