@@ -262,7 +262,7 @@ impl Source {
     /// and its text from `fn` to the closing brace. Declarations without a body are skipped.
     fn functions(&self) -> Vec<Function> {
         let mut out = Vec::new();
-        let mut stack: Vec<(String, usize)> = Vec::new();
+        let mut stack: Vec<String> = Vec::new();
         let mut boundary = 0;
         // Parentheses and brackets open: a `;` inside them (`[I; D2]`) ends no header.
         let mut nested = 0usize;
@@ -276,7 +276,7 @@ impl Source {
                 '(' | '[' => nested += 1,
                 ')' | ']' => nested = nested.saturating_sub(1),
                 '{' => {
-                    stack.push((self.normalised(boundary, i), i));
+                    stack.push(self.normalised(boundary, i));
                     boundary = i + 1;
                 }
                 '}' => {
@@ -299,7 +299,7 @@ impl Source {
         out
     }
 
-    fn function_at(&self, at: usize, stack: &[(String, usize)]) -> Option<Function> {
+    fn function_at(&self, at: usize, stack: &[String]) -> Option<Function> {
         let mut i = at + 2;
         while self.chars.get(i)?.is_whitespace() {
             i += 1;
@@ -314,7 +314,7 @@ impl Source {
         // The body: the first `{` outside parentheses, brackets and generics; a `;` first means
         // a declaration.
         let (mut parens, mut angles) = (0i32, 0i32);
-        let mut j = i + name.len();
+        let mut j = i + name.chars().count();
         let open = loop {
             let c = *self.chars.get(j)?;
             if self.code[j] {
@@ -337,7 +337,7 @@ impl Source {
         let end = self.closing(open)?;
         Some(Function {
             name,
-            blocks: stack.iter().map(|(h, _)| Block::parse(h)).collect(),
+            blocks: stack.iter().map(|h| Block::parse(h)).collect(),
             text: self.normalised(at, end),
         })
     }
@@ -495,7 +495,7 @@ enum Miss {
 impl std::fmt::Display for Miss {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Miss::NoCrate => write!(f, "crate not found"),
+            Miss::NoCrate => write!(f, "crate sources not found (`cargo fetch` brings them)"),
             Miss::NoFile => write!(f, "file not found"),
             Miss::NoFunction => write!(f, "function not found"),
             Miss::Ambiguous(n) => write!(f, "{n} functions match: qualify the name"),
@@ -796,7 +796,7 @@ fn drift_report(
     let family = |check: &str| -> String {
         let mut parts = check.split("::");
         match (parts.next(), parts.next()) {
-            (Some("nn"), _) => "nn (layer twins)".to_owned(),
+            (Some("nn"), _) => "nn (layer and config twins)".to_owned(),
             (Some(a), Some(b)) => format!("{a}::{b}"),
             _ => check.to_owned(),
         }
