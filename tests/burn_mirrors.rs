@@ -495,7 +495,7 @@ enum Miss {
 impl std::fmt::Display for Miss {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Miss::NoCrate => write!(f, "crate sources not found (`cargo fetch` brings them)"),
+            Miss::NoCrate => write!(f, "crate not found"),
             Miss::NoFile => write!(f, "file not found"),
             Miss::NoFunction => write!(f, "function not found"),
             Miss::Ambiguous(n) => write!(f, "{n} functions match: qualify the name"),
