@@ -15,6 +15,6 @@ pub use crate::tensor::{
     CheckedRead, TryConvert, TryConvertFloat, TryCreate, TryCreateBool, TryCreateFloat,
     TryCreateInt, TryCreateMatrix, TryCreateNumeric, TryCreateRange, TryElementwise,
     TryElementwiseBool, TryElementwiseFloat, TryElementwiseInt, TryElementwiseVector, TryIndexing,
-    TryIndexingNumeric, TryIndexingOrdered, TryNumeric, TryQuantize, TryReduce, TryReduceFloat,
-    TryReduceNumeric, TryReduceOrdered, TryTensor, TryView,
+    TryIndexingNumeric, TryIndexingOrdered, TryNumeric, TryOversize, TryQuantize, TryReduce,
+    TryReduceFloat, TryReduceNumeric, TryReduceOrdered, TryTensor, TryView,
 };

@@ -407,3 +407,252 @@ fn allocation_child() {
         assert_eq!(small.sum().into_scalar::<f32>(), 4.0);
     }
 }
+
+/// Oversize fallback: a product too large for wgpu's largest buffer is refused under a strict
+/// policy (and under one that denies `Op::Oversize`), and computed on Flex under a policy that
+/// falls back there: the operands move (counted), the product stays on Flex with burn's values.
+/// `Policy::place` sends a creation the same way.
+#[test]
+fn an_output_too_large_for_its_device_runs_on_the_fallback_device() {
+    use burn_guard::policy::{Op, Policy};
+
+    let Some(device) = common::wgpu_device() else {
+        return;
+    };
+    let d = &device;
+    let limit = limits_of(d).max_buffer_bytes.unwrap();
+    let side = square_side_over(limit);
+    let column = || Tensor::<2>::ones([side, 1], d);
+    let row = || Tensor::<2>::full([1, side], 2.0, d);
+    let bytes = Some((side * side * 4) as u64);
+
+    let strict = Policy::strict();
+    assert_too_large(
+        column().try_matmul_or_fallback(row(), &strict),
+        "matmul",
+        bytes,
+        Some(limit),
+        d,
+    );
+    assert_eq!(strict.stats_of(Op::Oversize).errors, 1);
+    let denied = Policy::fallback_to([Device::flex()]).deny_op(Op::Oversize);
+    assert_too_large(
+        column().try_matmul_or_fallback(row(), &denied),
+        "matmul",
+        bytes,
+        Some(limit),
+        d,
+    );
+
+    let lenient = Policy::fallback_to([Device::flex()]);
+    let product = column().try_matmul_or_fallback(row(), &lenient).unwrap();
+    assert_eq!(product.device(), Device::flex());
+    assert_eq!(product.dims(), [side, side]);
+    let corner = product.narrow(0, side - 1, 1).narrow(1, side - 4, 4);
+    assert_eq!(
+        corner.into_data().try_to_vec::<f32>().unwrap(),
+        vec![2.0; 4]
+    );
+    let stats = lenient.stats_of(Op::Oversize);
+    assert_eq!((stats.fallbacks, stats.errors), (1, 0), "{stats:?}");
+    assert_eq!(stats.bytes_to_fallback, (2 * side * 4) as u64, "{stats:?}");
+    assert_eq!(stats.bytes_from_fallback, 0, "{stats:?}");
+
+    // A product that fits stays home and is not an oversize run.
+    let small = Tensor::<2>::ones([2, 3], d)
+        .try_matmul_or_fallback(Tensor::<2>::ones([3, 2], d), &lenient)
+        .unwrap();
+    assert_eq!(small.device(), device);
+    assert_eq!(lenient.stats_of(Op::Oversize).fallbacks, 1);
+
+    // Creation: ask where it can live, create it there.
+    let over = usize::try_from(limit / 4).unwrap() + 1024;
+    let placed = lenient.place("zeros", &[over], DType::F32, d).unwrap();
+    assert_eq!(placed, Device::flex());
+    let zeros = Tensor::<1>::try_zeros([over], &placed).unwrap();
+    assert_eq!(zeros.dims(), [over]);
+    assert_eq!(lenient.stats_of(Op::Oversize).fallbacks, 2);
+    let err = strict.place("zeros", &[over], DType::F32, d).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::TooLarge);
+    println!("oversize: {:?}", lenient.stats_of(Op::Oversize));
+}
+
+/// A memory budget on wgpu, in a child process (the budget holds for the whole process, and
+/// the other tests of this binary allocate on the same device): allocations within it work,
+/// the one that would pass it is refused with `OutOfMemory` naming bytes, use and budget, and
+/// once tensors are dropped the same allocation works again.
+#[test]
+fn a_device_budget_refuses_what_would_pass_it() {
+    if common::wgpu_device().is_none() {
+        return;
+    }
+    let exe = std::env::current_exe().unwrap();
+    let out = std::process::Command::new(exe)
+        .args(["budget_child", "--exact", "--ignored", "--nocapture"])
+        .env(CHILD, "budget")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("budget refused: OutOfMemory"), "{stdout}");
+    println!(
+        "{}",
+        stdout.lines().find(|l| l.contains("refused")).unwrap()
+    );
+}
+
+/// The child of `a_device_budget_refuses_what_would_pass_it`.
+#[test]
+#[ignore = "run by a_device_budget_refuses_what_would_pass_it in a child process"]
+fn budget_child() {
+    use burn_guard::devices::{memory_budget, set_memory_budget};
+
+    if std::env::var(CHILD).as_deref() != Ok("budget") {
+        return;
+    }
+    let device = common::wgpu_device().unwrap();
+    const MIB: usize = 1 << 20;
+    const BUDGET: u64 = 64 << 20;
+    set_memory_budget(&device, Some(BUDGET)).unwrap();
+    assert_eq!(memory_budget(&device), Some(BUDGET));
+    // 16 MiB each: three fit beside what the device already holds, the fifth cannot.
+    let mut held = Vec::new();
+    let err = loop {
+        match Tensor::<1>::try_ones([4 * MIB], &device) {
+            Ok(t) => {
+                // Written, so that the pool holds it.
+                let _ = t.clone().sum().into_scalar::<f32>();
+                held.push(t);
+                assert!(held.len() < 5, "the budget never refused");
+            }
+            Err(err) => break err,
+        }
+    };
+    assert!(held.len() >= 2, "refused too early: {err}");
+    match &err {
+        GuardError::OutOfMemory {
+            op: "ones",
+            bytes,
+            in_use,
+            budget,
+            ..
+        } => {
+            assert_eq!(*bytes, 16 << 20);
+            assert_eq!(*budget, BUDGET);
+            assert!(in_use + bytes > BUDGET, "{err}");
+        }
+        other => panic!("expected OutOfMemory, got {other:?}"),
+    }
+    println!(
+        "budget refused: {:?}: {err} (after {})",
+        err.kind(),
+        held.len()
+    );
+    // Freed: the same request fits again.
+    held.clear();
+    let again = Tensor::<1>::try_ones([4 * MIB], &device).unwrap();
+    assert_eq!(again.dims(), [4 * MIB]);
+    set_memory_budget(&device, None).unwrap();
+    assert_eq!(memory_budget(&device), None);
+}
+
+/// Which raw-burn failures on wgpu leave the device poisoned, measured in a child process (raw
+/// burn runs kernels the twins would refuse): a kernel failing on an empty `[0, 4]` input
+/// (`round`, `not_equal_elem`: "attempt to subtract with overflow" on the device), a tensor
+/// over the largest buffer read back, and one created in burn's persistent pool (a panic on
+/// the device thread). After each, burn's own sync reports no poisoning
+/// (`devices::probe_health` is `Healthy`) and the device computes: burn 0.22.1's runner
+/// catches a device-thread panic and hands it to the reader.
+#[test]
+fn raw_kernel_failures_on_wgpu_do_not_poison_the_device() {
+    if common::wgpu_device().is_none() {
+        return;
+    }
+    let exe = std::env::current_exe().unwrap();
+    let out = std::process::Command::new(exe)
+        .args(["health_child", "--exact", "--ignored", "--nocapture"])
+        .env(CHILD, "health")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for case in ["round", "not_equal_elem", "over the buffer", "persistent"] {
+        assert!(
+            stdout.contains(&format!("{case}: healthy")),
+            "{case}: {stdout}"
+        );
+    }
+}
+
+/// The child of `raw_kernel_failures_on_wgpu_do_not_poison_the_device`.
+#[test]
+#[ignore = "run by raw_kernel_failures_on_wgpu_do_not_poison_the_device in a child process"]
+fn health_child() {
+    use burn_guard::devices::{DeviceHealth, probe_health};
+    use std::panic::{AssertUnwindSafe, catch_unwind};
+
+    if std::env::var(CHILD).as_deref() != Ok("health") {
+        return;
+    }
+    let device = common::wgpu_device().unwrap();
+    let d = &device;
+    let over = usize::try_from(limits_of(d).max_buffer_bytes.unwrap() / 4).unwrap() + 1024;
+    let cases: [(&str, Box<dyn Fn() -> usize>); 4] = [
+        (
+            "round",
+            Box::new(|| {
+                Tensor::<2>::empty([0, 4], d)
+                    .round()
+                    .into_data()
+                    .num_elements()
+            }),
+        ),
+        (
+            "not_equal_elem",
+            Box::new(|| {
+                Tensor::<2>::empty([0, 4], d)
+                    .not_equal_elem(1.0)
+                    .into_data()
+                    .num_elements()
+            }),
+        ),
+        (
+            "over the buffer",
+            Box::new(|| Tensor::<1>::zeros([over], d).into_data().num_elements()),
+        ),
+        (
+            "persistent",
+            Box::new(|| {
+                d.memory_persistent_allocations((), |_| Tensor::<1>::zeros([over], d))
+                    .into_data()
+                    .num_elements()
+            }),
+        ),
+    ];
+    for (case, run) in cases {
+        let outcome = catch_unwind(AssertUnwindSafe(run));
+        let health = probe_health(d);
+        assert_eq!(health, DeviceHealth::Healthy, "{case}");
+        let sum = Tensor::<1>::try_ones([3], d)
+            .unwrap()
+            .sum()
+            .into_scalar::<f32>();
+        assert_eq!(sum, 3.0, "{case}");
+        println!(
+            "{case}: healthy (raw burn: {})",
+            if outcome.is_ok() {
+                "returned"
+            } else {
+                "panicked"
+            }
+        );
+    }
+}

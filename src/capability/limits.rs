@@ -105,12 +105,19 @@ pub fn limits_of(device: &Device) -> DeviceLimits {
 /// afresh): Rust aborts the process when the allocator refuses, so a refusal here is the only
 /// one the caller can see.
 ///
+/// On any device with a budget ([`set_memory_budget`](crate::devices::set_memory_budget)),
+/// the allocation is held against it too. A device recorded poisoned
+/// ([`health`](crate::devices::health)) is refused first.
+///
 /// # Errors
 ///
+/// - [`GuardError::DeviceUnavailable`](crate::GuardError::DeviceUnavailable) for a device
+///   burn reported poisoned.
 /// - [`GuardError::TooLarge`](crate::GuardError::TooLarge) for a tensor over the device's
 ///   largest buffer, or whose size overflows.
 /// - [`GuardError::OutOfMemory`](crate::GuardError::OutOfMemory) for a host allocation over
-///   the memory available now or over the process's address-space limit.
+///   the memory available now or over the process's address-space limit, or an allocation
+///   that would take a device past its budget.
 ///
 /// ```
 /// use burn::tensor::{DType, Device};
@@ -129,6 +136,7 @@ pub fn require_fits(
     dtype: DType,
     device: &Device,
 ) -> Result<u64> {
+    super::health::require_healthy(op, device)?;
     let known = known(device);
     let bytes = crate::check::bytes::allocation(op, shape, dtype, &known.limits, &known.name)?;
     if known.limits.source == LimitsSource::Host
@@ -137,6 +145,7 @@ pub fn require_fits(
     {
         crate::check::bytes::host_budget(op, bytes, &memory, &known.name)?;
     }
+    super::budget::require_budget(op, bytes, device, &known.name)?;
     Ok(bytes)
 }
 

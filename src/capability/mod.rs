@@ -9,8 +9,10 @@
 //! keeps the declared tables equal to what the backends actually do. A device's memory limits
 //! (largest buffer, alignment, capacity) are read once per device ([`limits_of`]).
 
+mod budget;
 mod device;
 mod dtype;
+mod health;
 mod limits;
 pub(crate) mod naming;
 mod probe;
@@ -19,8 +21,11 @@ pub(crate) mod remote;
 mod stack;
 mod support;
 
+pub use budget::{SAMPLE_PERIOD, memory_budget, set_memory_budget};
 pub use device::stack_of;
 pub use dtype::dtype_support;
+pub(crate) use health::note_execution_error;
+pub use health::{DeviceHealth, health, probe_health, require_healthy};
 pub use limits::{
     DeviceLimits, HOST_BUDGET_FLOOR, HostMemory, LimitsSource, expand_allocates, host_memory,
     limits_of, require_fits,

@@ -201,6 +201,40 @@ pub fn host_budget(op: &'static str, bytes: u64, memory: &HostMemory, device: &s
     Ok(())
 }
 
+/// The budget rule: `bytes` more on a device whose live allocations take `in_use` bytes, held
+/// to `budget` bytes ([`devices::set_memory_budget`](crate::devices::set_memory_budget)), in
+/// checked arithmetic (a sum past `u64` is over any budget).
+///
+/// # Errors
+///
+/// [`GuardError::OutOfMemory`] naming the bytes, what is in use, the budget and the device.
+///
+/// ```
+/// use burn_guard::check::bytes::device_budget;
+///
+/// assert!(device_budget("zeros", 100, 900, 1000, "wgpu").is_ok());
+/// let err = device_budget("zeros", 101, 900, 1000, "wgpu").unwrap_err();
+/// assert_eq!(err.kind(), burn_guard::ErrorKind::OutOfMemory);
+/// ```
+pub fn device_budget(
+    op: &'static str,
+    bytes: u64,
+    in_use: u64,
+    budget: u64,
+    device: &str,
+) -> Result<()> {
+    if in_use.checked_add(bytes).is_none_or(|total| total > budget) {
+        return Err(GuardError::OutOfMemory {
+            op,
+            bytes,
+            in_use,
+            budget,
+            device: device.to_owned(),
+        });
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use burn::tensor::quantization::{QuantValue, ScaleDtype};

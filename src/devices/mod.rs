@@ -16,6 +16,11 @@
 //!   two at the `burn::Tensor` level, for burn's `Device::remote_options(..)` devices.
 //! - [`with_deadline`], [`read_with_deadline`], [`sync_with_deadline`]: a bounded wait around
 //!   calls that can block on a device, returning [`GuardError::Timeout`].
+//! - [`health`], [`probe_health`], [`require_healthy`]: whether burn reported a device
+//!   poisoned; twins refuse work for a poisoned device with
+//!   [`GuardError::DeviceUnavailable`].
+//! - [`set_memory_budget`], [`memory_budget`]: an opt-in byte budget per device, held by every
+//!   allocating twin ([`GuardError::OutOfMemory`]).
 //!
 //! # What burn-remote 0.22.1 does when the server is missing (measured on 127.0.0.1)
 //!
@@ -48,6 +53,13 @@ use crate::error::{GuardError, Result};
 
 #[cfg(feature = "remote-device")]
 pub use remote_device::{LoopbackRemoteDevice, connect_remote_device};
+
+/// A device's health and memory budget: kept with its other capabilities, offered here where
+/// a service looks for its devices.
+pub use crate::capability::{
+    DeviceHealth, SAMPLE_PERIOD, health, memory_budget, probe_health, require_healthy,
+    set_memory_budget,
+};
 
 /// A wgpu adapter and the burn [`Device`](burn::tensor::Device) that runs on it.
 #[cfg(feature = "wgpu")]

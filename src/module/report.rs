@@ -130,6 +130,35 @@ impl WeightReport {
             .filter(|p| matches!(p.outcome, ParamOutcome::KeptFloat { .. }))
     }
 
+    /// The quantized parameters that fit in one buffer of `max_buffer_bytes` only because they
+    /// were quantized: their float bytes exceed it, their stored bytes do not. Pass the
+    /// largest buffer of the device that will hold the model
+    /// ([`limits_of`](crate::capability::limits_of)`(&device).max_buffer_bytes`: 134 217 728 B on
+    /// lavapipe, WebGPU's default) to learn which weights could live there only quantized.
+    ///
+    /// ```
+    /// use burn_guard::module::{ParamOutcome, ParamReport, WeightReport};
+    /// use burn_guard::nn::Placement;
+    ///
+    /// let embedding = ParamReport {
+    ///     path: "embedding.weight".into(),
+    ///     shape: vec![65_536, 1_024],
+    ///     scheme: "q8s-packedu32".into(),
+    ///     outcome: ParamOutcome::Quantized,
+    ///     device: "dispatch<flex>".into(),
+    ///     bytes_before: 268_435_456,
+    ///     bytes_after: 67_108_868,
+    /// };
+    /// let report = WeightReport { placement: Placement::Native, params: vec![embedding] };
+    /// let lavapipe = 134_217_728;
+    /// assert_eq!(report.fit_only_quantized(lavapipe).count(), 1);
+    /// assert_eq!(report.fit_only_quantized(1 << 30).count(), 0);
+    /// ```
+    pub fn fit_only_quantized(&self, max_buffer_bytes: u64) -> impl Iterator<Item = &ParamReport> {
+        self.quantized()
+            .filter(move |p| p.bytes_before > max_buffer_bytes && p.bytes_after <= max_buffer_bytes)
+    }
+
     /// Float bytes and stored bytes of the quantized parameters alone.
     pub fn quantized_bytes(&self) -> (u64, u64) {
         sum_bytes(self.quantized())

@@ -84,3 +84,76 @@ pub(crate) fn require_params_fit(
     }
     Ok(())
 }
+
+/// The byte rule for every float parameter of a freshly built `module`, read without drawing
+/// it: burn-nn's `init` creates parameters lazily (`Param::uninitialized`), so their shapes
+/// are known (`lazy_shape`) before anything is allocated. A refusal names the parameter's path
+/// (`linear_inner.weight: position_wise_feed_forward_init: …`); the module, never drawn, is
+/// dropped with nothing allocated.
+///
+/// # Errors
+///
+/// [`GuardError::TooLarge`](crate::GuardError::TooLarge) (or `OutOfMemory` against the host or
+/// a budget) in a context naming the parameter.
+pub(crate) fn require_module_fits<M: burn::module::Module>(
+    op: &'static str,
+    module: &M,
+) -> Result<()> {
+    let mut sizes = LazySizes::default();
+    crate::panic::catch(op, || module.visit(&mut sizes))?;
+    for (path, shape, dtype, device) in &sizes.params {
+        crate::capability::require_fits(op, shape, *dtype, device).with_context(|| path.clone())?;
+    }
+    Ok(())
+}
+
+/// Every float parameter's path, stored shape, dtype and device, read without drawing it.
+#[derive(Default)]
+struct LazySizes {
+    path: Vec<String>,
+    params: Vec<(String, Vec<usize>, DType, Device)>,
+}
+
+impl burn::module::ModuleVisitor for LazySizes {
+    fn enter_module(&mut self, name: &str, _container_type: &str) {
+        self.path.push(name.to_owned());
+    }
+
+    fn exit_module(&mut self, _name: &str, _container_type: &str) {
+        self.path.pop();
+    }
+
+    fn visit_float<const D: usize>(
+        &mut self,
+        param: &burn::module::Param<burn::tensor::Tensor<D>>,
+    ) {
+        let device = param.lazy_device();
+        let dtype = if param.is_initialized() {
+            param.base().dtype()
+        } else {
+            device.settings().float_dtype.into()
+        };
+        self.params.push((
+            self.path.join("."),
+            param.lazy_shape().to_vec(),
+            dtype,
+            device,
+        ));
+    }
+}
+
+/// burn's `init` under the backstop, then the byte rule for every parameter it created
+/// ([`require_module_fits`]): the one way the config twins build a module with parameters.
+///
+/// # Errors
+///
+/// [`GuardError::BackendPanic`](crate::GuardError::BackendPanic) when `init` panics; the byte
+/// rule's refusal naming the parameter.
+pub(crate) fn init_fitting<M: burn::module::Module>(
+    op: &'static str,
+    init: impl FnOnce() -> M,
+) -> Result<M> {
+    let module = crate::panic::catch(op, init)?;
+    require_module_fits(op, &module)?;
+    Ok(module)
+}

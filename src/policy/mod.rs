@@ -12,6 +12,8 @@
 //! - [`Policy::fallback_to`]: an ordered list of devices (`burn::Tensor` level); backend-level
 //!   operations take their concrete fallback backend as a type parameter instead.
 //! - [`Policy::deny_op`] / [`Policy::allow_only`]: per-operation control, by [`Op`].
+//! - [`Policy::place`] ([`Op::Oversize`]): a tensor too large for its device goes to the first
+//!   fallback device where it fits, and stays there.
 //! - [`set_fallback_disabled`]: a process-wide switch that turns every fallback off, like ONNX
 //!   Runtime's `session.disable_cpu_ep_fallback`.
 //! - [`Policy::stats`]: per operation, native runs, fallbacks, errors, bytes moved each way
@@ -19,6 +21,7 @@
 
 mod engine;
 mod op;
+mod oversize;
 mod stats;
 
 use std::collections::BTreeMap;
@@ -29,6 +32,7 @@ use burn::tensor::Device;
 
 pub(crate) use engine::{Moved, Outcome, Route, Target};
 pub use op::Op;
+pub(crate) use oversize::Fit;
 pub use stats::{OpStats, Stats};
 
 static FALLBACK_DISABLED: AtomicBool = AtomicBool::new(false);

@@ -8,7 +8,7 @@ use std::fmt;
 /// ```
 /// use burn_guard::policy::Op;
 /// assert_eq!(Op::QuantizeDynamic.name(), "quantize_dynamic");
-/// assert_eq!(Op::ALL.len(), 5);
+/// assert_eq!(Op::ALL.len(), 6);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[non_exhaustive]
@@ -25,16 +25,22 @@ pub enum Op {
     /// A forward of a model quantized on a fallback device
     /// ([`QuantizedModel`](crate::module::QuantizedModel)): inputs move there, outputs back.
     QuantizedModel,
+    /// A tensor too large for its device (over its largest buffer, the host's memory or the
+    /// device's budget) created or computed on a fallback device instead
+    /// ([`Policy::place`](crate::policy::Policy::place),
+    /// [`TryOversize`](crate::tensor::TryOversize)); the result stays there.
+    Oversize,
 }
 
 impl Op {
     /// Every operation, in declaration order.
-    pub const ALL: [Op; 5] = [
+    pub const ALL: [Op; 6] = [
         Op::QuantizeDynamic,
         Op::QMatmul,
         Op::QuantizedLinear,
         Op::QuantizeWeights,
         Op::QuantizedModel,
+        Op::Oversize,
     ];
 
     /// burn's name for the operation (ours for the layer forward).
@@ -45,6 +51,7 @@ impl Op {
             Op::QuantizedLinear => "quantized_linear",
             Op::QuantizeWeights => "quantize_weights",
             Op::QuantizedModel => "quantized_model",
+            Op::Oversize => "oversize",
         }
     }
 

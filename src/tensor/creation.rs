@@ -19,6 +19,8 @@ use burn::tensor::{
     Shape, Tensor, TensorCreationOptions, TensorData, Transaction,
 };
 
+use burn_backend::ExecutionError;
+
 use super::sealed::Sealed;
 use crate::capability::require_fits;
 use crate::check::creation as rules;
@@ -303,9 +305,33 @@ pub fn try_transaction_register<const D: usize, K: TransactionKind>(
 pub(super) fn into_scalar<const D: usize, K: Basic, E: Element>(tensor: Tensor<D, K>) -> Result<E> {
     const OP: &str = "into_scalar";
     rules::scalar_read(OP, &tensor.dims())?;
-    let data =
-        catch(OP, || tensor.try_into_data())?.map_err(|e| GuardError::from_read(OP, e.into()))?;
+    let data = read_into(OP, tensor)?;
     unpack_scalar(OP, data)
+}
+
+/// Reads `tensor`'s data under the backstop, consuming it; see [`read_failed`].
+fn read_into<const D: usize, K: Basic>(
+    op: &'static str,
+    tensor: Tensor<D, K>,
+) -> Result<TensorData> {
+    let device = tensor.device();
+    catch(op, || tensor.try_into_data())?.map_err(|source| read_failed(op, &device, source))
+}
+
+/// Reads `tensor`'s data under the backstop; see [`read_failed`].
+fn read_to<const D: usize, K: Basic>(
+    op: &'static str,
+    tensor: &Tensor<D, K>,
+) -> Result<TensorData> {
+    catch(op, || tensor.try_to_data())?.map_err(|source| read_failed(op, &tensor.device(), source))
+}
+
+/// The error of a failed read; a read that found its device poisoned records it
+/// ([`devices::health`](crate::devices::health)), so that later twins refuse the device at
+/// once.
+fn read_failed(op: &'static str, device: &Device, source: ExecutionError) -> GuardError {
+    crate::capability::note_execution_error(op, device, &source);
+    GuardError::from_read(op, source.into())
 }
 
 /// Checks the read value against `E`, then converts it as burn does.
@@ -333,10 +359,11 @@ pub(super) async fn into_scalar_async<const D: usize, K: Basic, E: Element>(
 ) -> Result<E> {
     const OP: &str = "into_scalar_async";
     rules::scalar_read(OP, &tensor.dims())?;
+    let device = tensor.device();
     let data = tensor
         .into_data_async()
         .await
-        .map_err(|source| GuardError::Execution { op: OP, source })?;
+        .map_err(|source| read_failed(OP, &device, source))?;
     unpack_scalar(OP, data)
 }
 
@@ -351,8 +378,7 @@ pub(super) fn to_data_as<const D: usize, K: Basic, E: Element>(
     tensor: &Tensor<D, K>,
 ) -> Result<TensorData> {
     const OP: &str = "to_data_as";
-    let data =
-        catch(OP, || tensor.try_to_data())?.map_err(|e| GuardError::from_read(OP, e.into()))?;
+    let data = read_to(OP, tensor)?;
     convert_read(OP, data, E::dtype())
 }
 
@@ -361,8 +387,7 @@ pub(super) fn into_data_as<const D: usize, K: Basic, E: Element>(
     tensor: Tensor<D, K>,
 ) -> Result<TensorData> {
     const OP: &str = "into_data_as";
-    let data =
-        catch(OP, || tensor.try_into_data())?.map_err(|e| GuardError::from_read(OP, e.into()))?;
+    let data = read_into(OP, tensor)?;
     convert_read(OP, data, E::dtype())
 }
 
@@ -372,8 +397,7 @@ pub(super) fn to_data_dtype<const D: usize, K: Basic>(
     dtype: DType,
 ) -> Result<TensorData> {
     const OP: &str = "to_data_dtype";
-    let data =
-        catch(OP, || tensor.try_to_data())?.map_err(|e| GuardError::from_read(OP, e.into()))?;
+    let data = read_to(OP, tensor)?;
     convert_read(OP, data, dtype)
 }
 
@@ -383,8 +407,7 @@ pub(super) fn into_data_dtype<const D: usize, K: Basic>(
     dtype: DType,
 ) -> Result<TensorData> {
     const OP: &str = "into_data_dtype";
-    let data =
-        catch(OP, || tensor.try_into_data())?.map_err(|e| GuardError::from_read(OP, e.into()))?;
+    let data = read_into(OP, tensor)?;
     convert_read(OP, data, dtype)
 }
 

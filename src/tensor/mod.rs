@@ -26,9 +26,10 @@
 //! [`quantization::try_compute_range`], and [`try_transaction_register`] for
 //! `Transaction::register`. The [prelude](crate::prelude) holds the traits only.
 //!
-//! **No twin falls back**: a twin runs on the tensor's own device or refuses. Fallback to
-//! another device exists only for quantization, under a [`Policy`](crate::policy::Policy); see
-//! [`policy`](crate::policy) and [`TryQuantize::quantize_dynamic_with`].
+//! **No `try_` twin falls back**: a twin runs on the tensor's own device or refuses. Fallback
+//! to another device exists for quantization and for outputs too large for their device, under
+//! a [`Policy`](crate::policy::Policy) passed explicitly; see [`policy`](crate::policy),
+//! [`TryQuantize::quantize_dynamic_with`] and [`TryOversize::try_matmul_or_fallback`].
 //!
 //! Laid out by family of operation, not like burn-tensor's `src/tensor/api/` (which is split
 //! by tensor kind and trait: `base.rs`, `numeric.rs`, `float.rs`, `int.rs`, `bool.rs`,
@@ -117,6 +118,7 @@ mod functions;
 mod indexing;
 mod norm;
 mod numeric;
+mod oversize;
 pub(crate) mod pool;
 mod quant;
 mod reduce;
@@ -135,6 +137,7 @@ pub use elementwise::{
 };
 pub use indexing::{TryIndexing, TryIndexingNumeric, TryIndexingOrdered};
 pub use numeric::TryNumeric;
+pub use oversize::TryOversize;
 pub use quant::TryQuantize;
 pub(crate) use quant::dispatch_targets;
 pub use reduce::{TryReduce, TryReduceFloat, TryReduceNumeric, TryReduceOrdered};

@@ -6,8 +6,7 @@ use burn::tensor::{Device, Tensor};
 use super::support::{Sealed, weight_and_bias};
 use crate::check::layer::initializer_fans;
 use crate::error::Result;
-use crate::nn::init::TryInit;
-use crate::panic::catch;
+use crate::nn::init::{TryInit, init_fitting};
 use crate::tensor::module::try_linear;
 
 impl Sealed for Linear {}
@@ -66,7 +65,7 @@ impl TryInit for LinearConfig {
             device,
             &[("weight", &[d_input, d_output][..]), ("bias", &bias[..])],
         )?;
-        catch(OP, || self.init(device))
+        init_fitting(OP, || self.init(device))
     }
 }
 

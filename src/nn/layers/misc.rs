@@ -11,7 +11,7 @@ use super::support::{Sealed, dims, same_devices};
 use crate::check;
 use crate::check::norm as rules;
 use crate::error::Result;
-use crate::nn::init::{TryInit, TryInitStateless};
+use crate::nn::init::{TryInit, TryInitStateless, require_params_fit};
 use crate::panic::catch;
 
 impl Sealed for GaussianNoise {}
@@ -39,7 +39,8 @@ impl TryInit for PositionalEncodingConfig {
     type Module = PositionalEncoding;
 
     /// Checks that `d_model` is even and not 0, `max_sequence_size` not 0 (burn builds its
-    /// table through shapes that panic on a 0), and `max_sequence_size <= max_timescale`.
+    /// table through shapes that panic on a 0), `max_sequence_size <= max_timescale`, and that
+    /// the `[max_sequence_size, d_model]` table fits on the device (the byte rule).
     fn try_init(&self, device: &Device) -> Result<PositionalEncoding> {
         const OP: &str = "positional_encoding_init";
         rules::even(OP, "d_model", self.d_model)?;
@@ -54,6 +55,12 @@ impl TryInit for PositionalEncodingConfig {
             ("max_timescale", self.max_timescale as f64),
             false,
         )?;
+        // burn builds the table on the host, then uploads it (burn-nn `generate_sinusoids`).
+        require_params_fit(
+            OP,
+            device,
+            &[("sinusoids", &[self.max_sequence_size, self.d_model])],
+        )?;
         catch(OP, || self.init(device))
     }
 }
@@ -63,13 +70,23 @@ impl TryInit for RotaryEncodingConfig {
 
     /// Checks that `d_model` is even and `theta > 0`, and that `d_model` and
     /// `max_sequence_length` are not 0 (burn builds its table through shapes that panic on a
-    /// 0).
+    /// 0), and that the cached rotations fit on the device (the byte rule).
     fn try_init(&self, device: &Device) -> Result<RotaryEncoding> {
         const OP: &str = "rotary_encoding_init";
         rules::even(OP, "d_model", self.d_model)?;
         rules::nonzero(OP, "d_model", self.d_model)?;
         rules::nonzero(OP, "max_sequence_length", self.max_sequence_length)?;
         rules::positive(OP, "theta", f64::from(self.theta), false)?;
+        // The cached rotations, `[max_sequence_length, d_model / 2, 2]` (burn-nn
+        // `RotaryEncoding::compute_rotary_frequencies`).
+        require_params_fit(
+            OP,
+            device,
+            &[(
+                "freq_complex",
+                &[self.max_sequence_length, self.d_model / 2, 2],
+            )],
+        )?;
         catch(OP, || self.init(device))
     }
 }

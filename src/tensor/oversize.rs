@@ -1,0 +1,91 @@
+//! Operations whose output may not fit on their device, run on a fallback device instead when
+//! the policy allows [`Op::Oversize`](crate::policy::Op::Oversize): the operands move there,
+//! the result stays there.
+//!
+//! For creating a tensor, ask the policy where it can live
+//! ([`Policy::place`](crate::policy::Policy::place)) and create it there.
+
+use std::time::Instant;
+
+use burn::tensor::{DType, Tensor, kind::Numeric};
+
+use super::numeric::TryNumeric;
+use super::sealed::Sealed;
+use crate::check;
+use crate::error::Result;
+use crate::policy::{Fit, Op, Outcome, Policy};
+use crate::transfer::move_any;
+
+/// Twins that run on a fallback device when their output cannot fit on the operands' own.
+pub trait TryOversize<const D: usize, K: Numeric>: Sealed + Sized {
+    /// [`TryNumeric::try_matmul`], or, when its output does not fit on the operands' device
+    /// (over its largest buffer, the host's memory or its budget) and `policy` allows
+    /// [`Op::Oversize`](crate::policy::Op::Oversize), the same product on the first of the
+    /// policy's devices where it fits: both operands move there (counted), the product stays
+    /// there.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`TryNumeric::try_matmul`]; the home device's
+    /// [`GuardError::TooLarge`](crate::GuardError::TooLarge) /
+    /// [`GuardError::OutOfMemory`](crate::GuardError::OutOfMemory) when no fallback is allowed
+    /// or none can hold the product; a failed move.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::policy::Policy;
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let a = Tensor::<2>::ones([2, 3], &device);
+    /// let b = Tensor::<2>::ones([3, 4], &device);
+    /// let product = a.try_matmul_or_fallback(b, &Policy::fallback_to([Device::ndarray()]))?;
+    /// assert_eq!(product.dims(), [2, 4]);
+    /// assert_eq!(product.device(), device); // it fitted: it ran where its operands live
+    /// # Ok::<(), GuardError>(())
+    /// ```
+    #[doc(alias = "matmul")]
+    fn try_matmul_or_fallback(self, other: Self, policy: &Policy) -> Result<Self>;
+}
+
+impl<const D: usize, K: Numeric + 'static> TryOversize<D, K> for Tensor<D, K> {
+    fn try_matmul_or_fallback(self, other: Self, policy: &Policy) -> Result<Self> {
+        const OP: &str = "matmul";
+        let device = self.device();
+        check::same_device(OP, &device, &other.device())?;
+        let out = check::matmul(OP, &self.dims(), &other.dims())?;
+        let dtype = match self.dtype() {
+            DType::QFloat(_) => DType::F32,
+            dtype => dtype,
+        };
+        let target = match policy.fit(OP, &out, dtype, &device) {
+            Ok(Fit::Home) => return self.try_matmul(other),
+            Ok(Fit::Fallback(target)) => target,
+            Err(err) => {
+                policy.record(Op::Oversize, Outcome::Error);
+                return Err(err);
+            }
+        };
+        let run = || -> Result<(Self, u64, std::time::Duration)> {
+            let started = Instant::now();
+            let (lhs, lhs_bytes) = move_any(OP, self, &target)?;
+            let (rhs, rhs_bytes) = move_any(OP, other, &target)?;
+            let elapsed = started.elapsed();
+            Ok((
+                lhs.try_matmul(rhs)?,
+                lhs_bytes.saturating_add(rhs_bytes),
+                elapsed,
+            ))
+        };
+        match run() {
+            Ok((product, bytes, elapsed)) => {
+                policy.record_oversize(&device, &target, bytes, elapsed);
+                Ok(product)
+            }
+            Err(err) => {
+                policy.record(Op::Oversize, Outcome::Error);
+                Err(err)
+            }
+        }
+    }
+}
