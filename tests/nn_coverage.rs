@@ -13,10 +13,15 @@
 //!   `impl TryInitStateless for TypeConfig` under `src/nn/`.
 //! - Exceptions: `tests/data/burn_nn_exceptions.txt`, `Type::method<TAB>reason`.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+#[path = "common/nn_twins.rs"]
+mod nn_twins;
+#[path = "common/sources.rs"]
+mod sources;
 
-const BURN_NN: &str = "burn-nn-0.22.1";
+use std::collections::{BTreeMap, BTreeSet};
+
+use nn_twins::our_twins;
+use sources::{manifest_dir, pinned_crate, rust_files, skip_generics};
 
 /// Inits that panic through a helper the source scan does not follow (index out of bounds in
 /// a table builder, a remainder by a zero field, a layer built by a function of another
@@ -30,32 +35,6 @@ const MEASURED_PANICKING_INITS: &[&str] = &[
     "TransformerDecoderConfig",
     "TransformerEncoderConfig",
 ];
-
-fn burn_nn_src() -> PathBuf {
-    let home = std::env::var_os("CARGO_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")))
-        .expect("CARGO_HOME or HOME");
-    let registry = home.join("registry/src");
-    for index in std::fs::read_dir(&registry).expect("cargo's registry sources") {
-        let candidate = index.unwrap().path().join(BURN_NN).join("src");
-        if candidate.is_dir() {
-            return candidate;
-        }
-    }
-    panic!("{BURN_NN} not found under {}", registry.display());
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
 
 /// The source before its first `#[cfg(test)]`: burn-nn keeps its tests at the end of a file.
 fn library_part(text: &str) -> &str {
@@ -74,25 +53,7 @@ fn inherent_impls(text: &str) -> Vec<(String, String)> {
             continue;
         }
         // `impl Type {`, `impl<const D: usize> Type<D> {`: skip the generic parameters.
-        let rest = match rest.strip_prefix('<') {
-            Some(generics) => {
-                let mut depth = 1;
-                let end = generics
-                    .char_indices()
-                    .find(|&(_, c)| {
-                        depth += match c {
-                            '<' => 1,
-                            '>' => -1,
-                            _ => 0,
-                        };
-                        depth == 0
-                    })
-                    .map_or(generics.len(), |(i, _)| i + 1);
-                &generics[end..]
-            }
-            None => rest,
-        }
-        .trim();
+        let rest = skip_generics(rest).trim();
         let name: String = rest
             .chars()
             .take_while(|c| c.is_alphanumeric() || *c == '_')
@@ -155,9 +116,7 @@ struct BurnNn {
 }
 
 fn scan_burn_nn() -> BurnNn {
-    let mut files = Vec::new();
-    rust_files(&burn_nn_src(), &mut files);
-    files.sort();
+    let files = rust_files(&pinned_crate("burn-nn").join("src"));
     let (mut forwards, mut inits) = (BTreeSet::new(), BTreeMap::<String, String>::new());
     for file in files {
         let text = std::fs::read_to_string(&file).unwrap();
@@ -211,74 +170,9 @@ fn panicking_inits(inits: &BTreeMap<String, String>) -> BTreeSet<String> {
     }
 }
 
-/// Our twins: `Type::try_forward*` from `pub trait TryType`, and the configs with an init twin.
-fn our_twins() -> (BTreeSet<String>, BTreeSet<String>) {
-    let mut files = Vec::new();
-    rust_files(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src/nn"),
-        &mut files,
-    );
-    let (mut forwards, mut inits) = (BTreeSet::new(), BTreeSet::new());
-    for file in files {
-        let text = std::fs::read_to_string(&file).unwrap();
-        let mut trait_name: Option<String> = None;
-        for line in text.lines() {
-            if let Some(rest) = line.strip_prefix("pub trait Try") {
-                let name: String = rest
-                    .chars()
-                    .take_while(|c| c.is_alphanumeric() || *c == '_')
-                    .collect();
-                trait_name = Some(name);
-            } else if line == "}" {
-                trait_name = None;
-            } else if let (Some(ty), Some(pos)) = (&trait_name, line.find("fn try_forward")) {
-                let method: String = line[pos + "fn try_".len()..]
-                    .chars()
-                    .take_while(|c| c.is_alphanumeric() || *c == '_')
-                    .collect();
-                forwards.insert(format!("{ty}::{method}"));
-            }
-            // A twin from a macro table: `    TryRelu, Relu, "relu", ..;` (forward only).
-            if let Some(rest) = line.strip_prefix("    Try") {
-                let mut fields = rest.split(", ");
-                if let (Some(twin), Some(module)) = (fields.next(), fields.next())
-                    && twin == module
-                    && fields.next().is_some_and(|op| op.starts_with('"'))
-                {
-                    forwards.insert(format!("{module}::forward"));
-                }
-            }
-            // The element-wise loss table: `    MseLoss, TryMseLoss, "mse_loss", ..` (forward and
-            // forward_no_reduction).
-            if let Some(rest) = line.strip_prefix("    ") {
-                let mut fields = rest.split(", ");
-                if let (Some(module), Some(twin)) = (fields.next(), fields.next())
-                    && twin == format!("Try{module}")
-                    && fields.next().is_some_and(|op| op.starts_with('"'))
-                {
-                    forwards.insert(format!("{module}::forward"));
-                    forwards.insert(format!("{module}::forward_no_reduction"));
-                }
-            }
-            for prefix in ["impl TryInit for ", "impl TryInitStateless for "] {
-                if let Some(rest) = line.strip_prefix(prefix) {
-                    let name: String = rest
-                        .chars()
-                        .take_while(|c| c.is_alphanumeric() || *c == '_')
-                        .collect();
-                    inits.insert(name);
-                }
-            }
-        }
-    }
-    (forwards, inits)
-}
-
 fn exceptions() -> BTreeMap<String, String> {
-    let text = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/burn_nn_exceptions.txt"),
-    )
-    .unwrap();
+    let text =
+        std::fs::read_to_string(manifest_dir().join("tests/data/burn_nn_exceptions.txt")).unwrap();
     text.lines()
         .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
         .map(|l| {
@@ -338,8 +232,7 @@ fn every_burn_nn_forward_and_panicking_init_has_a_twin_or_a_reason() {
         problems.join("\n")
     );
 
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let readme = std::fs::read_to_string(manifest_dir().join("README.md")).unwrap();
     for claim in [
         format!(
             "{forwards_twinned} of burn-nn's {} `forward` methods",

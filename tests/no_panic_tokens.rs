@@ -6,8 +6,12 @@
 //! comments, doc examples included). Clippy enforces the same rule through the crate attributes
 //! in `src/lib.rs`; this test catches what clippy cannot see, such as string literals.
 
+#[path = "common/sources.rs"]
+mod sources;
+
 use std::fs;
-use std::path::{Path, PathBuf};
+
+use sources::{manifest_dir, rust_files};
 
 const TOKENS: [&str; 6] = [
     "unwrap(",
@@ -22,18 +26,6 @@ const TOKENS: [&str; 6] = [
 const BACKSTOP: &str = "src/panic.rs";
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    for entry in fs::read_dir(dir)? {
-        let path = entry?.path();
-        if path.is_dir() {
-            rust_files(&path, out)?;
-        } else if path.extension().is_some_and(|ext| ext == "rs") {
-            out.push(path);
-        }
-    }
-    Ok(())
-}
 
 /// `(line number, line)` for every line of `text` that holds a token outside a comment.
 /// With `exempt_tests`, the lines from `#[cfg(test)]` to the closing `}` (at column 0) of the
@@ -75,10 +67,8 @@ fn offending_lines(text: &str, exempt_tests: bool) -> (Vec<(usize, String)>, boo
 
 #[test]
 fn src_has_no_panic_tokens_outside_comments() -> TestResult {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = Vec::new();
-    rust_files(&root.join("src"), &mut files)?;
-    files.sort();
+    let root = manifest_dir();
+    let files = rust_files(&root.join("src"));
     assert!(
         files.len() > 1,
         "found no Rust files under {}",

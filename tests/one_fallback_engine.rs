@@ -4,25 +4,16 @@
 //! (`may_fall_back`), counts one (the policy's recorder) or warns about one: guarded paths
 //! ask the engine for a route and tell it what happened.
 
-use std::path::Path;
+#[path = "common/sources.rs"]
+mod sources;
 
-fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
+use sources::{manifest_dir, rust_files};
 
 #[test]
 fn only_the_policy_decides_moves_and_records_fallbacks() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let src = manifest_dir().join("src");
     let policy = src.join("policy");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
+    let files = rust_files(&src);
     let tokens = [
         "may_fall_back(",
         "recorder()",
