@@ -203,12 +203,12 @@ fn main() {
 
     println!();
     println!(
-        "{:<13} {:<15} {:<44} {:<22} reason",
+        "{:<13} {:<15} {:<46} {:<22} reason",
         "backend", "quirk of", "inputs (refused before dispatch)", "effect"
     );
     for record in all.iter().filter(|r| r.case.is_some()) {
         println!(
-            "{:<13} {:<15} {:<44} {:<22} {}",
+            "{:<13} {:<15} {:<46} {:<22} {}",
             record.backend,
             record.op,
             record.case.as_deref().unwrap_or(""),

@@ -115,7 +115,7 @@ pub fn quirk_gaps(quirks: &Quirks) -> Vec<Quirk> {
                 op,
                 case: format!("mode {}", missing.names().join(", ")),
                 gap: Gap::new(
-                    Effect::Unimplemented,
+                    Effect::Panics,
                     format!(
                         "{name} runs only {} (it panics on the others)",
                         modes.names().join(", ")
