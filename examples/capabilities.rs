@@ -6,8 +6,11 @@
 //! cargo run --release --example capabilities -- --json # an array of records
 //! ```
 //!
-//! Each backend's device limits follow: the largest single buffer, the alignment and the
-//! capacity, where the device states them (in `--json`, the `limits` field of every record).
+//! Each backend's quirks follow: what it panics on although burn checks nothing (a negative
+//! integer exponent, a grid sampling mode), which the twins refuse before dispatch (in
+//! `--json`, records with a `case` and no `scheme`). Then each backend's device limits: the
+//! largest single buffer, the alignment and the capacity, where the device states them (in
+//! `--json`, the `limits` field of every record).
 //!
 //! With `--features remote-device`, burn's `burn::Tensor`-level remote device (a loopback
 //! `RemoteServer`) is listed too, as `remote-device`.
@@ -16,7 +19,8 @@ use burn::tensor::Device;
 use burn::tensor::quantization::{QuantScheme, QuantStore, QuantValue, ScaleDtype};
 use burn_backend::Backend;
 use burn_guard::capability::{
-    BackendStack, DeviceLimits, Support, host_memory, limits_of, quantize_support,
+    BackendStack, DeviceLimits, Support, host_memory, limits_of, quantize_support, quirk_gaps,
+    quirks_of_stack,
 };
 use burn_guard::check::{self, SchemeName};
 use serde::Serialize;
@@ -27,7 +31,11 @@ struct Record {
     backend: &'static str,
     device: String,
     op: &'static str,
-    scheme: String,
+    /// The quantization scheme (`null` on a quirk's record).
+    scheme: Option<String>,
+    /// A quirk's inputs (absent on a scheme's record).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    case: Option<String>,
     support: &'static str,
     /// What the backend would do: `panics`, `computes wrong values`, `is not implemented`,
     /// `is unmeasured`; absent when native.
@@ -96,13 +104,28 @@ fn records(
                 backend,
                 device: device.clone(),
                 op,
-                scheme: SchemeName(&scheme).to_string(),
+                scheme: Some(SchemeName(&scheme).to_string()),
+                case: None,
                 support,
                 effect: effect.clone(),
                 reason: reason.clone(),
                 limits,
             });
         }
+    }
+    // The backend's quirks: refused by the twins before dispatch.
+    for quirk in quirk_gaps(&quirks_of_stack(stack)) {
+        out.push(Record {
+            backend,
+            device: device.clone(),
+            op: quirk.op,
+            scheme: None,
+            case: Some(quirk.case),
+            support: "refused",
+            effect: Some(quirk.gap.effect.to_string()),
+            reason: Some(quirk.gap.reason.into_owned()),
+            limits,
+        });
     }
     out
 }
@@ -171,8 +194,24 @@ fn main() {
         println!(
             "{:<13} {:<26} {:<12} {:<22} {}",
             record.backend,
-            record.scheme,
+            record.scheme.as_deref().unwrap_or(""),
             record.support,
+            record.effect.as_deref().unwrap_or(""),
+            record.reason.as_deref().unwrap_or("")
+        );
+    }
+
+    println!();
+    println!(
+        "{:<13} {:<15} {:<46} {:<22} reason",
+        "backend", "quirk of", "inputs (refused before dispatch)", "effect"
+    );
+    for record in all.iter().filter(|r| r.case.is_some()) {
+        println!(
+            "{:<13} {:<15} {:<46} {:<22} {}",
+            record.backend,
+            record.op,
+            record.case.as_deref().unwrap_or(""),
             record.effect.as_deref().unwrap_or(""),
             record.reason.as_deref().unwrap_or("")
         );

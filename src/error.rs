@@ -44,7 +44,7 @@ use burn::tensor::quantization::{QuantMode, QuantScheme, QuantStore, QuantValue,
 use burn::tensor::{DType, DataError, TensorReadError};
 use burn_backend::ExecutionError;
 
-use crate::capability::Gap;
+use crate::check::support::Gap;
 
 /// The result of a guarded call.
 pub type Result<T, E = GuardError> = std::result::Result<T, E>;
@@ -307,6 +307,15 @@ pub enum GuardError {
         /// burn's own error (shared: burn's type is not `Clone`).
         source: Arc<DataError>,
     },
+    /// A value burn keeps private (a layer's field, a device's address) could not be read from
+    /// this version of burn: the form burn-guard reads it in (`Debug` text, a module visit)
+    /// changed. The check that needs it refuses rather than guess; see `src/upstream.rs`.
+    Unreadable {
+        /// The operation that needed it.
+        op: &'static str,
+        /// What could not be read, e.g. `` `CTCLoss`'s private `blank` ``.
+        what: &'static str,
+    },
 
     // ---------------------------------------------------------------- context
     /// Where an error happened: one segment of a path through nested modules (`encoder`,
@@ -377,6 +386,8 @@ pub enum ErrorKind {
     Execution,
     /// [`GuardError::Data`].
     Data,
+    /// [`GuardError::Unreadable`].
+    Unreadable,
 }
 
 // Errors cross threads (fallback devices, deadline helpers) and live in `anyhow` chains.
@@ -586,7 +597,8 @@ impl GuardError {
             | Self::BackendPanic { op, .. }
             | Self::Timeout { op, .. }
             | Self::Execution { op, .. }
-            | Self::Data { op, .. } => op,
+            | Self::Data { op, .. }
+            | Self::Unreadable { op, .. } => op,
             Self::Unsupported(gap) => gap.op,
             Self::DeviceUnavailable { device, .. } => device,
             // `root` never returns a context.
@@ -626,6 +638,7 @@ impl GuardError {
             Self::Timeout { .. } => ErrorKind::Timeout,
             Self::Execution { .. } => ErrorKind::Execution,
             Self::Data { .. } => ErrorKind::Data,
+            Self::Unreadable { .. } => ErrorKind::Unreadable,
             // `root` never returns a context; a root of this kind cannot exist.
             Self::Context { source, .. } => source.kind(),
         }
@@ -987,6 +1000,12 @@ impl fmt::Display for GuardError {
                 OneLine(op),
                 OneLine(&source.to_string())
             ),
+            Self::Unreadable { op, what } => write!(
+                f,
+                "{}: cannot read what this version of burn keeps private; got no {}",
+                OneLine(op),
+                OneLine(what)
+            ),
             Self::Context { .. } => {
                 let mut err = self;
                 let mut first = true;
@@ -1252,11 +1271,16 @@ mod tests {
             ),
             (
                 GuardError::Unsupported(
-                    Unsupported::new(NL, NL, NL, Gap::new(crate::capability::Effect::Panics, NL))
-                        .with_fallbacks(vec![(
-                            NL.into(),
-                            Gap::new(crate::capability::Effect::Unmeasured, NL),
-                        )]),
+                    Unsupported::new(
+                        NL,
+                        NL,
+                        NL,
+                        Gap::new(crate::check::support::Effect::Panics, NL),
+                    )
+                    .with_fallbacks(vec![(
+                        NL.into(),
+                        Gap::new(crate::check::support::Effect::Unmeasured, NL),
+                    )]),
                 ),
                 ErrorKind::Unsupported,
             ),
@@ -1334,6 +1358,10 @@ mod tests {
                     },
                 ),
                 ErrorKind::Data,
+            ),
+            (
+                GuardError::Unreadable { op: NL, what: NL },
+                ErrorKind::Unreadable,
             ),
         ]
     }

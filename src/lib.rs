@@ -89,6 +89,7 @@ pub mod policy;
 pub mod prelude;
 pub mod tensor;
 mod transfer;
+mod upstream;
 pub mod value_reads;
 
 pub use error::{ErrorKind, GuardError, Limit, Result, ResultExt, ScalarValue, Unsupported};

@@ -3,17 +3,17 @@
 //! The variants this build names (`Flex`, `NdArray`, `Cube` with its runtime, `Autodiff(..)`)
 //! are matched as types. A variant this build's features leave out, but that burn was compiled
 //! with because another crate asked for it (LibTorch, a remote device, a graph capture), is
-//! read from the device's id, whose high byte burn's dispatch backend reserves for the variant
-//! (`DispatchDeviceId`), and whose next three bits CubeCL reserves for the runtime
-//! (`RuntimeId`). Nothing is parsed from a `Debug` string.
+//! read from the device's id through the seam ([`upstream::dispatch_variant`]: the high byte is
+//! burn's `DispatchDeviceId`, the next three bits CubeCL's `RuntimeId`). Nothing is parsed from
+//! a `Debug` string.
 
 use std::sync::{OnceLock, PoisonError, RwLock};
 
 use burn::backend::DispatchDevice;
 use burn::tensor::Device;
-use burn_backend::Device as _;
 
 use super::stack::{BackendStack, CubeRuntime};
+use crate::upstream::{self, DispatchVariant};
 
 /// The backend stack a `burn::Tensor` on `device` runs on, read from the device's dispatch
 /// variant (`Flex`, `NdArray`, `Cube` and its runtime, `Remote`, `Autodiff(..)`).
@@ -71,18 +71,17 @@ impl Base {
         }
     }
 
-    /// Reads the variant from burn's device id: the high byte is the dispatch variant
-    /// (`DispatchDeviceId`: Cube 0, Flex 4, LibTorch 5, NdArray 6, Remote 10, Capture 11) and,
-    /// for Cube, bits 5–7 are CubeCL's `RuntimeId` (Cuda 0, Hip 1, Metal 2, Wgpu 3, Cpu 4).
-    pub(crate) fn from_type_id(type_id: u16) -> Self {
-        match type_id >> 8 {
-            0 => Base::Cube((type_id >> 5) & 0x7),
-            4 => Base::Flex,
-            5 => Base::LibTorch,
-            6 => Base::NdArray,
-            10 => Base::Remote,
-            11 => Base::Capture,
-            other => Base::Unknown(other),
+    /// The base behind a variant read from burn's device id
+    /// ([`upstream::dispatch_variant`](crate::upstream::dispatch_variant)).
+    pub(crate) fn from_variant(variant: DispatchVariant) -> Self {
+        match variant {
+            DispatchVariant::Cube(runtime) => Base::Cube(runtime),
+            DispatchVariant::Flex => Base::Flex,
+            DispatchVariant::LibTorch => Base::LibTorch,
+            DispatchVariant::NdArray => Base::NdArray,
+            DispatchVariant::Remote => Base::Remote,
+            DispatchVariant::Capture => Base::Capture,
+            DispatchVariant::Unknown(other) => Base::Unknown(other),
         }
     }
 }
@@ -101,7 +100,7 @@ pub(crate) fn base_of(device: &DispatchDevice) -> (bool, Base) {
         #[cfg(feature = "autodiff")]
         DispatchDevice::Autodiff(_) => (true, base_of(&device.clone().inner()).1),
         #[allow(unreachable_patterns)]
-        other => (false, Base::from_type_id(other.to_id().type_id)),
+        other => (false, Base::from_variant(upstream::dispatch_variant(other))),
     }
 }
 
@@ -116,7 +115,7 @@ fn cube_runtime_tag(device: &burn_backend::cubecl::Device) -> u16 {
         Cube::Wgpu(_) => 3,
         Cube::Cpu(_) => 4,
         #[allow(unreachable_patterns)]
-        other => (other.to_id().type_id >> 5) & 0x7,
+        other => upstream::cube_device_runtime_id(other),
     }
 }
 
@@ -177,7 +176,7 @@ fn remote_stack(autodiff: bool, device: &DispatchDevice) -> &'static BackendStac
     type Remotes = RwLock<HashMap<(bool, u16), &'static BackendStack>>;
     static REMOTES: OnceLock<Remotes> = OnceLock::new();
     let remotes = REMOTES.get_or_init(|| RwLock::new(HashMap::new()));
-    let key = (autodiff, device.to_id().index_id);
+    let key = (autodiff, upstream::dispatch_index(device));
     if let Some(stack) = remotes
         .read()
         .unwrap_or_else(PoisonError::into_inner)
@@ -227,24 +226,6 @@ mod tests {
     use super::*;
     use crate::capability::Layer;
 
-    #[test]
-    fn every_dispatch_id_maps_to_its_base() {
-        let cases = [
-            (3 << 5, Base::Cube(3)),
-            (0, Base::Cube(0)),
-            ((1 << 5) | 2, Base::Cube(1)),
-            (4 << 8, Base::Flex),
-            (5 << 8, Base::LibTorch),
-            (6 << 8, Base::NdArray),
-            (10 << 8, Base::Remote),
-            (11 << 8, Base::Capture),
-            (42 << 8, Base::Unknown(42)),
-        ];
-        for (id, base) in cases {
-            assert_eq!(Base::from_type_id(id), base, "{id:#x}");
-        }
-    }
-
     /// Every CubeCL runtime this build can construct a device for gets its own runtime, and
     /// only wgpu (asked for its compiler) can get the measured WGSL table.
     #[cfg(feature = "wgpu")]
@@ -269,7 +250,7 @@ mod tests {
             );
             // The runtime's own id agrees with the variant match.
             assert_eq!(
-                Base::from_type_id(dispatch.to_id().type_id),
+                Base::from_variant(upstream::dispatch_variant(&dispatch)),
                 base,
                 "{runtime:?}"
             );
@@ -286,7 +267,10 @@ mod tests {
         let remote = burn_remote::RemoteDevice::default();
         let dispatch = DispatchDevice::from(remote);
         assert_eq!(base_of(&dispatch), (false, Base::Remote));
-        assert_eq!(Base::from_type_id(dispatch.to_id().type_id), Base::Remote);
+        assert_eq!(
+            Base::from_variant(upstream::dispatch_variant(&dispatch)),
+            Base::Remote
+        );
         let stack = stack_of(&Device::new(dispatch));
         assert_eq!(
             stack.layers(),

@@ -7,7 +7,7 @@ use burn_backend::{Backend, DTypeUsage};
 
 use super::quant::quantize_support;
 use super::stack::BackendStack;
-use super::support::{Effect, Support};
+use crate::check::support::{Effect, Support};
 use crate::panic::catch;
 
 /// Whether backend `B` on `device` stores *and* computes with `dtype` (burn's

@@ -17,11 +17,13 @@ mod limits;
 pub(crate) mod naming;
 mod probe;
 mod quant;
+mod quirks;
 pub(crate) mod remote;
 mod stack;
-mod support;
 
 pub use budget::{SAMPLE_PERIOD, memory_budget, set_memory_budget};
+pub use crate::check::quirks::{Modes, Quirks};
+pub use crate::check::support::{Effect, Gap, Support};
 pub use device::stack_of;
 pub use dtype::dtype_support;
 pub(crate) use health::note_execution_error;
@@ -30,8 +32,9 @@ pub use limits::{
     DeviceLimits, HOST_BUDGET_FLOOR, HostMemory, LimitsSource, expand_allocates, host_memory,
     limits_of, require_fits,
 };
+pub(crate) use naming::same_device;
 pub use probe::{PROBE_MAX_ELEMENTS, cached_probe, probe_quantize, probe_shape};
 pub(crate) use quant::quant_capability;
 pub use quant::{quantize_support, require_quantize};
+pub use quirks::{FLEX_QUIRKS, NDARRAY_QUIRKS, Quirk, quirk_gaps, quirks_of, quirks_of_stack};
 pub use stack::{BackendStack, CubeRuntime, Layer};
-pub use support::{Effect, Gap, Support};

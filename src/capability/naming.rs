@@ -2,21 +2,21 @@
 
 /// A device as errors name it: its `Debug` form, except a remote device (at the `burn::Tensor`
 /// level or burn-remote's own), which is `remote <address>` rather than burn's dump of its
-/// endpoint.
+/// endpoint. Called on error paths only; it opens no device (the dispatch variant is matched,
+/// not the backend asked).
 pub(crate) fn brief<Dev: std::fmt::Debug + 'static>(device: &Dev) -> String {
     let any: &dyn std::any::Any = device;
     if let Some(device) = any.downcast_ref::<burn::tensor::Device>() {
-        let stack = super::device::stack_of(device);
-        if stack.base() == Some(&super::stack::Layer::Remote) {
-            return remote_name(stack.remote_address());
+        let dispatch = device.as_dispatch();
+        if super::device::base_of(dispatch).1 == super::device::Base::Remote {
+            return remote_name(super::remote::address_of(dispatch).as_deref());
         }
+        return format!("{device:?}");
     }
-    let text = format!("{device:?}");
-    if text.starts_with("RemoteDevice") {
-        let stack = super::stack::BackendStack::parse(&format!("router<remote-{text}>"));
-        return remote_name(stack.remote_address());
+    match crate::upstream::remote_device(device) {
+        Some(address) => remote_name(address.as_deref()),
+        None => format!("{device:?}"),
     }
-    text
 }
 
 fn remote_name(address: Option<&str>) -> String {
@@ -24,4 +24,14 @@ fn remote_name(address: Option<&str>) -> String {
         || "remote".to_owned(),
         |address| format!("remote {address}"),
     )
+}
+
+/// [`check::same_device`](crate::check::same_device) with devices named as errors name them
+/// ([`brief`]): what the layers above call.
+pub(crate) fn same_device<Dev: PartialEq + std::fmt::Debug + 'static>(
+    op: &'static str,
+    lhs: &Dev,
+    rhs: &Dev,
+) -> crate::error::Result<()> {
+    crate::check::same_device(op, lhs, rhs, brief)
 }

@@ -9,8 +9,8 @@
 use burn::tensor::quantization::{QuantMode, QuantScheme, QuantStore, QuantValue, ScaleDtype};
 
 use super::stack::{BackendStack, CubeRuntime, Layer};
-use super::support::{Effect, Gap, Support};
 use crate::check::SchemeName;
+use crate::check::support::{Effect, Gap, Support};
 use crate::error::{GuardError, Result, Unsupported};
 
 /// Whether `stack` quantizes (dynamically), dequantizes and multiplies with `scheme` on a

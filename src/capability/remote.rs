@@ -10,15 +10,14 @@
 //!    its slot in burn-remote's process-wide registry, one per (server, device index), kept for
 //!    the life of the process, so an id never names two servers.
 //! 2. For a device connected by other means (`Device::remote_options(..).init()` directly),
-//!    the address fields of burn's backend name for it, read field by field
-//!    (`scheme`, `host`, `port`); nothing else of that text is used. A device whose name gives
+//!    the address fields of burn's backend name for it
+//!    ([`upstream::remote_address_in`](crate::upstream::remote_address_in)). A device whose name gives
 //!    no address is named `remote`.
 
 use std::collections::HashMap;
 use std::sync::{OnceLock, PoisonError, RwLock};
 
 use burn::backend::DispatchDevice;
-use burn_backend::Device as _;
 
 fn hosts() -> &'static RwLock<HashMap<u16, String>> {
     static HOSTS: OnceLock<RwLock<HashMap<u16, String>>> = OnceLock::new();
@@ -31,13 +30,13 @@ pub(crate) fn remember(device: &DispatchDevice, address: &str) {
     hosts()
         .write()
         .unwrap_or_else(PoisonError::into_inner)
-        .insert(device.to_id().index_id, address.to_owned());
+        .insert(crate::upstream::dispatch_index(device), address.to_owned());
 }
 
 /// The address of the server behind a remote dispatch device (autodiff-wrapped or not): the
 /// one it was connected with through burn-guard, else the one burn's backend name for it gives.
 pub(crate) fn address_of(device: &DispatchDevice) -> Option<String> {
-    let id = device.to_id().index_id;
+    let id = crate::upstream::dispatch_index(device);
     if let Some(address) = hosts()
         .read()
         .unwrap_or_else(PoisonError::into_inner)

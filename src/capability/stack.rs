@@ -141,7 +141,7 @@ impl BackendStack {
         }
         let remote_address = layers
             .contains(&Layer::Remote)
-            .then(|| remote_address(name))
+            .then(|| crate::upstream::remote_address_in(name))
             .flatten();
         let label = label(&layers, remote_address.as_deref());
         Self {
@@ -256,30 +256,6 @@ impl BackendStack {
     pub fn base(&self) -> Option<&Layer> {
         self.layers.last()
     }
-}
-
-/// The remote server's address in a remote device's name: burn-communication's `Address`
-/// (`scheme: "ws", host: "127.0.0.1", port: Some(4000)`) as `ws://127.0.0.1:4000`, or the first
-/// `ws://…` / `wss://…` URL the name holds.
-fn remote_address(name: &str) -> Option<String> {
-    let field = |key: &str, end: char| {
-        let start = name.find(key)? + key.len();
-        let rest = name.get(start..)?;
-        rest.get(..rest.find(end)?)
-    };
-    if let (Some(scheme), Some(host)) = (field("scheme: \"", '"'), field("host: \"", '"')) {
-        return Some(match field("port: Some(", ')') {
-            Some(port) => format!("{scheme}://{host}:{port}"),
-            None => format!("{scheme}://{host}"),
-        });
-    }
-    let start = ["ws://", "wss://"]
-        .iter()
-        .filter_map(|scheme| name.find(scheme))
-        .min()?;
-    let rest = name.get(start..)?;
-    let end = rest.find(['"', ' ', '}', ',', '>']).unwrap_or(rest.len());
-    rest.get(..end).map(str::to_owned)
 }
 
 fn label(layers: &[Layer], remote_address: Option<&str>) -> String {

@@ -9,6 +9,7 @@ use burn::tensor::kind::Kind;
 use burn::tensor::quantization::{QuantScheme, global_scale_dtype};
 use burn::tensor::{BoolStore, DType, Distribution, TensorData};
 
+use crate::check::quirks::Quirks;
 use crate::error::{GuardError, Limit, Result, ScalarValue};
 
 /// f16's largest finite value.
@@ -92,8 +93,9 @@ pub fn creation_dtype(op: &'static str, kind: Kind, dtype: DType) -> Result<DTyp
 
 /// `Tensor::int` (float to int) on NdArray: it converts each value with a checked cast to its
 /// `I64` ints and panics ("Float cannot be represented in the target signed int type") on NaN,
-/// ±inf and values outside `i64`. Flex saturates and answers. `backend` names the tensor's
-/// CPU backend when it is one; `values` are the tensor's values read as `f64`.
+/// ±inf and values outside `i64`. Flex saturates and answers. `quirks` are the tensor's
+/// backend's (`float_to_int_unrepresentable_panics`); `values` are the tensor's values read as
+/// `f64`.
 ///
 /// # Errors
 ///
@@ -101,15 +103,16 @@ pub fn creation_dtype(op: &'static str, kind: Kind, dtype: DType) -> Result<DTyp
 /// - [`GuardError::NotRepresentable`] for the first value outside `i64` on NdArray.
 ///
 /// ```
+/// use burn_guard::capability::{FLEX_QUIRKS, NDARRAY_QUIRKS};
 /// use burn_guard::check::creation::float_to_int;
 ///
-/// assert!(float_to_int("int", &[1.5, -2.0], Some("ndarray")).is_ok());
-/// assert!(float_to_int("int", &[f64::NAN], Some("ndarray")).is_err());
-/// assert!(float_to_int("int", &[1e30], Some("ndarray")).is_err());
-/// assert!(float_to_int("int", &[f64::NAN], Some("flex")).is_ok());
+/// assert!(float_to_int("int", &[1.5, -2.0], &NDARRAY_QUIRKS).is_ok());
+/// assert!(float_to_int("int", &[f64::NAN], &NDARRAY_QUIRKS).is_err());
+/// assert!(float_to_int("int", &[1e30], &NDARRAY_QUIRKS).is_err());
+/// assert!(float_to_int("int", &[f64::NAN], &FLEX_QUIRKS).is_ok());
 /// ```
-pub fn float_to_int(op: &'static str, values: &[f64], backend: Option<&'static str>) -> Result<()> {
-    if backend != Some("ndarray") {
+pub fn float_to_int(op: &'static str, values: &[f64], quirks: &Quirks) -> Result<()> {
+    if !quirks.float_to_int_unrepresentable_panics {
         return Ok(());
     }
     let count = values.iter().filter(|v| !v.is_finite()).count();

@@ -18,6 +18,7 @@
 
 use burn::tensor::{BoolStore, DType};
 
+use crate::check::quirks::Quirks;
 pub use crate::error::ScalarValue;
 use crate::error::{GuardError, Limit, Result};
 
@@ -446,32 +447,33 @@ pub fn nonzero_divisors(op: &'static str, divisors: &[i64], dtype: &DType) -> Re
 }
 
 /// `powi` of integer tensors on NdArray: it converts each exponent to `u32` and panics on a
-/// negative one (`Element cannot be represented`); Flex takes it. `backend` names the
-/// tensor's CPU backend when it is one; `exponents` are the values read from the tensor.
+/// negative one (`Element cannot be represented`); Flex takes it. `quirks` are the tensor's
+/// backend's (`int_powi_negative_exponent_panics`); `exponents` are the values read from the
+/// tensor.
 ///
 /// # Errors
 ///
 /// [`GuardError::OutOfRange`] for the first negative exponent on NdArray.
 ///
 /// ```
+/// use burn_guard::capability::{FLEX_QUIRKS, NDARRAY_QUIRKS};
 /// use burn_guard::check::elementwise::int_powi_exponents;
 ///
-/// assert!(int_powi_exponents("powi", &[2, -1], Some("flex")).is_ok());
-/// assert!(int_powi_exponents("powi", &[2, -1], Some("ndarray")).is_err());
+/// assert!(int_powi_exponents("powi", &[2, -1], &FLEX_QUIRKS).is_ok());
+/// assert!(int_powi_exponents("powi", &[2, -1], &NDARRAY_QUIRKS).is_err());
 /// ```
-pub fn int_powi_exponents(
-    op: &'static str,
-    exponents: &[i64],
-    backend: Option<&'static str>,
-) -> Result<()> {
-    match (backend, exponents.iter().find(|&&e| e < 0)) {
-        (Some("ndarray"), Some(&negative)) => Err(GuardError::OutOfRange {
-            op,
-            rule: "NdArray takes integer exponents of 0 or more",
-            name: "exponent",
-            value: ScalarValue::Int(negative),
-            limit: Limit::AtLeast(ScalarValue::Int(0)),
-        }),
+pub fn int_powi_exponents(op: &'static str, exponents: &[i64], quirks: &Quirks) -> Result<()> {
+    let negative = exponents.iter().find(|&&e| e < 0);
+    match negative {
+        Some(&negative) if quirks.int_powi_negative_exponent_panics => {
+            Err(GuardError::OutOfRange {
+                op,
+                rule: "the backend takes integer exponents of 0 or more",
+                name: "exponent",
+                value: ScalarValue::Int(negative),
+                limit: Limit::AtLeast(ScalarValue::Int(0)),
+            })
+        }
         _ => Ok(()),
     }
 }

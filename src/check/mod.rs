@@ -31,9 +31,11 @@ pub mod module;
 pub mod norm;
 pub mod pool;
 pub mod quant;
+pub mod quirks;
 pub mod reduce;
 pub mod rnn;
 pub mod shape;
+pub mod support;
 pub mod view;
 
 pub use input::finite;

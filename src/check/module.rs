@@ -10,6 +10,7 @@ use burn::tensor::ops::{
     ConvOptions, ConvTransposeOptions, DeformConvOptions, InterpolateMode, InterpolateOptions,
 };
 
+use crate::check::quirks::Quirks;
 use crate::check::shape;
 use crate::error::{GuardError, Limit, Result};
 
@@ -838,7 +839,7 @@ pub fn interpolate(
 
 /// `interpolate` on the CPU backends: Flex and NdArray implement every mode but
 /// `NearestExact`, for which both panic ("unsupported mode" / "not supported for ndarray
-/// backend"). `backend` names the input's backend when it is one of them.
+/// backend"). `quirks` are the input's backend's (`interpolate_modes`).
 ///
 /// # Errors
 ///
@@ -846,22 +847,20 @@ pub fn interpolate(
 ///
 /// ```
 /// use burn::tensor::ops::InterpolateMode;
+/// use burn_guard::capability::{FLEX_QUIRKS, Quirks};
 /// use burn_guard::check::module;
-/// assert!(module::interpolate_mode("interpolate", &InterpolateMode::NearestExact, None).is_ok());
-/// assert!(module::interpolate_mode("interpolate", &InterpolateMode::NearestExact, Some("flex")).is_err());
+/// assert!(module::interpolate_mode("interpolate", &InterpolateMode::NearestExact, &Quirks::NONE).is_ok());
+/// assert!(module::interpolate_mode("interpolate", &InterpolateMode::NearestExact, &FLEX_QUIRKS).is_err());
 /// ```
-pub fn interpolate_mode(
-    op: &'static str,
-    mode: &InterpolateMode,
-    backend: Option<&'static str>,
-) -> Result<()> {
-    match (backend, mode) {
-        (Some(backend), InterpolateMode::NearestExact) => Err(GuardError::InvalidArgument {
+pub fn interpolate_mode(op: &'static str, mode: &InterpolateMode, quirks: &Quirks) -> Result<()> {
+    if quirks.interpolate_modes.contains(mode) {
+        Ok(())
+    } else {
+        Err(GuardError::InvalidArgument {
             op,
             rule: "the backend does not implement this interpolation mode",
-            got: format!("mode={mode:?}, backend={backend}"),
-        }),
-        _ => Ok(()),
+            got: format!("mode={mode:?}, backend={}", quirks.backend),
+        })
     }
 }
 
@@ -993,8 +992,8 @@ pub fn grid_sample_2d(op: &'static str, input: &[usize], grid: &[usize]) -> Resu
 
 /// `grid_sample_2d` on the CPU backends: Flex implements `Bilinear` and `Nearest` and panics on
 /// `Bicubic` ("Bicubic mode is not supported"); NdArray implements `Bilinear` only and panics
-/// (`not yet implemented`) on the others. `backend` names the input's backend when it is one
-/// of them; other backends are left to answer.
+/// (`not yet implemented`) on the others. `quirks` are the input's backend's
+/// (`grid_sample_modes`); a backend without a row is left to answer.
 ///
 /// # Errors
 ///
@@ -1002,27 +1001,20 @@ pub fn grid_sample_2d(op: &'static str, input: &[usize], grid: &[usize]) -> Resu
 ///
 /// ```
 /// use burn::tensor::ops::InterpolateMode;
+/// use burn_guard::capability::{FLEX_QUIRKS, NDARRAY_QUIRKS};
 /// use burn_guard::check::module;
-/// assert!(module::grid_sample_mode("grid_sample_2d", &InterpolateMode::Nearest, Some("flex")).is_ok());
-/// assert!(module::grid_sample_mode("grid_sample_2d", &InterpolateMode::Nearest, Some("ndarray")).is_err());
-/// assert!(module::grid_sample_mode("grid_sample_2d", &InterpolateMode::Bicubic, Some("flex")).is_err());
+/// assert!(module::grid_sample_mode("grid_sample_2d", &InterpolateMode::Nearest, &FLEX_QUIRKS).is_ok());
+/// assert!(module::grid_sample_mode("grid_sample_2d", &InterpolateMode::Nearest, &NDARRAY_QUIRKS).is_err());
+/// assert!(module::grid_sample_mode("grid_sample_2d", &InterpolateMode::Bicubic, &FLEX_QUIRKS).is_err());
 /// ```
-pub fn grid_sample_mode(
-    op: &'static str,
-    mode: &InterpolateMode,
-    backend: Option<&'static str>,
-) -> Result<()> {
-    let supported = matches!(
-        (backend, mode),
-        (None, _) | (Some(_), InterpolateMode::Bilinear) | (Some("flex"), InterpolateMode::Nearest)
-    );
-    if supported {
+pub fn grid_sample_mode(op: &'static str, mode: &InterpolateMode, quirks: &Quirks) -> Result<()> {
+    if quirks.grid_sample_modes.contains(mode) {
         Ok(())
     } else {
         Err(GuardError::InvalidArgument {
             op,
             rule: "the backend does not implement this grid sampling mode",
-            got: format!("mode={mode:?}, backend={}", backend.unwrap_or("?")),
+            got: format!("mode={mode:?}, backend={}", quirks.backend),
         })
     }
 }

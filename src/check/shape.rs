@@ -4,8 +4,6 @@
 //! Each function names the `TensorCheck` it mirrors. They return what they proved — a
 //! canonical dim, a result shape — so the twin never recomputes it.
 
-use std::fmt::Debug;
-
 use crate::error::{GuardError, Limit, Result, ScalarValue};
 
 /// Resolves a possibly negative `dim` against `rank`, as burn's `AsIndex::try_dim_index` does.
@@ -61,23 +59,31 @@ pub fn indices(op: &'static str, indices: &[i64], size: usize, dim: usize) -> Re
 
 /// Devices of the operands must be equal (`TensorCheck::binary_ops_device`).
 ///
+/// `name` names a device for the error: the caller's, called only when the devices differ, so
+/// that equal devices cost a comparison and no check reaches a device to name it.
+///
 /// # Errors
 ///
 /// [`GuardError::DeviceMismatch`] naming both devices.
-pub fn same_device<Dev: PartialEq + Debug + 'static>(
+///
+/// ```
+/// use burn_guard::check;
+/// let name = |device: &u8| format!("device {device}");
+/// assert!(check::same_device("add", &0, &0, name).is_ok());
+/// assert!(check::same_device("add", &0, &1, name).is_err());
+/// ```
+pub fn same_device<Dev: PartialEq>(
     op: &'static str,
     lhs: &Dev,
     rhs: &Dev,
+    name: impl Fn(&Dev) -> String,
 ) -> Result<()> {
     if lhs == rhs {
         Ok(())
     } else {
         Err(GuardError::DeviceMismatch {
             op,
-            devices: vec![
-                crate::capability::naming::brief(lhs),
-                crate::capability::naming::brief(rhs),
-            ],
+            devices: vec![name(lhs), name(rhs)],
         })
     }
 }

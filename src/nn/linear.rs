@@ -14,7 +14,6 @@ use burn::tensor::{Device, Tensor};
 use super::placed::{InvalidLayer, Parts, PlacedLinear};
 use super::report::LayerReport;
 use crate::capability::stack_of;
-use crate::check;
 use crate::error::Result;
 use crate::panic::catch;
 use crate::policy::{Op, Policy};
@@ -142,7 +141,7 @@ impl QuantizedLinear {
         let bias_device = bias.as_ref().map(Tensor::device);
         let parts = Parts::check(weight.into_dispatch(), bias.map(Tensor::into_dispatch))?;
         if let Some(bias_device) = &bias_device {
-            check::same_device("quantize_linear", &home, bias_device)?;
+            crate::capability::same_device("quantize_linear", &home, bias_device)?;
         }
         let stack = stack_of(&home);
         let layer = PlacedLinear::quantize_parts(

@@ -190,7 +190,7 @@ impl<B: Backend, C: Backend> PlacedLinear<B, C> {
         let bias_device = bias.as_ref().map(TensorMetadata::device);
         let parts = Parts::check(weight, bias)?;
         if let Some(bias_device) = &bias_device {
-            check::same_device(QUANTIZE, &device, bias_device)?;
+            crate::capability::same_device(QUANTIZE, &device, bias_device)?;
         }
         let home = (
             BackendStack::cached::<B>(&device),
@@ -336,8 +336,10 @@ impl<B: Backend, C: Backend> PlacedLinear<B, C> {
         device: &Dev,
         home: &Dev,
     ) -> Result<LinearShapes> {
-        let checked = shapes::linear(FORWARD, x, &[self.d_input, self.d_output], None)
-            .and_then(|checked| check::same_device(FORWARD, device, home).map(|()| checked));
+        let checked =
+            shapes::linear(FORWARD, x, &[self.d_input, self.d_output], None).and_then(|checked| {
+                crate::capability::same_device(FORWARD, device, home).map(|()| checked)
+            });
         self.policy.checked(op, checked)
     }
 

@@ -185,7 +185,8 @@ impl QuantizedLayers {
 }
 
 /// Collects every `burn::nn::Linear` of a module with its path. Burn's derive calls
-/// `enter_module(field, "Struct:Linear")` before a Linear's own parameters.
+/// `enter_module(field, container)` before a Linear's own parameters, with the container type
+/// [`upstream::is_linear_container`](crate::upstream::is_linear_container) recognizes.
 #[derive(Default)]
 struct LinearFinder {
     path: Vec<(String, String)>,
@@ -196,7 +197,7 @@ impl LinearFinder {
     /// The path of the Linear whose parameter `field` is being visited, if it is one.
     fn linear_path(&self, field: &str) -> Option<String> {
         let (name, container) = self.path.last()?;
-        (name == field && container == "Struct:Linear").then(|| {
+        (name == field && crate::upstream::is_linear_container(container)).then(|| {
             let parents = self.path.len().saturating_sub(1);
             self.path
                 .iter()

@@ -49,7 +49,7 @@ fn gather(
     devices.extend(mask.map(Tensor::device));
     devices.extend(attn_bias.map(Tensor::device));
     for other in &devices {
-        check::same_device(op, &device, other)?;
+        crate::capability::same_device(op, &device, other)?;
     }
     let dtype = query.dtype();
     let mut dtypes = vec![key.dtype(), value.dtype()];

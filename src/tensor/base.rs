@@ -112,7 +112,7 @@ impl<const D: usize, K: Basic> TryTensor<D, K> for Tensor<D, K> {
     fn try_select(self, dim: impl AsIndex, indices: Tensor<1, Int>) -> Result<Self> {
         const OP: &str = "select";
         let dim = check::dim(OP, dim.as_index(), D)?;
-        check::same_device(OP, &self.device(), &indices.device())?;
+        crate::capability::same_device(OP, &self.device(), &indices.device())?;
         let size = self.dims().get(dim).copied().unwrap_or(0);
         check::indices(OP, &read_indices(OP, &indices)?, size, dim)?;
         catch(OP, || self.select(dim, indices))
@@ -213,7 +213,7 @@ fn same_devices<const D: usize, K: Basic>(
     };
     let device = first.device();
     for tensor in rest {
-        check::same_device(op, &device, &tensor.device())?;
+        crate::capability::same_device(op, &device, &tensor.device())?;
     }
     Ok(Some(device))
 }

@@ -973,8 +973,8 @@ pub trait TryConvertFloat<const D: usize>: Sealed + Sized {
 impl<const D: usize> TryConvertFloat<D> for Tensor<D> {
     fn try_int(self) -> Result<Tensor<D, burn::tensor::Int>> {
         const OP: &str = "int";
-        let backend = super::functions::cpu_backend(&self.device());
-        if backend == Some("ndarray") && crate::value_reads::should_read() {
+        let quirks = crate::capability::quirks_of(&self.device());
+        if quirks.float_to_int_unrepresentable_panics && crate::value_reads::should_read() {
             let data = catch(OP, || self.try_to_data())?
                 .map_err(|source| GuardError::from_execution(OP, source))?;
             let values = catch(OP, || {
@@ -982,7 +982,7 @@ impl<const D: usize> TryConvertFloat<D> for Tensor<D> {
                     .and_then(TensorData::try_into_vec::<f64>)
             })?
             .map_err(|source| GuardError::from_data(OP, source))?;
-            rules::float_to_int(OP, &values, backend)?;
+            rules::float_to_int(OP, &values, &quirks)?;
         }
         catch(OP, || self.int())
     }
@@ -1081,7 +1081,7 @@ impl<const D: usize> TryConvertFloat<D> for Tensor<D> {
             "the replacement gradient must be on the inner backend; call Tensor::inner first",
             "grad autodiff=true",
         )?;
-        crate::check::same_device(OP, &self.device().without_autodiff(), &grad.device())?;
+        crate::capability::same_device(OP, &self.device().without_autodiff(), &grad.device())?;
         catch(OP, || self.grad_replace(grads, grad))
     }
 }

@@ -4,7 +4,7 @@ use burn::tensor::module as burn_module;
 use burn::tensor::{Int, Tensor};
 
 use super::base::read_indices;
-use crate::check::{self, loss as rules};
+use crate::check::loss as rules;
 use crate::error::Result;
 use crate::panic::catch;
 
@@ -94,7 +94,7 @@ pub(crate) fn check_ctc(
         input_lengths.device(),
         target_lengths.device(),
     ] {
-        check::same_device(op, &device, &other)?;
+        crate::capability::same_device(op, &device, &other)?;
     }
     rules::class_ids(op, &read_indices(op, targets)?, classes, 2)?;
     let target_values = read_indices(op, target_lengths)?;

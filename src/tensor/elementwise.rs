@@ -46,7 +46,7 @@ fn binary_ew<const D: usize, K: Basic>(
     rhs: &Tensor<D, K>,
 ) -> Result<Vec<usize>> {
     let shape = check::broadcast(op, &lhs.dims(), &rhs.dims())?;
-    check::same_device(op, &lhs.device(), &rhs.device())?;
+    crate::capability::same_device(op, &lhs.device(), &rhs.device())?;
     check::elementwise::same_dtype(op, lhs.dtype(), rhs.dtype())?;
     Ok(shape)
 }
@@ -512,10 +512,10 @@ impl<const D: usize, K: Basic> TryElementwise<D, K> for Tensor<D, K> {
         const OP: &str = "powi";
         binary_ew(OP, &self, &other)?;
         let dtype = self.dtype();
-        let backend = super::functions::cpu_backend(&self.device());
-        if (dtype.is_int() || dtype.is_uint()) && backend == Some("ndarray") {
+        let quirks = crate::capability::quirks_of(&self.device());
+        if (dtype.is_int() || dtype.is_uint()) && quirks.int_powi_negative_exponent_panics {
             let exponents = super::base::read_indices(OP, &other)?;
-            check::elementwise::int_powi_exponents(OP, &exponents, backend)?;
+            check::elementwise::int_powi_exponents(OP, &exponents, &quirks)?;
         }
         catch(OP, || self.powi(other))
     }
@@ -999,12 +999,12 @@ impl<const D: usize> TryElementwiseFloat<D> for Tensor<D> {
         const OP: &str = "grid_sample_2d";
         let options = options.into();
         check::module::grid_sample_2d(OP, &self.dims(), &grid.dims())?;
-        check::same_device(OP, &self.device(), &grid.device())?;
+        crate::capability::same_device(OP, &self.device(), &grid.device())?;
         check::elementwise::same_dtype(OP, self.dtype(), grid.dtype())?;
         check::module::grid_sample_mode(
             OP,
             &options.mode,
-            super::functions::cpu_backend(&self.device()),
+            &crate::capability::quirks_of(&self.device()),
         )?;
         catch(OP, || self.grid_sample_2d(grid, options))
     }
@@ -1013,7 +1013,7 @@ impl<const D: usize> TryElementwiseFloat<D> for Tensor<D> {
         const OP: &str = "cross";
         let dim = check::dim(OP, dim.as_index(), D)?;
         check::elementwise::cross(OP, &self.dims(), &other.dims(), dim)?;
-        check::same_device(OP, &self.device(), &other.device())?;
+        crate::capability::same_device(OP, &self.device(), &other.device())?;
         catch(OP, || self.cross(other, dim))
     }
 

@@ -17,25 +17,10 @@ use crate::panic::catch;
 fn same_devices(op: &'static str, devices: &[Device]) -> Result<()> {
     if let Some(first) = devices.first() {
         for device in devices {
-            check::same_device(op, first, device)?;
+            crate::capability::same_device(op, first, device)?;
         }
     }
     Ok(())
-}
-
-/// `"flex"` or `"ndarray"` when `device` is one of burn's CPU backends (autodiff or not).
-pub(super) fn cpu_backend(device: &Device) -> Option<&'static str> {
-    #[cfg(feature = "flex")]
-    if *device == Device::flex() {
-        return Some("flex");
-    }
-    #[cfg(feature = "ndarray")]
-    #[allow(deprecated)] // NdArray is deprecated upstream; still supported.
-    if *device == Device::ndarray() {
-        return Some("ndarray");
-    }
-    let _ = device;
-    None
 }
 
 fn dims<const D: usize>(tensor: &Tensor<D>) -> Vec<usize> {
@@ -298,9 +283,9 @@ pub fn try_linear<const D: usize>(
         *last = d_output;
     }
     let device = input.device();
-    check::same_device(OP, &device, &weight.device())?;
+    crate::capability::same_device(OP, &device, &weight.device())?;
     if let Some(bias) = &bias {
-        check::same_device(OP, &device, &bias.device())?;
+        crate::capability::same_device(OP, &device, &bias.device())?;
     }
     let empty_output = out.contains(&0);
     let empty_inner = input_dims.last() == Some(&0);
@@ -847,7 +832,11 @@ pub fn try_deform_conv2d(
 pub fn try_interpolate(x: Tensor<4>, options: InterpolateOptions) -> Result<Tensor<4>> {
     const OP: &str = "interpolate";
     rules::interpolate(OP, &dims(&x), &options)?;
-    rules::interpolate_mode(OP, &options.mode, cpu_backend(&x.device()))?;
+    rules::interpolate_mode(
+        OP,
+        &options.mode,
+        &crate::capability::quirks_of(&x.device()),
+    )?;
     catch(OP, || burn_module::interpolate(x, options))
 }
 

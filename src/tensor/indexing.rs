@@ -502,7 +502,7 @@ impl<const D: usize, K: Basic> TryIndexing<D, K> for Tensor<D, K> {
         match rules::slice_assign(OP, &self.dims(), &slices, &values.dims())? {
             rules::SliceAssign::Empty => Ok(self),
             rules::SliceAssign::Selected(_) => {
-                check::same_device(OP, &self.device(), &values.device())?;
+                crate::capability::same_device(OP, &self.device(), &values.device())?;
                 catch(OP, || self.slice_assign(&slices, values))
             }
         }
@@ -549,8 +549,8 @@ impl<const D: usize, K: Basic> TryIndexing<D, K> for Tensor<D, K> {
         rules::select_assign(OP, dim, &self.dims(), count, &values.dims())?;
         rules::bool_update(OP, &self.dtype(), &update)?;
         let device = self.device();
-        check::same_device(OP, &device, &indices.device())?;
-        check::same_device(OP, &device, &values.device())?;
+        crate::capability::same_device(OP, &device, &indices.device())?;
+        crate::capability::same_device(OP, &device, &values.device())?;
         let size = self.dims().get(dim).copied().unwrap_or(0);
         check::indices(OP, &read_indices(OP, &indices)?, size, dim)?;
         catch(OP, || self.select_assign(dim, indices, values, update))
@@ -560,8 +560,8 @@ impl<const D: usize, K: Basic> TryIndexing<D, K> for Tensor<D, K> {
         const OP: &str = "mask_where";
         let mask_dims = mask.dims();
         let out = check::elementwise::mask_where(OP, &self.dims(), &mask_dims, &value.dims())?;
-        check::same_device(OP, &self.device(), &mask.device())?;
-        check::same_device(OP, &self.device(), &value.device())?;
+        crate::capability::same_device(OP, &self.device(), &mask.device())?;
+        crate::capability::same_device(OP, &self.device(), &value.device())?;
         check::elementwise::same_dtype(OP, self.dtype(), value.dtype())?;
         catch(OP, || {
             // NdArray broadcasts to the mask's shape only: give it the output shape.
@@ -576,7 +576,7 @@ impl<const D: usize, K: Basic> TryIndexing<D, K> for Tensor<D, K> {
     fn try_mask_fill<E: ElementConversion>(self, mask: Tensor<D, Bool>, value: E) -> Result<Self> {
         const OP: &str = "mask_fill";
         rules::mask_fill(OP, &self.dims(), &mask.dims())?;
-        check::same_device(OP, &self.device(), &mask.device())?;
+        crate::capability::same_device(OP, &self.device(), &mask.device())?;
         let value = rules::fill_value(OP, convert::scalar(OP, value)?, &self.dtype())?;
         let value = convert::to_burn(value);
         catch(OP, || mask_fill_scalar(self, mask, value))
@@ -585,7 +585,7 @@ impl<const D: usize, K: Basic> TryIndexing<D, K> for Tensor<D, K> {
     fn try_mask_select(self, mask: Tensor<D, Bool>) -> Result<Tensor<1, K>> {
         const OP: &str = "mask_select";
         rules::mask_select(OP, &self.dims(), &mask.dims())?;
-        check::same_device(OP, &self.device(), &mask.device())?;
+        crate::capability::same_device(OP, &self.device(), &mask.device())?;
         catch(OP, || self.mask_select(mask))
     }
 
@@ -595,7 +595,7 @@ impl<const D: usize, K: Basic> TryIndexing<D, K> for Tensor<D, K> {
     ) -> impl Future<Output = Result<Tensor<1, K>>> {
         const OP: &str = "mask_select_async";
         let checked = rules::mask_select(OP, &self.dims(), &mask.dims())
-            .and_then(|()| check::same_device(OP, &self.device(), &mask.device()));
+            .and_then(|()| crate::capability::same_device(OP, &self.device(), &mask.device()));
         async move {
             checked?;
             Ok(self.mask_select_async(mask).await)
@@ -606,7 +606,7 @@ impl<const D: usize, K: Basic> TryIndexing<D, K> for Tensor<D, K> {
         const OP: &str = "gather";
         let dim = check::dim(OP, dim.as_index(), D)?;
         rules::gather(OP, dim, &self.dims(), &indices.dims())?;
-        check::same_device(OP, &self.device(), &indices.device())?;
+        crate::capability::same_device(OP, &self.device(), &indices.device())?;
         let size = self.dims().get(dim).copied().unwrap_or(0);
         check::indices(OP, &read_indices(OP, &indices)?, size, dim)?;
         catch(OP, || self.gather(dim, indices))
@@ -624,8 +624,8 @@ impl<const D: usize, K: Basic> TryIndexing<D, K> for Tensor<D, K> {
         rules::scatter(OP, dim, &self.dims(), &indices.dims(), &values.dims())?;
         rules::bool_update(OP, &self.dtype(), &update)?;
         let device = self.device();
-        check::same_device(OP, &device, &indices.device())?;
-        check::same_device(OP, &device, &values.device())?;
+        crate::capability::same_device(OP, &device, &indices.device())?;
+        crate::capability::same_device(OP, &device, &values.device())?;
         check::elementwise::same_dtype(OP, self.dtype(), values.dtype())?;
         let size = self.dims().get(dim).copied().unwrap_or(0);
         check::indices(OP, &read_indices(OP, &indices)?, size, dim)?;
@@ -643,8 +643,8 @@ impl<const D: usize, K: Basic> TryIndexing<D, K> for Tensor<D, K> {
         let k = rules::scatter_nd(OP, &shape, &indices.dims(), &values.dims())?;
         rules::not_bool(OP, &self.dtype())?;
         let device = self.device();
-        check::same_device(OP, &device, &indices.device())?;
-        check::same_device(OP, &device, &values.device())?;
+        crate::capability::same_device(OP, &device, &indices.device())?;
+        crate::capability::same_device(OP, &device, &values.device())?;
         rules::nd_indices(OP, &read_indices(OP, &indices)?, k, &shape)?;
         catch(OP, || self.scatter_nd(indices, values, update))
     }
@@ -657,7 +657,7 @@ impl<const D: usize, K: Basic> TryIndexing<D, K> for Tensor<D, K> {
         let shape = self.dims();
         let k = rules::gather_nd(OP, &shape, &indices.dims(), DV)?;
         rules::not_bool(OP, &self.dtype())?;
-        check::same_device(OP, &self.device(), &indices.device())?;
+        crate::capability::same_device(OP, &self.device(), &indices.device())?;
         rules::nd_indices(OP, &read_indices(OP, &indices)?, k, &shape)?;
         catch(OP, || self.gather_nd::<M, DV>(indices))
     }
@@ -672,7 +672,7 @@ impl<const D: usize, K: Basic> TryIndexing<D, K> for Tensor<D, K> {
         let shape = self.dims();
         let out = rules::take(OP, &shape, dim, &indices.dims(), DO)?;
         let device = self.device();
-        check::same_device(OP, &device, &indices.device())?;
+        crate::capability::same_device(OP, &device, &indices.device())?;
         let size = shape.get(dim).copied().unwrap_or(0);
         check::indices(OP, &read_indices(OP, &indices)?, size, dim)?;
         if out.contains(&0) {

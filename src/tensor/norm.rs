@@ -7,14 +7,14 @@ use burn::tensor::module as burn_module;
 use burn::tensor::{Device, Int, Tensor};
 
 use super::base::read_indices;
-use crate::check::{self, norm as rules};
+use crate::check::norm as rules;
 use crate::error::Result;
 use crate::panic::catch;
 
 fn same_devices(op: &'static str, devices: &[Device]) -> Result<()> {
     if let Some(first) = devices.first() {
         for device in devices {
-            check::same_device(op, first, device)?;
+            crate::capability::same_device(op, first, device)?;
         }
     }
     Ok(())

@@ -139,7 +139,7 @@ macro_rules! binary_ew {
     ($twin:ident, $burn:ident) => {
         fn $twin(self, other: Self) -> Result<Self> {
             const OP: &str = stringify!($burn);
-            check::same_device(OP, &self.device(), &other.device())?;
+            crate::capability::same_device(OP, &self.device(), &other.device())?;
             check::shape::broadcastable(OP, &self.dims(), &other.dims())?;
             check::elementwise::same_dtype(OP, self.dtype(), other.dtype())?;
             catch(OP, || Tensor::$burn(self, other))
@@ -154,7 +154,7 @@ impl<const D: usize, K: Numeric> TryNumeric<D, K> for Tensor<D, K> {
 
     fn try_div(self, other: Self) -> Result<Self> {
         const OP: &str = "div";
-        check::same_device(OP, &self.device(), &other.device())?;
+        crate::capability::same_device(OP, &self.device(), &other.device())?;
         check::shape::broadcastable(OP, &self.dims(), &other.dims())?;
         check::elementwise::same_dtype(OP, self.dtype(), other.dtype())?;
         let dtype = other.dtype();
@@ -168,7 +168,7 @@ impl<const D: usize, K: Numeric> TryNumeric<D, K> for Tensor<D, K> {
     fn try_matmul(self, other: Self) -> Result<Self> {
         const OP: &str = "matmul";
         let device = self.device();
-        check::same_device(OP, &device, &other.device())?;
+        crate::capability::same_device(OP, &device, &other.device())?;
         let (lhs, rhs) = (self.dims(), other.dims());
         let out = check::matmul(OP, &lhs, &rhs)?;
         // A quantized product comes back in float: counted as f32, burn's default float.

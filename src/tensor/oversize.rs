@@ -52,7 +52,7 @@ impl<const D: usize, K: Numeric + 'static> TryOversize<D, K> for Tensor<D, K> {
     fn try_matmul_or_fallback(self, other: Self, policy: &Policy) -> Result<Self> {
         const OP: &str = "matmul";
         let device = self.device();
-        check::same_device(OP, &device, &other.device())?;
+        crate::capability::same_device(OP, &device, &other.device())?;
         let out = check::matmul(OP, &self.dims(), &other.dims())?;
         let dtype = match self.dtype() {
             DType::QFloat(_) => DType::F32,

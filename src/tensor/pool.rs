@@ -442,7 +442,7 @@ pub fn try_avg_pool2d_backward(
     let x_dims = x.dims();
     let dims = symmetric_dims(&x_dims, kernel_size, stride, padding, [1, 1]);
     rules::pool_backward(OP, &x_dims, &dims, ceil_mode, &grad.dims())?;
-    crate::check::same_device(OP, &x.device(), &grad.device())?;
+    crate::capability::same_device(OP, &x.device(), &grad.device())?;
     catch(OP, || {
         burn_module::avg_pool2d_backward(
             x,
@@ -510,8 +510,8 @@ pub fn try_max_pool2d_with_indices_backward(
         });
     }
     let device = x.device();
-    crate::check::same_device(OP, &device, &output_grad.device())?;
-    crate::check::same_device(OP, &device, &indices.device())?;
+    crate::capability::same_device(OP, &device, &output_grad.device())?;
+    crate::capability::same_device(OP, &device, &indices.device())?;
     let plane = x_dims[2].saturating_mul(x_dims[3]);
     let limit = i64::try_from(plane).unwrap_or(i64::MAX);
     if let Some(&bad) = read_indices(OP, &indices)?
@@ -582,8 +582,8 @@ pub fn try_conv2d_weight_backward(
         });
     }
     let device = x.device();
-    crate::check::same_device(OP, &device, &weight.device())?;
-    crate::check::same_device(OP, &device, &output_grad.device())?;
+    crate::capability::same_device(OP, &device, &weight.device())?;
+    crate::capability::same_device(OP, &device, &output_grad.device())?;
     catch(OP, || {
         burn_module::conv2d_weight_backward(x, weight, output_grad, options)
     })

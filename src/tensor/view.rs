@@ -1010,7 +1010,7 @@ where
     if let Some((first, rest)) = tensors.split_first() {
         let device = first.device();
         for tensor in rest {
-            check::same_device(OP, &device, &tensor.device())?;
+            crate::capability::same_device(OP, &device, &tensor.device())?;
         }
     }
     catch(OP, || {

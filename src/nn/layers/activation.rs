@@ -21,7 +21,7 @@ use super::support::{Sealed, dims};
 use crate::check::module as module_rules;
 use crate::check::norm as rules;
 use crate::check::quant::quantized_reshape;
-use crate::error::{Result, ResultExt};
+use crate::error::{GuardError, Result, ResultExt};
 use crate::nn::init::{TryInit, TryInitStateless, init_fitting};
 use crate::panic::catch;
 use crate::tensor::activation::try_prelu;
@@ -283,28 +283,20 @@ impl TryPRelu for PRelu {
     }
 }
 
-/// The split dim of a [`GLU`]: burn keeps it private, and prints it in the module's `Debug`
-/// (`GLU { dim: -1 }`). `None` when that format changes.
-fn glu_dim(glu: &GLU) -> Option<isize> {
-    let debug = format!("{glu:?}");
-    let (_, rest) = debug.split_once("dim:")?;
-    rest.trim().trim_end_matches('}').trim().parse().ok()
-}
-
 /// Twin of [`GLU::forward`].
 pub trait TryGLU: Sealed {
     /// Fallible twin of [`GLU::forward`]: the size along the layer's dim halved.
     ///
     /// Checks the layer's dim against the input's rank and that the size along it is even,
     /// as [`try_glu`](crate::tensor::activation::try_glu) does. burn keeps the dim private:
-    /// it is read from the module's `Debug` output; were that format to change, the same
-    /// conditions would still be refused by burn's own front-end asserts (before any kernel),
-    /// caught as [`GuardError::BackendPanic`](crate::GuardError::BackendPanic).
+    /// it is read from the module's `Debug` output.
     ///
     /// # Errors
     ///
     /// [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange),
-    /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for an odd size.
+    /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for an odd size;
+    /// [`GuardError::Unreadable`](crate::GuardError::Unreadable) if a burn release no longer
+    /// prints the dim where it is read.
     ///
     /// ```
     /// use burn::nn::activation::GLU;
@@ -323,9 +315,11 @@ pub trait TryGLU: Sealed {
 impl TryGLU for GLU {
     fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
         const OP: &str = "glu";
-        if let Some(dim) = glu_dim(self) {
-            module_rules::glu(OP, &dims(&input), dim)?;
-        }
+        let dim = crate::upstream::glu_dim(self).ok_or(GuardError::Unreadable {
+            op: OP,
+            what: "`GLU`'s private `dim`",
+        })?;
+        module_rules::glu(OP, &dims(&input), dim)?;
         catch(OP, || self.forward(input))
     }
 }
@@ -443,17 +437,5 @@ impl TryInit for SwiGluConfig {
         // The same config twice: refusing it once names the first layer burn would build.
         let _checked = linear.try_init(device).context("linear_inner")?;
         init_fitting("swiglu_init", || self.init(device))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn glu_dim_reads_the_private_dim() {
-        for dim in [-3isize, -1, 0, 2, 7] {
-            assert_eq!(glu_dim(&GLU::new(dim)), Some(dim));
-        }
     }
 }

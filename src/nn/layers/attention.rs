@@ -1,7 +1,6 @@
 //! [`burn::nn::attention::MultiHeadAttention`] and [`burn::nn::attention::CrossAttention`],
 //! their configs, and [`MhaInput`], the attention twin's input.
 
-use burn::module::{Module, ModuleVisitor, Param};
 use burn::nn::Linear;
 use burn::nn::attention::{
     CrossAttention, CrossAttentionCache, CrossAttentionConfig, MhaCache, MhaInput as BurnMhaInput,
@@ -326,47 +325,6 @@ impl TryMultiHeadAttention for MultiHeadAttention {
 impl Sealed for CrossAttention {}
 impl Sealed for CrossAttentionConfig {}
 
-/// The float parameters of a module by path (`query.weight`), with their shapes and devices,
-/// read without initializing a lazy parameter: `CrossAttention` keeps its fields private.
-#[derive(Default)]
-struct ParamShapes {
-    path: Vec<String>,
-    found: Vec<(String, Vec<usize>, Device)>,
-}
-
-impl ModuleVisitor for ParamShapes {
-    fn enter_module(&mut self, name: &str, _container_type: &str) {
-        self.path.push(name.to_owned());
-    }
-
-    fn exit_module(&mut self, _name: &str, _container_type: &str) {
-        self.path.pop();
-    }
-
-    fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
-        self.found.push((
-            self.path.join("."),
-            param.lazy_shape().to_vec(),
-            param.lazy_device(),
-        ));
-    }
-}
-
-impl ParamShapes {
-    fn of(module: &CrossAttention) -> Self {
-        let mut shapes = Self::default();
-        module.visit(&mut shapes);
-        shapes
-    }
-
-    fn shape(&self, path: &str) -> &[usize] {
-        self.found
-            .iter()
-            .find(|(p, _, _)| p == path)
-            .map_or(&[], |(_, shape, _)| shape.as_slice())
-    }
-}
-
 fn check_cross(
     layer: &CrossAttention,
     query: &Tensor<3>,
@@ -374,7 +332,10 @@ fn check_cross(
     mask: Option<&Tensor<2, Bool>>,
 ) -> Result<()> {
     const CROSS: &str = "cross_attention";
-    let params = ParamShapes::of(layer);
+    let parts = crate::upstream::cross_attention_parts(layer).ok_or(GuardError::Unreadable {
+        op: CROSS,
+        what: "`CrossAttention`'s private projections",
+    })?;
     let mask_dims = mask.map(|m| m.dims().to_vec());
     cross_attention(
         CROSS,
@@ -382,27 +343,26 @@ fn check_cross(
         &dims(context),
         mask_dims.as_deref(),
         CrossAttentionParams {
-            query: params.shape("query.weight"),
-            key: params.shape("key.weight"),
-            value: params.shape("value.weight"),
-            output: params.shape("output.weight"),
+            query: &parts.query.weight,
+            key: &parts.key.weight,
+            value: &parts.value.weight,
+            output: &parts.output.weight,
         },
     )?;
     // Each projection's own bias against its weight: the linear rule.
-    for name in ["query", "key", "value", "output"] {
-        let weight = params.shape(&format!("{name}.weight"));
-        let bias_path = format!("{name}.bias");
-        let bias = params
-            .found
-            .iter()
-            .find(|(p, _, _)| *p == bias_path)
-            .map(|(_, s, _)| s.as_slice());
+    for (name, projection) in [
+        ("query", &parts.query),
+        ("key", &parts.key),
+        ("value", &parts.value),
+        ("output", &parts.output),
+    ] {
+        let weight = projection.weight.as_slice();
         let input = [1, weight.first().copied().unwrap_or(0)];
-        linear_rule("linear", &input, weight, bias).context(name)?;
+        linear_rule("linear", &input, weight, projection.bias.as_deref()).context(name)?;
     }
     let mut devices = vec![query.device(), context.device()];
     devices.extend(mask.map(Tensor::device));
-    devices.extend(params.found.into_iter().map(|(_, _, device)| device));
+    devices.extend(parts.devices);
     same_devices(CROSS, &devices)
 }
 

@@ -24,18 +24,6 @@ use crate::nn::init::{TryInit, TryInitStateless};
 use crate::panic::catch;
 use crate::tensor::{check_ctc, read_indices};
 
-/// A `usize` field of a module that burn keeps private (`CTCLoss::blank`), from its derived
-/// `Debug`. `None` if the format ever changes: the check is then left to burn's own assert.
-fn private_usize(debug: &str, field: &str) -> Option<usize> {
-    let key = format!("{field}: ");
-    let start = debug.find(&key)?.checked_add(key.len())?;
-    let rest = debug.get(start..)?;
-    let end = rest
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(rest.len());
-    rest.get(..end)?.parse().ok()
-}
-
 /// The devices of float tensors.
 fn devices<const D: usize>(tensors: &[&Tensor<D>]) -> Vec<Device> {
     tensors.iter().map(|t| t.device()).collect()
@@ -407,7 +395,9 @@ pub trait TryCTCLoss: Sealed {
     /// # Errors
     ///
     /// As [`try_ctc_loss`](crate::tensor::module::try_ctc_loss), and
-    /// [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for an input length.
+    /// [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for an input length;
+    /// [`GuardError::Unreadable`](crate::GuardError::Unreadable) if a burn release no longer
+    /// prints the layer's private blank where it is read.
     ///
     /// ```
     /// use burn::nn::loss::CTCLossConfig;
@@ -460,9 +450,10 @@ fn ctc_layer(
     target_lengths: &Tensor<1, Int>,
 ) -> Result<()> {
     let [time, ..] = log_probs.dims();
-    // The blank is a private field, read from the derived `Debug`; were that ever to fail,
-    // burn's own assert has the last word on it.
-    let blank = private_usize(&format!("{layer:?}"), "blank").unwrap_or(0);
+    let blank = crate::upstream::ctc_blank(layer).ok_or(GuardError::Unreadable {
+        op,
+        what: "`CTCLoss`'s private `blank`",
+    })?;
     let (input_values, target_values) =
         check_ctc(op, log_probs, targets, input_lengths, target_lengths, blank)?;
     let [_, width] = targets.dims();
@@ -1228,7 +1219,9 @@ pub trait TryRNNTLoss: Sealed {
     /// [`GuardError::Empty`](crate::GuardError::Empty),
     /// [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for the blank or a length,
     /// [`GuardError::IndexOutOfRange`](crate::GuardError::IndexOutOfRange) for a target id,
-    /// [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
+    /// [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch);
+    /// [`GuardError::Unreadable`](crate::GuardError::Unreadable) if a burn release no longer
+    /// prints the layer's private blank where it is read.
     ///
     /// ```
     /// use burn::nn::loss::RNNTLossConfig;
@@ -1286,7 +1279,12 @@ fn rnnt(
         &targets.dims(),
         &logit_lengths.dims(),
         &target_lengths.dims(),
-        private_usize(&format!("{layer:?}"), "blank"),
+        Some(
+            crate::upstream::rnnt_blank(layer).ok_or(GuardError::Unreadable {
+                op,
+                what: "`RNNTLoss`'s private `blank`",
+            })?,
+        ),
     )?;
     same_devices(
         op,
@@ -1432,18 +1430,5 @@ impl TryTripletMarginLoss for TripletMarginLoss {
         const OP: &str = "triplet_margin_loss";
         triplet(OP, &anchor, &positive, &negative)?;
         catch(OP, || self.forward_no_reduction(anchor, positive, negative))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::private_usize;
-
-    #[test]
-    fn private_fields_from_debug() {
-        let ctc = burn::nn::loss::CTCLossConfig::new().with_blank(12).init();
-        assert_eq!(private_usize(&format!("{ctc:?}"), "blank"), Some(12));
-        let rnnt = burn::nn::loss::RNNTLossConfig::new().with_blank(3).init();
-        assert_eq!(private_usize(&format!("{rnnt:?}"), "blank"), Some(3));
     }
 }

@@ -193,7 +193,7 @@ pub(super) fn check_layer_norm(norm: &LayerNorm, input: &[usize], device: &Devic
         None => None,
     };
     rules::layer_norm(OP, input, &gamma, beta.as_ref().map(|(dims, _)| &dims[..]))?;
-    check::same_device(OP, device, &gamma_device)?;
+    crate::capability::same_device(OP, device, &gamma_device)?;
     all_on(OP, device, &[beta.map(|(_, device)| device)])
 }
 
@@ -371,7 +371,7 @@ impl TryRmsNorm for RmsNorm {
             &input.dims(),
             &gamma,
         )?;
-        check::same_device(OP, &input.device(), &gamma_device)?;
+        crate::capability::same_device(OP, &input.device(), &gamma_device)?;
         catch(OP, || self.forward(input))
     }
 }

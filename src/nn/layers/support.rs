@@ -4,7 +4,6 @@ use burn::module::Param;
 use burn::nn::Linear;
 use burn::tensor::{Device, Tensor};
 
-use crate::check;
 use crate::check::module::{LinearFeatures, linear_features};
 use crate::error::Result;
 use crate::panic::catch;
@@ -16,7 +15,7 @@ pub trait Sealed {}
 pub fn same_devices(op: &'static str, devices: &[Device]) -> Result<()> {
     if let Some((first, rest)) = devices.split_first() {
         for device in rest {
-            check::same_device(op, first, device)?;
+            crate::capability::same_device(op, first, device)?;
         }
     }
     Ok(())
@@ -56,7 +55,7 @@ pub fn param_layout<const D: usize>(
 /// The devices that are present equal `device`: a layer's optional parameters and inputs.
 pub fn all_on(op: &'static str, device: &Device, others: &[Option<Device>]) -> Result<()> {
     for other in others.iter().flatten() {
-        check::same_device(op, device, other)?;
+        crate::capability::same_device(op, device, other)?;
     }
     Ok(())
 }
@@ -71,7 +70,7 @@ pub fn linear_params(linear: &Linear, input: &[usize], device: &Device) -> Resul
         None => None,
     };
     let features = linear_features(OP, input, &weight, bias.as_ref().map(|(dims, _)| &dims[..]))?;
-    check::same_device(OP, device, &weight_device)?;
+    crate::capability::same_device(OP, device, &weight_device)?;
     all_on(OP, device, &[bias.map(|(_, device)| device)])?;
     Ok(features)
 }

@@ -16,7 +16,6 @@ use burn::tensor::{Bool, Device, Tensor};
 use super::attention::{MhaDims, check_mha};
 use super::norm::check_layer_norm;
 use super::support::{Sealed, all_on, linear_params, param_layout, with_last};
-use crate::check;
 use crate::check::attention::mha_heads;
 use crate::check::layer::probability;
 use crate::check::module::prelu;
@@ -44,7 +43,7 @@ fn check_pwff<const D: usize>(
     if let Activation::PRelu(layer) = &pwff.activation {
         let (alpha, alpha_device) = param_layout("prelu", &layer.alpha).context("activation")?;
         prelu("prelu", &hidden, &alpha).context("activation")?;
-        check::same_device("prelu", device, &alpha_device).context("activation")?;
+        crate::capability::same_device("prelu", device, &alpha_device).context("activation")?;
     }
     probability("dropout", "prob", pwff.dropout.prob).context("dropout")?;
     let outer = linear_params(&pwff.linear_outer, &hidden, device).context("linear_outer")?;

@@ -1,4 +1,9 @@
 //! A capability answer: native, or a gap that says what would happen instead.
+//!
+//! Data only: the capability layer computes these answers
+//! ([`capability`](crate::capability) re-exports the types under their public paths) and
+//! [`GuardError::Unsupported`](crate::GuardError::Unsupported) carries them, so they live here,
+//! below both, where reading them reaches no device.
 
 use std::borrow::Cow;
 use std::fmt;
