@@ -950,7 +950,7 @@ pub trait TryConvertFloat<const D: usize>: Sealed + Sized {
 impl<const D: usize> TryConvertFloat<D> for Tensor<D> {
     fn try_int(self) -> Result<Tensor<D, burn::tensor::Int>> {
         const OP: &str = "int";
-        let backend = super::functions::cpu_backend(&self.device());
+        let backend = super::cpu_backend(&self.device());
         if backend == Some("ndarray") && crate::value_reads::should_read() {
             let data = catch(OP, || self.try_to_data())?
                 .map_err(|source| GuardError::from_execution(OP, source))?;

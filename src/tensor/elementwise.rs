@@ -512,7 +512,7 @@ impl<const D: usize, K: Basic> TryElementwise<D, K> for Tensor<D, K> {
         const OP: &str = "powi";
         binary_ew(OP, &self, &other)?;
         let dtype = self.dtype();
-        let backend = super::functions::cpu_backend(&self.device());
+        let backend = super::cpu_backend(&self.device());
         if (dtype.is_int() || dtype.is_uint()) && backend == Some("ndarray") {
             let exponents = super::base::read_indices(OP, &other)?;
             check::elementwise::int_powi_exponents(OP, &exponents, backend)?;
@@ -1001,11 +1001,7 @@ impl<const D: usize> TryElementwiseFloat<D> for Tensor<D> {
         check::module::grid_sample_2d(OP, &self.dims(), &grid.dims())?;
         check::same_device(OP, &self.device(), &grid.device())?;
         check::elementwise::same_dtype(OP, self.dtype(), grid.dtype())?;
-        check::module::grid_sample_mode(
-            OP,
-            &options.mode,
-            super::functions::cpu_backend(&self.device()),
-        )?;
+        check::module::grid_sample_mode(OP, &options.mode, super::cpu_backend(&self.device()))?;
         catch(OP, || self.grid_sample_2d(grid, options))
     }
 
