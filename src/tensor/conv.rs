@@ -244,15 +244,8 @@ pub fn try_deform_conv2d(
     options: DeformConvOptions<2>,
 ) -> Result<Tensor<4>> {
     const OP: &str = "deform_conv2d";
-    check_deform_conv2d(
-        OP,
-        &x,
-        &offset,
-        &weight,
-        mask.as_ref(),
-        bias.as_ref(),
-        &options,
-    )?;
+    let (m, b) = (mask.as_ref(), bias.as_ref());
+    check_deform_conv2d(OP, &x, &offset, &weight, m, b, &options)?;
     catch(OP, || {
         burn_module::deform_conv2d(x, offset, weight, mask, bias, options)
     })

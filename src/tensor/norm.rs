@@ -98,6 +98,11 @@ pub fn try_embedding(weights: Tensor<2>, indices: Tensor<2, Int>) -> Result<Tens
     catch(OP, || burn_module::embedding(weights, indices))
 }
 
+/// A batch norm parameter's name and dims, as the rule takes them.
+fn param(name: &'static str, tensor: &Tensor<1>) -> (&'static str, Vec<usize>) {
+    (name, tensor.dims().to_vec())
+}
+
 /// Fallible twin of [`burn_module::batch_norm`].
 ///
 /// Checks that the input has rank ≥ 2 and that `gamma`, `beta`, `mean` and `variance` have
@@ -133,10 +138,10 @@ pub fn try_batch_norm<const D: usize>(
 ) -> Result<Tensor<D>> {
     const OP: &str = "batch_norm";
     let params = [
-        ("gamma", gamma.dims().to_vec()),
-        ("beta", beta.dims().to_vec()),
-        ("mean", mean.dims().to_vec()),
-        ("variance", variance.dims().to_vec()),
+        param("gamma", &gamma),
+        param("beta", &beta),
+        param("mean", &mean),
+        param("variance", &variance),
     ];
     module_rules::batch_norm(OP, &input.dims(), &params)?;
     same_devices(
@@ -187,10 +192,7 @@ pub fn try_batch_norm_train<const D: usize>(
     epsilon: f64,
 ) -> Result<BatchNormTrainOutput<D>> {
     const OP: &str = "batch_norm_train";
-    let params = [
-        ("gamma", gamma.dims().to_vec()),
-        ("beta", beta.dims().to_vec()),
-    ];
+    let params = [param("gamma", &gamma), param("beta", &beta)];
     module_rules::batch_norm_train(OP, &input.dims(), &params)?;
     same_devices(OP, &[input.device(), gamma.device(), beta.device()])?;
     catch(OP, || {

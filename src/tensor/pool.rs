@@ -262,11 +262,7 @@ pub fn try_unfold4d(
     options: UnfoldOptions,
 ) -> Result<Tensor<3>> {
     const OP: &str = "unfold4d";
-    let UnfoldOptions {
-        stride,
-        padding,
-        dilation,
-    } = options;
+    let (stride, padding, dilation) = (options.stride, options.padding, options.dilation);
     rules::unfold(OP, &x.dims(), kernel_size, stride, padding, dilation)?;
     catch(OP, || burn_module::unfold4d(x, kernel_size, options))
 }
@@ -302,11 +298,7 @@ pub fn try_fold4d(
     options: UnfoldOptions,
 ) -> Result<Tensor<4>> {
     const OP: &str = "fold4d";
-    let UnfoldOptions {
-        stride,
-        padding,
-        dilation,
-    } = options;
+    let (stride, padding, dilation) = (options.stride, options.padding, options.dilation);
     rules::fold(
         OP,
         &x.dims(),

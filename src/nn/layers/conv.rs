@@ -294,15 +294,8 @@ impl TryDeformConv2d for DeformConv2d {
             weight_groups: self.weight_groups,
             offset_groups: self.offset_groups,
         };
-        check_deform_conv2d(
-            OP,
-            &input,
-            &offset,
-            &weight,
-            mask.as_ref(),
-            bias.as_ref(),
-            &options,
-        )?;
+        let (m, b) = (mask.as_ref(), bias.as_ref());
+        check_deform_conv2d(OP, &input, &offset, &weight, m, b, &options)?;
         catch(OP, || self.forward(input, offset, mask))
     }
 }
