@@ -120,6 +120,9 @@ impl Padding<3> for PaddingConfig3d {
     }
 }
 
+/// A pooling window per spatial dim: kernel size, stride, padding pairs.
+type Window<const N: usize> = ([usize; N], [usize; N], [(usize, usize); N]);
+
 /// The kernel size, stride and padding a pool layer's forward computes for `input`.
 fn window<const D: usize, const N: usize>(
     op: &'static str,
@@ -127,7 +130,7 @@ fn window<const D: usize, const N: usize>(
     kernel: &impl PerDim<N>,
     stride: &impl PerDim<N>,
     padding: &impl Padding<N>,
-) -> Result<([usize; N], [usize; N], [(usize, usize); N])> {
+) -> Result<Window<N>> {
     let (kernel, stride) = (kernel.per_dim(), stride.per_dim());
     Ok((
         kernel,
