@@ -157,6 +157,46 @@ fn cpu_sizes_past_the_allocator_are_refused_by_checks() {
     }
 }
 
+/// Module outputs that the shape checks compute from a one-element input, past Rust's largest
+/// allocation: one per family (convolution, transposed convolution, pooling, adaptive pooling,
+/// interpolation), refused by the byte rule on Flex. Without it, Flex's allocator panics
+/// ("capacity overflow"), which the backstop can only report as `BackendPanic`.
+#[test]
+fn module_outputs_past_the_allocator_are_refused_by_checks() {
+    use burn::tensor::ops::{
+        ConvOptions, ConvTransposeOptions, InterpolateMode, InterpolateOptions, MaxPoolOptions,
+    };
+    use burn_guard::tensor::module::{
+        try_adaptive_avg_pool1d, try_conv_transpose1d, try_conv1d, try_interpolate, try_max_pool1d,
+    };
+    const HOST: Option<u64> = Some(isize::MAX as u64);
+    // 2^61 + 1 f32 values: 4 bytes past 2^63.
+    const PAST: Option<u64> = Some((1 << 63) + 4);
+    let d = &Device::flex();
+    let x = || Tensor::<3>::ones([1, 1, 1], d);
+    let w = || Tensor::<3>::ones([1, 1, 1], d);
+    // A padding of 2^60 on each side: 2^61 + 1 windows of one element.
+    let conv = ConvOptions::new([1], [1 << 60], [1], 1);
+    assert_too_large(try_conv1d(x(), w(), None, conv), "conv1d", PAST, HOST, d);
+    // A stride of 2^61 between two inputs: (2 - 1) · 2^61 + 1 outputs.
+    let transpose = ConvTransposeOptions::new([1 << 61], [0], [0], [1], 1);
+    let two = Tensor::<3>::ones([1, 1, 2], d);
+    let out = try_conv_transpose1d(two, w(), None, transpose);
+    assert_too_large(out, "conv_transpose1d", PAST, HOST, d);
+    let mut pool = MaxPoolOptions::new([1]);
+    pool.padding = [(1 << 60, 1 << 60)];
+    assert_too_large(try_max_pool1d(x(), pool), "max_pool1d", PAST, HOST, d);
+    let out = try_adaptive_avg_pool1d(x(), 1 << 61);
+    assert_too_large(out, "adaptive_avg_pool1d", Some(1 << 63), HOST, d);
+    // 2^30 × 2^31 pixels from one.
+    let up = InterpolateOptions::new(InterpolateMode::Nearest).with_output_size([1 << 30, 1 << 31]);
+    let out = try_interpolate(Tensor::<4>::ones([1, 1, 1, 1], d), up);
+    assert_too_large(out, "interpolate", Some(1 << 63), HOST, d);
+    // The same twins on outputs that fit still compute.
+    let conv = ConvOptions::new([1], [1], [1], 1);
+    assert_eq!(try_conv1d(x(), w(), None, conv).unwrap().dims(), [1, 1, 3]);
+}
+
 /// `expand` is a view on Flex (and wgpu) and a copy on NdArray: the byte rule applies where it
 /// allocates. Without it, NdArray's expand of one element to `[2^60]` f32 aborts the process
 /// ("memory allocation of 4611686018427387904 bytes failed").

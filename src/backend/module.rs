@@ -168,206 +168,66 @@ pub fn embedding<B: Backend>(
     panic::catch(OP, || B::embedding(weights, indices))
 }
 
-/// burn's `avg_pool1d` on `x` `[batch, channels, length]`.
-///
-/// # Errors
-///
-/// - [`GuardError::NotDifferentiable`] under nested autodiff.
-/// - [`GuardError::RankMismatch`] when `x` is not rank 3.
-/// - [`GuardError::BackendPanic`] if the backend still panics (a kernel larger than the input).
-///
-/// ```
-/// use burn_backend::ops::FloatTensorOps;
-/// use burn_backend::TensorData;
-/// use burn_flex::Flex;
-///
-/// let x = Flex::float_from_data(TensorData::new(vec![1.0f32, 3.0, 5.0, 7.0], [1, 1, 4]), &Default::default());
-/// let y = burn_guard::backend::avg_pool1d::<Flex>(x, 2, 2, 0, true, false)?;
-/// # let y = burn_backend::read_sync(Flex::float_into_data(y)).unwrap();
-/// assert_eq!(y.try_to_vec::<f32>().unwrap(), vec![2.0, 6.0]);
-/// # Ok::<(), burn_guard::GuardError>(())
-/// ```
-pub fn avg_pool1d<B: Backend>(
-    x: FloatTensor<B>,
-    kernel_size: usize,
-    stride: usize,
-    padding: usize,
-    count_include_pad: bool,
-    ceil_mode: bool,
-) -> Result<FloatTensor<B>> {
-    const OP: &str = "avg_pool1d";
-    guarded::<B, _>(
-        OP,
-        NonDifferentiableOp::AvgPool1d,
-        ("input must be [batch, channels, length]", 3),
-        x,
-        |x| {
-            B::avg_pool1d(
-                x,
-                kernel_size,
-                stride,
-                padding,
-                count_include_pad,
-                ceil_mode,
-            )
-        },
-    )
+/// One row per wrapper of a pooling op on one float input: its name (burn's op), burn's other
+/// parameters, the [`NonDifferentiableOp`], the input's layout and rank, a note where burn does
+/// not panic under nested autodiff; then the doc example: the input's values and shape, the
+/// arguments after it, and the values out.
+macro_rules! pool_wrappers {
+    ($(fn $name:ident($($param:ident: $ty:ty),*) = $kind:ident, $layout:literal, $rank:literal;
+        $(note $note:literal;)?
+        example $values:literal, $shape:literal, ($args:literal) => $out:literal;)*) => {$(
+        #[doc = concat!("burn's `", stringify!($name), "` on `x` `", $layout, "`.")]
+        $(#[doc = ""] #[doc = $note])?
+        ///
+        /// # Errors
+        ///
+        /// - [`GuardError::NotDifferentiable`] under nested autodiff.
+        #[doc = concat!("- [`GuardError::RankMismatch`] when `x` is not rank ", $rank, ".")]
+        /// - [`GuardError::BackendPanic`] if the backend still panics (a kernel larger than the
+        ///   input).
+        ///
+        /// ```
+        /// use burn_backend::ops::FloatTensorOps;
+        /// use burn_backend::TensorData;
+        /// use burn_flex::Flex;
+        ///
+        #[doc = concat!("let x = Flex::float_from_data(TensorData::new(vec!", $values, ", ", $shape, "), &Default::default());")]
+        #[doc = concat!("let y = burn_guard::backend::", stringify!($name), "::<Flex>(x, ", $args, ")?;")]
+        /// # let y = burn_backend::read_sync(Flex::float_into_data(y)).unwrap();
+        #[doc = concat!("assert_eq!(y.try_to_vec::<f32>().unwrap(), vec!", $out, ");")]
+        /// # Ok::<(), burn_guard::GuardError>(())
+        /// ```
+        pub fn $name<B: Backend>(x: FloatTensor<B>, $($param: $ty),*) -> Result<FloatTensor<B>> {
+            const OP: &str = stringify!($name);
+            let layout = (concat!("input must be ", $layout), $rank);
+            guarded::<B, _>(OP, NonDifferentiableOp::$kind, layout, x, |x| B::$name(x, $($param),*))
+        }
+    )*};
 }
 
-/// burn's `avg_pool2d` on `x` `[batch, channels, height, width]`.
-///
-/// # Errors
-///
-/// - [`GuardError::NotDifferentiable`] under nested autodiff.
-/// - [`GuardError::RankMismatch`] when `x` is not rank 4.
-/// - [`GuardError::BackendPanic`] if the backend still panics.
-///
-/// ```
-/// use burn_backend::ops::FloatTensorOps;
-/// use burn_backend::TensorData;
-/// use burn_flex::Flex;
-///
-/// let x = Flex::float_from_data(TensorData::new(vec![1.0f32, 2.0, 3.0, 6.0], [1, 1, 2, 2]), &Default::default());
-/// let y = burn_guard::backend::avg_pool2d::<Flex>(x, [2, 2], [1, 1], [0, 0], true, false)?;
-/// # let y = burn_backend::read_sync(Flex::float_into_data(y)).unwrap();
-/// assert_eq!(y.try_to_vec::<f32>().unwrap(), vec![3.0]);
-/// # Ok::<(), burn_guard::GuardError>(())
-/// ```
-pub fn avg_pool2d<B: Backend>(
-    x: FloatTensor<B>,
-    kernel_size: [usize; 2],
-    stride: [usize; 2],
-    padding: [usize; 2],
-    count_include_pad: bool,
-    ceil_mode: bool,
-) -> Result<FloatTensor<B>> {
-    const OP: &str = "avg_pool2d";
-    guarded::<B, _>(
-        OP,
-        NonDifferentiableOp::AvgPool2d,
-        ("input must be [batch, channels, height, width]", 4),
-        x,
-        |x| {
-            B::avg_pool2d(
-                x,
-                kernel_size,
-                stride,
-                padding,
-                count_include_pad,
-                ceil_mode,
-            )
-        },
-    )
-}
-
-/// burn's `max_pool1d` on `x` `[batch, channels, length]`.
-///
-/// Under nested autodiff burn does not panic here: the second-order gradient through it is
-/// silently missing. We refuse it there.
-///
-/// # Errors
-///
-/// - [`GuardError::NotDifferentiable`] under nested autodiff.
-/// - [`GuardError::RankMismatch`] when `x` is not rank 3.
-/// - [`GuardError::BackendPanic`] if the backend still panics.
-///
-/// ```
-/// use burn_backend::ops::FloatTensorOps;
-/// use burn_backend::TensorData;
-/// use burn_flex::Flex;
-///
-/// let x = Flex::float_from_data(TensorData::new(vec![1.0f32, 3.0, 5.0, 2.0], [1, 1, 4]), &Default::default());
-/// let y = burn_guard::backend::max_pool1d::<Flex>(x, 2, 2, 0, 1, false)?;
-/// # let y = burn_backend::read_sync(Flex::float_into_data(y)).unwrap();
-/// assert_eq!(y.try_to_vec::<f32>().unwrap(), vec![3.0, 5.0]);
-/// # Ok::<(), burn_guard::GuardError>(())
-/// ```
-pub fn max_pool1d<B: Backend>(
-    x: FloatTensor<B>,
-    kernel_size: usize,
-    stride: usize,
-    padding: usize,
-    dilation: usize,
-    ceil_mode: bool,
-) -> Result<FloatTensor<B>> {
-    const OP: &str = "max_pool1d";
-    guarded::<B, _>(
-        OP,
-        NonDifferentiableOp::MaxPool1d,
-        ("input must be [batch, channels, length]", 3),
-        x,
-        |x| B::max_pool1d(x, kernel_size, stride, padding, dilation, ceil_mode),
-    )
-}
-
-/// burn's `max_pool2d` on `x` `[batch, channels, height, width]`.
-///
-/// # Errors
-///
-/// - [`GuardError::NotDifferentiable`] under nested autodiff.
-/// - [`GuardError::RankMismatch`] when `x` is not rank 4.
-/// - [`GuardError::BackendPanic`] if the backend still panics.
-///
-/// ```
-/// use burn_backend::ops::FloatTensorOps;
-/// use burn_backend::TensorData;
-/// use burn_flex::Flex;
-///
-/// let x = Flex::float_from_data(TensorData::new(vec![1.0f32, 2.0, 3.0, 6.0], [1, 1, 2, 2]), &Default::default());
-/// let y = burn_guard::backend::max_pool2d::<Flex>(x, [2, 2], [1, 1], [0, 0], [1, 1], false)?;
-/// # let y = burn_backend::read_sync(Flex::float_into_data(y)).unwrap();
-/// assert_eq!(y.try_to_vec::<f32>().unwrap(), vec![6.0]);
-/// # Ok::<(), burn_guard::GuardError>(())
-/// ```
-pub fn max_pool2d<B: Backend>(
-    x: FloatTensor<B>,
-    kernel_size: [usize; 2],
-    stride: [usize; 2],
-    padding: [usize; 2],
-    dilation: [usize; 2],
-    ceil_mode: bool,
-) -> Result<FloatTensor<B>> {
-    const OP: &str = "max_pool2d";
-    guarded::<B, _>(
-        OP,
-        NonDifferentiableOp::MaxPool2d,
-        ("input must be [batch, channels, height, width]", 4),
-        x,
-        |x| B::max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode),
-    )
-}
-
-/// burn's `adaptive_avg_pool2d` on `x` `[batch, channels, height, width]`.
-///
-/// # Errors
-///
-/// - [`GuardError::NotDifferentiable`] under nested autodiff.
-/// - [`GuardError::RankMismatch`] when `x` is not rank 4.
-/// - [`GuardError::BackendPanic`] if the backend still panics.
-///
-/// ```
-/// use burn_backend::ops::FloatTensorOps;
-/// use burn_backend::TensorData;
-/// use burn_flex::Flex;
-///
-/// let x = Flex::float_from_data(TensorData::new(vec![1.0f32, 2.0, 3.0, 6.0], [1, 1, 2, 2]), &Default::default());
-/// let y = burn_guard::backend::adaptive_avg_pool2d::<Flex>(x, [1, 1])?;
-/// # let y = burn_backend::read_sync(Flex::float_into_data(y)).unwrap();
-/// assert_eq!(y.try_to_vec::<f32>().unwrap(), vec![3.0]);
-/// # Ok::<(), burn_guard::GuardError>(())
-/// ```
-pub fn adaptive_avg_pool2d<B: Backend>(
-    x: FloatTensor<B>,
-    output_size: [usize; 2],
-) -> Result<FloatTensor<B>> {
-    const OP: &str = "adaptive_avg_pool2d";
-    guarded::<B, _>(
-        OP,
-        NonDifferentiableOp::AdaptiveAvgPool2d,
-        ("input must be [batch, channels, height, width]", 4),
-        x,
-        |x| B::adaptive_avg_pool2d(x, output_size),
-    )
+pool_wrappers! {
+    fn avg_pool1d(kernel_size: usize, stride: usize, padding: usize, count_include_pad: bool,
+        ceil_mode: bool) = AvgPool1d, "[batch, channels, length]", 3;
+        example "[1.0f32, 3.0, 5.0, 7.0]", "[1, 1, 4]", ("2, 2, 0, true, false") => "[2.0, 6.0]";
+    fn avg_pool2d(kernel_size: [usize; 2], stride: [usize; 2], padding: [usize; 2],
+        count_include_pad: bool, ceil_mode: bool) = AvgPool2d, "[batch, channels, height, width]", 4;
+        example "[1.0f32, 2.0, 3.0, 6.0]", "[1, 1, 2, 2]", ("[2, 2], [1, 1], [0, 0], true, false") => "[3.0]";
+    fn max_pool1d(kernel_size: usize, stride: usize, padding: usize, dilation: usize,
+        ceil_mode: bool) = MaxPool1d, "[batch, channels, length]", 3;
+        note "Under nested autodiff burn does not panic here: the second-order gradient through \
+            it is silently missing. We refuse it there.";
+        example "[1.0f32, 3.0, 5.0, 2.0]", "[1, 1, 4]", ("2, 2, 0, 1, false") => "[3.0, 5.0]";
+    fn max_pool2d(kernel_size: [usize; 2], stride: [usize; 2], padding: [usize; 2],
+        dilation: [usize; 2], ceil_mode: bool) = MaxPool2d, "[batch, channels, height, width]", 4;
+        example "[1.0f32, 2.0, 3.0, 6.0]", "[1, 1, 2, 2]", ("[2, 2], [1, 1], [0, 0], [1, 1], false") => "[6.0]";
+    fn adaptive_avg_pool1d(output_size: usize) = AdaptiveAvgPool1d, "[batch, channels, length]", 3;
+        example "[1.0f32, 2.0, 3.0, 6.0]", "[1, 1, 4]", ("1") => "[3.0]";
+    fn adaptive_avg_pool2d(output_size: [usize; 2]) = AdaptiveAvgPool2d,
+        "[batch, channels, height, width]", 4;
+        example "[1.0f32, 2.0, 3.0, 6.0]", "[1, 1, 2, 2]", ("[1, 1]") => "[3.0]";
+    fn adaptive_avg_pool3d(output_size: [usize; 3]) = AdaptiveAvgPool3d,
+        "[batch, channels, depth, height, width]", 5;
+        example "[2.0f32; 8]", "[1, 1, 2, 2, 2]", ("[1, 1, 1]") => "[2.0]";
 }
 
 /// burn's `interpolate` on `x` `[batch, channels, height, width]`.
@@ -401,72 +261,6 @@ pub fn interpolate<B: Backend>(
         ("input must be [batch, channels, height, width]", 4),
         x,
         |x| B::interpolate(x, output_size, options),
-    )
-}
-
-/// burn's `adaptive_avg_pool1d` on `x` `[batch, channels, length]`.
-///
-/// # Errors
-///
-/// - [`GuardError::NotDifferentiable`] under nested autodiff.
-/// - [`GuardError::RankMismatch`] when `x` is not rank 3.
-/// - [`GuardError::BackendPanic`] if the backend still panics.
-///
-/// ```
-/// use burn_backend::ops::FloatTensorOps;
-/// use burn_backend::TensorData;
-/// use burn_flex::Flex;
-///
-/// let x = Flex::float_from_data(TensorData::new(vec![1.0f32, 2.0, 3.0, 6.0], [1, 1, 4]), &Default::default());
-/// let y = burn_guard::backend::adaptive_avg_pool1d::<Flex>(x, 1)?;
-/// # let y = burn_backend::read_sync(Flex::float_into_data(y)).unwrap();
-/// assert_eq!(y.try_to_vec::<f32>().unwrap(), vec![3.0]);
-/// # Ok::<(), burn_guard::GuardError>(())
-/// ```
-pub fn adaptive_avg_pool1d<B: Backend>(
-    x: FloatTensor<B>,
-    output_size: usize,
-) -> Result<FloatTensor<B>> {
-    const OP: &str = "adaptive_avg_pool1d";
-    guarded::<B, _>(
-        OP,
-        NonDifferentiableOp::AdaptiveAvgPool1d,
-        ("input must be [batch, channels, length]", 3),
-        x,
-        |x| B::adaptive_avg_pool1d(x, output_size),
-    )
-}
-
-/// burn's `adaptive_avg_pool3d` on `x` `[batch, channels, depth, height, width]`.
-///
-/// # Errors
-///
-/// - [`GuardError::NotDifferentiable`] under nested autodiff.
-/// - [`GuardError::RankMismatch`] when `x` is not rank 5.
-/// - [`GuardError::BackendPanic`] if the backend still panics.
-///
-/// ```
-/// use burn_backend::ops::FloatTensorOps;
-/// use burn_backend::TensorData;
-/// use burn_flex::Flex;
-///
-/// let x = Flex::float_from_data(TensorData::new(vec![2.0f32; 8], [1, 1, 2, 2, 2]), &Default::default());
-/// let y = burn_guard::backend::adaptive_avg_pool3d::<Flex>(x, [1, 1, 1])?;
-/// # let y = burn_backend::read_sync(Flex::float_into_data(y)).unwrap();
-/// assert_eq!(y.try_to_vec::<f32>().unwrap(), vec![2.0]);
-/// # Ok::<(), burn_guard::GuardError>(())
-/// ```
-pub fn adaptive_avg_pool3d<B: Backend>(
-    x: FloatTensor<B>,
-    output_size: [usize; 3],
-) -> Result<FloatTensor<B>> {
-    const OP: &str = "adaptive_avg_pool3d";
-    guarded::<B, _>(
-        OP,
-        NonDifferentiableOp::AdaptiveAvgPool3d,
-        ("input must be [batch, channels, depth, height, width]", 5),
-        x,
-        |x| B::adaptive_avg_pool3d(x, output_size),
     )
 }
 

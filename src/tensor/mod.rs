@@ -36,13 +36,19 @@
 //! `orderable.rs`, …). Here `base.rs` holds [`TryTensor`] (`narrow`, `swap_dims`, `select`) and
 //! the bodies of `cat` and `stack`, `numeric.rs` the four arithmetic operators and `matmul`,
 //! `quant.rs` the guarded `quantize_dynamic`, `creation.rs` the `TryCreate*` traits and
-//! [`CheckedRead`], `functions.rs` the twins of burn's free functions, and `view`, `indexing`,
-//! `elementwise` and `reduce` the rest, whichever burn file defines them (`try_gather` and
-//! `try_slice` are in `indexing.rs`, their burn methods in `api/base.rs`; `try_argmax` is in
-//! `reduce.rs`, `argmax` in `api/orderable.rs`). [`check`](crate::check) is grouped the same
+//! [`CheckedRead`], and `view`, `indexing`, `elementwise` and `reduce` the rest of the methods,
+//! whichever burn file defines them (`try_gather` and `try_slice` are in `indexing.rs`, their
+//! burn methods in `api/base.rs`; `try_argmax` is in `reduce.rs`, `argmax` in
+//! `api/orderable.rs`). [`check`](crate::check) is grouped the same
 //! way, with the rules the families share (dims, devices, index ranges, broadcasting, `matmul`,
 //! `narrow`, `cat`, `stack`) in `check/shape.rs`. To find a twin, search for `fn try_<name>`
 //! (or `fn <name>_checked`).
+//!
+//! The twins of burn's free functions are one file per concern: `activation.rs`, `loss.rs` and
+//! `grid.rs` are the public modules of the same names; `conv.rs`, `pool.rs`, `interpolate.rs`,
+//! `linear.rs`, `norm.rs`, `attention.rs` and `ctc.rs` make up [`module`]. The per-dimension
+//! families (conv, transposed conv, max/avg/adaptive pools) and the softmax family are macro
+//! tables, one row per function.
 //!
 //! Each twin does three things: gather the inputs (shapes, dims, devices), run the checks in
 //! [`check`](crate::check), and call burn under the [panic backstop](mod@crate::panic). A call
@@ -108,14 +114,23 @@
 //! use burn_guard::tensor::try_zeros;
 //! ```
 
+use burn::tensor::{DType, Device};
+
+use crate::error::Result;
+
+pub mod activation;
 mod attention;
 mod base;
+mod conv;
 mod convert;
 mod creation;
 mod ctc;
 mod elementwise;
-mod functions;
+pub mod grid;
 mod indexing;
+mod interpolate;
+mod linear;
+pub mod loss;
 mod norm;
 mod numeric;
 mod oversize;
@@ -126,6 +141,7 @@ mod view;
 
 pub use base::TryTensor;
 pub(crate) use base::read_indices;
+pub(crate) use conv::{check_conv, check_deform_conv2d};
 pub use creation::{
     CheckedRead, TryConvert, TryConvertFloat, TryCreate, TryCreateBool, TryCreateFloat,
     TryCreateInt, TryCreateMatrix, TryCreateNumeric, TryCreateRange, try_transaction_register,
@@ -146,42 +162,51 @@ pub use view::{ExpandSpec, MovedimSpec, PaddingSpec, ReshapeSpec, TryView};
 /// Twins of burn's free functions in `burn::tensor::module`: `try_conv2d`, `try_linear`, …
 pub mod module {
     pub use super::attention::{try_attention, try_attention_fallback};
-    pub use super::ctc::try_ctc_loss;
-    pub use super::functions::{
-        try_batch_norm, try_batch_norm_train, try_conv_transpose1d, try_conv_transpose2d,
-        try_conv_transpose3d, try_conv1d, try_conv2d, try_conv3d, try_deform_conv2d,
-        try_interpolate, try_linear,
+    pub use super::conv::{
+        try_conv_transpose1d, try_conv_transpose2d, try_conv_transpose3d, try_conv1d, try_conv2d,
+        try_conv2d_weight_backward, try_conv3d, try_deform_conv2d,
     };
-    pub use super::norm::{try_embedding, try_layer_norm};
+    pub use super::ctc::try_ctc_loss;
+    pub use super::interpolate::try_interpolate;
+    pub use super::linear::try_linear;
+    pub use super::norm::{try_batch_norm, try_batch_norm_train, try_embedding, try_layer_norm};
     pub use super::pool::{
         try_adaptive_avg_pool1d, try_adaptive_avg_pool2d, try_adaptive_avg_pool3d, try_avg_pool1d,
-        try_avg_pool2d, try_avg_pool2d_backward, try_conv2d_weight_backward, try_fold4d,
-        try_max_pool1d, try_max_pool1d_with_indices, try_max_pool2d, try_max_pool2d_with_indices,
+        try_avg_pool2d, try_avg_pool2d_backward, try_fold4d, try_max_pool1d,
+        try_max_pool1d_with_indices, try_max_pool2d, try_max_pool2d_with_indices,
         try_max_pool2d_with_indices_backward, try_unfold4d,
     };
-}
-
-/// Twins of burn's free functions in `burn::tensor::activation`: `try_softmax`, …
-pub mod activation {
-    pub use super::functions::{
-        try_glu, try_log_softmax, try_prelu, try_quiet_softmax, try_softmax, try_softmin,
-    };
-}
-
-/// Twins of burn's free functions in `burn::tensor::loss`.
-pub mod loss {
-    pub use super::functions::try_cross_entropy_with_logits;
-}
-
-/// Twins of burn's free functions in `burn::tensor::grid`.
-pub mod grid {
-    pub use super::functions::try_affine_grid_2d;
-    pub use super::view::{try_meshgrid, try_meshgrid_stack};
 }
 
 /// Twins of burn's free functions in `burn::tensor::quantization`.
 pub mod quantization {
     pub use super::creation::{try_compute_q_params, try_compute_range};
+}
+
+/// Every device equal to the first (burn's module functions check none of them).
+pub(crate) fn same_devices(op: &'static str, devices: &[Device]) -> Result<()> {
+    if let Some((first, rest)) = devices.split_first() {
+        for device in rest {
+            crate::capability::same_device(op, first, device)?;
+        }
+    }
+    Ok(())
+}
+
+/// The byte rule on a module function's output of `shape`, in the input's dtype: a quantized
+/// input's output comes back in float, counted as f32 (burn's default float), as `matmul`
+/// counts it.
+pub(crate) fn output_fits(
+    op: &'static str,
+    shape: &[usize],
+    input: DType,
+    device: &Device,
+) -> Result<()> {
+    let dtype = match input {
+        DType::QFloat(_) => DType::F32,
+        dtype => dtype,
+    };
+    crate::capability::require_fits(op, shape, dtype, device).map(drop)
 }
 
 mod sealed {

@@ -1,24 +1,18 @@
-//! Twins of burn's `layer_norm` and `embedding` in `burn::tensor::module`.
+//! Twins of burn's normalizations in `burn::tensor::module` — `layer_norm`, `batch_norm`,
+//! `batch_norm_train` — and of `embedding`.
 //!
-//! burn's front end checks neither: a wrong `gamma` length or a token id out of range panics
-//! inside the backend (on wgpu, inside a kernel). The twins refuse both before dispatch.
+//! burn's front end checks the batch norms' parameter shapes and neither of the others: a
+//! wrong `gamma` length or a token id out of range panics inside the backend (on wgpu, inside
+//! a kernel). The twins refuse those, and mismatched devices, before dispatch.
 
-use burn::tensor::module as burn_module;
-use burn::tensor::{Device, Int, Tensor};
+use burn::tensor::module::{self as burn_module, BatchNormTrainOutput};
+use burn::tensor::{Int, Tensor};
 
 use super::base::read_indices;
-use crate::check::norm as rules;
+use super::same_devices;
+use crate::check::{module as module_rules, norm as rules};
 use crate::error::Result;
 use crate::panic::catch;
-
-fn same_devices(op: &'static str, devices: &[Device]) -> Result<()> {
-    if let Some(first) = devices.first() {
-        for device in devices {
-            crate::capability::same_device(op, first, device)?;
-        }
-    }
-    Ok(())
-}
 
 /// Fallible twin of [`burn_module::layer_norm`].
 ///
@@ -102,4 +96,106 @@ pub fn try_embedding(weights: Tensor<2>, indices: Tensor<2, Int>) -> Result<Tens
     same_devices(OP, &[weights.device(), indices.device()])?;
     rules::embedding_ids(OP, &read_indices(OP, &indices)?, n_embedding)?;
     catch(OP, || burn_module::embedding(weights, indices))
+}
+
+/// A batch norm parameter's name and dims, as the rule takes them.
+fn param(name: &'static str, tensor: &Tensor<1>) -> (&'static str, Vec<usize>) {
+    (name, tensor.dims().to_vec())
+}
+
+/// Fallible twin of [`burn_module::batch_norm`].
+///
+/// Checks that the input has rank ≥ 2 and that `gamma`, `beta`, `mean` and `variance` have
+/// shape `[channels]` (`channels = input.dims()[1]`), and — beyond burn — that every tensor is
+/// on the same device.
+///
+/// # Errors
+///
+/// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for a rank below 2.
+/// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) naming the parameter.
+/// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
+///
+/// ```
+/// use burn::tensor::{Device, Tensor};
+/// use burn_guard::tensor::module::try_batch_norm;
+///
+/// let device = Device::flex();
+/// let x = Tensor::<3>::ones([2, 3, 4], &device);
+/// let p = || Tensor::<1>::ones([3], &device);
+/// assert_eq!(try_batch_norm(x.clone(), p(), p(), p(), p(), 1e-5)?.dims(), [2, 3, 4]);
+/// let bad = Tensor::<1>::ones([2], &device);
+/// assert!(try_batch_norm(x, p(), p(), p(), bad, 1e-5).is_err());
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+#[doc(alias = "batch_norm")]
+pub fn try_batch_norm<const D: usize>(
+    input: Tensor<D>,
+    gamma: Tensor<1>,
+    beta: Tensor<1>,
+    mean: Tensor<1>,
+    variance: Tensor<1>,
+    epsilon: f64,
+) -> Result<Tensor<D>> {
+    const OP: &str = "batch_norm";
+    let params = [
+        param("gamma", &gamma),
+        param("beta", &beta),
+        param("mean", &mean),
+        param("variance", &variance),
+    ];
+    module_rules::batch_norm(OP, &input.dims(), &params)?;
+    same_devices(
+        OP,
+        &[
+            input.device(),
+            gamma.device(),
+            beta.device(),
+            mean.device(),
+            variance.device(),
+        ],
+    )?;
+    catch(OP, || {
+        burn_module::batch_norm(input, gamma, beta, mean, variance, epsilon)
+    })
+}
+
+/// Fallible twin of [`burn_module::batch_norm_train`].
+///
+/// Checks that the input has rank ≥ 2 and that `gamma` and `beta` have shape `[channels]`,
+/// and — beyond burn — that the input is not empty (burn-backend divides by the channel
+/// count, and the statistics of an empty batch are undefined) and that every tensor is on the
+/// same device.
+///
+/// # Errors
+///
+/// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) for a rank below 2.
+/// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) naming the parameter.
+/// - [`GuardError::Empty`](crate::GuardError::Empty) for an empty input.
+/// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
+///
+/// ```
+/// use burn::tensor::{Device, Tensor};
+/// use burn_guard::tensor::module::try_batch_norm_train;
+///
+/// let device = Device::flex();
+/// let x = Tensor::<3>::ones([2, 3, 4], &device);
+/// let out = try_batch_norm_train(x.clone(), Tensor::ones([3], &device), Tensor::zeros([3], &device), 1e-5)?;
+/// assert_eq!(out.mean.dims(), [3]);
+/// assert!(try_batch_norm_train(x, Tensor::ones([4], &device), Tensor::zeros([3], &device), 1e-5).is_err());
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+#[doc(alias = "batch_norm_train")]
+pub fn try_batch_norm_train<const D: usize>(
+    input: Tensor<D>,
+    gamma: Tensor<1>,
+    beta: Tensor<1>,
+    epsilon: f64,
+) -> Result<BatchNormTrainOutput<D>> {
+    const OP: &str = "batch_norm_train";
+    let params = [param("gamma", &gamma), param("beta", &beta)];
+    module_rules::batch_norm_train(OP, &input.dims(), &params)?;
+    same_devices(OP, &[input.device(), gamma.device(), beta.device()])?;
+    catch(OP, || {
+        burn_module::batch_norm_train(input, gamma, beta, epsilon)
+    })
 }

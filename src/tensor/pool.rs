@@ -1,305 +1,236 @@
-//! Twins of the pooling, unfold and fold functions of `burn::tensor::module`.
+//! Twins of the pooling, unfold and fold functions of `burn::tensor::module`: max, average
+//! and adaptive pools (one table row per function, a family per kind of pool), unfold, fold
+//! and the pooling backwards; and the pooling rules the `burn::nn` pool layers share with them
+//! ([`check_max_pool`], [`check_avg_pool`], [`check_adaptive_pool`]).
 //!
 //! burn checks none of their sizes: the backends compute output sizes with unsigned
 //! arithmetic and panic when it underflows. Every twin refuses those inputs before dispatch,
-//! by the rules in [`check::pool`](crate::check::pool).
+//! by the rules in [`check::pool`](crate::check::pool), then an output that cannot fit on the
+//! device (the byte rule, last).
 
 use burn::tensor::module as burn_module;
-use burn::tensor::ops::{AvgPoolOptions, ConvOptions, MaxPoolOptions, UnfoldOptions};
+use burn::tensor::ops::{AvgPoolOptions, MaxPoolOptions, UnfoldOptions};
 use burn::tensor::{Int, Tensor};
 
 use super::base::read_indices;
-use crate::check::module as conv_rules;
+use super::output_fits;
 use crate::check::pool::{self as rules, PoolDim};
 use crate::error::{GuardError, Result};
 use crate::panic::catch;
 
-fn max_dims<const N: usize>(x: &[usize], options: &MaxPoolOptions<N>) -> Vec<PoolDim> {
-    (0..N)
-        .map(|i| PoolDim {
-            size: x.get(i + 2).copied().unwrap_or(0),
-            kernel: options.kernel_size.get(i).copied().unwrap_or(0),
-            stride: options.stride.get(i).copied().unwrap_or(0),
-            padding: options.padding.get(i).copied().unwrap_or((0, 0)),
-            dilation: options.dilation.get(i).copied().unwrap_or(0),
-        })
-        .collect()
-}
-
-fn avg_dims<const N: usize>(x: &[usize], options: &AvgPoolOptions<N>) -> Vec<PoolDim> {
-    (0..N)
-        .map(|i| PoolDim {
-            size: x.get(i + 2).copied().unwrap_or(0),
-            kernel: options.kernel_size.get(i).copied().unwrap_or(0),
-            stride: options.stride.get(i).copied().unwrap_or(0),
-            padding: options.padding.get(i).copied().unwrap_or((0, 0)),
-            dilation: 1,
-        })
-        .collect()
-}
-
-/// The max-pool rule on `x`'s dims.
-pub(crate) fn check_max_pool<const N: usize>(
-    op: &'static str,
+/// Each spatial dim of `x` with its window, from the options' per-dim arrays (an average pool
+/// has no `dilation`: 1).
+fn pool_dims(
     x: &[usize],
+    kernel: &[usize],
+    stride: &[usize],
+    padding: &[(usize, usize)],
+    dilation: &[usize],
+) -> Vec<PoolDim> {
+    (0..kernel.len())
+        .map(|i| PoolDim {
+            size: x.get(i + 2).copied().unwrap_or(0),
+            kernel: kernel.get(i).copied().unwrap_or(0),
+            stride: stride.get(i).copied().unwrap_or(0),
+            padding: padding.get(i).copied().unwrap_or((0, 0)),
+            dilation: dilation.get(i).copied().unwrap_or(1),
+        })
+        .collect()
+}
+
+/// The pooled shape: `x`'s batch and channels, then the `spatial` sizes.
+fn pooled(x: &[usize], spatial: &[usize]) -> Vec<usize> {
+    x.iter().take(2).chain(spatial).copied().collect()
+}
+
+/// The max-pool rule on the input's `dims`: the output shape.
+fn max_pool_shape<const N: usize>(
+    op: &'static str,
+    dims: &[usize],
+    options: &MaxPoolOptions<N>,
+) -> Result<Vec<usize>> {
+    let MaxPoolOptions {
+        kernel_size,
+        stride,
+        padding,
+        dilation,
+        ceil_mode,
+    } = options;
+    let windows = pool_dims(dims, kernel_size, stride, padding, dilation);
+    let spatial = rules::pool(op, dims, &windows, *ceil_mode)?;
+    Ok(pooled(dims, &spatial))
+}
+
+/// The max-pool rule on `x`'s dims, then the byte rule on the output.
+pub(crate) fn check_max_pool<const D: usize, const N: usize>(
+    op: &'static str,
+    x: &Tensor<D>,
     options: &MaxPoolOptions<N>,
 ) -> Result<()> {
-    rules::pool(op, x, &max_dims(x, options), options.ceil_mode).map(drop)
+    let out = max_pool_shape(op, &x.dims(), options)?;
+    output_fits(op, &out, x.dtype(), &x.device())
 }
 
-/// The avg-pool rule on `x`'s dims.
-pub(crate) fn check_avg_pool<const N: usize>(
+/// [`check_max_pool`], and the byte rule on the indices too (in the device's int dtype).
+fn check_max_pool_with_indices<const D: usize, const N: usize>(
     op: &'static str,
-    x: &[usize],
+    x: &Tensor<D>,
+    options: &MaxPoolOptions<N>,
+) -> Result<()> {
+    let out = max_pool_shape(op, &x.dims(), options)?;
+    let device = x.device();
+    output_fits(op, &out, x.dtype(), &device)?;
+    let int = device.settings().int_dtype.into();
+    crate::capability::require_fits(op, &out, int, &device).map(drop)
+}
+
+/// The avg-pool rule on `x`'s dims, then the byte rule on the output.
+pub(crate) fn check_avg_pool<const D: usize, const N: usize>(
+    op: &'static str,
+    x: &Tensor<D>,
     options: &AvgPoolOptions<N>,
 ) -> Result<()> {
-    rules::pool(op, x, &avg_dims(x, options), options.ceil_mode).map(drop)
+    let dims = x.dims();
+    let AvgPoolOptions {
+        kernel_size,
+        stride,
+        padding,
+        ceil_mode,
+        ..
+    } = options;
+    let spatial = rules::pool(
+        op,
+        &dims,
+        &pool_dims(&dims, kernel_size, stride, padding, &[]),
+        *ceil_mode,
+    )?;
+    output_fits(op, &pooled(&dims, &spatial), x.dtype(), &x.device())
 }
 
-/// Fallible twin of [`burn_module::max_pool1d`].
-///
-/// Checks — beyond burn, which leaves them to the backend — non-zero kernel size, stride and
-/// dilation (the options' pub fields bypass the constructor's checks), a non-empty input
-/// length and a dilated kernel that fits in the padded input (in ceil mode, up to
-/// `stride - 1` past it). NdArray panics on the last two; Flex returns an empty output or a
-/// window of nothing. An empty batch or channel dim is fine.
-///
-/// # Errors
-///
-/// [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a zero option;
-/// [`GuardError::Empty`](crate::GuardError::Empty) for an empty input length;
-/// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a kernel larger
-/// than the padded input.
-///
-/// ```
-/// use burn::tensor::{Device, Tensor};
-/// use burn::tensor::ops::MaxPoolOptions;
-/// use burn_guard::tensor::module::try_max_pool1d;
-///
-/// let x = Tensor::<3>::ones([1, 2, 5], &Device::flex());
-/// assert_eq!(try_max_pool1d(x.clone(), MaxPoolOptions::new([2]))?.dims(), [1, 2, 2]);
-/// assert!(try_max_pool1d(x, MaxPoolOptions::new([6])).is_err());
-/// # Ok::<(), burn_guard::GuardError>(())
-/// ```
-#[doc(alias = "max_pool1d")]
-pub fn try_max_pool1d(x: Tensor<3>, options: MaxPoolOptions<1>) -> Result<Tensor<3>> {
-    const OP: &str = "max_pool1d";
-    check_max_pool(OP, &x.dims(), &options)?;
-    catch(OP, || burn_module::max_pool1d(x, options))
+/// A size burn takes per spatial dim: one `usize` in 1d, an array otherwise (an adaptive
+/// pool's output size; a `burn::nn` pool's kernel size and stride).
+pub(crate) trait PerDim<const N: usize> {
+    /// The size of each spatial dim.
+    fn per_dim(&self) -> [usize; N];
 }
 
-/// Fallible twin of [`burn_module::max_pool2d`].
-///
-/// Checks what [`try_max_pool1d`] checks, per spatial dim.
-///
-/// # Errors
-///
-/// [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a zero option;
-/// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a kernel larger
-/// than the padded input.
-///
-/// ```
-/// use burn::tensor::{Device, Tensor};
-/// use burn::tensor::ops::MaxPoolOptions;
-/// use burn_guard::tensor::module::try_max_pool2d;
-///
-/// let x = Tensor::<4>::ones([1, 2, 4, 4], &Device::flex());
-/// assert_eq!(try_max_pool2d(x.clone(), MaxPoolOptions::new([2, 2]))?.dims(), [1, 2, 2, 2]);
-/// assert!(try_max_pool2d(x, MaxPoolOptions::new([2, 5])).is_err());
-/// # Ok::<(), burn_guard::GuardError>(())
-/// ```
-#[doc(alias = "max_pool2d")]
-pub fn try_max_pool2d(x: Tensor<4>, options: MaxPoolOptions<2>) -> Result<Tensor<4>> {
-    const OP: &str = "max_pool2d";
-    check_max_pool(OP, &x.dims(), &options)?;
-    catch(OP, || burn_module::max_pool2d(x, options))
+impl PerDim<1> for usize {
+    fn per_dim(&self) -> [usize; 1] {
+        [*self]
+    }
 }
 
-/// Fallible twin of [`burn_module::max_pool1d_with_indices`].
-///
-/// Checks what [`try_max_pool1d`] checks.
-///
-/// # Errors
-///
-/// As [`try_max_pool1d`].
-///
-/// ```
-/// use burn::tensor::{Device, Tensor};
-/// use burn::tensor::ops::MaxPoolOptions;
-/// use burn_guard::tensor::module::try_max_pool1d_with_indices;
-///
-/// let x = Tensor::<3>::ones([1, 2, 5], &Device::flex());
-/// let (y, idx) = try_max_pool1d_with_indices(x.clone(), MaxPoolOptions::new([2]))?;
-/// assert_eq!((y.dims(), idx.dims()), ([1, 2, 2], [1, 2, 2]));
-/// assert!(try_max_pool1d_with_indices(x, MaxPoolOptions::new([6])).is_err());
-/// # Ok::<(), burn_guard::GuardError>(())
-/// ```
-#[doc(alias = "max_pool1d_with_indices")]
-pub fn try_max_pool1d_with_indices(
-    x: Tensor<3>,
-    options: MaxPoolOptions<1>,
-) -> Result<(Tensor<3>, Tensor<3, Int>)> {
-    const OP: &str = "max_pool1d_with_indices";
-    check_max_pool(OP, &x.dims(), &options)?;
-    catch(OP, || burn_module::max_pool1d_with_indices(x, options))
+impl<const N: usize> PerDim<N> for [usize; N] {
+    fn per_dim(&self) -> [usize; N] {
+        *self
+    }
 }
 
-/// Fallible twin of [`burn_module::max_pool2d_with_indices`].
-///
-/// Checks what [`try_max_pool1d`] checks, per spatial dim.
-///
-/// # Errors
-///
-/// As [`try_max_pool2d`].
-///
-/// ```
-/// use burn::tensor::{Device, Tensor};
-/// use burn::tensor::ops::MaxPoolOptions;
-/// use burn_guard::tensor::module::try_max_pool2d_with_indices;
-///
-/// let x = Tensor::<4>::ones([1, 2, 4, 4], &Device::flex());
-/// let (y, idx) = try_max_pool2d_with_indices(x.clone(), MaxPoolOptions::new([2, 2]))?;
-/// assert_eq!((y.dims(), idx.dims()), ([1, 2, 2, 2], [1, 2, 2, 2]));
-/// assert!(try_max_pool2d_with_indices(x, MaxPoolOptions::new([5, 2])).is_err());
-/// # Ok::<(), burn_guard::GuardError>(())
-/// ```
-#[doc(alias = "max_pool2d_with_indices")]
-pub fn try_max_pool2d_with_indices(
-    x: Tensor<4>,
-    options: MaxPoolOptions<2>,
-) -> Result<(Tensor<4>, Tensor<4, Int>)> {
-    const OP: &str = "max_pool2d_with_indices";
-    check_max_pool(OP, &x.dims(), &options)?;
-    catch(OP, || burn_module::max_pool2d_with_indices(x, options))
+/// The adaptive-pool rule on `x`'s dims, then the byte rule on the output.
+pub(crate) fn check_adaptive_pool<const D: usize, const N: usize>(
+    op: &'static str,
+    x: &Tensor<D>,
+    output_size: &impl PerDim<N>,
+) -> Result<()> {
+    let dims = x.dims();
+    let sizes = output_size.per_dim();
+    rules::adaptive_pool(op, &dims, &sizes)?;
+    output_fits(op, &pooled(&dims, &sizes), x.dtype(), &x.device())
 }
 
-/// Fallible twin of [`burn_module::avg_pool1d`].
-///
-/// Checks — beyond burn, which leaves them to the backend — non-zero kernel size and
-/// stride, a non-empty input length and a kernel that fits in the padded input (in ceil
-/// mode, up to `stride - 1` past it). NdArray panics on the last two; Flex returns an empty
-/// output or a window of nothing.
-///
-/// # Errors
-///
-/// [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a zero option;
-/// [`GuardError::Empty`](crate::GuardError::Empty) for an empty input length;
-/// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a kernel larger
-/// than the padded input.
-///
-/// ```
-/// use burn::tensor::{Device, Tensor};
-/// use burn::tensor::ops::AvgPoolOptions;
-/// use burn_guard::tensor::module::try_avg_pool1d;
-///
-/// let x = Tensor::<3>::ones([1, 2, 5], &Device::flex());
-/// assert_eq!(try_avg_pool1d(x.clone(), AvgPoolOptions::new([2]))?.dims(), [1, 2, 2]);
-/// assert!(try_avg_pool1d(x, AvgPoolOptions::new([6])).is_err());
-/// # Ok::<(), burn_guard::GuardError>(())
-/// ```
-#[doc(alias = "avg_pool1d")]
-pub fn try_avg_pool1d(x: Tensor<3>, options: AvgPoolOptions<1>) -> Result<Tensor<3>> {
-    const OP: &str = "avg_pool1d";
-    check_avg_pool(OP, &x.dims(), &options)?;
-    catch(OP, || burn_module::avg_pool1d(x, options))
+/// One row per pooling function of a family: the twin and burn's function (its op name), the
+/// signature, the check; then the doc example: the input's shape and the example's lines. The
+/// family gives what the checks refuse, the errors and the options' import.
+macro_rules! pool_twins {
+    (checks $checks:literal; errors $errors:literal; import $import:literal;
+     $(fn $twin:ident = $burn:ident($op:literal)(x: Tensor<$d:literal>, $param:ident: $ty:ty)
+        -> $out:ty, by $check:ident;
+        example $x:literal $($line:literal)*;)*) => {$(
+        #[doc = concat!("Fallible twin of [`burn_module::", $op, "`].")]
+        ///
+        #[doc = concat!("Checks ", $checks, " The output must fit on the device (the byte rule).")]
+        ///
+        /// # Errors
+        ///
+        #[doc = $errors]
+        /// [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the
+        /// device's largest buffer.
+        ///
+        /// ```
+        /// use burn::tensor::{Device, Tensor};
+        #[doc = $import]
+        #[doc = concat!("use burn_guard::tensor::module::", stringify!($twin), ";")]
+        ///
+        #[doc = concat!("let x = Tensor::<", $d, ">::ones(", $x, ", &Device::flex());")]
+        $(#[doc = $line])*
+        /// # Ok::<(), burn_guard::GuardError>(())
+        /// ```
+        #[doc(alias = $op)]
+        pub fn $twin(x: Tensor<$d>, $param: $ty) -> Result<$out> {
+            const OP: &str = $op;
+            $check(OP, &x, &$param)?;
+            catch(OP, || burn_module::$burn(x, $param))
+        }
+    )*};
 }
 
-/// Fallible twin of [`burn_module::avg_pool2d`].
-///
-/// Checks what [`try_avg_pool1d`] checks, per spatial dim.
-///
-/// # Errors
-///
-/// As [`try_avg_pool1d`].
-///
-/// ```
-/// use burn::tensor::{Device, Tensor};
-/// use burn::tensor::ops::AvgPoolOptions;
-/// use burn_guard::tensor::module::try_avg_pool2d;
-///
-/// let x = Tensor::<4>::ones([1, 2, 4, 4], &Device::flex());
-/// assert_eq!(try_avg_pool2d(x.clone(), AvgPoolOptions::new([2, 2]))?.dims(), [1, 2, 2, 2]);
-/// assert!(try_avg_pool2d(x, AvgPoolOptions::new([2, 5])).is_err());
-/// # Ok::<(), burn_guard::GuardError>(())
-/// ```
-#[doc(alias = "avg_pool2d")]
-pub fn try_avg_pool2d(x: Tensor<4>, options: AvgPoolOptions<2>) -> Result<Tensor<4>> {
-    const OP: &str = "avg_pool2d";
-    check_avg_pool(OP, &x.dims(), &options)?;
-    catch(OP, || burn_module::avg_pool2d(x, options))
+pool_twins! {
+    checks "— beyond burn, which leaves them to the backend — non-zero kernel size, stride and \
+        (for a max pool) dilation (the options' pub fields bypass the constructors' checks), a \
+        non-empty input length and a (dilated) kernel that fits in the padded input (in ceil \
+        mode, up to `stride - 1` past it). NdArray panics on the last two; Flex returns an \
+        empty output or a window of nothing. An empty batch or channel dim is fine.";
+    errors "[`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a zero option; \
+        [`GuardError::Empty`](crate::GuardError::Empty) for an empty input length; \
+        [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a kernel larger \
+        than the padded input;";
+    import "use burn::tensor::ops::{AvgPoolOptions, MaxPoolOptions};";
+    fn try_max_pool1d = max_pool1d("max_pool1d")(x: Tensor<3>, options: MaxPoolOptions<1>) -> Tensor<3>, by check_max_pool;
+        example "[1, 2, 5]"
+        "assert_eq!(try_max_pool1d(x.clone(), MaxPoolOptions::new([2]))?.dims(), [1, 2, 2]);"
+        "assert!(try_max_pool1d(x, MaxPoolOptions::new([6])).is_err());";
+    fn try_max_pool2d = max_pool2d("max_pool2d")(x: Tensor<4>, options: MaxPoolOptions<2>) -> Tensor<4>, by check_max_pool;
+        example "[1, 2, 4, 4]"
+        "assert_eq!(try_max_pool2d(x.clone(), MaxPoolOptions::new([2, 2]))?.dims(), [1, 2, 2, 2]);"
+        "assert!(try_max_pool2d(x, MaxPoolOptions::new([2, 5])).is_err());";
+    fn try_avg_pool1d = avg_pool1d("avg_pool1d")(x: Tensor<3>, options: AvgPoolOptions<1>) -> Tensor<3>, by check_avg_pool;
+        example "[1, 2, 5]"
+        "assert_eq!(try_avg_pool1d(x.clone(), AvgPoolOptions::new([2]))?.dims(), [1, 2, 2]);"
+        "assert!(try_avg_pool1d(x, AvgPoolOptions::new([6])).is_err());";
+    fn try_avg_pool2d = avg_pool2d("avg_pool2d")(x: Tensor<4>, options: AvgPoolOptions<2>) -> Tensor<4>, by check_avg_pool;
+        example "[1, 2, 4, 4]"
+        "assert_eq!(try_avg_pool2d(x.clone(), AvgPoolOptions::new([2, 2]))?.dims(), [1, 2, 2, 2]);"
+        "assert!(try_avg_pool2d(x, AvgPoolOptions::new([2, 5])).is_err());";
+    fn try_max_pool1d_with_indices = max_pool1d_with_indices("max_pool1d_with_indices")(x: Tensor<3>, options: MaxPoolOptions<1>) -> (Tensor<3>, Tensor<3, Int>), by check_max_pool_with_indices;
+        example "[1, 2, 5]"
+        "let (y, idx) = try_max_pool1d_with_indices(x.clone(), MaxPoolOptions::new([2]))?;"
+        "assert_eq!((y.dims(), idx.dims()), ([1, 2, 2], [1, 2, 2]));"
+        "assert!(try_max_pool1d_with_indices(x, MaxPoolOptions::new([6])).is_err());";
+    fn try_max_pool2d_with_indices = max_pool2d_with_indices("max_pool2d_with_indices")(x: Tensor<4>, options: MaxPoolOptions<2>) -> (Tensor<4>, Tensor<4, Int>), by check_max_pool_with_indices;
+        example "[1, 2, 4, 4]"
+        "let (y, idx) = try_max_pool2d_with_indices(x.clone(), MaxPoolOptions::new([2, 2]))?;"
+        "assert_eq!((y.dims(), idx.dims()), ([1, 2, 2, 2], [1, 2, 2, 2]));"
+        "assert!(try_max_pool2d_with_indices(x, MaxPoolOptions::new([5, 2])).is_err());";
 }
 
-/// Fallible twin of [`burn_module::adaptive_avg_pool1d`].
-///
-/// Checks — beyond burn, which leaves it to the backend — a non-empty input length (both CPU
-/// backends return averages of empty windows). An output size of 0 gives an empty tensor.
-///
-/// # Errors
-///
-/// [`GuardError::Empty`](crate::GuardError::Empty) for an empty input length.
-///
-/// ```
-/// use burn::tensor::{Device, Tensor};
-/// use burn_guard::tensor::module::try_adaptive_avg_pool1d;
-///
-/// let x = Tensor::<3>::ones([1, 2, 5], &Device::flex());
-/// assert_eq!(try_adaptive_avg_pool1d(x.clone(), 3)?.dims(), [1, 2, 3]);
-/// assert!(try_adaptive_avg_pool1d(Tensor::<3>::ones([1, 2, 0], &Device::flex()), 3).is_err());
-/// # Ok::<(), burn_guard::GuardError>(())
-/// ```
-#[doc(alias = "adaptive_avg_pool1d")]
-pub fn try_adaptive_avg_pool1d(x: Tensor<3>, output_size: usize) -> Result<Tensor<3>> {
-    const OP: &str = "adaptive_avg_pool1d";
-    rules::adaptive_pool(OP, &x.dims(), &[output_size])?;
-    catch(OP, || burn_module::adaptive_avg_pool1d(x, output_size))
-}
-
-/// Fallible twin of [`burn_module::adaptive_avg_pool2d`].
-///
-/// Checks what [`try_adaptive_avg_pool1d`] checks, per spatial dim.
-///
-/// # Errors
-///
-/// As [`try_adaptive_avg_pool1d`].
-///
-/// ```
-/// use burn::tensor::{Device, Tensor};
-/// use burn_guard::tensor::module::try_adaptive_avg_pool2d;
-///
-/// let x = Tensor::<4>::ones([1, 2, 5, 5], &Device::flex());
-/// assert_eq!(try_adaptive_avg_pool2d(x.clone(), [2, 3])?.dims(), [1, 2, 2, 3]);
-/// assert!(try_adaptive_avg_pool2d(Tensor::<4>::ones([1, 2, 0, 5], &Device::flex()), [2, 2]).is_err());
-/// # Ok::<(), burn_guard::GuardError>(())
-/// ```
-#[doc(alias = "adaptive_avg_pool2d")]
-pub fn try_adaptive_avg_pool2d(x: Tensor<4>, output_size: [usize; 2]) -> Result<Tensor<4>> {
-    const OP: &str = "adaptive_avg_pool2d";
-    rules::adaptive_pool(OP, &x.dims(), &output_size)?;
-    catch(OP, || burn_module::adaptive_avg_pool2d(x, output_size))
-}
-
-/// Fallible twin of [`burn_module::adaptive_avg_pool3d`].
-///
-/// Checks what [`try_adaptive_avg_pool1d`] checks, per spatial dim.
-///
-/// # Errors
-///
-/// As [`try_adaptive_avg_pool1d`].
-///
-/// ```
-/// use burn::tensor::{Device, Tensor};
-/// use burn_guard::tensor::module::try_adaptive_avg_pool3d;
-///
-/// let x = Tensor::<5>::ones([1, 1, 4, 4, 4], &Device::flex());
-/// assert_eq!(try_adaptive_avg_pool3d(x.clone(), [2, 2, 1])?.dims(), [1, 1, 2, 2, 1]);
-/// assert!(try_adaptive_avg_pool3d(Tensor::<5>::ones([1, 1, 4, 0, 4], &Device::flex()), [2, 2, 1]).is_err());
-/// # Ok::<(), burn_guard::GuardError>(())
-/// ```
-#[doc(alias = "adaptive_avg_pool3d")]
-pub fn try_adaptive_avg_pool3d(x: Tensor<5>, output_size: [usize; 3]) -> Result<Tensor<5>> {
-    const OP: &str = "adaptive_avg_pool3d";
-    rules::adaptive_pool(OP, &x.dims(), &output_size)?;
-    catch(OP, || burn_module::adaptive_avg_pool3d(x, output_size))
+pool_twins! {
+    checks "— beyond burn, which leaves it to the backend — a non-empty input along every \
+        spatial dim (both CPU backends return averages of empty windows). An output size of 0 \
+        gives an empty tensor.";
+    errors "[`GuardError::Empty`](crate::GuardError::Empty) for an empty input length;";
+    import "";
+    fn try_adaptive_avg_pool1d = adaptive_avg_pool1d("adaptive_avg_pool1d")(x: Tensor<3>, output_size: usize) -> Tensor<3>, by check_adaptive_pool;
+        example "[1, 2, 5]"
+        "assert_eq!(try_adaptive_avg_pool1d(x, 3)?.dims(), [1, 2, 3]);"
+        "assert!(try_adaptive_avg_pool1d(Tensor::<3>::ones([1, 2, 0], &Device::flex()), 3).is_err());";
+    fn try_adaptive_avg_pool2d = adaptive_avg_pool2d("adaptive_avg_pool2d")(x: Tensor<4>, output_size: [usize; 2]) -> Tensor<4>, by check_adaptive_pool;
+        example "[1, 2, 5, 5]"
+        "assert_eq!(try_adaptive_avg_pool2d(x, [2, 3])?.dims(), [1, 2, 2, 3]);"
+        "assert!(try_adaptive_avg_pool2d(Tensor::<4>::ones([1, 2, 0, 5], &Device::flex()), [2, 2]).is_err());";
+    fn try_adaptive_avg_pool3d = adaptive_avg_pool3d("adaptive_avg_pool3d")(x: Tensor<5>, output_size: [usize; 3]) -> Tensor<5>, by check_adaptive_pool;
+        example "[1, 1, 4, 4, 4]"
+        "assert_eq!(try_adaptive_avg_pool3d(x, [2, 2, 1])?.dims(), [1, 1, 2, 2, 1]);"
+        "assert!(try_adaptive_avg_pool3d(Tensor::<5>::ones([1, 1, 4, 0, 4], &Device::flex()), [2, 2, 1]).is_err());";
 }
 
 /// Fallible twin of [`burn_module::unfold4d`].
@@ -331,14 +262,8 @@ pub fn try_unfold4d(
     options: UnfoldOptions,
 ) -> Result<Tensor<3>> {
     const OP: &str = "unfold4d";
-    rules::unfold(
-        OP,
-        &x.dims(),
-        kernel_size,
-        options.stride,
-        options.padding,
-        options.dilation,
-    )?;
+    let (stride, padding, dilation) = (options.stride, options.padding, options.dilation);
+    rules::unfold(OP, &x.dims(), kernel_size, stride, padding, dilation)?;
     catch(OP, || burn_module::unfold4d(x, kernel_size, options))
 }
 
@@ -373,14 +298,15 @@ pub fn try_fold4d(
     options: UnfoldOptions,
 ) -> Result<Tensor<4>> {
     const OP: &str = "fold4d";
+    let (stride, padding, dilation) = (options.stride, options.padding, options.dilation);
     rules::fold(
         OP,
         &x.dims(),
         output_size,
         kernel_size,
-        options.stride,
-        options.padding,
-        options.dilation,
+        stride,
+        padding,
+        dilation,
     )?;
     catch(OP, || {
         burn_module::fold4d(x, output_size, kernel_size, options)
@@ -536,55 +462,5 @@ pub fn try_max_pool2d_with_indices_backward(
             output_grad,
             indices,
         )
-    })
-}
-
-/// Fallible twin of [`burn_module::conv2d_weight_backward`].
-///
-/// Checks the [`try_conv2d`](crate::tensor::module::try_conv2d) rules on `x`, `weight` and
-/// `options`, and, beyond burn, an `output_grad` of the convolution output's shape, and one
-/// device for all three.
-///
-/// # Errors
-///
-/// As [`try_conv2d`](crate::tensor::module::try_conv2d);
-/// [`GuardError::ShapeMismatch`] for a gradient of another shape.
-///
-/// ```
-/// use burn::tensor::{Device, Tensor};
-/// use burn::tensor::ops::ConvOptions;
-/// use burn_guard::tensor::module::try_conv2d_weight_backward;
-///
-/// let device = Device::flex();
-/// let x = Tensor::<4>::ones([1, 2, 4, 4], &device);
-/// let w = Tensor::<4>::ones([3, 2, 3, 3], &device);
-/// let options = ConvOptions::new([1, 1], [0, 0], [1, 1], 1);
-/// let g = Tensor::<4>::ones([1, 3, 2, 2], &device);
-/// assert_eq!(try_conv2d_weight_backward(x.clone(), w.clone(), g, options.clone())?.dims(), [3, 2, 3, 3]);
-/// let bad = Tensor::<4>::ones([1, 3, 3, 3], &device);
-/// assert!(try_conv2d_weight_backward(x, w, bad, options).is_err());
-/// # Ok::<(), burn_guard::GuardError>(())
-/// ```
-#[doc(alias = "conv2d_weight_backward")]
-pub fn try_conv2d_weight_backward(
-    x: Tensor<4>,
-    weight: Tensor<4>,
-    output_grad: Tensor<4>,
-    options: ConvOptions<2>,
-) -> Result<Tensor<4>> {
-    const OP: &str = "conv2d_weight_backward";
-    let expected = conv_rules::conv(OP, &x.dims(), &weight.dims(), None, &options, false)?;
-    if output_grad.dims().as_slice() != expected.as_slice() {
-        return Err(GuardError::ShapeMismatch {
-            op: OP,
-            rule: "the gradient must have the shape of the convolution output",
-            shapes: vec![output_grad.dims().to_vec(), expected],
-        });
-    }
-    let device = x.device();
-    crate::capability::same_device(OP, &device, &weight.device())?;
-    crate::capability::same_device(OP, &device, &output_grad.device())?;
-    catch(OP, || {
-        burn_module::conv2d_weight_backward(x, weight, output_grad, options)
     })
 }

@@ -5,9 +5,11 @@
 //! the tensor convolution. The twins compute the same padding, then check the input against
 //! the layer's weight and bias by the rule of the tensor twin
 //! ([`check::module::conv`](crate::check::module::conv),
-//! [`check::module::conv_transpose`](crate::check::module::conv_transpose)), then run
-//! burn's forward. The config twins check what the configs' `init` asserts, and the fans
-//! burn-nn's initializer needs when it draws the parameters at their first use
+//! [`check::module::conv_transpose`](crate::check::module::conv_transpose)), byte rule
+//! included, then run burn's forward. The convolutions and transposed convolutions are rows of
+//! [`layer_twins!`](super::support), one per dimension. The config twins check what the
+//! configs' `init` asserts, and the fans burn-nn's initializer needs when it draws the
+//! parameters at their first use
 //! ([`check::layer::initializer_fans`](crate::check::layer::initializer_fans)): a layer built by
 //! `try_init` draws its parameters without panicking. One built by burn's `init` from a
 //! config `try_init` refuses panics at its first use; the forward twins report that as
@@ -18,69 +20,62 @@ use burn::nn::conv::{
     ConvTranspose1dConfig, ConvTranspose2d, ConvTranspose2dConfig, ConvTranspose3d,
     ConvTranspose3dConfig, DeformConv2d, DeformConv2dConfig,
 };
-use burn::nn::{PaddingConfig2d, PaddingConfig3d};
+use burn::nn::{Initializer, PaddingConfig2d, PaddingConfig3d};
 use burn::tensor::ops::{ConvOptions, ConvTransposeOptions, DeformConvOptions};
 use burn::tensor::{Device, Tensor};
 
-use super::pool::{padding_1d, padding_2d, padding_3d};
-use super::support::{Sealed, dims, same_devices, weight_and_bias};
+use super::pool::Padding;
+use super::support::{Sealed, weight_and_bias};
 use crate::GuardError;
 use crate::check::layer::initializer_fans;
-use crate::check::module as conv_rules;
 use crate::check::pool::{conv_groups, same_padding_kernel};
 use crate::error::Result;
 use crate::nn::init::{TryInit, init_fitting};
 use crate::panic::catch;
+use crate::tensor::pool::PerDim;
+use crate::tensor::{check_conv, check_deform_conv2d};
 
-/// The devices of input, weight and bias.
-fn devices<const D: usize>(
-    input: &Tensor<D>,
-    weight: &Tensor<D>,
-    bias: Option<&Tensor<1>>,
-) -> Vec<Device> {
-    let mut devices = vec![input.device(), weight.device()];
-    devices.extend(bias.map(Tensor::device));
-    devices
+/// How burn-nn's `init` of a convolution passes fans to its initializer.
+#[derive(Clone, Copy)]
+enum Fans {
+    /// `fan_in` and `fan_out` from `channels` `[in, out]`; the bias gets `fan_out` only when
+    /// `bias_fan_out` (burn's `Conv1d` passes none).
+    Conv { bias_fan_out: bool },
+    /// `fan_in` from the output channels, no `fan_out` for either parameter.
+    Transposed,
 }
 
-/// The rule of `conv{1,2,3}d` on the layer's own weight and bias, and their devices.
-fn check_conv<const D: usize, const N: usize>(
+/// The initializer's fans for a convolution's weight and (when `bias`) its bias, as burn-nn's
+/// `init` passes them for `channels` `[in, out]`, `groups` and a kernel of `kernel` sizes.
+fn conv_fans(
     op: &'static str,
-    input: &Tensor<D>,
-    weight: &Tensor<D>,
-    bias: Option<&Tensor<1>>,
-    options: &ConvOptions<N>,
-    symmetric_only: bool,
+    initializer: &Initializer,
+    fans: Fans,
+    [c_in, c_out]: [usize; 2],
+    groups: usize,
+    kernel: &[usize],
+    bias: bool,
 ) -> Result<()> {
-    let bias_dims = bias.map(dims);
-    conv_rules::conv(
-        op,
-        &input.dims(),
-        &weight.dims(),
-        bias_dims.as_deref(),
-        options,
-        symmetric_only,
-    )?;
-    same_devices(op, &devices(input, weight, bias))
-}
-
-/// The rule of `conv_transpose{1,2,3}d` on the layer's own weight and bias, and devices.
-fn check_conv_transpose<const D: usize, const N: usize>(
-    op: &'static str,
-    input: &Tensor<D>,
-    weight: &Tensor<D>,
-    bias: Option<&Tensor<1>>,
-    options: &ConvTransposeOptions<N>,
-) -> Result<()> {
-    let bias_dims = bias.map(dims);
-    conv_rules::conv_transpose(
-        op,
-        &input.dims(),
-        &weight.dims(),
-        bias_dims.as_deref(),
-        options,
-    )?;
-    same_devices(op, &devices(input, weight, bias))
+    let k = kernel.iter().product::<usize>();
+    let (fan_in, rows, fan_out, bias_fan_out) = match fans {
+        Fans::Conv { bias_fan_out } => {
+            let fan_out = (c_out / groups).saturating_mul(k);
+            let bias_fan_out = bias_fan_out.then_some(fan_out);
+            (
+                (c_in / groups).saturating_mul(k),
+                c_out,
+                Some(fan_out),
+                bias_fan_out,
+            )
+        }
+        Fans::Transposed => ((c_out / groups).saturating_mul(k), c_in, None, None),
+    };
+    let len = fan_in.saturating_mul(rows);
+    initializer_fans(op, "weight", initializer, len, Some(fan_in), fan_out)?;
+    if bias {
+        initializer_fans(op, "bias", initializer, c_out, Some(fan_in), bias_fan_out)?;
+    }
+    Ok(())
 }
 
 impl Sealed for Conv1dConfig {}
@@ -90,164 +85,58 @@ impl TryInit for Conv1dConfig {
 
     fn try_init(&self, device: &Device) -> Result<Conv1d> {
         const OP: &str = "conv1d_init";
-        conv_groups(OP, self.channels_in, self.channels_out, self.groups)?;
-        // The fans burn-nn's `init` passes for each parameter.
-        let k = self.kernel_size;
-        let fan_in = (self.channels_in / self.groups).saturating_mul(k);
-        let fan_out = (self.channels_out / self.groups).saturating_mul(k);
-        let len = fan_in.saturating_mul(self.channels_out);
-        initializer_fans(
+        let channels = [self.channels_in, self.channels_out];
+        conv_groups(OP, channels[0], channels[1], self.groups)?;
+        let fans = Fans::Conv {
+            bias_fan_out: false,
+        };
+        let kernel = [self.kernel_size];
+        conv_fans(
             OP,
-            "weight",
             &self.initializer,
-            len,
-            Some(fan_in),
-            Some(fan_out),
+            fans,
+            channels,
+            self.groups,
+            &kernel,
+            self.bias,
         )?;
-        if self.bias {
-            let len = self.channels_out;
-            initializer_fans(OP, "bias", &self.initializer, len, Some(fan_in), None)?;
-        }
         init_fitting(OP, || self.init(device))
     }
 }
 
-impl Sealed for Conv2dConfig {}
+/// One row per convolution config with burn-nn's common fields (`channels`, `groups`,
+/// `kernel_size`, `bias`, `initializer`): the config, its module and op name, how burn-nn passes
+/// the fans, and the padding type of a config whose `Same` padding needs odd kernels.
+macro_rules! conv_inits {
+    ($(impl TryInit for $config:ident = $module:ident($op:literal), $fans:expr
+        $(, odd $padding:ident)?;)*) => {$(
+        impl Sealed for $config {}
 
-impl TryInit for Conv2dConfig {
-    type Module = Conv2d;
+        impl TryInit for $config {
+            type Module = $module;
 
-    fn try_init(&self, device: &Device) -> Result<Conv2d> {
-        const OP: &str = "conv2d_init";
-        conv_groups(OP, self.channels[0], self.channels[1], self.groups)?;
-        // The fans burn-nn's `init` passes for each parameter.
-        let k = self.kernel_size.iter().product::<usize>();
-        let fan_in = (self.channels[0] / self.groups).saturating_mul(k);
-        let fan_out = (self.channels[1] / self.groups).saturating_mul(k);
-        let len = fan_in.saturating_mul(self.channels[1]);
-        initializer_fans(
-            OP,
-            "weight",
-            &self.initializer,
-            len,
-            Some(fan_in),
-            Some(fan_out),
-        )?;
-        if self.bias {
-            let len = self.channels[1];
-            initializer_fans(
-                OP,
-                "bias",
-                &self.initializer,
-                len,
-                Some(fan_in),
-                Some(fan_out),
-            )?;
+            fn try_init(&self, device: &Device) -> Result<$module> {
+                const OP: &str = $op;
+                let (channels, groups) = (self.channels, self.groups);
+                conv_groups(OP, channels[0], channels[1], groups)?;
+                $(if self.padding == $padding::Same {
+                    same_padding_kernel(OP, &self.kernel_size)?;
+                })?
+                let kernel = self.kernel_size.per_dim();
+                conv_fans(OP, &self.initializer, $fans, channels, groups, &kernel, self.bias)?;
+                init_fitting(OP, || self.init(device))
+            }
         }
-        init_fitting(OP, || self.init(device))
-    }
+    )*};
 }
 
-impl Sealed for Conv3dConfig {}
-
-impl TryInit for Conv3dConfig {
-    type Module = Conv3d;
-
-    fn try_init(&self, device: &Device) -> Result<Conv3d> {
-        const OP: &str = "conv3d_init";
-        conv_groups(OP, self.channels[0], self.channels[1], self.groups)?;
-        if self.padding == PaddingConfig3d::Same {
-            same_padding_kernel(OP, &self.kernel_size)?;
-        }
-        // The fans burn-nn's `init` passes for each parameter.
-        let k = self.kernel_size.iter().product::<usize>();
-        let fan_in = (self.channels[0] / self.groups).saturating_mul(k);
-        let fan_out = (self.channels[1] / self.groups).saturating_mul(k);
-        let len = fan_in.saturating_mul(self.channels[1]);
-        initializer_fans(
-            OP,
-            "weight",
-            &self.initializer,
-            len,
-            Some(fan_in),
-            Some(fan_out),
-        )?;
-        if self.bias {
-            let len = self.channels[1];
-            initializer_fans(
-                OP,
-                "bias",
-                &self.initializer,
-                len,
-                Some(fan_in),
-                Some(fan_out),
-            )?;
-        }
-        init_fitting(OP, || self.init(device))
-    }
-}
-
-impl Sealed for ConvTranspose1dConfig {}
-
-impl TryInit for ConvTranspose1dConfig {
-    type Module = ConvTranspose1d;
-
-    fn try_init(&self, device: &Device) -> Result<ConvTranspose1d> {
-        const OP: &str = "conv_transpose1d_init";
-        conv_groups(OP, self.channels[0], self.channels[1], self.groups)?;
-        // burn-nn's fans (`init`): no fan_out for a transposed convolution's parameters.
-        let k = self.kernel_size;
-        let fan_in = (self.channels[1] / self.groups).saturating_mul(k);
-        let len = fan_in.saturating_mul(self.channels[0]);
-        initializer_fans(OP, "weight", &self.initializer, len, Some(fan_in), None)?;
-        if self.bias {
-            let len = self.channels[1];
-            initializer_fans(OP, "bias", &self.initializer, len, Some(fan_in), None)?;
-        }
-        init_fitting(OP, || self.init(device))
-    }
-}
-
-impl Sealed for ConvTranspose2dConfig {}
-
-impl TryInit for ConvTranspose2dConfig {
-    type Module = ConvTranspose2d;
-
-    fn try_init(&self, device: &Device) -> Result<ConvTranspose2d> {
-        const OP: &str = "conv_transpose2d_init";
-        conv_groups(OP, self.channels[0], self.channels[1], self.groups)?;
-        // burn-nn's fans (`init`): no fan_out for a transposed convolution's parameters.
-        let k = self.kernel_size.iter().product::<usize>();
-        let fan_in = (self.channels[1] / self.groups).saturating_mul(k);
-        let len = fan_in.saturating_mul(self.channels[0]);
-        initializer_fans(OP, "weight", &self.initializer, len, Some(fan_in), None)?;
-        if self.bias {
-            let len = self.channels[1];
-            initializer_fans(OP, "bias", &self.initializer, len, Some(fan_in), None)?;
-        }
-        init_fitting(OP, || self.init(device))
-    }
-}
-
-impl Sealed for ConvTranspose3dConfig {}
-
-impl TryInit for ConvTranspose3dConfig {
-    type Module = ConvTranspose3d;
-
-    fn try_init(&self, device: &Device) -> Result<ConvTranspose3d> {
-        const OP: &str = "conv_transpose3d_init";
-        conv_groups(OP, self.channels[0], self.channels[1], self.groups)?;
-        // burn-nn's fans (`init`): no fan_out for a transposed convolution's parameters.
-        let k = self.kernel_size.iter().product::<usize>();
-        let fan_in = (self.channels[1] / self.groups).saturating_mul(k);
-        let len = fan_in.saturating_mul(self.channels[0]);
-        initializer_fans(OP, "weight", &self.initializer, len, Some(fan_in), None)?;
-        if self.bias {
-            let len = self.channels[1];
-            initializer_fans(OP, "bias", &self.initializer, len, Some(fan_in), None)?;
-        }
-        init_fitting(OP, || self.init(device))
-    }
+conv_inits! {
+impl TryInit for Conv2dConfig = Conv2d("conv2d_init"), Fans::Conv { bias_fan_out: true };
+impl TryInit for Conv3dConfig = Conv3d("conv3d_init"), Fans::Conv { bias_fan_out: true },
+    odd PaddingConfig3d;
+impl TryInit for ConvTranspose1dConfig = ConvTranspose1d("conv_transpose1d_init"), Fans::Transposed;
+impl TryInit for ConvTranspose2dConfig = ConvTranspose2d("conv_transpose2d_init"), Fans::Transposed;
+impl TryInit for ConvTranspose3dConfig = ConvTranspose3d("conv_transpose3d_init"), Fans::Transposed;
 }
 
 impl Sealed for DeformConv2dConfig {}
@@ -265,348 +154,75 @@ impl TryInit for DeformConv2dConfig {
         if !self.channels[0].is_multiple_of(self.offset_groups) {
             conv_groups(OP, self.channels[0], self.channels[0], self.offset_groups)?;
         }
-        // The fans burn-nn's `init` passes for each parameter.
-        let k = self.kernel_size.iter().product::<usize>();
-        let fan_in = (self.channels[0] / self.weight_groups).saturating_mul(k);
-        let fan_out = (self.channels[1] / self.weight_groups).saturating_mul(k);
-        let len = fan_in.saturating_mul(self.channels[1]);
-        initializer_fans(
+        let (fans, groups) = (Fans::Conv { bias_fan_out: true }, self.weight_groups);
+        let (channels, kernel) = (self.channels, &self.kernel_size);
+        conv_fans(
             OP,
-            "weight",
             &self.initializer,
-            len,
-            Some(fan_in),
-            Some(fan_out),
+            fans,
+            channels,
+            groups,
+            kernel,
+            self.bias,
         )?;
-        if self.bias {
-            let len = self.channels[1];
-            initializer_fans(
-                OP,
-                "bias",
-                &self.initializer,
-                len,
-                Some(fan_in),
-                Some(fan_out),
-            )?;
-        }
         init_fitting(OP, || self.init(device))
     }
 }
 
-impl Sealed for Conv1d {}
-
-/// Twin of [`Conv1d::forward`].
-pub trait TryConv1d: Sealed {
-    /// Fallible twin of [`Conv1d::forward`].
-    ///
-    /// Computes the padding as burn does (`Same` needs a non-zero stride), then checks the
-    /// input against the layer's weight and bias by the rule of the tensor twin
-    /// (channels `weight.dims()[1] · groups`, a kernel that fits in the padded input, …).
-    ///
-    /// # Errors
-    ///
-    /// [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) for an input whose
-    /// channels do not match the weight; [`GuardError::OutOfRange`](crate::GuardError::OutOfRange)
-    /// for a zero stride, dilation or group count in the module;
-    /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a kernel that
-    /// does not fit the (padded) input or a negative output size;
-    /// [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
-    ///
-    /// ```
-    /// use burn::nn::conv::*;
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::prelude::*;
-    ///
-    /// let device = Device::flex();
-    /// let layer = Conv1dConfig::new(2, 4, 3).try_init(&device)?;
-    /// assert_eq!(layer.try_forward(Tensor::<3>::ones([1, 2, 5], &device))?.dims(), [1, 4, 3]);
-    /// let err = layer.try_forward(Tensor::<3>::ones([1, 3, 5], &device)).unwrap_err();
-    /// assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
-    /// # Ok::<(), GuardError>(())
-    /// ```
-    fn try_forward(&self, input: Tensor<3>) -> Result<Tensor<3>>;
+/// The errors of both convolution families' layer twins.
+macro_rules! conv_errors {
+    () => {
+        "[`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) for an input whose \
+        channels do not match the weight; [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) \
+        for a zero stride, dilation or group count in the module; \
+        [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a kernel that \
+        does not fit the (padded) input or a negative output size; \
+        [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch); \
+        [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's \
+        largest buffer."
+    };
 }
 
-impl TryConv1d for Conv1d {
-    fn try_forward(&self, input: Tensor<3>) -> Result<Tensor<3>> {
-        const OP: &str = "conv1d";
-        let (weight, bias) = weight_and_bias(OP, &self.weight, self.bias.as_ref())?;
-        let dims = input.dims();
-        let padding = padding_1d(OP, &self.padding, dims[2], self.kernel_size, self.stride)?;
-        let options = ConvOptions {
-            stride: [self.stride],
-            padding: [padding],
-            dilation: [self.dilation],
-            groups: self.groups,
-        };
-        check_conv(OP, &input, &weight, bias.as_ref(), &options, false)?;
-        catch(OP, || self.forward(input))
+layer_twins! {
+    checks "Computes the padding as burn does (`Same` needs a non-zero stride; in 3d, `Same` \
+        padding that would be asymmetric, where burn-nn panics, is refused), then checks the \
+        input against the layer's weight and bias by the rule of the tensor twin (channels \
+        `weight.dims()[1] · groups`, a kernel that fits in the padded input, …) and that the \
+        output fits on the device.";
+    errors conv_errors!();
+    import "use burn::nn::conv::*;";
+    |layer, input, op| {
+        let (weight, bias) = weight_and_bias(op, &layer.weight, layer.bias.as_ref())?;
+        let (stride, kernel) = (layer.stride.per_dim(), layer.kernel_size.per_dim());
+        let padding = layer.padding.pairs(op, &input.dims(), kernel, stride)?;
+        let (dilation, groups) = (layer.dilation.per_dim(), layer.groups);
+        check_conv(op, input, &weight, bias.as_ref(), &ConvOptions { stride, padding, dilation, groups })
     }
+    TryConv1d, Conv1d, "conv1d", 3 => 3, "`[batch, channels, length]` in", "Conv1dConfig::new(2, 4, 3).try_init(&device)?", "[1, 2, 5]" => "[1, 4, 3]", "[1, 3, 5]" => ShapeMismatch;
+    TryConv2d, Conv2d, "conv2d", 4 => 4, "`[batch, channels, height, width]` in", "Conv2dConfig::new([2, 4], [3, 3]).try_init(&device)?", "[1, 2, 5, 5]" => "[1, 4, 3, 3]", "[1, 3, 5, 5]" => ShapeMismatch;
+    TryConv3d, Conv3d, "conv3d", 5 => 5, "`[batch, channels, d, h, w]` in", "Conv3dConfig::new([1, 2], [2, 2, 2]).try_init(&device)?", "[1, 1, 3, 3, 3]" => "[1, 2, 2, 2, 2]", "[1, 2, 3, 3, 3]" => ShapeMismatch;
 }
 
-impl Sealed for Conv2d {}
-
-/// Twin of [`Conv2d::forward`].
-pub trait TryConv2d: Sealed {
-    /// Fallible twin of [`Conv2d::forward`].
-    ///
-    /// Computes the padding as burn does (`Same` needs a non-zero stride), then checks the
-    /// input against the layer's weight and bias by the rule of the tensor twin
-    /// (channels `weight.dims()[1] · groups`, a kernel that fits in the padded input, …).
-    ///
-    /// # Errors
-    ///
-    /// [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) for an input whose
-    /// channels do not match the weight; [`GuardError::OutOfRange`](crate::GuardError::OutOfRange)
-    /// for a zero stride, dilation or group count in the module;
-    /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a kernel that
-    /// does not fit the (padded) input or a negative output size;
-    /// [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
-    ///
-    /// ```
-    /// use burn::nn::conv::*;
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::prelude::*;
-    ///
-    /// let device = Device::flex();
-    /// let layer = Conv2dConfig::new([2, 4], [3, 3]).try_init(&device)?;
-    /// assert_eq!(layer.try_forward(Tensor::<4>::ones([1, 2, 5, 5], &device))?.dims(), [1, 4, 3, 3]);
-    /// let err = layer.try_forward(Tensor::<4>::ones([1, 3, 5, 5], &device)).unwrap_err();
-    /// assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
-    /// # Ok::<(), GuardError>(())
-    /// ```
-    fn try_forward(&self, input: Tensor<4>) -> Result<Tensor<4>>;
-}
-
-impl TryConv2d for Conv2d {
-    fn try_forward(&self, input: Tensor<4>) -> Result<Tensor<4>> {
-        const OP: &str = "conv2d";
-        let (weight, bias) = weight_and_bias(OP, &self.weight, self.bias.as_ref())?;
-        let dims = input.dims();
-        let padding = padding_2d(
-            OP,
-            &self.padding,
-            [dims[2], dims[3]],
-            self.kernel_size,
-            self.stride,
-        )?;
-        let options = ConvOptions {
-            stride: self.stride,
-            padding,
-            dilation: self.dilation,
-            groups: self.groups,
-        };
-        check_conv(OP, &input, &weight, bias.as_ref(), &options, false)?;
-        catch(OP, || self.forward(input))
-    }
-}
-
-impl Sealed for Conv3d {}
-
-/// Twin of [`Conv3d::forward`].
-pub trait TryConv3d: Sealed {
-    /// Fallible twin of [`Conv3d::forward`].
-    ///
-    /// Computes the padding as burn does (`Same` needs a non-zero stride), then checks the
-    /// input against the layer's weight and bias by the rule of the tensor twin
-    /// (channels `weight.dims()[1] · groups`, a kernel that fits in the padded input, …).
-    /// `Same` padding that would be asymmetric (burn-nn panics) is refused.
-    ///
-    /// # Errors
-    ///
-    /// [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) for an input whose
-    /// channels do not match the weight; [`GuardError::OutOfRange`](crate::GuardError::OutOfRange)
-    /// for a zero stride, dilation or group count in the module;
-    /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a kernel that
-    /// does not fit the (padded) input or a negative output size;
-    /// [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
-    ///
-    /// ```
-    /// use burn::nn::conv::*;
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::prelude::*;
-    ///
-    /// let device = Device::flex();
-    /// let layer = Conv3dConfig::new([1, 2], [2, 2, 2]).try_init(&device)?;
-    /// assert_eq!(layer.try_forward(Tensor::<5>::ones([1, 1, 3, 3, 3], &device))?.dims(), [1, 2, 2, 2, 2]);
-    /// let err = layer.try_forward(Tensor::<5>::ones([1, 2, 3, 3, 3], &device)).unwrap_err();
-    /// assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
-    /// # Ok::<(), GuardError>(())
-    /// ```
-    fn try_forward(&self, input: Tensor<5>) -> Result<Tensor<5>>;
-}
-
-impl TryConv3d for Conv3d {
-    fn try_forward(&self, input: Tensor<5>) -> Result<Tensor<5>> {
-        const OP: &str = "conv3d";
-        let (weight, bias) = weight_and_bias(OP, &self.weight, self.bias.as_ref())?;
-        let dims = input.dims();
-        let padding = padding_3d(
-            OP,
-            &self.padding,
-            [dims[2], dims[3], dims[4]],
-            self.kernel_size,
-            self.stride,
-        )?;
-        let options = ConvOptions {
-            stride: self.stride,
-            padding: padding.map(|p| (p, p)),
-            dilation: self.dilation,
-            groups: self.groups,
-        };
-        check_conv(OP, &input, &weight, bias.as_ref(), &options, true)?;
-        catch(OP, || self.forward(input))
-    }
-}
-
-impl Sealed for ConvTranspose1d {}
-
-/// Twin of [`ConvTranspose1d::forward`].
-pub trait TryConvTranspose1d: Sealed {
-    /// Fallible twin of [`ConvTranspose1d::forward`].
-    ///
-    /// Checks the input against the layer's weight and bias by the rule of the tensor twin
-    /// (channels `weight.dims()[0]`, a non-negative output size, …).
-    ///
-    /// # Errors
-    ///
-    /// [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) for an input whose
-    /// channels do not match the weight; [`GuardError::OutOfRange`](crate::GuardError::OutOfRange)
-    /// for a zero stride, dilation or group count in the module;
-    /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a kernel that
-    /// does not fit the (padded) input or a negative output size;
-    /// [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
-    ///
-    /// ```
-    /// use burn::nn::conv::*;
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::prelude::*;
-    ///
-    /// let device = Device::flex();
-    /// let layer = ConvTranspose1dConfig::new([2, 3], 3).try_init(&device)?;
-    /// assert_eq!(layer.try_forward(Tensor::<3>::ones([1, 2, 5], &device))?.dims(), [1, 3, 7]);
-    /// let err = layer.try_forward(Tensor::<3>::ones([1, 3, 5], &device)).unwrap_err();
-    /// assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
-    /// # Ok::<(), GuardError>(())
-    /// ```
-    fn try_forward(&self, input: Tensor<3>) -> Result<Tensor<3>>;
-}
-
-impl TryConvTranspose1d for ConvTranspose1d {
-    fn try_forward(&self, input: Tensor<3>) -> Result<Tensor<3>> {
-        const OP: &str = "conv_transpose1d";
-        let (weight, bias) = weight_and_bias(OP, &self.weight, self.bias.as_ref())?;
-
+layer_twins! {
+    checks "Checks the input against the layer's weight and bias by the rule of the tensor twin \
+        (channels `weight.dims()[0]`, a non-negative output size, …) and that the output fits \
+        on the device.";
+    errors conv_errors!();
+    import "use burn::nn::conv::*;";
+    |layer, input, op| {
+        let (weight, bias) = weight_and_bias(op, &layer.weight, layer.bias.as_ref())?;
         let options = ConvTransposeOptions {
-            stride: [self.stride],
-            padding: [self.padding],
-            padding_out: [self.padding_out],
-            dilation: [self.dilation],
-            groups: self.groups,
+            stride: layer.stride.per_dim(),
+            padding: layer.padding.per_dim(),
+            padding_out: layer.padding_out.per_dim(),
+            dilation: layer.dilation.per_dim(),
+            groups: layer.groups,
         };
-        check_conv_transpose(OP, &input, &weight, bias.as_ref(), &options)?;
-        catch(OP, || self.forward(input))
+        check_conv(op, input, &weight, bias.as_ref(), &options)
     }
-}
-
-impl Sealed for ConvTranspose2d {}
-
-/// Twin of [`ConvTranspose2d::forward`].
-pub trait TryConvTranspose2d: Sealed {
-    /// Fallible twin of [`ConvTranspose2d::forward`].
-    ///
-    /// Checks the input against the layer's weight and bias by the rule of the tensor twin
-    /// (channels `weight.dims()[0]`, a non-negative output size, …).
-    ///
-    /// # Errors
-    ///
-    /// [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) for an input whose
-    /// channels do not match the weight; [`GuardError::OutOfRange`](crate::GuardError::OutOfRange)
-    /// for a zero stride, dilation or group count in the module;
-    /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a kernel that
-    /// does not fit the (padded) input or a negative output size;
-    /// [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
-    ///
-    /// ```
-    /// use burn::nn::conv::*;
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::prelude::*;
-    ///
-    /// let device = Device::flex();
-    /// let layer = ConvTranspose2dConfig::new([2, 3], [2, 2]).try_init(&device)?;
-    /// assert_eq!(layer.try_forward(Tensor::<4>::ones([1, 2, 3, 3], &device))?.dims(), [1, 3, 4, 4]);
-    /// let err = layer.try_forward(Tensor::<4>::ones([1, 3, 3, 3], &device)).unwrap_err();
-    /// assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
-    /// # Ok::<(), GuardError>(())
-    /// ```
-    fn try_forward(&self, input: Tensor<4>) -> Result<Tensor<4>>;
-}
-
-impl TryConvTranspose2d for ConvTranspose2d {
-    fn try_forward(&self, input: Tensor<4>) -> Result<Tensor<4>> {
-        const OP: &str = "conv_transpose2d";
-        let (weight, bias) = weight_and_bias(OP, &self.weight, self.bias.as_ref())?;
-
-        let options = ConvTransposeOptions {
-            stride: self.stride,
-            padding: self.padding,
-            padding_out: self.padding_out,
-            dilation: self.dilation,
-            groups: self.groups,
-        };
-        check_conv_transpose(OP, &input, &weight, bias.as_ref(), &options)?;
-        catch(OP, || self.forward(input))
-    }
-}
-
-impl Sealed for ConvTranspose3d {}
-
-/// Twin of [`ConvTranspose3d::forward`].
-pub trait TryConvTranspose3d: Sealed {
-    /// Fallible twin of [`ConvTranspose3d::forward`].
-    ///
-    /// Checks the input against the layer's weight and bias by the rule of the tensor twin
-    /// (channels `weight.dims()[0]`, a non-negative output size, …).
-    ///
-    /// # Errors
-    ///
-    /// [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) for an input whose
-    /// channels do not match the weight; [`GuardError::OutOfRange`](crate::GuardError::OutOfRange)
-    /// for a zero stride, dilation or group count in the module;
-    /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a kernel that
-    /// does not fit the (padded) input or a negative output size;
-    /// [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
-    ///
-    /// ```
-    /// use burn::nn::conv::*;
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::prelude::*;
-    ///
-    /// let device = Device::flex();
-    /// let layer = ConvTranspose3dConfig::new([2, 1], [2, 2, 2]).try_init(&device)?;
-    /// assert_eq!(layer.try_forward(Tensor::<5>::ones([1, 2, 2, 2, 2], &device))?.dims(), [1, 1, 3, 3, 3]);
-    /// let err = layer.try_forward(Tensor::<5>::ones([1, 1, 2, 2, 2], &device)).unwrap_err();
-    /// assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
-    /// # Ok::<(), GuardError>(())
-    /// ```
-    fn try_forward(&self, input: Tensor<5>) -> Result<Tensor<5>>;
-}
-
-impl TryConvTranspose3d for ConvTranspose3d {
-    fn try_forward(&self, input: Tensor<5>) -> Result<Tensor<5>> {
-        const OP: &str = "conv_transpose3d";
-        let (weight, bias) = weight_and_bias(OP, &self.weight, self.bias.as_ref())?;
-
-        let options = ConvTransposeOptions {
-            stride: self.stride,
-            padding: self.padding,
-            padding_out: self.padding_out,
-            dilation: self.dilation,
-            groups: self.groups,
-        };
-        check_conv_transpose(OP, &input, &weight, bias.as_ref(), &options)?;
-        catch(OP, || self.forward(input))
-    }
+    TryConvTranspose1d, ConvTranspose1d, "conv_transpose1d", 3 => 3, "`[batch, channels, length]` in", "ConvTranspose1dConfig::new([2, 3], 3).try_init(&device)?", "[1, 2, 5]" => "[1, 3, 7]", "[1, 3, 5]" => ShapeMismatch;
+    TryConvTranspose2d, ConvTranspose2d, "conv_transpose2d", 4 => 4, "`[batch, channels, height, width]` in", "ConvTranspose2dConfig::new([2, 3], [2, 2]).try_init(&device)?", "[1, 2, 3, 3]" => "[1, 3, 4, 4]", "[1, 3, 3, 3]" => ShapeMismatch;
+    TryConvTranspose3d, ConvTranspose3d, "conv_transpose3d", 5 => 5, "`[batch, channels, d, h, w]` in", "ConvTranspose3dConfig::new([2, 1], [2, 2, 2]).try_init(&device)?", "[1, 2, 2, 2, 2]" => "[1, 1, 3, 3, 3]", "[1, 1, 2, 2, 2]" => ShapeMismatch;
 }
 
 impl Sealed for DeformConv2d {}
@@ -662,13 +278,8 @@ impl TryDeformConv2d for DeformConv2d {
         const OP: &str = "deform_conv2d";
         let (weight, bias) = weight_and_bias(OP, &self.weight, self.bias.as_ref())?;
         let x = input.dims();
-        let [(top, bottom), (left, right)] = padding_2d(
-            OP,
-            &self.padding,
-            [x[2], x[3]],
-            self.kernel_size,
-            self.stride,
-        )?;
+        let [(top, bottom), (left, right)] =
+            self.padding.pairs(OP, &x, self.kernel_size, self.stride)?;
         if top != bottom || left != right {
             return Err(GuardError::InvalidArgument {
                 op: OP,
@@ -683,21 +294,8 @@ impl TryDeformConv2d for DeformConv2d {
             weight_groups: self.weight_groups,
             offset_groups: self.offset_groups,
         };
-        let mask_dims = mask.as_ref().map(dims);
-        let bias_dims = bias.as_ref().map(dims);
-        conv_rules::deform_conv2d(
-            OP,
-            &x,
-            &offset.dims(),
-            &weight.dims(),
-            mask_dims.as_deref(),
-            bias_dims.as_deref(),
-            &options,
-        )?;
-        let mut all = devices(&input, &weight, bias.as_ref());
-        all.push(offset.device());
-        all.extend(mask.as_ref().map(Tensor::device));
-        same_devices(OP, &all)?;
+        let (m, b) = (mask.as_ref(), bias.as_ref());
+        check_deform_conv2d(OP, &input, &offset, &weight, m, b, &options)?;
         catch(OP, || self.forward(input, offset, mask))
     }
 }

@@ -1,6 +1,21 @@
 //! The twin traits of `burn::nn` modules, one file per family; see [`crate::nn`].
 //! Only traits are exported from here: the prelude takes this module whole.
+//!
+//! The per-dimension families (conv, transposed conv, max/avg/adaptive pools) are rows of
+//! `layer_twins!` (in `support.rs`), the parameterless activations of `uniform_activation!`
+//! and the element-wise losses of `elementwise_loss!`: one row per module.
+//!
+//! There is no generic one-input trait over the guarded layers (candle's `Module`, tower's
+//! `Service`), by decision. burn has none to mirror: its `forward`s are inherent methods of
+//! different arities and outputs (`DeformConv2d` takes three inputs, `Lstm` returns a tuple,
+//! `MultiHeadAttention` a struct), so such a trait would cover only the one-input layers. Its
+//! method could not be named `try_forward`: with the twin traits in scope (the prelude), every
+//! `layer.try_forward(x)` would become ambiguous (E0034), and a second name for the same call
+//! is one more thing to learn. Code generic over a guarded layer takes a closure,
+//! `impl Fn(I) -> burn_guard::Result<O>` (`|x| layer.try_forward(x)`), as tower's `service_fn`
+//! does.
 
+#[macro_use]
 pub(crate) mod support;
 
 mod activation;

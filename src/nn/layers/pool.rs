@@ -1,9 +1,12 @@
-//! [`burn::nn::pool`] layers, and the padding `burn::nn` computes for a `PaddingConfig*`.
+//! [`burn::nn::pool`] layers and the other spatial layers (unfold, fold, interpolate, pixel
+//! shuffle), and the padding `burn::nn` computes for a `PaddingConfig*` ([`Padding`]).
 //!
 //! The pooling configs' `init` cannot panic (no twin): their forward builds the pooling
 //! options, whose constructors panic on a zero kernel size, stride or dilation, then pools.
 //! The twins check the module's fields and the input first, by the rules of the tensor
-//! twins ([`try_max_pool2d`](crate::tensor::module::try_max_pool2d), …).
+//! twins ([`try_max_pool2d`](crate::tensor::module::try_max_pool2d), …), byte rule included.
+//! The max, average and adaptive pools are rows of [`layer_twins!`](super::support), one per
+//! dimension.
 
 use burn::nn::interpolate::{Interpolate1d, Interpolate2d};
 use burn::nn::pool::{
@@ -23,7 +26,7 @@ use crate::check::pool::{self as rules, same_padding};
 use crate::error::Result;
 use crate::panic::catch;
 use crate::tensor::module::try_interpolate;
-use crate::tensor::pool::{check_avg_pool, check_max_pool};
+use crate::tensor::pool::{PerDim, check_adaptive_pool, check_avg_pool, check_max_pool};
 
 /// `Same` padding along one dim; the stride was checked non-zero before.
 fn same(op: &'static str, kernel: usize, stride: usize, size: usize) -> Result<(usize, usize)> {
@@ -35,464 +38,222 @@ fn same(op: &'static str, kernel: usize, stride: usize, size: usize) -> Result<(
     })
 }
 
-/// The `(begin, end)` padding burn-nn's `PaddingConfig1d::calculate_padding_1d_pair` gives.
-pub(super) fn padding_1d(
-    op: &'static str,
-    config: &PaddingConfig1d,
-    size: usize,
-    kernel: usize,
-    stride: usize,
-) -> Result<(usize, usize)> {
-    match config {
-        PaddingConfig1d::Valid => Ok((0, 0)),
-        PaddingConfig1d::Same => same(op, kernel, stride, size),
-        PaddingConfig1d::Explicit(left, right) => Ok((*left, *right)),
+/// The size of spatial dim `i` of an input of `dims`.
+fn spatial(dims: &[usize], i: usize) -> usize {
+    dims.get(i + 2).copied().unwrap_or(0)
+}
+
+/// The `(begin, end)` padding of each spatial dim, or the rule a padding config breaks.
+type Pairs<const N: usize> = Result<[(usize, usize); N]>;
+
+/// The padding burn-nn computes from a padding config for an input of `dims`, a kernel `k` and
+/// a stride `s`.
+pub(super) trait Padding<const N: usize> {
+    /// The padding pairs, or the rule the config breaks on this input.
+    fn pairs(&self, op: &'static str, dims: &[usize], k: [usize; N], s: [usize; N]) -> Pairs<N>;
+}
+
+/// burn-nn's `PaddingConfig1d::calculate_padding_1d_pair`.
+impl Padding<1> for PaddingConfig1d {
+    fn pairs(
+        &self,
+        op: &'static str,
+        dims: &[usize],
+        [k]: [usize; 1],
+        [s]: [usize; 1],
+    ) -> Pairs<1> {
+        Ok([match self {
+            Self::Valid => (0, 0),
+            Self::Same => same(op, k, s, spatial(dims, 0))?,
+            Self::Explicit(left, right) => (*left, *right),
+        }])
     }
 }
 
-/// The `[(top, bottom), (left, right)]` padding of burn-nn's
-/// `PaddingConfig2d::calculate_padding_2d_pairs`.
-pub(super) fn padding_2d(
-    op: &'static str,
-    config: &PaddingConfig2d,
-    size: [usize; 2],
-    kernel: [usize; 2],
-    stride: [usize; 2],
-) -> Result<[(usize, usize); 2]> {
-    match config {
-        PaddingConfig2d::Valid => Ok([(0, 0); 2]),
-        PaddingConfig2d::Same => Ok([
-            same(op, kernel[0], stride[0], size[0])?,
-            same(op, kernel[1], stride[1], size[1])?,
-        ]),
-        PaddingConfig2d::Explicit(top, left, bottom, right) => {
-            Ok([(*top, *bottom), (*left, *right)])
+/// burn-nn's `PaddingConfig2d::calculate_padding_2d_pairs`.
+impl Padding<2> for PaddingConfig2d {
+    fn pairs(&self, op: &'static str, dims: &[usize], k: [usize; 2], s: [usize; 2]) -> Pairs<2> {
+        match self {
+            Self::Valid => Ok([(0, 0); 2]),
+            Self::Same => Ok([
+                same(op, k[0], s[0], spatial(dims, 0))?,
+                same(op, k[1], s[1], spatial(dims, 1))?,
+            ]),
+            Self::Explicit(top, left, bottom, right) => Ok([(*top, *bottom), (*left, *right)]),
         }
     }
 }
 
-/// The symmetric padding of burn-nn's `PaddingConfig3d::calculate_padding_3d`, which panics
-/// when `Same` needs asymmetric padding (an even kernel, or a stride that leaves an odd
-/// remainder).
-pub(super) fn padding_3d(
-    op: &'static str,
-    config: &PaddingConfig3d,
-    size: [usize; 3],
-    kernel: [usize; 3],
-    stride: [usize; 3],
-) -> Result<[usize; 3]> {
-    match config {
-        PaddingConfig3d::Valid => Ok([0; 3]),
-        PaddingConfig3d::Explicit(d, h, w) => Ok([*d, *h, *w]),
-        PaddingConfig3d::Same => {
-            let mut out = [0; 3];
-            let dims = out.iter_mut().zip(kernel).zip(stride).zip(size);
-            for (i, (((slot, k), s), n)) in dims.enumerate() {
-                let (begin, end) = same(op, k, s, n)?;
-                if begin != end {
-                    return Err(GuardError::InvalidArgument {
-                        op,
-                        rule: "3D same padding must be symmetric",
-                        got: format!(
-                            "kernel={kernel:?}, stride={stride:?}, input={size:?}: dim {i} needs ({begin}, {end})"
-                        ),
-                    });
+/// burn-nn's `PaddingConfig3d::calculate_padding_3d`: symmetric, and a panic when `Same` needs
+/// asymmetric padding (an even kernel, or a stride that leaves an odd remainder).
+impl Padding<3> for PaddingConfig3d {
+    fn pairs(
+        &self,
+        op: &'static str,
+        dims: &[usize],
+        kernel: [usize; 3],
+        stride: [usize; 3],
+    ) -> Pairs<3> {
+        match self {
+            Self::Valid => Ok([(0, 0); 3]),
+            Self::Explicit(d, h, w) => Ok([(*d, *d), (*h, *h), (*w, *w)]),
+            Self::Same => {
+                let size = [spatial(dims, 0), spatial(dims, 1), spatial(dims, 2)];
+                let mut out = [(0, 0); 3];
+                let dims = out.iter_mut().zip(kernel).zip(stride).zip(size);
+                for (i, (((slot, k), s), n)) in dims.enumerate() {
+                    let (begin, end) = same(op, k, s, n)?;
+                    if begin != end {
+                        return Err(GuardError::InvalidArgument {
+                            op,
+                            rule: "3D same padding must be symmetric",
+                            got: format!(
+                                "kernel={kernel:?}, stride={stride:?}, input={size:?}: dim {i} needs ({begin}, {end})"
+                            ),
+                        });
+                    }
+                    *slot = (begin, end);
                 }
-                *slot = begin;
+                Ok(out)
             }
-            Ok(out)
         }
     }
 }
 
-impl Sealed for MaxPool1d {}
-impl Sealed for MaxPool2d {}
-impl Sealed for AvgPool1d {}
-impl Sealed for AvgPool2d {}
-impl Sealed for AdaptiveAvgPool1d {}
-impl Sealed for AdaptiveAvgPool2d {}
-impl Sealed for AdaptiveAvgPool3d {}
+/// A pooling window per spatial dim: kernel size, stride, padding pairs.
+type Window<const N: usize> = ([usize; N], [usize; N], [(usize, usize); N]);
 
-/// Twin of [`MaxPool1d::forward`].
-pub trait TryMaxPool1d: Sealed {
-    /// Fallible twin of [`MaxPool1d::forward`]: `[batch, channels, length]` in.
-    ///
-    /// Checks the module's kernel size, stride and dilation (non-zero: burn's options
-    /// constructor panics) and — beyond burn, which leaves them to the backend (NdArray
-    /// panics) — a non-empty input length and a dilated kernel that fits in the padded input,
-    /// as
-    /// [`try_max_pool1d`](crate::tensor::module::try_max_pool1d) does.
-    ///
-    /// # Errors
-    ///
-    /// [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a zero option;
-    /// [`GuardError::Empty`](crate::GuardError::Empty) for an empty input length;
-    /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a kernel
-    /// larger than the padded input.
-    ///
-    /// ```
-    /// use burn::nn::pool::MaxPool1dConfig;
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::prelude::*;
-    ///
-    /// let device = Device::flex();
-    /// let pool = MaxPool1dConfig::new(3).init();
-    /// assert_eq!(pool.try_forward(Tensor::<3>::ones([1, 2, 6], &device))?.dims(), [1, 2, 2]);
-    /// assert!(pool.try_forward(Tensor::<3>::ones([1, 2, 2], &device)).is_err());
-    /// # Ok::<(), GuardError>(())
-    /// ```
-    fn try_forward(&self, input: Tensor<3>) -> Result<Tensor<3>>;
+/// The kernel size, stride and padding a pool layer's forward computes for `input`.
+fn window<const D: usize, const N: usize>(
+    op: &'static str,
+    input: &Tensor<D>,
+    kernel: &impl PerDim<N>,
+    stride: &impl PerDim<N>,
+    padding: &impl Padding<N>,
+) -> Result<Window<N>> {
+    let (kernel, stride) = (kernel.per_dim(), stride.per_dim());
+    Ok((
+        kernel,
+        stride,
+        padding.pairs(op, &input.dims(), kernel, stride)?,
+    ))
 }
 
-impl TryMaxPool1d for MaxPool1d {
-    fn try_forward(&self, input: Tensor<3>) -> Result<Tensor<3>> {
-        const OP: &str = "max_pool1d";
-        let dims = input.dims();
-        let padding = padding_1d(OP, &self.padding, dims[2], self.kernel_size, self.stride)?;
-        let options = MaxPoolOptions {
-            kernel_size: [self.kernel_size],
-            stride: [self.stride],
-            padding: [padding],
-            dilation: [self.dilation],
-            ceil_mode: self.ceil_mode,
-        };
-        check_max_pool(OP, &dims, &options)?;
-        catch(OP, || self.forward(input))
+/// The doc of the max and average pool layer twins.
+macro_rules! pool_doc {
+    (checks) => {
+        "Checks the module's kernel size, stride and (max pools) dilation (non-zero: burn's \
+        options constructor panics) and — beyond burn, which leaves them to the backend (NdArray \
+        panics) — a non-empty input and a (dilated) kernel that fits in the padded input, as the \
+        tensor twins ([`try_max_pool1d`](crate::tensor::module::try_max_pool1d), \
+        [`try_avg_pool1d`](crate::tensor::module::try_avg_pool1d), …) do, and that the output \
+        fits on the device."
+    };
+    (errors) => {
+        "[`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a zero option; \
+        [`GuardError::Empty`](crate::GuardError::Empty) for an empty input length; \
+        [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a kernel \
+        larger than the padded input; [`GuardError::TooLarge`](crate::GuardError::TooLarge) \
+        for an output over the device's largest buffer."
+    };
+}
+
+layer_twins! {
+    checks pool_doc!(checks);
+    errors pool_doc!(errors);
+    import "use burn::nn::pool::*;";
+    |layer, input, op| {
+        let (kernel_size, stride, padding) = window(op, input, &layer.kernel_size, &layer.stride, &layer.padding)?;
+        let (dilation, ceil_mode) = (layer.dilation.per_dim(), layer.ceil_mode);
+        check_max_pool(op, input, &MaxPoolOptions { kernel_size, stride, padding, dilation, ceil_mode })
     }
+    TryMaxPool1d, MaxPool1d, "max_pool1d", 3 => 3, "`[batch, channels, length]` in", "MaxPool1dConfig::new(3).init()", "[1, 2, 6]" => "[1, 2, 2]", "[1, 2, 2]" => InvalidArgument;
+    TryMaxPool2d, MaxPool2d, "max_pool2d", 4 => 4, "`[batch, channels, height, width]` in", "MaxPool2dConfig::new([2, 2]).init()", "[1, 2, 4, 4]" => "[1, 2, 2, 2]", "[1, 2, 1, 4]" => InvalidArgument;
 }
 
-/// Twin of [`MaxPool2d::forward`].
-pub trait TryMaxPool2d: Sealed {
-    /// Fallible twin of [`MaxPool2d::forward`]: `[batch, channels, height, width]` in.
-    ///
-    /// Checks what [`TryMaxPool1d::try_forward`] checks, per spatial dim.
-    ///
-    /// # Errors
-    ///
-    /// As [`TryMaxPool1d::try_forward`].
-    ///
-    /// ```
-    /// use burn::nn::pool::MaxPool2dConfig;
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::prelude::*;
-    ///
-    /// let device = Device::flex();
-    /// let pool = MaxPool2dConfig::new([2, 2]).init();
-    /// assert_eq!(pool.try_forward(Tensor::<4>::ones([1, 2, 4, 4], &device))?.dims(), [1, 2, 2, 2]);
-    /// assert!(pool.try_forward(Tensor::<4>::ones([1, 2, 1, 4], &device)).is_err());
-    /// # Ok::<(), GuardError>(())
-    /// ```
-    fn try_forward(&self, input: Tensor<4>) -> Result<Tensor<4>>;
-}
-
-impl TryMaxPool2d for MaxPool2d {
-    fn try_forward(&self, input: Tensor<4>) -> Result<Tensor<4>> {
-        const OP: &str = "max_pool2d";
-        let dims = input.dims();
-        let padding = padding_2d(
-            OP,
-            &self.padding,
-            [dims[2], dims[3]],
-            self.kernel_size,
-            self.stride,
-        )?;
-        let options = MaxPoolOptions {
-            kernel_size: self.kernel_size,
-            stride: self.stride,
-            padding,
-            dilation: self.dilation,
-            ceil_mode: self.ceil_mode,
-        };
-        check_max_pool(OP, &dims, &options)?;
-        catch(OP, || self.forward(input))
+layer_twins! {
+    checks pool_doc!(checks);
+    errors pool_doc!(errors);
+    import "use burn::nn::pool::*;";
+    |layer, input, op| {
+        let (kernel_size, stride, padding) = window(op, input, &layer.kernel_size, &layer.stride, &layer.padding)?;
+        let (count_include_pad, ceil_mode) = (layer.count_include_pad, layer.ceil_mode);
+        let options = AvgPoolOptions { kernel_size, stride, padding, count_include_pad, ceil_mode };
+        check_avg_pool(op, input, &options)
     }
+    TryAvgPool1d, AvgPool1d, "avg_pool1d", 3 => 3, "`[batch, channels, length]` in", "AvgPool1dConfig::new(3).init()", "[1, 2, 6]" => "[1, 2, 2]", "[1, 2, 2]" => InvalidArgument;
+    TryAvgPool2d, AvgPool2d, "avg_pool2d", 4 => 4, "`[batch, channels, height, width]` in", "AvgPool2dConfig::new([2, 2]).init()", "[1, 2, 4, 4]" => "[1, 2, 2, 2]", "[1, 2, 4, 1]" => InvalidArgument;
 }
 
-/// Twin of [`AvgPool1d::forward`].
-pub trait TryAvgPool1d: Sealed {
-    /// Fallible twin of [`AvgPool1d::forward`]: `[batch, channels, length]` in.
-    ///
-    /// Checks the module's kernel size and stride (non-zero: burn's options constructor
-    /// panics) and — beyond burn, which leaves them to the backend (NdArray panics) — a
-    /// non-empty input length and a kernel that fits in the padded input, as
-    /// [`try_avg_pool1d`](crate::tensor::module::try_avg_pool1d) does.
-    ///
-    /// # Errors
-    ///
-    /// [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a zero option;
-    /// [`GuardError::Empty`](crate::GuardError::Empty) for an empty input length;
-    /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a kernel
-    /// larger than the padded input.
-    ///
-    /// ```
-    /// use burn::nn::pool::AvgPool1dConfig;
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::prelude::*;
-    ///
-    /// let device = Device::flex();
-    /// let pool = AvgPool1dConfig::new(3).init();
-    /// assert_eq!(pool.try_forward(Tensor::<3>::ones([1, 2, 6], &device))?.dims(), [1, 2, 2]);
-    /// assert!(pool.try_forward(Tensor::<3>::ones([1, 2, 2], &device)).is_err());
-    /// # Ok::<(), GuardError>(())
-    /// ```
-    fn try_forward(&self, input: Tensor<3>) -> Result<Tensor<3>>;
+layer_twins! {
+    checks "Checks — beyond burn, which leaves it to the backend — a non-empty input along \
+        every spatial dim, as \
+        [`try_adaptive_avg_pool1d`](crate::tensor::module::try_adaptive_avg_pool1d) does, \
+        and that the output fits on the device.";
+    errors "[`GuardError::Empty`](crate::GuardError::Empty) for an empty input length; \
+        [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the \
+        device's largest buffer.";
+    import "use burn::nn::pool::*;";
+    |layer, input, op| { check_adaptive_pool(op, input, &layer.output_size) }
+    TryAdaptiveAvgPool1d, AdaptiveAvgPool1d, "adaptive_avg_pool1d", 3 => 3, "`[batch, channels, length]` in", "AdaptiveAvgPool1dConfig::new(2).init()", "[1, 2, 5]" => "[1, 2, 2]", "[1, 2, 0]" => Empty;
+    TryAdaptiveAvgPool2d, AdaptiveAvgPool2d, "adaptive_avg_pool2d", 4 => 4, "`[batch, channels, height, width]` in", "AdaptiveAvgPool2dConfig::new([2, 2]).init()", "[1, 2, 5, 5]" => "[1, 2, 2, 2]", "[1, 2, 0, 5]" => Empty;
+    TryAdaptiveAvgPool3d, AdaptiveAvgPool3d, "adaptive_avg_pool3d", 5 => 5, "`[batch, channels, d, h, w]` in", "AdaptiveAvgPool3dConfig::new([1, 2, 2]).init()", "[1, 1, 3, 4, 4]" => "[1, 1, 1, 2, 2]", "[1, 1, 3, 0, 4]" => Empty;
 }
 
-impl TryAvgPool1d for AvgPool1d {
-    fn try_forward(&self, input: Tensor<3>) -> Result<Tensor<3>> {
-        const OP: &str = "avg_pool1d";
-        let dims = input.dims();
-        let padding = padding_1d(OP, &self.padding, dims[2], self.kernel_size, self.stride)?;
-        let options = AvgPoolOptions {
-            kernel_size: [self.kernel_size],
-            stride: [self.stride],
-            padding: [padding],
-            count_include_pad: self.count_include_pad,
-            ceil_mode: self.ceil_mode,
-        };
-        check_avg_pool(OP, &dims, &options)?;
-        catch(OP, || self.forward(input))
+layer_twins! {
+    checks "Checks the module's kernel size, stride and dilation (non-zero: burn's options \
+        constructor panics) and — beyond burn, which leaves it to the backend — that the \
+        dilated kernel fits in the padded input, as \
+        [`try_unfold4d`](crate::tensor::module::try_unfold4d) does.";
+    errors "[`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a zero option; \
+        [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a kernel \
+        larger than the padded input.";
+    import "use burn::nn::*;";
+    |layer, input, op| {
+        let (kernel, stride, padding, dilation) =
+            (layer.kernel_size, layer.stride, layer.padding, layer.dilation);
+        rules::unfold(op, &input.dims(), kernel, stride, padding, dilation).map(drop)
     }
+    TryUnfold4d, Unfold4d, "unfold4d", 4 => 3, "`[batch, channels, height, width]` in, `[batch, channels · kh · kw, blocks]` out", "Unfold4dConfig::new([2, 2]).init()", "[1, 2, 3, 3]" => "[1, 8, 4]", "[1, 2, 1, 3]" => InvalidArgument;
 }
 
-/// Twin of [`AvgPool2d::forward`].
-pub trait TryAvgPool2d: Sealed {
-    /// Fallible twin of [`AvgPool2d::forward`]: `[batch, channels, height, width]` in.
-    ///
-    /// Checks what [`TryAvgPool1d::try_forward`] checks, per spatial dim.
-    ///
-    /// # Errors
-    ///
-    /// As [`TryAvgPool1d::try_forward`].
-    ///
-    /// ```
-    /// use burn::nn::pool::AvgPool2dConfig;
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::prelude::*;
-    ///
-    /// let device = Device::flex();
-    /// let pool = AvgPool2dConfig::new([2, 2]).init();
-    /// assert_eq!(pool.try_forward(Tensor::<4>::ones([1, 2, 4, 4], &device))?.dims(), [1, 2, 2, 2]);
-    /// assert!(pool.try_forward(Tensor::<4>::ones([1, 2, 4, 1], &device)).is_err());
-    /// # Ok::<(), GuardError>(())
-    /// ```
-    fn try_forward(&self, input: Tensor<4>) -> Result<Tensor<4>>;
-}
-
-impl TryAvgPool2d for AvgPool2d {
-    fn try_forward(&self, input: Tensor<4>) -> Result<Tensor<4>> {
-        const OP: &str = "avg_pool2d";
-        let dims = input.dims();
-        let padding = padding_2d(
-            OP,
-            &self.padding,
-            [dims[2], dims[3]],
-            self.kernel_size,
-            self.stride,
-        )?;
-        let options = AvgPoolOptions {
-            kernel_size: self.kernel_size,
-            stride: self.stride,
-            padding,
-            count_include_pad: self.count_include_pad,
-            ceil_mode: self.ceil_mode,
-        };
-        check_avg_pool(OP, &dims, &options)?;
-        catch(OP, || self.forward(input))
+layer_twins! {
+    checks "Checks what [`try_fold4d`](crate::tensor::module::try_fold4d) checks on the \
+        module's output size, kernel size and options.";
+    errors "As [`try_fold4d`](crate::tensor::module::try_fold4d).";
+    import "use burn::nn::*;";
+    |layer, input, op| {
+        let sizes = (layer.output_size, layer.kernel_size);
+        let (stride, padding, dilation) = (layer.stride, layer.padding, layer.dilation);
+        rules::fold(op, &input.dims(), sizes.0, sizes.1, stride, padding, dilation).map(drop)
     }
+    TryFold4d, Fold4d, "fold4d", 3 => 4, "`[batch, channels · kh · kw, blocks]` in, `[batch, channels, output_size...]` out", "Fold4dConfig::new([3, 3], [2, 2]).init()", "[1, 8, 4]" => "[1, 2, 3, 3]", "[1, 8, 5]" => ShapeMismatch;
 }
 
-/// Twin of [`AdaptiveAvgPool1d::forward`].
-pub trait TryAdaptiveAvgPool1d: Sealed {
-    /// Fallible twin of [`AdaptiveAvgPool1d::forward`]: `[batch, channels, length]` in.
-    ///
-    /// Checks — beyond burn, which leaves it to the backend — a non-empty input length, as
-    /// [`try_adaptive_avg_pool1d`](crate::tensor::module::try_adaptive_avg_pool1d) does.
-    ///
-    /// # Errors
-    ///
-    /// [`GuardError::Empty`](crate::GuardError::Empty) for an empty input length.
-    ///
-    /// ```
-    /// use burn::nn::pool::AdaptiveAvgPool1dConfig;
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::prelude::*;
-    ///
-    /// let device = Device::flex();
-    /// let pool = AdaptiveAvgPool1dConfig::new(2).init();
-    /// assert_eq!(pool.try_forward(Tensor::<3>::ones([1, 2, 5], &device))?.dims(), [1, 2, 2]);
-    /// assert!(pool.try_forward(Tensor::<3>::ones([1, 2, 0], &device)).is_err());
-    /// # Ok::<(), GuardError>(())
-    /// ```
-    fn try_forward(&self, input: Tensor<3>) -> Result<Tensor<3>>;
+layer_twins! {
+    checks "Checks what burn asserts: a non-zero upscale factor `r` and channels divisible by \
+        `r²`; and refuses the empty inputs burn's reshapes panic on.";
+    errors "[`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a factor of 0; \
+        [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) for channels `r²` does \
+        not divide; [`GuardError::Empty`](crate::GuardError::Empty) for such an empty input.";
+    import "use burn::nn::*;";
+    |layer, input, op| { rules::pixel_shuffle(op, &input.dims(), layer.upscale_factor, true) }
+    TryPixelShuffle, PixelShuffle, "pixel_shuffle", 4 => 4, "`[batch, channels · r², h, w]` in, `[batch, channels, h · r, w · r]` out", "PixelShuffleConfig::new(2).init()", "[1, 8, 2, 2]" => "[1, 2, 4, 4]", "[1, 6, 2, 2]" => ShapeMismatch;
 }
 
-impl TryAdaptiveAvgPool1d for AdaptiveAvgPool1d {
-    fn try_forward(&self, input: Tensor<3>) -> Result<Tensor<3>> {
-        const OP: &str = "adaptive_avg_pool1d";
-        rules::adaptive_pool(OP, &input.dims(), &[self.output_size])?;
-        catch(OP, || self.forward(input))
-    }
+layer_twins! {
+    checks "Checks what burn asserts: a non-zero downscale factor `r` dividing height and \
+        width; and refuses the empty inputs burn's reshapes panic on.";
+    errors "[`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a factor of 0; \
+        [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) for sizes `r` does not \
+        divide; [`GuardError::Empty`](crate::GuardError::Empty) for such an empty input.";
+    import "use burn::nn::*;";
+    |layer, input, op| { rules::pixel_shuffle(op, &input.dims(), layer.downscale_factor, false) }
+    TryPixelUnshuffle, PixelUnshuffle, "pixel_unshuffle", 4 => 4, "`[batch, channels, h · r, w · r]` in, `[batch, channels · r², h, w]` out", "PixelUnshuffleConfig::new(2).init()", "[1, 2, 4, 4]" => "[1, 8, 2, 2]", "[1, 2, 4, 3]" => ShapeMismatch;
 }
 
-/// Twin of [`AdaptiveAvgPool2d::forward`].
-pub trait TryAdaptiveAvgPool2d: Sealed {
-    /// Fallible twin of [`AdaptiveAvgPool2d::forward`]: `[batch, channels, height, width]` in.
-    ///
-    /// Checks what [`TryAdaptiveAvgPool1d::try_forward`] checks, per spatial dim.
-    ///
-    /// # Errors
-    ///
-    /// As [`TryAdaptiveAvgPool1d::try_forward`].
-    ///
-    /// ```
-    /// use burn::nn::pool::AdaptiveAvgPool2dConfig;
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::prelude::*;
-    ///
-    /// let device = Device::flex();
-    /// let pool = AdaptiveAvgPool2dConfig::new([2, 2]).init();
-    /// assert_eq!(pool.try_forward(Tensor::<4>::ones([1, 2, 5, 5], &device))?.dims(), [1, 2, 2, 2]);
-    /// assert!(pool.try_forward(Tensor::<4>::ones([1, 2, 0, 5], &device)).is_err());
-    /// # Ok::<(), GuardError>(())
-    /// ```
-    fn try_forward(&self, input: Tensor<4>) -> Result<Tensor<4>>;
-}
-
-impl TryAdaptiveAvgPool2d for AdaptiveAvgPool2d {
-    fn try_forward(&self, input: Tensor<4>) -> Result<Tensor<4>> {
-        const OP: &str = "adaptive_avg_pool2d";
-        rules::adaptive_pool(OP, &input.dims(), &self.output_size)?;
-        catch(OP, || self.forward(input))
-    }
-}
-
-/// Twin of [`AdaptiveAvgPool3d::forward`].
-pub trait TryAdaptiveAvgPool3d: Sealed {
-    /// Fallible twin of [`AdaptiveAvgPool3d::forward`]: `[batch, channels, d, h, w]` in.
-    ///
-    /// Checks what [`TryAdaptiveAvgPool1d::try_forward`] checks, per spatial dim.
-    ///
-    /// # Errors
-    ///
-    /// As [`TryAdaptiveAvgPool1d::try_forward`].
-    ///
-    /// ```
-    /// use burn::nn::pool::AdaptiveAvgPool3dConfig;
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::prelude::*;
-    ///
-    /// let device = Device::flex();
-    /// let pool = AdaptiveAvgPool3dConfig::new([1, 2, 2]).init();
-    /// let x = Tensor::<5>::ones([1, 1, 3, 4, 4], &device);
-    /// assert_eq!(pool.try_forward(x)?.dims(), [1, 1, 1, 2, 2]);
-    /// assert!(pool.try_forward(Tensor::<5>::ones([1, 1, 3, 0, 4], &device)).is_err());
-    /// # Ok::<(), GuardError>(())
-    /// ```
-    fn try_forward(&self, input: Tensor<5>) -> Result<Tensor<5>>;
-}
-
-impl TryAdaptiveAvgPool3d for AdaptiveAvgPool3d {
-    fn try_forward(&self, input: Tensor<5>) -> Result<Tensor<5>> {
-        const OP: &str = "adaptive_avg_pool3d";
-        rules::adaptive_pool(OP, &input.dims(), &self.output_size)?;
-        catch(OP, || self.forward(input))
-    }
-}
-
-impl Sealed for Unfold4d {}
-impl Sealed for Fold4d {}
 impl Sealed for Interpolate1d {}
 impl Sealed for Interpolate2d {}
-impl Sealed for PixelShuffle {}
-impl Sealed for PixelUnshuffle {}
-
-/// Twin of [`Unfold4d::forward`].
-pub trait TryUnfold4d: Sealed {
-    /// Fallible twin of [`Unfold4d::forward`]: `[batch, channels, height, width]` in,
-    /// `[batch, channels · kh · kw, blocks]` out.
-    ///
-    /// Checks the module's kernel size, stride and dilation (non-zero: burn's options
-    /// constructor panics) and — beyond burn, which leaves it to the backend — that the
-    /// dilated kernel fits in the padded input, as
-    /// [`try_unfold4d`](crate::tensor::module::try_unfold4d) does.
-    ///
-    /// # Errors
-    ///
-    /// [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a zero option;
-    /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a kernel
-    /// larger than the padded input.
-    ///
-    /// ```
-    /// use burn::nn::Unfold4dConfig;
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::prelude::*;
-    ///
-    /// let device = Device::flex();
-    /// let unfold = Unfold4dConfig::new([2, 2]).init();
-    /// assert_eq!(unfold.try_forward(Tensor::<4>::ones([1, 2, 3, 3], &device))?.dims(), [1, 8, 4]);
-    /// assert!(unfold.try_forward(Tensor::<4>::ones([1, 2, 1, 3], &device)).is_err());
-    /// # Ok::<(), GuardError>(())
-    /// ```
-    fn try_forward(&self, input: Tensor<4>) -> Result<Tensor<3>>;
-}
-
-impl TryUnfold4d for Unfold4d {
-    fn try_forward(&self, input: Tensor<4>) -> Result<Tensor<3>> {
-        const OP: &str = "unfold4d";
-        rules::unfold(
-            OP,
-            &input.dims(),
-            self.kernel_size,
-            self.stride,
-            self.padding,
-            self.dilation,
-        )?;
-        catch(OP, || self.forward(input))
-    }
-}
-
-/// Twin of [`Fold4d::forward`].
-pub trait TryFold4d: Sealed {
-    /// Fallible twin of [`Fold4d::forward`]: `[batch, channels · kh · kw, blocks]` in,
-    /// `[batch, channels, output_size...]` out.
-    ///
-    /// Checks what [`try_fold4d`](crate::tensor::module::try_fold4d) checks on the module's
-    /// output size, kernel size and options.
-    ///
-    /// # Errors
-    ///
-    /// As [`try_fold4d`](crate::tensor::module::try_fold4d).
-    ///
-    /// ```
-    /// use burn::nn::Fold4dConfig;
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::prelude::*;
-    ///
-    /// let device = Device::flex();
-    /// let fold = Fold4dConfig::new([3, 3], [2, 2]).init();
-    /// assert_eq!(fold.try_forward(Tensor::<3>::ones([1, 8, 4], &device))?.dims(), [1, 2, 3, 3]);
-    /// assert!(fold.try_forward(Tensor::<3>::ones([1, 8, 5], &device)).is_err());
-    /// # Ok::<(), GuardError>(())
-    /// ```
-    fn try_forward(&self, input: Tensor<3>) -> Result<Tensor<4>>;
-}
-
-impl TryFold4d for Fold4d {
-    fn try_forward(&self, input: Tensor<3>) -> Result<Tensor<4>> {
-        const OP: &str = "fold4d";
-        rules::fold(
-            OP,
-            &input.dims(),
-            self.output_size,
-            self.kernel_size,
-            self.stride,
-            self.padding,
-            self.dilation,
-        )?;
-        catch(OP, || self.forward(input))
-    }
-}
 
 /// Twin of [`Interpolate1d::forward`].
 pub trait TryInterpolate1d: Sealed {
@@ -572,77 +333,5 @@ impl TryInterpolate2d for Interpolate2d {
         options.output_size = self.output_size;
         options.scale_factor = self.scale_factor;
         try_interpolate(input, options)
-    }
-}
-
-/// Twin of [`PixelShuffle::forward`].
-pub trait TryPixelShuffle: Sealed {
-    /// Fallible twin of [`PixelShuffle::forward`]: `[batch, channels · r², h, w]` in,
-    /// `[batch, channels, h · r, w · r]` out.
-    ///
-    /// Checks what burn asserts: a non-zero upscale factor `r` and channels divisible by `r²`;
-    /// and refuses the empty inputs burn's reshapes panic on.
-    ///
-    /// # Errors
-    ///
-    /// [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a factor of 0;
-    /// [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) for channels `r²` does
-    /// not divide; [`GuardError::Empty`](crate::GuardError::Empty) for such an empty input.
-    ///
-    /// ```
-    /// use burn::nn::PixelShuffleConfig;
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::prelude::*;
-    ///
-    /// let device = Device::flex();
-    /// let shuffle = PixelShuffleConfig::new(2).init();
-    /// assert_eq!(shuffle.try_forward(Tensor::<4>::ones([1, 8, 2, 2], &device))?.dims(), [1, 2, 4, 4]);
-    /// assert!(shuffle.try_forward(Tensor::<4>::ones([1, 6, 2, 2], &device)).is_err());
-    /// # Ok::<(), GuardError>(())
-    /// ```
-    fn try_forward(&self, input: Tensor<4>) -> Result<Tensor<4>>;
-}
-
-impl TryPixelShuffle for PixelShuffle {
-    fn try_forward(&self, input: Tensor<4>) -> Result<Tensor<4>> {
-        const OP: &str = "pixel_shuffle";
-        rules::pixel_shuffle(OP, &input.dims(), self.upscale_factor, true)?;
-        catch(OP, || self.forward(input))
-    }
-}
-
-/// Twin of [`PixelUnshuffle::forward`].
-pub trait TryPixelUnshuffle: Sealed {
-    /// Fallible twin of [`PixelUnshuffle::forward`]: `[batch, channels, h · r, w · r]` in,
-    /// `[batch, channels · r², h, w]` out.
-    ///
-    /// Checks what burn asserts: a non-zero downscale factor `r` dividing height and width;
-    /// and refuses the empty inputs burn's reshapes panic on.
-    ///
-    /// # Errors
-    ///
-    /// [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a factor of 0;
-    /// [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) for sizes `r` does not
-    /// divide; [`GuardError::Empty`](crate::GuardError::Empty) for such an empty input.
-    ///
-    /// ```
-    /// use burn::nn::PixelUnshuffleConfig;
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::prelude::*;
-    ///
-    /// let device = Device::flex();
-    /// let unshuffle = PixelUnshuffleConfig::new(2).init();
-    /// assert_eq!(unshuffle.try_forward(Tensor::<4>::ones([1, 2, 4, 4], &device))?.dims(), [1, 8, 2, 2]);
-    /// assert!(unshuffle.try_forward(Tensor::<4>::ones([1, 2, 4, 3], &device)).is_err());
-    /// # Ok::<(), GuardError>(())
-    /// ```
-    fn try_forward(&self, input: Tensor<4>) -> Result<Tensor<4>>;
-}
-
-impl TryPixelUnshuffle for PixelUnshuffle {
-    fn try_forward(&self, input: Tensor<4>) -> Result<Tensor<4>> {
-        const OP: &str = "pixel_unshuffle";
-        rules::pixel_shuffle(OP, &input.dims(), self.downscale_factor, false)?;
-        catch(OP, || self.forward(input))
     }
 }

@@ -4,6 +4,7 @@ use burn::module::Param;
 use burn::nn::Linear;
 use burn::tensor::{Device, Tensor};
 
+use crate::check;
 use crate::check::module::{LinearFeatures, linear_features};
 use crate::error::Result;
 use crate::panic::catch;
@@ -12,14 +13,7 @@ use crate::panic::catch;
 pub trait Sealed {}
 
 /// Every device equal to the first: a layer's parameters and its inputs.
-pub fn same_devices(op: &'static str, devices: &[Device]) -> Result<()> {
-    if let Some((first, rest)) = devices.split_first() {
-        for device in rest {
-            crate::capability::same_device(op, first, device)?;
-        }
-    }
-    Ok(())
-}
+pub(crate) use crate::tensor::same_devices;
 
 /// The dims of a tensor, as the checks take them.
 pub fn dims<const D: usize>(tensor: &Tensor<D>) -> Vec<usize> {
@@ -91,4 +85,59 @@ pub fn weight_and_bias<const D: usize>(
     bias: Option<&Param<Tensor<1>>>,
 ) -> Result<(Tensor<D>, Option<Tensor<1>>)> {
     catch(op, || (weight.val(), bias.map(Param::val)))
+}
+
+/// One row per layer twin of a family whose forward takes one tensor and returns one: the twin
+/// trait, burn's module, the op name, the ranks in and out, the layouts; then the doc example: how the layer is built, an input and its output dims, a refused input and the
+/// error kind. The family gives the check (`|layer, input, op| { .. }`, a `Result<()>` over
+/// `&Module`, `&Tensor<D>` and the op name) and the doc's checks, errors and import. Each row
+/// becomes a sealed `pub trait`, whose `try_forward` runs the check, then burn's `forward`
+/// under the backstop.
+macro_rules! layer_twins {
+    (
+        checks $checks:expr;
+        errors $errors:expr;
+        import $import:literal;
+        |$layer:ident, $input:ident, $op:ident| $check:block
+        $($twin:ident, $module:ident, $name:literal, $d:literal => $d_out:literal, $layout:literal,
+            $make:literal, $good:literal => $out:literal, $bad:literal => $kind:ident;)*
+    ) => {$(
+        impl Sealed for $module {}
+
+        #[doc = concat!("Twin of [`", stringify!($module), "::forward`].")]
+        pub trait $twin: Sealed {
+            #[doc = concat!("Fallible twin of [`", stringify!($module), "::forward`]: ", $layout, ".")]
+            ///
+            #[doc = $checks]
+            ///
+            /// # Errors
+            ///
+            #[doc = $errors]
+            ///
+            /// ```
+            #[doc = $import]
+            /// use burn::tensor::{Device, Tensor};
+            /// use burn_guard::prelude::*;
+            ///
+            /// let device = Device::flex();
+            #[doc = concat!("let layer = ", $make, ";")]
+            #[doc = concat!("let x = Tensor::<", $d, ">::ones(", $good, ", &device);")]
+            #[doc = concat!("assert_eq!(layer.try_forward(x)?.dims(), ", $out, ");")]
+            #[doc = concat!("let bad = Tensor::<", $d, ">::ones(", $bad, ", &device);")]
+            #[doc = concat!("assert_eq!(layer.try_forward(bad).unwrap_err().kind(), ErrorKind::", stringify!($kind), ");")]
+            /// # Ok::<(), GuardError>(())
+            /// ```
+            fn try_forward(&self, input: Tensor<$d>) -> Result<Tensor<$d_out>>;
+        }
+
+        impl $twin for $module {
+            fn try_forward(&self, input: Tensor<$d>) -> Result<Tensor<$d_out>> {
+                const OP: &str = $name;
+                let ($layer, $input, $op) = (self, &input, OP);
+                let checked: Result<()> = $check;
+                checked?;
+                catch(OP, || self.forward(input))
+            }
+        }
+    )*};
 }
