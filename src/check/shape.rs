@@ -281,35 +281,50 @@ pub fn narrow(
 /// No tensor list may be empty (`TensorCheck::cat`, `TensorCheck::stack`, burn's `meshgrid`).
 pub(crate) fn nonempty_list(op: &'static str, len: usize) -> Result<()> {
     if len == 0 {
-        return Err(GuardError::OutOfRange {
-            op,
-            rule: "needs at least one tensor",
-            name: "tensors",
-            value: len.into(),
-            limit: Limit::AtLeast(1usize.into()),
-        });
+        return Err(empty_list(op));
     }
     Ok(())
 }
 
+/// The refusal of an empty tensor list.
+fn empty_list(op: &'static str) -> GuardError {
+    GuardError::OutOfRange {
+        op,
+        rule: "needs at least one tensor",
+        name: "tensors",
+        value: 0usize.into(),
+        limit: Limit::AtLeast(1usize.into()),
+    }
+}
+
 /// Concatenation along `dim`: a non-empty list whose shapes agree except along `dim`
-/// (`TensorCheck::cat`). Returns the output shape.
+/// (`TensorCheck::cat`). Returns the output shape, of the inputs' type: a tensor's
+/// `[usize; D]` in, an array out, nothing allocated.
 ///
 /// # Errors
 ///
 /// [`GuardError::OutOfRange`] for an empty list; [`GuardError::ShapeMismatch`] with every
 /// shape otherwise.
-pub fn cat<S: AsRef<[usize]>>(op: &'static str, shapes: &[S], dim: usize) -> Result<Vec<usize>> {
-    nonempty_list(op, shapes.len())?;
-    let Some(first) = shapes.first().map(AsRef::as_ref) else {
-        return Ok(Vec::new());
+///
+/// ```
+/// use burn_guard::check;
+/// assert_eq!(check::cat("cat", &[[2, 3], [4, 3]], 0).unwrap(), [6, 3]);
+/// assert!(check::cat("cat", &[[2, 3], [4, 2]], 0).is_err());
+/// ```
+pub fn cat<S>(op: &'static str, shapes: &[S], dim: usize) -> Result<S>
+where
+    S: AsRef<[usize]> + AsMut<[usize]> + Clone,
+{
+    let Some(first) = shapes.first() else {
+        return Err(empty_list(op));
     };
+    let first_dims = first.as_ref();
     let mut total = 0usize;
     for shape in shapes.iter().map(AsRef::as_ref) {
-        let agrees = shape.len() == first.len()
+        let agrees = shape.len() == first_dims.len()
             && shape
                 .iter()
-                .zip(first)
+                .zip(first_dims)
                 .enumerate()
                 .all(|(i, (a, b))| i == dim || a == b);
         if !agrees {
@@ -321,8 +336,8 @@ pub fn cat<S: AsRef<[usize]>>(op: &'static str, shapes: &[S], dim: usize) -> Res
         }
         total = total.saturating_add(shape.get(dim).copied().unwrap_or(0));
     }
-    let mut out = first.to_vec();
-    if let Some(slot) = out.get_mut(dim) {
+    let mut out = first.clone();
+    if let Some(slot) = out.as_mut().get_mut(dim) {
         *slot = total;
     }
     Ok(out)

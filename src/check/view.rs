@@ -85,8 +85,9 @@ pub fn reshape(
     shape: &ShapeArg,
     rank_out: usize,
 ) -> Result<Vec<usize>> {
-    let entries: Vec<isize> = match shape {
-        ShapeArg::Entries(entries) => entries.clone(),
+    let converted: Vec<isize>;
+    let entries: &[isize] = match shape {
+        ShapeArg::Entries(entries) => entries,
         ShapeArg::Shape(dims) => {
             if dims.len() != rank_out {
                 return Err(GuardError::RankMismatch {
@@ -98,9 +99,11 @@ pub fn reshape(
                 });
             }
             // `AsIndex for usize` is `as isize`: huge sizes turn negative.
-            dims.iter()
+            converted = dims
+                .iter()
                 .map(|&d| isize::try_from(d).unwrap_or(-2))
-                .collect()
+                .collect();
+            &converted
         }
     };
     let got = || format!("shape={entries:?}, source={source:?}");

@@ -145,19 +145,36 @@ pub(super) fn cat<const D: usize, K: Basic>(
 ) -> Result<Tensor<D, K>> {
     const OP: &str = "cat";
     let dim = check::dim(OP, dim.as_index(), D)?;
-    let shapes: Vec<[usize; D]> = tensors.iter().map(Tensor::dims).collect();
-    let out = check::cat(OP, &shapes, dim)?;
-    let device = same_devices(OP, &tensors)?;
-    // burn leaves out the tensors with nothing along `dim` before it dispatches.
-    let filled: Vec<&Tensor<D, K>> = tensors
-        .iter()
-        .zip(&shapes)
-        .filter(|(_, shape)| shape.get(dim).is_some_and(|&size| size > 0))
-        .map(|(tensor, _)| tensor)
-        .collect();
-    let dtype = same_dtypes(OP, &filled)?;
-    fits(OP, &out, dtype, device.as_ref())?;
+    with_dims(&tensors, |shapes| {
+        let out = check::cat(OP, shapes, dim)?;
+        let device = same_devices(OP, &tensors)?;
+        // burn leaves out the tensors with nothing along `dim` before it dispatches.
+        let filled = tensors
+            .iter()
+            .zip(shapes)
+            .filter(|(_, shape)| shape.get(dim).is_some_and(|&size| size > 0))
+            .map(|(tensor, _)| tensor);
+        let dtype = same_dtypes(OP, filled)?;
+        fits(OP, &out, dtype, device.as_ref())
+    })?;
     catch(OP, || Tensor::cat(tensors, dim))
+}
+
+/// Runs `f` on the dims of every tensor, gathered on the stack for a short list (the common
+/// `cat` of a few tensors allocates nothing before burn's call).
+fn with_dims<const D: usize, K: Basic, R>(
+    tensors: &[Tensor<D, K>],
+    f: impl FnOnce(&[[usize; D]]) -> R,
+) -> R {
+    const INLINE: usize = 8;
+    if tensors.len() > INLINE {
+        return f(&tensors.iter().map(Tensor::dims).collect::<Vec<_>>());
+    }
+    let mut dims = [[0usize; D]; INLINE];
+    for (slot, tensor) in dims.iter_mut().zip(tensors) {
+        *slot = tensor.dims();
+    }
+    f(dims.get(..tensors.len()).unwrap_or_default())
 }
 
 /// Body of the twin of `stack`.
@@ -170,7 +187,7 @@ pub(super) fn stack<const D: usize, const D2: usize, K: Basic>(
     let shapes: Vec<[usize; D]> = tensors.iter().map(Tensor::dims).collect();
     check::stack(OP, &shapes, D, D2)?;
     let device = same_devices(OP, &tensors)?;
-    let dtype = same_dtypes(OP, &tensors.iter().collect::<Vec<_>>())?;
+    let dtype = same_dtypes(OP, &tensors)?;
     if let Some(shape) = shapes.first() {
         let mut out = shape.to_vec();
         out.insert(dim.min(out.len()), tensors.len());
@@ -189,15 +206,16 @@ pub(super) fn stack<const D: usize, const D2: usize, K: Basic>(
 }
 
 /// Every tensor of the first one's dtype (Flex and NdArray panic on a mismatch); returns it.
-fn same_dtypes<const D: usize, K: Basic>(
+fn same_dtypes<'a, const D: usize, K: Basic + 'a>(
     op: &'static str,
-    tensors: &[&Tensor<D, K>],
+    tensors: impl IntoIterator<Item = &'a Tensor<D, K>>,
 ) -> Result<Option<DType>> {
-    let Some((first, rest)) = tensors.split_first() else {
+    let mut tensors = tensors.into_iter();
+    let Some(first) = tensors.next() else {
         return Ok(None);
     };
     let dtype = first.dtype();
-    for tensor in rest {
+    for tensor in tensors {
         check::elementwise::same_dtype(op, dtype, tensor.dtype())?;
     }
     Ok(Some(dtype))

@@ -27,13 +27,12 @@ use crate::panic::catch;
 pub(crate) fn slices<S: SliceArg>(
     op: &'static str,
     slices: S,
-    shape: &[usize],
+    shape: &Shape,
 ) -> Result<Vec<Slice>> {
-    let burn_shape = Shape::from(shape.to_vec());
-    catch(op, || slices.into_slices(&burn_shape)).map_err(|_| GuardError::InvalidArgument {
+    catch(op, || slices.into_slices(shape)).map_err(|_| GuardError::InvalidArgument {
         op,
         rule: "the slice argument cannot be resolved against the shape: more slices than dimensions, a step of 0, or an index that overflows",
-        got: format!("shape={shape:?}"),
+        got: format!("shape={:?}", shape.as_slice()),
     })
 }
 
@@ -117,7 +116,7 @@ mod tests {
 
     #[test]
     fn slice_arguments() -> TestResult {
-        assert_eq!(slices("slice", 0..2, &[4, 3])?.len(), 2);
+        assert_eq!(slices("slice", 0..2, &Shape::new([4, 3]))?.len(), 2);
         let step_zero = Slice {
             start: 0,
             end: None,
@@ -125,14 +124,14 @@ mod tests {
         };
         // Each of burn's asserts inside `into_slices` is refused with the shape.
         for outcome in [
-            slices("slice", [0..1, 0..1, 0..1], &[4, 3]),
-            slices("slice", [step_zero], &[4]),
-            slices("slice", [isize::MAX], &[4]),
+            slices("slice", [0..1, 0..1, 0..1], &Shape::new([4, 3])),
+            slices("slice", [step_zero], &Shape::new([4])),
+            slices("slice", [isize::MAX], &Shape::new([4])),
         ] {
             let err = outcome.err().ok_or("expected an error")?;
             assert!(
                 matches!(&err, GuardError::InvalidArgument { op: "slice", got, .. }
-                    if got.starts_with("shape=")),
+                    if got.starts_with("shape=[")),
                 "{err:?}"
             );
         }

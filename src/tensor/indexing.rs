@@ -492,14 +492,15 @@ fn mask_fill_scalar<const D: usize, K: Basic>(
 impl<const D: usize, K: Basic> TryIndexing<D, K> for Tensor<D, K> {
     fn try_slice<S: SliceArg>(self, slices: S) -> Result<Self> {
         const OP: &str = "slice";
-        let slices = convert::slices(OP, slices, &self.dims())?;
+        let slices = convert::slices(OP, slices, &self.shape())?;
         catch(OP, || self.slice(&slices))
     }
 
     fn try_slice_assign<S: SliceArg>(self, slices: S, values: Self) -> Result<Self> {
         const OP: &str = "slice_assign";
-        let slices = convert::slices(OP, slices, &self.dims())?;
-        match rules::slice_assign(OP, &self.dims(), &slices, &values.dims())? {
+        let shape = self.shape();
+        let slices = convert::slices(OP, slices, &shape)?;
+        match rules::slice_assign(OP, &shape, &slices, &values.dims())? {
             rules::SliceAssign::Empty => Ok(self),
             rules::SliceAssign::Selected(_) => {
                 crate::capability::same_device(OP, &self.device(), &values.device())?;
@@ -510,7 +511,7 @@ impl<const D: usize, K: Basic> TryIndexing<D, K> for Tensor<D, K> {
 
     fn try_slice_fill<S: SliceArg, E: Element>(self, slices: S, value: E) -> Result<Self> {
         const OP: &str = "slice_fill";
-        let slices = convert::slices(OP, slices, &self.dims())?;
+        let slices = convert::slices(OP, slices, &self.shape())?;
         let dtype = self.dtype();
         rules::not_quantized(OP, &dtype)?;
         rules::fill_element(OP, convert::scalar(OP, value)?, &dtype)?;
