@@ -21,9 +21,9 @@ mod quirks;
 pub(crate) mod remote;
 mod stack;
 
-pub use budget::{SAMPLE_PERIOD, memory_budget, set_memory_budget};
 pub use crate::check::quirks::{Modes, Quirks};
 pub use crate::check::support::{Effect, Gap, Support};
+pub use budget::{SAMPLE_PERIOD, memory_budget, set_memory_budget};
 pub use device::stack_of;
 pub use dtype::dtype_support;
 pub(crate) use health::note_execution_error;

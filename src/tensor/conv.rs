@@ -13,7 +13,7 @@ use burn::tensor::module as burn_module;
 use burn::tensor::ops::{ConvOptions, ConvTransposeOptions, DeformConvOptions};
 
 use super::{output_fits, same_devices};
-use crate::check::{self, module as rules};
+use crate::check::module as rules;
 use crate::error::{GuardError, Result};
 use crate::panic::catch;
 

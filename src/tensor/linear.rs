@@ -4,7 +4,7 @@
 use burn::tensor::Tensor;
 use burn::tensor::module as burn_module;
 
-use crate::check::{self, module as rules};
+use crate::check::module as rules;
 use crate::error::Result;
 use crate::panic::catch;
 

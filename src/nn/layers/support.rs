@@ -4,7 +4,6 @@ use burn::module::Param;
 use burn::nn::Linear;
 use burn::tensor::{Device, Tensor};
 
-use crate::check;
 use crate::check::module::{LinearFeatures, linear_features};
 use crate::error::Result;
 use crate::panic::catch;
