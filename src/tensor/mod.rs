@@ -1,5 +1,5 @@
 //! Fallible twins of `burn::Tensor`'s methods and associated functions: the same name with a
-//! `try_` prefix, the same arguments, a [`Result`](crate::Result) instead of a panic.
+//! `try_` prefix, the same arguments, a [`Result`] instead of a panic.
 //!
 //! Three shapes of twin, each called the way burn's original is:
 //!
