@@ -161,13 +161,29 @@ fn module_sources() -> String {
 }
 
 /// Twins defined as free functions in `src/tensor/` (`pub fn try_conv2d(..)` at the start of a
-/// line).
+/// line, or a row of a free-function table: `    fn try_softmax = softmax(..)`).
 fn is_free(twin: &str, sources: &str) -> bool {
     sources.lines().any(|line| {
         let rest = line
             .strip_prefix("pub fn ")
             .or_else(|| line.strip_prefix("pub async fn "));
-        rest.is_some_and(|r| r.starts_with(twin) && r[twin.len()..].starts_with(['<', '(']))
+        // A table row: `fn try_x = burn_fn(..)`, or `<family> fn try_x(..) = burn_fn(..)`
+        // (a trait's method declaration is `fn try_x(self, ..)`: no family word, no `=`).
+        let trimmed = line.trim_start();
+        let (family, after) = match trimmed.split_once("fn ") {
+            Some((before, after)) => (before.trim(), after),
+            None => ("", ""),
+        };
+        let named = after.starts_with(twin)
+            && !after[twin.len()..].starts_with(|c: char| c == '_' || c.is_alphanumeric());
+        let tail = after.get(twin.len()..).unwrap_or("").trim_start();
+        let plain_word = !family.is_empty()
+            && family.chars().all(|c| c.is_ascii_lowercase() || c == '_')
+            && !["pub", "async", "const", "unsafe"].contains(&family);
+        let row = named
+            && ((family.is_empty() && trimmed.starts_with("fn ") && tail.starts_with('='))
+                || (plain_word && (tail.starts_with('(') || tail.starts_with('='))));
+        row || rest.is_some_and(|r| r.starts_with(twin) && r[twin.len()..].starts_with(['<', '(']))
     })
 }
 
@@ -332,11 +348,19 @@ fn every_entry_names_an_existing_twin() {
         // A path: its module is one of `src/tensor/mod.rs`'s `pub mod`s, re-exporting the twin.
         let reachable = match call.strip_prefix("burn_guard::tensor::") {
             Some(rest) => match rest.rsplit_once("::") {
-                Some((module, _)) => mod_rs
-                    .split(&format!("pub mod {module} {{"))
-                    .nth(1)
-                    .and_then(|body| body.split("\n}").next())
-                    .is_some_and(|body| body.contains(twin)),
+                // An inline `pub mod` re-exporting the twin, or a file module defining it.
+                Some((module, _)) => {
+                    mod_rs
+                        .split(&format!("pub mod {module} {{"))
+                        .nth(1)
+                        .and_then(|body| body.split("\n}").next())
+                        .is_some_and(|body| body.contains(twin))
+                        || (mod_rs.contains(&format!("pub mod {module};"))
+                            && std::fs::read_to_string(
+                                root().join(format!("src/tensor/{module}.rs")),
+                            )
+                            .is_ok_and(|file| file.contains(twin)))
+                }
                 None => mod_rs.contains(twin),
             },
             None => !call.starts_with("burn_guard::"),
