@@ -194,7 +194,7 @@ macro_rules! pool_wrappers {
         #[doc = concat!("let x = Flex::float_from_data(TensorData::new(vec!", $values, ", ", $shape, "), &Default::default());")]
         #[doc = concat!("let y = burn_guard::backend::", stringify!($name), "::<Flex>(x, ", $args, ")?;")]
         /// # let y = burn_backend::read_sync(Flex::float_into_data(y)).unwrap();
-        #[doc = concat!("assert_eq!(y.try_to_vec::<f32>().unwrap(), vec!", $out, ");")]
+        #[doc = concat!("assert_eq!(y.try_to_vec::<f32>()?, vec!", $out, ");")]
         /// # Ok::<(), burn_guard::GuardError>(())
         /// ```
         pub fn $name<B: Backend>(x: FloatTensor<B>, $($param: $ty),*) -> Result<FloatTensor<B>> {
