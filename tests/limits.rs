@@ -233,9 +233,11 @@ fn square_side_over(limit: u64) -> usize {
 
 /// On wgpu: the device's largest buffer from its CubeCL client; a tensor 4 KiB over it refused
 /// with nothing dispatched, one 4 KiB under it created and read back; the same for a matmul
-/// output, a repeat and a cat. Then the device still computes: nothing reached a kernel.
+/// output, a broadcast sum, a repeat, a cat, a select, a take and an unfold4d/fold4d. Then the device still computes: nothing reached a kernel.
 #[test]
 fn wgpu_buffers_over_the_device_limit_are_refused_and_under_it_work() {
+    use burn::tensor::ops::UnfoldOptions;
+    use burn_guard::tensor::module::{try_fold4d, try_unfold4d};
     let Some(device) = common::wgpu_device() else {
         return;
     };
@@ -285,6 +287,9 @@ fn wgpu_buffers_over_the_device_limit_are_refused_and_under_it_work() {
         Some(limit),
         d,
     );
+    // A broadcast sum of the same two vectors: the same n² elements.
+    let sum = Tensor::<2>::ones([side, 1], d).try_add(Tensor::<2>::ones([1, side], d));
+    assert_too_large(sum, "add", Some((side * side * 4) as u64), Some(limit), d);
     let half = side / 2;
     let product = Tensor::<2>::ones([half, 1], d)
         .try_matmul(Tensor::<2>::ones([1, half], d))
@@ -310,6 +315,41 @@ fn wgpu_buffers_over_the_device_limit_are_refused_and_under_it_work() {
         Tensor::try_cat(blocks, 0),
         "cat",
         Some(times as u64 * (4 << 20)),
+        Some(limit),
+        d,
+    );
+
+    // Index twins whose output is rows of a 4 MiB row: select and take, over by one row.
+    let row = Tensor::<2>::zeros([1, 1 << 20], d);
+    let picks = || Tensor::<1, Int>::zeros([times], d);
+    let over_rows = Some(times as u64 * (4 << 20));
+    assert_too_large(
+        row.clone().try_select(0, picks()),
+        "select",
+        over_rows,
+        Some(limit),
+        d,
+    );
+    let taken = row.try_take::<1, 2>(0, picks());
+    assert_too_large(taken, "take", over_rows, Some(limit), d);
+
+    // im2col columns over the limit from a 16 MiB image: 4 channels · 3 · 3 taps · 2^20 blocks.
+    let image = Tensor::<4>::zeros([1, 4, 1024, 1024], d);
+    let options = UnfoldOptions::new([1, 1], [1, 1], [1, 1]);
+    assert_too_large(
+        try_unfold4d(image, [3, 3], options),
+        "unfold4d",
+        Some(4 * 9 * (1 << 20) * 4),
+        Some(limit),
+        d,
+    );
+    // And back: 2^20 blocks of a stride-2 fold spread 40 MiB of columns over 160 MiB.
+    let columns = Tensor::<3>::zeros([1, 10, 1 << 20], d);
+    let options = UnfoldOptions::new([2, 2], [0, 0], [1, 1]);
+    assert_too_large(
+        try_fold4d(columns, [2048, 2048], [1, 1], options),
+        "fold4d",
+        Some(10 * 2048 * 2048 * 4),
         Some(limit),
         d,
     );

@@ -77,6 +77,7 @@ pub trait TryTensor<const D: usize, K: Basic>: Sealed + Sized {
     /// - [`GuardError::IndexOutOfRange`](crate::GuardError::IndexOutOfRange) naming the first
     ///   bad index (Flex panics; other backends may read out of bounds).
     /// - [`GuardError::Execution`](crate::GuardError::Execution) if the indices cannot be read.
+    /// - [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's largest buffer, or whose size overflows.
     ///
     /// ```
     /// use burn::tensor::{Device, Int, Tensor};
@@ -113,7 +114,13 @@ impl<const D: usize, K: Basic> TryTensor<D, K> for Tensor<D, K> {
         const OP: &str = "select";
         let dim = check::dim(OP, dim.as_index(), D)?;
         crate::capability::same_device(OP, &self.device(), &indices.device())?;
-        let size = self.dims().get(dim).copied().unwrap_or(0);
+        let mut out = self.dims();
+        let size = out.get(dim).copied().unwrap_or(0);
+        let [count] = indices.dims();
+        if let Some(selected) = out.get_mut(dim) {
+            *selected = count;
+        }
+        crate::capability::require_fits(OP, &out, self.dtype(), &self.device())?;
         check::indices(OP, &read_indices(OP, &indices)?, size, dim)?;
         catch(OP, || self.select(dim, indices))
     }

@@ -323,6 +323,7 @@ pub trait TryIndexing<const D: usize, K: Basic>: Sealed + Sized {
     /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
     /// - [`GuardError::IndexOutOfRange`](crate::GuardError::IndexOutOfRange).
     /// - [`GuardError::Execution`](crate::GuardError::Execution) if the indices cannot be read.
+    /// - [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's largest buffer, or whose size overflows.
     ///
     /// ```
     /// use burn::tensor::{Device, Int, Tensor};
@@ -419,7 +420,9 @@ pub trait TryIndexing<const D: usize, K: Basic>: Sealed + Sized {
     ///
     /// # Errors
     ///
-    /// As [`TryIndexing::try_scatter_nd`].
+    /// As [`TryIndexing::try_scatter_nd`];
+    /// [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's
+    /// largest buffer, or whose size overflows.
     ///
     /// ```
     /// use burn::tensor::{Device, Int, Tensor};
@@ -453,6 +456,7 @@ pub trait TryIndexing<const D: usize, K: Basic>: Sealed + Sized {
     /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
     /// - [`GuardError::IndexOutOfRange`](crate::GuardError::IndexOutOfRange).
     /// - [`GuardError::Execution`](crate::GuardError::Execution) if the indices cannot be read.
+    /// - [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's largest buffer, or whose size overflows.
     ///
     /// ```
     /// use burn::tensor::{Device, Int, Tensor};
@@ -606,8 +610,11 @@ impl<const D: usize, K: Basic> TryIndexing<D, K> for Tensor<D, K> {
     fn try_gather(self, dim: impl AsIndex, indices: Tensor<D, Int>) -> Result<Self> {
         const OP: &str = "gather";
         let dim = check::dim(OP, dim.as_index(), D)?;
-        rules::gather(OP, dim, &self.dims(), &indices.dims())?;
-        crate::capability::same_device(OP, &self.device(), &indices.device())?;
+        let out = indices.dims();
+        rules::gather(OP, dim, &self.dims(), &out)?;
+        let device = self.device();
+        crate::capability::same_device(OP, &device, &indices.device())?;
+        crate::capability::require_fits(OP, &out, self.dtype(), &device)?;
         let size = self.dims().get(dim).copied().unwrap_or(0);
         check::indices(OP, &read_indices(OP, &indices)?, size, dim)?;
         catch(OP, || self.gather(dim, indices))
@@ -656,9 +663,20 @@ impl<const D: usize, K: Basic> TryIndexing<D, K> for Tensor<D, K> {
     ) -> Result<Tensor<DV, K>> {
         const OP: &str = "gather_nd";
         let shape = self.dims();
-        let k = rules::gather_nd(OP, &shape, &indices.dims(), DV)?;
-        rules::not_bool(OP, &self.dtype())?;
-        crate::capability::same_device(OP, &self.device(), &indices.device())?;
+        let index_dims = indices.dims();
+        let k = rules::gather_nd(OP, &shape, &index_dims, DV)?;
+        let dtype = self.dtype();
+        rules::not_bool(OP, &dtype)?;
+        let device = self.device();
+        crate::capability::same_device(OP, &device, &indices.device())?;
+        // One slice `shape[k..]` per index tuple: the tuples are every dim of `indices` but the last.
+        let out: Vec<usize> = index_dims
+            .iter()
+            .take(M.saturating_sub(1))
+            .chain(shape.iter().skip(k))
+            .copied()
+            .collect();
+        crate::capability::require_fits(OP, &out, dtype, &device)?;
         rules::nd_indices(OP, &read_indices(OP, &indices)?, k, &shape)?;
         catch(OP, || self.gather_nd::<M, DV>(indices))
     }
@@ -674,10 +692,11 @@ impl<const D: usize, K: Basic> TryIndexing<D, K> for Tensor<D, K> {
         let out = rules::take(OP, &shape, dim, &indices.dims(), DO)?;
         let device = self.device();
         crate::capability::same_device(OP, &device, &indices.device())?;
+        let dtype = self.dtype();
+        crate::capability::require_fits(OP, &out, dtype, &device)?;
         let size = shape.get(dim).copied().unwrap_or(0);
         check::indices(OP, &read_indices(OP, &indices)?, size, dim)?;
         if out.contains(&0) {
-            let dtype = self.dtype();
             return catch(OP, || Tensor::<DO, K>::empty(out, (&device, dtype)));
         }
         catch(OP, || self.take::<DI, DO>(dim, indices))

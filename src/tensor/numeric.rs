@@ -18,12 +18,14 @@ pub trait TryNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     /// Fallible twin of [`Tensor::add`]: element-wise sum with broadcasting.
     ///
     /// Checks that both tensors are on the same device and that each dimension is equal or 1
-    /// in one of them.
+    /// in one of them; when the shapes differ, that the broadcast output fits on the device.
     ///
     /// # Errors
     ///
     /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
     /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) with both shapes.
+    /// - [`GuardError::TooLarge`](crate::GuardError::TooLarge) for a broadcast output over the
+    ///   device's largest buffer.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -139,12 +141,35 @@ macro_rules! binary_ew {
     ($twin:ident, $burn:ident) => {
         fn $twin(self, other: Self) -> Result<Self> {
             const OP: &str = stringify!($burn);
-            crate::capability::same_device(OP, &self.device(), &other.device())?;
-            check::shape::broadcastable(OP, &self.dims(), &other.dims())?;
-            check::elementwise::same_dtype(OP, self.dtype(), other.dtype())?;
+            broadcast_fits(OP, &self, &other)?;
             catch(OP, || Tensor::$burn(self, other))
         }
     };
+}
+
+/// The checks of an element-wise binary operator: same device, shapes that broadcast, same
+/// dtype; and, when the shapes differ, the byte rule on the broadcast output (`[n, 1] + [1, n]`
+/// allocates `n²` elements from `2n`). Equal shapes give an output the size of an operand
+/// that already exists, so the common case computes no output shape.
+fn broadcast_fits<const D: usize, K: Numeric>(
+    op: &'static str,
+    lhs: &Tensor<D, K>,
+    rhs: &Tensor<D, K>,
+) -> Result<()> {
+    let device = lhs.device();
+    crate::capability::same_device(op, &device, &rhs.device())?;
+    let (lhs_dims, rhs_dims) = (lhs.dims(), rhs.dims());
+    let out = if lhs_dims == rhs_dims {
+        None
+    } else {
+        Some(check::shape::broadcast(op, &lhs_dims, &rhs_dims)?)
+    };
+    let dtype = lhs.dtype();
+    check::elementwise::same_dtype(op, dtype, rhs.dtype())?;
+    match out {
+        Some(out) => crate::capability::require_fits(op, &out, dtype, &device).map(drop),
+        None => Ok(()),
+    }
 }
 
 impl<const D: usize, K: Numeric> TryNumeric<D, K> for Tensor<D, K> {
@@ -154,9 +179,7 @@ impl<const D: usize, K: Numeric> TryNumeric<D, K> for Tensor<D, K> {
 
     fn try_div(self, other: Self) -> Result<Self> {
         const OP: &str = "div";
-        crate::capability::same_device(OP, &self.device(), &other.device())?;
-        check::shape::broadcastable(OP, &self.dims(), &other.dims())?;
-        check::elementwise::same_dtype(OP, self.dtype(), other.dtype())?;
+        broadcast_fits(OP, &self, &other)?;
         let dtype = other.dtype();
         if dtype.is_int() || dtype.is_uint() {
             let divisors = super::base::read_indices(OP, &other)?;

@@ -242,7 +242,8 @@ pool_twins! {
 ///
 /// [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a zero option;
 /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for a kernel larger
-/// than the padded input.
+/// than the padded input; [`GuardError::TooLarge`](crate::GuardError::TooLarge) for columns
+/// over the device's largest buffer.
 ///
 /// ```
 /// use burn::tensor::{Device, Tensor};
@@ -263,7 +264,14 @@ pub fn try_unfold4d(
 ) -> Result<Tensor<3>> {
     const OP: &str = "unfold4d";
     let (stride, padding, dilation) = (options.stride, options.padding, options.dilation);
-    rules::unfold(OP, &x.dims(), kernel_size, stride, padding, dilation)?;
+    let [batch, channels, ..] = x.dims();
+    let blocks = rules::unfold(OP, &x.dims(), kernel_size, stride, padding, dilation)?;
+    // `[batch, channels · kh · kw, blocks]`, the columns burn materialises; a product that
+    // overflows saturates, which the byte rule refuses as too large.
+    let [kernel_h, kernel_w] = kernel_size;
+    let columns = channels.saturating_mul(kernel_h).saturating_mul(kernel_w);
+    let out = [batch, columns, blocks.height.saturating_mul(blocks.width)];
+    output_fits(OP, &out, x.dtype(), &x.device())?;
     catch(OP, || burn_module::unfold4d(x, kernel_size, options))
 }
 
@@ -299,7 +307,7 @@ pub fn try_fold4d(
 ) -> Result<Tensor<4>> {
     const OP: &str = "fold4d";
     let (stride, padding, dilation) = (options.stride, options.padding, options.dilation);
-    rules::fold(
+    let out = rules::fold(
         OP,
         &x.dims(),
         output_size,
@@ -308,6 +316,7 @@ pub fn try_fold4d(
         padding,
         dilation,
     )?;
+    output_fits(OP, &out, x.dtype(), &x.device())?;
     catch(OP, || {
         burn_module::fold4d(x, output_size, kernel_size, options)
     })
