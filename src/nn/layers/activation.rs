@@ -17,7 +17,7 @@ use burn::nn::activation::{
 use burn::tensor::{Device, Tensor};
 
 use super::TryLinear;
-use super::support::{Sealed, dims};
+use super::support::{Sealed, dims, in_layer, param_values};
 use crate::check::module as module_rules;
 use crate::check::norm as rules;
 use crate::check::quant::quantized_reshape;
@@ -273,12 +273,15 @@ impl TryPRelu for PRelu {
         // burn's forward is `prelu(input, alpha)`; the tensor twin runs it after its checks.
         // The shape rule first (the reshape below is only defined for valid weights), then
         // the reshape burn applies to the weights, for a quantized layer.
-        let alpha = self.alpha.val();
+        let [alpha] = param_values(OP, [&self.alpha])?;
         let alpha_dims = dims(&alpha);
         module_rules::prelu(OP, &dims(&input), &alpha_dims)?;
         let weights = alpha_dims.first().copied().unwrap_or(0);
         let reshaped = module_rules::prelu_weights_shape(D, weights);
-        quantized_reshape(OP, alpha.dtype(), &reshaped).context("alpha")?;
+        in_layer(
+            OP,
+            quantized_reshape(OP, alpha.dtype(), &reshaped).context("alpha"),
+        )?;
         try_prelu(input, alpha)
     }
 }
@@ -329,7 +332,7 @@ pub trait TrySwiGlu: Sealed {
     /// Fallible twin of [`SwiGlu::forward`]: `[..., d_input]` → `[..., d_output]`.
     ///
     /// Checks the input against both linear layers, as their twins do
-    /// ([`TryLinear::try_forward`]); an error names the layer (`linear_inner: linear: …`).
+    /// ([`TryLinear::try_forward`]); an error names the layer (`swiglu: linear_inner: linear: …`).
     /// The two results are multiplied element-wise, so the layers must agree on `d_output`.
     ///
     /// # Errors
@@ -358,14 +361,10 @@ impl TrySwiGlu for SwiGlu {
         const OP: &str = "swiglu";
         // The same calls as burn's forward, each through its twin: the inner linear, silu,
         // the outer linear, and the product.
-        let inner = self
-            .linear_inner
-            .try_forward(input.clone())
-            .context("linear_inner")?;
-        let outer = self
-            .linear_outer
-            .try_forward(input)
-            .context("linear_outer")?;
+        let inner = self.linear_inner.try_forward(input.clone());
+        let inner = in_layer(OP, inner.context("linear_inner"))?;
+        let outer = self.linear_outer.try_forward(input);
+        let outer = in_layer(OP, outer.context("linear_outer"))?;
         crate::check::broadcast(OP, &dims(&inner), &dims(&outer))?;
         catch(OP, || burn::tensor::activation::silu(inner).mul(outer))
     }

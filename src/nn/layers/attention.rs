@@ -8,7 +8,7 @@ use burn::nn::attention::{
 };
 use burn::tensor::{Bool, Device, Tensor};
 
-use super::support::{Sealed, all_on, dims, linear_params, same_devices};
+use super::support::{Sealed, all_on, dims, in_layer, linear_params, same_devices};
 use crate::check::attention::{
     CrossAttentionParams, MhaShapes, cross_attention, mha_heads, mha_input,
 };
@@ -199,8 +199,13 @@ pub(crate) fn check_mha(
     Ok(shapes)
 }
 
-/// [`check_mha`] for the twin's own input: its dims and every device.
+/// [`check_mha`] for the twin's own input: its dims and every device; an error names the
+/// layer.
 fn check_mha_input(mha: &MultiHeadAttention, input: &MhaInput) -> Result<MhaShapes> {
+    in_layer(OP, check_mha_input_dims(mha, input))
+}
+
+fn check_mha_input_dims(mha: &MultiHeadAttention, input: &MhaInput) -> Result<MhaShapes> {
     let dims = MhaDims {
         query: input.query.dims(),
         key: input.key.dims(),
@@ -258,7 +263,7 @@ pub trait TryMultiHeadAttention: Sealed {
     /// # Errors
     ///
     /// [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) (a projection's under
-    /// its field name: `query: linear: …`), [`GuardError::Empty`](crate::GuardError::Empty),
+    /// its field name, after the layer's: `multi_head_attention: query: linear: …`), [`GuardError::Empty`](crate::GuardError::Empty),
     /// [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for the dropout,
     /// [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
     ///
@@ -358,7 +363,8 @@ fn check_cross(
     ] {
         let weight = projection.weight.as_slice();
         let input = [1, weight.first().copied().unwrap_or(0)];
-        linear_rule("linear", &input, weight, projection.bias.as_deref()).context(name)?;
+        let bias = linear_rule("linear", &input, weight, projection.bias.as_deref());
+        in_layer(CROSS, bias.context(name))?;
     }
     let mut devices = vec![query.device(), context.device()];
     devices.extend(mask.map(Tensor::device));

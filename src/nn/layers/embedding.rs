@@ -3,7 +3,7 @@
 use burn::nn::Embedding;
 use burn::tensor::{Int, Tensor};
 
-use super::support::Sealed;
+use super::support::{Sealed, param_values};
 use crate::error::Result;
 use crate::tensor::module::try_embedding;
 
@@ -43,6 +43,7 @@ pub trait TryEmbedding: Sealed {
 impl TryEmbedding for Embedding {
     fn try_forward(&self, input: Tensor<2, Int>) -> Result<Tensor<3>> {
         // burn's forward is `embedding(weight, input)`; the tensor twin runs it after its checks.
-        try_embedding(self.weight.val(), input)
+        let [weight] = param_values("embedding", [&self.weight])?;
+        try_embedding(weight, input)
     }
 }

@@ -1,6 +1,7 @@
 //! The normalization layers — [`BatchNorm`], [`LayerNorm`], [`GroupNorm`], [`InstanceNorm`],
 //! [`RmsNorm`], [`LocalResponseNorm`] and the [`Normalization`] wrapper — and their configs.
 
+use burn::module::Param;
 use burn::nn::norm::{Normalization, NormalizationConfig};
 use burn::nn::{
     BatchNorm, BatchNormConfig, GroupNorm, GroupNormConfig, InstanceNorm, LayerNorm,
@@ -8,7 +9,7 @@ use burn::nn::{
 };
 use burn::tensor::{Device, Tensor};
 
-use super::support::{Sealed, all_on, dims, param_layout, same_devices};
+use super::support::{Sealed, all_on, dims, in_layer, param_layout, param_values, same_devices};
 use crate::check;
 use crate::check::module::{batch_norm, batch_norm_train};
 use crate::check::norm as rules;
@@ -127,14 +128,13 @@ pub trait TryBatchNorm: Sealed {
 
 impl TryBatchNorm for BatchNorm {
     fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
-        let gamma = self.gamma.val();
-        let beta = self.beta.val();
         let train = input.device().is_autodiff() && self.training.is_enabled();
         let (op, rule): (&'static str, fn(_, &_, &_) -> Result<usize>) = if train {
             ("batch_norm_train", batch_norm_train)
         } else {
             ("batch_norm", batch_norm)
         };
+        let [gamma, beta] = param_values(op, [&self.gamma, &self.beta])?;
         let params = [
             ("gamma", dims(&gamma)),
             ("beta", dims(&beta)),
@@ -197,19 +197,20 @@ pub(super) fn check_layer_norm(norm: &LayerNorm, input: &[usize], device: &Devic
     all_on(OP, device, &[beta.map(|(_, device)| device)])
 }
 
-/// The checks of a group norm (group and instance norms share burn's `group_norm`).
+/// The checks of a group norm (group and instance norms share burn's `group_norm`); gamma and
+/// beta are read under the backstop.
 fn check_group_norm<const D: usize>(
     op: &'static str,
     input: &Tensor<D>,
     num_groups: usize,
     num_channels: usize,
     affine: bool,
-    gamma: Option<Tensor<1>>,
-    beta: Option<Tensor<1>>,
+    gamma: Option<&Param<Tensor<1>>>,
+    beta: Option<&Param<Tensor<1>>>,
 ) -> Result<()> {
     let params = match (affine, gamma, beta) {
         (false, _, _) => None,
-        (true, Some(gamma), Some(beta)) => Some((gamma, beta)),
+        (true, Some(gamma), Some(beta)) => Some(param_values(op, [gamma, beta])?),
         (true, _, _) => {
             return Err(GuardError::InvalidArgument {
                 op,
@@ -218,7 +219,7 @@ fn check_group_norm<const D: usize>(
             });
         }
     };
-    let param_dims = params.as_ref().map(|(g, b)| (dims(g), dims(b)));
+    let param_dims = params.as_ref().map(|[g, b]| (dims(g), dims(b)));
     rules::group_norm(
         op,
         &dims(input),
@@ -228,13 +229,14 @@ fn check_group_norm<const D: usize>(
             .as_ref()
             .map(|(g, b)| (g.as_slice(), b.as_slice())),
     )?;
-    if let Some((gamma, beta)) = &params {
+    if let Some([gamma, beta]) = &params {
         same_devices(op, &[input.device(), gamma.device(), beta.device()])?;
         // burn reshapes both to `[1, channels, 1, ..]`: a quantized parameter (a quantized
         // model's) must keep whole blocks and packed words there.
         let affine = rules::group_norm_affine_shape(D, num_channels);
         for (name, param) in [("gamma", gamma), ("beta", beta)] {
-            check::quant::quantized_reshape(op, param.dtype(), &affine).context(name)?;
+            let reshape = check::quant::quantized_reshape(op, param.dtype(), &affine);
+            in_layer(op, reshape.context(name))?;
         }
     }
     Ok(())
@@ -279,22 +281,6 @@ pub trait TryGroupNorm: Sealed {
     fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>>;
 }
 
-impl TryGroupNorm for GroupNorm {
-    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
-        const OP: &str = "group_norm";
-        check_group_norm(
-            OP,
-            &input,
-            self.num_groups,
-            self.num_channels,
-            self.affine,
-            self.gamma.as_ref().map(|p| p.val()),
-            self.beta.as_ref().map(|p| p.val()),
-        )?;
-        catch(OP, || self.forward(input))
-    }
-}
-
 /// Twin of [`InstanceNorm::forward`].
 pub trait TryInstanceNorm: Sealed {
     /// Fallible twin of [`InstanceNorm::forward`]: `[batch, channels, ..]`, same shape out.
@@ -320,21 +306,24 @@ pub trait TryInstanceNorm: Sealed {
     fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>>;
 }
 
-impl TryInstanceNorm for InstanceNorm {
-    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
-        const OP: &str = "instance_norm";
-        check_group_norm(
-            OP,
-            &input,
-            self.num_channels,
-            self.num_channels,
-            self.affine,
-            self.gamma.as_ref().map(|p| p.val()),
-            self.beta.as_ref().map(|p| p.val()),
-        )?;
-        catch(OP, || self.forward(input))
-    }
+/// The twins of the group and instance norms, which run burn's same `group_norm`: one check,
+/// their group counts apart.
+macro_rules! group_norm_twin {
+    ($twin:ident for $module:ident, $op:literal, |$layer:ident| $groups:expr) => {
+        impl $twin for $module {
+            fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
+                let $layer = self;
+                let (gamma, beta) = (self.gamma.as_ref(), self.beta.as_ref());
+                let (channels, affine) = (self.num_channels, self.affine);
+                check_group_norm($op, &input, $groups, channels, affine, gamma, beta)?;
+                catch($op, || self.forward(input))
+            }
+        }
+    };
 }
+
+group_norm_twin!(TryGroupNorm for GroupNorm, "group_norm", |layer| layer.num_groups);
+group_norm_twin!(TryInstanceNorm for InstanceNorm, "instance_norm", |layer| layer.num_channels);
 
 /// Twin of [`RmsNorm::forward`].
 pub trait TryRmsNorm: Sealed {

@@ -7,7 +7,7 @@ use burn::nn::activation::Activation;
 use burn::nn::{BiGru, BiLstm, BiRnn, GateController, Gru, Lstm, LstmState, Rnn, RnnState};
 use burn::tensor::{DType, Device, Tensor};
 
-use super::support::{Sealed, dims, same_devices};
+use super::support::{Sealed, dims, in_layer, same_devices};
 use crate::check::rnn::{
     ActivationShapes, DirectionSlice, Gate, Plan, activation, bidirectional, recurrent, step,
 };
@@ -243,17 +243,20 @@ impl TryRnn for Rnn {
         let input = batch_first(batched_input.dims(), self.batch_first);
         let gates = rnn_gates(self);
         let hidden = state.as_ref().map(|s| (dims(&s.hidden), s.hidden.device()));
-        let plan = check_layer(
+        let plan = in_layer(
             OP,
-            input,
-            Parts {
-                d_hidden: self.d_hidden,
-                gates: &gates,
-                activations: &rnn_activations(self),
-            },
-            hidden.as_ref().map(|(d, dev)| (&d[..], dev.clone())),
-            None,
-            batched_input.device(),
+            check_layer(
+                OP,
+                input,
+                Parts {
+                    d_hidden: self.d_hidden,
+                    gates: &gates,
+                    activations: &rnn_activations(self),
+                },
+                hidden.as_ref().map(|(d, dev)| (&d[..], dev.clone())),
+                None,
+                batched_input.device(),
+            ),
         )?;
         match plan {
             Plan::Dispatch => catch(OP, || self.forward(batched_input, state)),
@@ -302,17 +305,20 @@ impl TryGru for Gru {
         let input = batched_input.dims();
         let gates = gru_gates(self);
         let hidden = state.as_ref().map(|s| (dims(s), s.device()));
-        let plan = check_layer(
+        let plan = in_layer(
             OP,
-            input,
-            Parts {
-                d_hidden: self.d_hidden,
-                gates: &gates,
-                activations: &gru_activations(self),
-            },
-            hidden.as_ref().map(|(d, dev)| (&d[..], dev.clone())),
-            None,
-            batched_input.device(),
+            check_layer(
+                OP,
+                input,
+                Parts {
+                    d_hidden: self.d_hidden,
+                    gates: &gates,
+                    activations: &gru_activations(self),
+                },
+                hidden.as_ref().map(|(d, dev)| (&d[..], dev.clone())),
+                None,
+                batched_input.device(),
+            ),
         )?;
         match plan {
             Plan::Dispatch => catch(OP, || self.forward(batched_input, state)),
@@ -477,13 +483,16 @@ impl TryLstm for Lstm {
             )?;
             // The given state feeds the first step; each next step gets the previous one's.
             let first = i == 0;
-            plans.push(check_lstm(
-                self,
+            plans.push(in_layer(
                 OP,
-                [rows, 1, input[2]],
-                view(&hidden).filter(|_| first),
-                view(&cell).filter(|_| first),
-                input_t.device(),
+                check_lstm(
+                    self,
+                    OP,
+                    [rows, 1, input[2]],
+                    view(&hidden).filter(|_| first),
+                    view(&cell).filter(|_| first),
+                    input_t.device(),
+                ),
             )?);
             hidden_batch = rows;
         }
@@ -501,13 +510,16 @@ impl TryLstm for Lstm {
         };
         // Without a step, the state is only read back: its two shapes and its device.
         if steps.is_empty() {
-            check_lstm(
-                self,
+            in_layer(
                 OP,
-                [batch_size, 0, 0],
-                view(&hidden),
-                view(&cell),
-                device.clone(),
+                check_lstm(
+                    self,
+                    OP,
+                    [batch_size, 0, 0],
+                    view(&hidden),
+                    view(&cell),
+                    device.clone(),
+                ),
             )?;
         }
         let mut devices = vec![device.clone()];
@@ -537,13 +549,16 @@ impl TryLstm for Lstm {
         let input = batch_first(batched_input.dims(), self.batch_first);
         let hidden = state.as_ref().map(|s| (dims(&s.hidden), s.hidden.device()));
         let cell = state.as_ref().map(|s| (dims(&s.cell), s.cell.device()));
-        let plan = check_lstm(
-            self,
+        let plan = in_layer(
             OP,
-            input,
-            hidden.as_ref().map(|(d, dev)| (&d[..], dev.clone())),
-            cell.as_ref().map(|(d, dev)| (&d[..], dev.clone())),
-            batched_input.device(),
+            check_lstm(
+                self,
+                OP,
+                input,
+                hidden.as_ref().map(|(d, dev)| (&d[..], dev.clone())),
+                cell.as_ref().map(|(d, dev)| (&d[..], dev.clone())),
+                batched_input.device(),
+            ),
         )?;
         match plan {
             Plan::Dispatch => catch(OP, || self.forward(batched_input, state)),
@@ -567,7 +582,7 @@ pub trait TryBiLstm: Sealed {
     /// `[2, batch, d_hidden]` (direction 0 forward, 1 reverse; burn ignores a third).
     ///
     /// Checks the state's directions, then each direction as [`TryLstm::try_forward`] does,
-    /// its error under the path `forward` or `reverse` (`reverse.input_gate.input_transform:
+    /// its error under the path `forward` or `reverse` (`bilstm: reverse.input_gate.input_transform:
     /// linear: …`). An empty batch is refused: burn's `BiLstm` panics on it on Flex and
     /// NdArray (stacking the final states; a state of batch 1 given with an empty sequence is
     /// returned as burn returns it).
@@ -625,7 +640,7 @@ impl TryBiLstm for BiLstm {
             .as_ref()
             .zip(state.as_ref().map(|s| s.cell.device()));
         for (name, lstm) in [("forward", &self.forward), ("reverse", &self.reverse)] {
-            check_lstm(
+            let checked = check_lstm(
                 lstm,
                 OP,
                 input,
@@ -633,7 +648,8 @@ impl TryBiLstm for BiLstm {
                 cell.clone().map(|(d, dev)| (d.as_slice(), dev)),
                 batched_input.device(),
             )
-            .context(name)?;
+            .context(name);
+            in_layer(OP, checked)?;
         }
         catch(OP, || self.forward(batched_input, state))
     }
@@ -706,7 +722,7 @@ impl TryBiRnn for BiRnn {
         )?;
         let hidden = direction_state(direction, state.as_ref().map(|s| s.hidden.device()));
         for (name, rnn) in [("forward", &self.forward), ("reverse", &self.reverse)] {
-            check_layer(
+            let checked = check_layer(
                 OP,
                 input,
                 Parts {
@@ -718,7 +734,8 @@ impl TryBiRnn for BiRnn {
                 None,
                 batched_input.device(),
             )
-            .context(name)?;
+            .context(name);
+            in_layer(OP, checked)?;
         }
         catch(OP, || self.forward(batched_input, state))
     }
@@ -777,7 +794,7 @@ impl TryBiGru for BiGru {
         )?;
         let hidden = direction_state(direction, state.as_ref().map(Tensor::device));
         for (name, gru) in [("forward", &self.forward), ("reverse", &self.reverse)] {
-            check_layer(
+            let checked = check_layer(
                 OP,
                 input,
                 Parts {
@@ -789,7 +806,8 @@ impl TryBiGru for BiGru {
                 None,
                 batched_input.device(),
             )
-            .context(name)?;
+            .context(name);
+            in_layer(OP, checked)?;
         }
         catch(OP, || self.forward(batched_input, state))
     }

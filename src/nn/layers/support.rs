@@ -45,6 +45,24 @@ pub fn param_layout<const D: usize>(
     }
 }
 
+/// A layer twin's result, the layer named before the path of the part that refused
+/// ([`GuardError::Layer`](crate::GuardError::Layer)): `lstm: input_gate.input_transform: linear: ...`.
+/// An error of the layer's own op without a path already starts with its name and is kept as
+/// it is; a container's inner layers are checked through its check functions, not their
+/// twins, so only the layer the caller called is named.
+pub fn in_layer<T>(layer: &'static str, result: Result<T>) -> Result<T> {
+    result.map_err(|err| err.in_layer(layer))
+}
+
+/// Parameters' values, read under one backstop scope: burn draws a parameter at its first
+/// read, and the initializer can panic there (a Kaiming bound from a fan of 0).
+pub fn param_values<const D: usize, const N: usize>(
+    op: &'static str,
+    params: [&Param<Tensor<D>>; N],
+) -> Result<[Tensor<D>; N]> {
+    catch(op, || params.map(Param::val))
+}
+
 /// The devices that are present equal `device`: a layer's optional parameters and inputs.
 pub fn all_on(op: &'static str, device: &Device, others: &[Option<Device>]) -> Result<()> {
     for other in others.iter().flatten() {

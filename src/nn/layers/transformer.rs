@@ -15,7 +15,7 @@ use burn::tensor::{Bool, Device, Tensor};
 
 use super::attention::{MhaDims, check_mha};
 use super::norm::check_layer_norm;
-use super::support::{Sealed, all_on, linear_params, param_layout, with_last};
+use super::support::{Sealed, all_on, in_layer, linear_params, param_layout, with_last};
 use crate::check::attention::mha_heads;
 use crate::check::layer::probability;
 use crate::check::module::prelu;
@@ -86,7 +86,7 @@ impl TryPositionWiseFeedForward for PositionWiseFeedForward {
     fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
         const OP: &str = "position_wise_feed_forward";
         let device = input.device();
-        let output = check_pwff(self, input.dims(), &device)?;
+        let output = in_layer(OP, check_pwff(self, input.dims(), &device))?;
         if output.contains(&0) {
             let dtype = input.dtype();
             return catch(OP, || Tensor::<D>::zeros(output, (&device, dtype)));
@@ -239,7 +239,8 @@ pub trait TryTransformerEncoderLayer: Sealed {
     ///
     /// # Errors
     ///
-    /// The sub-layer's error, with its path: `mha.query: linear: …`.
+    /// The sub-layer's error, with its path after the layer's name:
+    /// `transformer_encoder_layer: mha.query: linear: …`.
     ///
     /// ```
     /// use burn::nn::transformer::TransformerEncoderConfig;
@@ -304,13 +305,14 @@ impl TryTransformerEncoderLayer for TransformerEncoderLayer {
         mask_attn: Option<Tensor<3, Bool>>,
         cache: &mut TransformerEncoderLayerAutoregressiveCache,
     ) -> Result<Tensor<3>> {
-        check_encoder_input(
+        let checked = check_encoder_input(
             OP_LAYER,
             &input,
             mask_pad.as_ref(),
             mask_attn.as_ref(),
             |dims, device| check_encoder_layer(self, dims, device),
-        )?;
+        );
+        in_layer(OP_LAYER, checked)?;
         catch(OP_LAYER, || {
             self.forward_autoregressive_inference(input, mask_pad, mask_attn, cache)
         })
@@ -322,20 +324,21 @@ impl TryTransformerEncoderLayer for TransformerEncoderLayer {
         mask_pad: Option<Tensor<2, Bool>>,
         mask_attn: Option<Tensor<3, Bool>>,
     ) -> Result<Tensor<3>> {
-        check_encoder_input(
+        let checked = check_encoder_input(
             OP_LAYER,
             &input,
             mask_pad.as_ref(),
             mask_attn.as_ref(),
             |dims, device| check_encoder_layer(self, dims, device),
-        )?;
+        );
+        in_layer(OP_LAYER, checked)?;
         catch(OP_LAYER, || self.forward(input, mask_pad, mask_attn))
     }
 }
 
 /// Every layer of the encoder against the input, each error under `layers.{i}`.
 fn check_encoder(encoder: &TransformerEncoder, input: &TransformerEncoderInput) -> Result<()> {
-    check_encoder_input(
+    let checked = check_encoder_input(
         "transformer_encoder",
         &input.tensor,
         input.mask_pad.as_ref(),
@@ -348,7 +351,8 @@ fn check_encoder(encoder: &TransformerEncoder, input: &TransformerEncoderInput) 
             }
             Ok(())
         },
-    )
+    );
+    in_layer("transformer_encoder", checked)
 }
 
 /// Twins of [`TransformerEncoder::forward`] and
@@ -359,7 +363,7 @@ pub trait TryTransformerEncoder: Sealed {
     ///
     /// Checks every layer before any runs, as
     /// [`TryTransformerEncoderLayer::try_forward`] does; an error names the layer and the
-    /// sub-layer: `layers.1.mha.query: linear: …`.
+    /// sub-layer after its own name: `transformer_encoder: layers.1.mha.query: linear: …`.
     ///
     /// # Errors
     ///
@@ -612,7 +616,7 @@ fn check_decoder_input(
 }
 
 fn check_decoder(decoder: &TransformerDecoder, input: &TransformerDecoderInput) -> Result<()> {
-    check_decoder_input(
+    let checked = check_decoder_input(
         "transformer_decoder",
         input,
         |self_attn, cross_attn, device| {
@@ -622,7 +626,8 @@ fn check_decoder(decoder: &TransformerDecoder, input: &TransformerDecoderInput) 
             }
             Ok(())
         },
-    )
+    );
+    in_layer("transformer_decoder", checked)
 }
 
 /// Twin of [`TransformerDecoderLayer::forward`].
@@ -640,7 +645,8 @@ pub trait TryTransformerDecoderLayer: Sealed {
     ///
     /// # Errors
     ///
-    /// The sub-layer's error, with its path: `cross_attn: multi_head_attention: …`.
+    /// The sub-layer's error, with its path after the layer's name:
+    /// `transformer_decoder_layer: cross_attn: multi_head_attention: …`.
     ///
     /// ```
     /// use burn::nn::transformer::TransformerDecoderConfig;
@@ -662,13 +668,14 @@ pub trait TryTransformerDecoderLayer: Sealed {
 
 impl TryTransformerDecoderLayer for TransformerDecoderLayer {
     fn try_forward(&self, mut input: TransformerDecoderInput) -> Result<TransformerDecoderInput> {
-        check_decoder_input(
+        let checked = check_decoder_input(
             "transformer_decoder_layer",
             &input,
             |self_attn, cross_attn, device| {
                 check_decoder_layer(self, self_attn, cross_attn, device)
             },
-        )?;
+        );
+        in_layer("transformer_decoder_layer", checked)?;
         // burn's layer returns burn's input, whose target is private: run the layer as a
         // one-layer decoder (the same calls), which returns the target.
         let decoder = TransformerDecoder {
@@ -695,7 +702,7 @@ pub trait TryTransformerDecoder: Sealed {
     ///
     /// Checks every layer before any runs, as
     /// [`TryTransformerDecoderLayer::try_forward`] does; an error names the layer and the
-    /// sub-layer: `layers.1.cross_attn.key: linear: …`.
+    /// sub-layer after its own name: `transformer_decoder: layers.1.cross_attn.key: linear: …`.
     ///
     /// # Errors
     ///
