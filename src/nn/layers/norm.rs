@@ -17,65 +17,31 @@ use crate::error::{GuardError, Result, ResultExt};
 use crate::nn::init::{TryInit, TryInitStateless, init_fitting};
 use crate::panic::catch;
 
-impl Sealed for BatchNorm {}
-impl Sealed for LayerNorm {}
 impl Sealed for GroupNorm {}
 impl Sealed for InstanceNorm {}
-impl Sealed for RmsNorm {}
-impl Sealed for LocalResponseNorm {}
-impl Sealed for Normalization {}
-impl Sealed for BatchNormConfig {}
-impl Sealed for GroupNormConfig {}
-impl Sealed for RmsNormConfig {}
-impl Sealed for LocalResponseNormConfig {}
 impl Sealed for NormalizationConfig {}
 
 // ---------------------------------------------------------------- configs
 
-impl TryInit for BatchNormConfig {
-    type Module = BatchNorm;
-
-    /// Checks `num_features > 0`, `epsilon` finite and `> 0`, `momentum` finite in `[0, 1]`.
-    fn try_init(&self, device: &Device) -> Result<BatchNorm> {
-        const OP: &str = "batch_norm_init";
-        rules::nonzero(OP, "num_features", self.num_features)?;
-        rules::positive(OP, "epsilon", self.epsilon, true)?;
-        rules::finite_in(OP, "momentum", self.momentum, 0.0, 1.0)?;
-        init_fitting(OP, || self.init(device))
-    }
-}
-
-impl TryInit for GroupNormConfig {
-    type Module = GroupNorm;
-
-    /// Checks that `num_groups` is not 0 and divides `num_channels`.
-    fn try_init(&self, device: &Device) -> Result<GroupNorm> {
-        const OP: &str = "group_norm_init";
-        rules::groups(OP, self.num_channels, self.num_groups)?;
-        init_fitting(OP, || self.init(device))
-    }
-}
-
-impl TryInit for RmsNormConfig {
-    type Module = RmsNorm;
-
-    /// Checks `epsilon > 0` (burn asserts only that: an infinite epsilon passes).
-    fn try_init(&self, device: &Device) -> Result<RmsNorm> {
-        const OP: &str = "rms_norm_init";
-        rules::positive(OP, "epsilon", self.epsilon, false)?;
-        init_fitting(OP, || self.init(device))
-    }
-}
-
-impl TryInitStateless for LocalResponseNormConfig {
-    type Module = LocalResponseNorm;
-
-    /// Checks `size > 0`.
-    fn try_init(&self) -> Result<LocalResponseNorm> {
-        const OP: &str = "local_response_norm_init";
-        rules::nonzero(OP, "size", self.size)?;
-        catch(OP, || self.init())
-    }
+config_twins! {
+/// Checks `num_features > 0`, `epsilon` finite and `> 0`, `momentum` finite in `[0, 1]`.
+impl TryInit for BatchNormConfig = BatchNorm("batch_norm_init"), |config| [
+    rules::nonzero("num_features", config.num_features),
+    rules::positive("epsilon", config.epsilon, true),
+    rules::finite_in("momentum", config.momentum, 0.0, 1.0),
+];
+/// Checks that `num_groups` is not 0 and divides `num_channels`.
+impl TryInit for GroupNormConfig = GroupNorm("group_norm_init"), |config| [
+    rules::groups(config.num_channels, config.num_groups),
+];
+/// Checks `epsilon > 0` (burn asserts only that: an infinite epsilon passes).
+impl TryInit for RmsNormConfig = RmsNorm("rms_norm_init"), |config| [
+    rules::positive("epsilon", config.epsilon, false),
+];
+/// Checks `size > 0`.
+impl TryInitStateless for LocalResponseNormConfig = LocalResponseNorm("local_response_norm_init"), |config| [
+    rules::nonzero("size", config.size),
+];
 }
 
 impl TryInit for NormalizationConfig {
@@ -94,8 +60,9 @@ impl TryInit for NormalizationConfig {
 
 // ---------------------------------------------------------------- layers
 
+twins! {
 /// Twin of [`BatchNorm::forward`].
-pub trait TryBatchNorm: Sealed {
+pub trait TryBatchNorm for BatchNorm = "batch_norm" {
     /// Fallible twin of [`BatchNorm::forward`]: `[batch, channels, ..]`, same shape out.
     ///
     /// Checks the input's rank (≥ 2) and channels against `gamma`'s length, that `beta` and
@@ -123,16 +90,12 @@ pub trait TryBatchNorm: Sealed {
     /// assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>>;
-}
-
-impl TryBatchNorm for BatchNorm {
-    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Tensor<D> {
         let train = input.device().is_autodiff() && self.training.is_enabled();
         let (op, rule): (&'static str, fn(_, &_, &_) -> Result<usize>) = if train {
             ("batch_norm_train", batch_norm_train)
         } else {
-            ("batch_norm", batch_norm)
+            (OP, batch_norm)
         };
         let [gamma, beta] = param_values(op, [&self.gamma, &self.beta])?;
         let params = [
@@ -148,7 +111,7 @@ impl TryBatchNorm for BatchNorm {
 }
 
 /// Twin of [`LayerNorm::forward`].
-pub trait TryLayerNorm: Sealed {
+pub trait TryLayerNorm for LayerNorm = "layer_norm" {
     /// Fallible twin of [`LayerNorm::forward`]: `[..., d_model]`, same shape out.
     ///
     /// Checks the input's last dim against `gamma`'s length (and `beta`'s), and that the
@@ -173,14 +136,11 @@ pub trait TryLayerNorm: Sealed {
     /// assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>>;
-}
-
-impl TryLayerNorm for LayerNorm {
-    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Tensor<D> {
         check_layer_norm(self, &input.dims(), &input.device())?;
-        catch("layer_norm", || self.forward(input))
+        catch(OP, || self.forward(input))
     }
+}
 }
 
 /// A layer norm's gamma and beta against an input of dims `input`, both on `device`: the
@@ -325,8 +285,9 @@ macro_rules! group_norm_twin {
 group_norm_twin!(TryGroupNorm for GroupNorm, "group_norm", |layer| layer.num_groups);
 group_norm_twin!(TryInstanceNorm for InstanceNorm, "instance_norm", |layer| layer.num_channels);
 
+twins! {
 /// Twin of [`RmsNorm::forward`].
-pub trait TryRmsNorm: Sealed {
+pub trait TryRmsNorm for RmsNorm = "rms_norm" {
     /// Fallible twin of [`RmsNorm::forward`]: `[..., d_model]`, same shape out.
     ///
     /// Checks the input's last dim against `gamma`'s length, and `gamma`'s device.
@@ -347,12 +308,7 @@ pub trait TryRmsNorm: Sealed {
     /// assert!(norm.try_forward(Tensor::<2>::ones([2, 5], &device)).is_err());
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>>;
-}
-
-impl TryRmsNorm for RmsNorm {
-    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
-        const OP: &str = "rms_norm";
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Tensor<D> {
         let (gamma, gamma_device) = param_layout(OP, &self.gamma)?;
         rules::last_dim(
             OP,
@@ -366,7 +322,7 @@ impl TryRmsNorm for RmsNorm {
 }
 
 /// Twin of [`LocalResponseNorm::forward`].
-pub trait TryLocalResponseNorm: Sealed {
+pub trait TryLocalResponseNorm for LocalResponseNorm = "local_response_norm" {
     /// Fallible twin of [`LocalResponseNorm::forward`]: `[batch, channels, d1, ..]` (rank ≥ 3),
     /// same shape out.
     ///
@@ -392,12 +348,7 @@ pub trait TryLocalResponseNorm: Sealed {
     /// assert!(norm.try_forward(Tensor::<2>::ones([1, 4], &device)).is_err());
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>>;
-}
-
-impl TryLocalResponseNorm for LocalResponseNorm {
-    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
-        const OP: &str = "local_response_norm";
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Tensor<D> {
         rules::local_response_norm(OP, &dims(&input))?;
         if input.dims().contains(&0) {
             // NdArray's average pool panics on an empty channel dim (Flex does not); the
@@ -409,7 +360,7 @@ impl TryLocalResponseNorm for LocalResponseNorm {
 }
 
 /// Twin of [`Normalization::forward`].
-pub trait TryNormalization: Sealed {
+pub trait TryNormalization for Normalization = "normalization" {
     /// Fallible twin of [`Normalization::forward`]: the wrapped layer's twin.
     ///
     /// # Errors
@@ -428,11 +379,7 @@ pub trait TryNormalization: Sealed {
     /// assert!(norm.try_forward(Tensor::<2>::ones([2, 3], &device)).is_err());
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>>;
-}
-
-impl TryNormalization for Normalization {
-    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Tensor<D> {
         match self {
             Normalization::Batch(norm) => norm.try_forward(input),
             Normalization::Group(norm) => norm.try_forward(input),
@@ -441,7 +388,8 @@ impl TryNormalization for Normalization {
             Normalization::Rms(norm) => norm.try_forward(input),
             // The identity, and variants a later burn adds: burn's own forward, under the
             // backstop.
-            _ => catch("normalization", || self.forward(input)),
+            _ => catch(OP, || self.forward(input)),
         }
     }
+}
 }
