@@ -65,7 +65,7 @@ pub trait TryGaussianNoise for GaussianNoise = "gaussian_noise" {
     ///
     /// ```
     /// use burn::nn::GaussianNoiseConfig;
-    /// use burn::tensor::Tensor;
+    /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::prelude::*;
     ///
     /// let noise = GaussianNoiseConfig::new(0.1).try_init()?;
@@ -92,7 +92,7 @@ pub trait TryIdentity for Identity = "identity" {
     ///
     /// ```
     /// use burn::nn::Identity;
-    /// use burn::tensor::Tensor;
+    /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::prelude::*;
     ///
     /// let x = Tensor::<2>::ones([2, 3], &Device::flex());
@@ -120,7 +120,7 @@ pub trait TryPositionalEncoding for PositionalEncoding = "positional_encoding" {
     ///
     /// ```
     /// use burn::nn::PositionalEncodingConfig;
-    /// use burn::tensor::Tensor;
+    /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::prelude::*;
     ///
     /// let device = Device::flex();
@@ -150,7 +150,7 @@ pub trait TryRotaryEncoding for RotaryEncoding = "rotary_encoding" {
     ///
     /// ```
     /// use burn::nn::RotaryEncodingConfig;
-    /// use burn::tensor::Tensor;
+    /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::prelude::*;
     ///
     /// let device = Device::flex();
@@ -187,7 +187,7 @@ pub trait TryRotaryEncoding for RotaryEncoding = "rotary_encoding" {
     ///
     /// ```
     /// use burn::nn::RotaryEncodingConfig;
-    /// use burn::tensor::Tensor;
+    /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::prelude::*;
     ///
     /// let device = Device::flex();
@@ -227,7 +227,7 @@ pub trait TryPairwiseDistance for PairwiseDistance = "pairwise_distance" {
     ///
     /// ```
     /// use burn::nn::PairwiseDistanceConfig;
-    /// use burn::tensor::Tensor;
+    /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::prelude::*;
     ///
     /// let device = Device::flex();
@@ -259,7 +259,7 @@ pub trait TryCosineSimilarity for CosineSimilarity = "cosine_similarity" {
     ///
     /// ```
     /// use burn::nn::CosineSimilarityConfig;
-    /// use burn::tensor::Tensor;
+    /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::prelude::*;
     ///
     /// let device = Device::flex();
