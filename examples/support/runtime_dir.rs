@@ -8,9 +8,9 @@
 //! variable at an empty directory of our own, for this process only, lets that lookup find no
 //! display, quietly.
 
-/// Sets `XDG_RUNTIME_DIR` for this process to a private directory (mode 0700, owned by this
-/// user, under the temp dir) when it is unset or not an absolute path; a value the caller set
-/// is kept. Returns the directory it set, if any.
+/// Sets `XDG_RUNTIME_DIR` for this process to a private directory (this user's, mode 0700,
+/// under the temp dir) when it is unset or not an absolute path; a value the caller set is
+/// kept. Returns the directory it set, if any.
 ///
 /// # Safety
 ///
@@ -29,7 +29,7 @@ pub unsafe fn ensure_runtime_dir() -> Option<std::path::PathBuf> {
 }
 
 /// `burn-guard-runtime-<uid>` under the temp dir: created 0700, or reused when it is already
-/// a directory this user owns with mode 0700 (never one another user made).
+/// this user's directory with mode 0700 (never one another user made).
 #[cfg(unix)]
 fn private_dir() -> Option<std::path::PathBuf> {
     use std::os::unix::fs::{DirBuilderExt, MetadataExt};
