@@ -157,19 +157,19 @@ impl TransformerEncoderInput {
     }
 }
 
-/// A sub-layer of a transformer layer, as its checks need it.
+/// A sub-layer of a transformer layer before its feed-forward, as its checks need it.
 enum Part<'a> {
     Norm(&'a LayerNorm),
     Attention(&'a MultiHeadAttention, &'a MhaDims),
-    FeedForward(&'a PositionWiseFeedForward),
-    Dropout(f64),
 }
 
-/// A transformer layer's sub-layers, in the order burn's forward runs them, each against the
-/// layer's input shape `[batch, seq, d_model]` (a sub-layer's output has it too) with every
-/// parameter on `device`; an error carries the sub-layer's field name.
+/// A transformer layer's sub-layers, in the order burn's forward runs them: `parts`, then the
+/// feed-forward and the dropout every layer ends with. Each runs on the layer's input shape
+/// `[batch, seq, d_model]` (a sub-layer's output has it too) with every parameter on
+/// `device`; an error carries the sub-layer's field name.
 fn check_parts(
     parts: &[(&'static str, Part<'_>)],
+    (pwff, dropout): (&PositionWiseFeedForward, f64),
     shape: [usize; 3],
     device: &Device,
 ) -> Result<()> {
@@ -177,12 +177,11 @@ fn check_parts(
         let checked = match part {
             Part::Norm(norm) => check_layer_norm(norm, &shape, device),
             Part::Attention(mha, dims) => check_mha(mha, dims, device).map(drop),
-            Part::FeedForward(pwff) => check_pwff(pwff, shape, device).map(drop),
-            Part::Dropout(prob) => probability("dropout", "prob", *prob),
         };
         checked.context(*name)?;
     }
-    Ok(())
+    check_pwff(pwff, shape, device).context("pwff")?;
+    probability("dropout", "prob", dropout).context("dropout")
 }
 
 /// One encoder layer against an input of dims `dims.query` `[batch, seq, d_model]` (query,
@@ -193,10 +192,13 @@ fn encoder_layer(layer: &TransformerEncoderLayer, dims: &MhaDims, device: &Devic
         ("norm_2", Part::Norm(&layer.norm_2)),
         ("mha", Part::Attention(&layer.mha, dims)),
         ("norm_1", Part::Norm(&layer.norm_1)),
-        ("pwff", Part::FeedForward(&layer.pwff)),
-        ("dropout", Part::Dropout(layer.dropout.prob)),
     ];
-    check_parts(&parts, dims.query, device)
+    check_parts(
+        &parts,
+        (&layer.pwff, layer.dropout.prob),
+        dims.query,
+        device,
+    )
 }
 
 /// An encoder's (or encoder layer's) input, read once for every layer: its dims, the masks'
@@ -518,10 +520,9 @@ fn decoder_layer(
         ("norm_1", Part::Norm(&layer.norm_1)),
         ("cross_attn", Part::Attention(&layer.cross_attn, cross_attn)),
         ("norm_2", Part::Norm(&layer.norm_2)),
-        ("pwff", Part::FeedForward(&layer.pwff)),
-        ("dropout", Part::Dropout(layer.dropout.prob)),
     ];
-    check_parts(&parts, self_attn.query, device)
+    let tail = (&layer.pwff, layer.dropout.prob);
+    check_parts(&parts, tail, self_attn.query, device)
 }
 
 fn check_decoder(
