@@ -15,6 +15,9 @@
 //! With `--features remote-device`, burn's `burn::Tensor`-level remote device (a loopback
 //! `RemoteServer`) is listed too, as `remote-device`.
 
+#[path = "support/runtime_dir.rs"]
+mod runtime_dir;
+
 use burn::tensor::Device;
 use burn::tensor::quantization::{QuantScheme, QuantStore, QuantValue, ScaleDtype};
 use burn_backend::Backend;
@@ -131,6 +134,8 @@ fn records(
 }
 
 fn main() {
+    // SAFETY: first thing in `main`, before any thread starts.
+    unsafe { runtime_dir::ensure_runtime_dir() };
     let json = std::env::args().any(|arg| arg == "--json");
     let mut all = Vec::new();
     all.extend(records(

@@ -19,6 +19,8 @@
 
 #[path = "support/digits.rs"]
 mod digits;
+#[path = "support/runtime_dir.rs"]
+mod runtime_dir;
 
 use std::time::Instant;
 
@@ -134,6 +136,8 @@ fn remote_run(model: &DigitsMlp, test: &Split) -> Result<(f64, QuantReport, Poli
 }
 
 fn main() {
+    // SAFETY: first thing in `main`, before any thread starts.
+    unsafe { runtime_dir::ensure_runtime_dir() };
     let json = std::env::args().any(|a| a == "--json");
     let (train, test) = digits::load();
     let start = Instant::now();

@@ -30,6 +30,8 @@
 mod digits;
 #[path = "support/models.rs"]
 mod models;
+#[path = "support/runtime_dir.rs"]
+mod runtime_dir;
 
 use std::time::Instant;
 
@@ -293,6 +295,8 @@ fn print_run(run: &ModelRun) {
 }
 
 fn main() {
+    // SAFETY: first thing in `main`, before any thread starts.
+    unsafe { runtime_dir::ensure_runtime_dir() };
     let args: Vec<String> = std::env::args().collect();
     let json = args.iter().any(|a| a == "--json");
     let quick = args.iter().any(|a| a == "--quick");

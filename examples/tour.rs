@@ -4,6 +4,9 @@
 //! cargo run --release --example tour
 //! ```
 
+#[path = "support/runtime_dir.rs"]
+mod runtime_dir;
+
 use burn::tensor::quantization::{QuantScheme, ScaleDtype};
 use burn::tensor::{Device, Int, Tensor};
 use burn_backend::Backend;
@@ -11,6 +14,8 @@ use burn_guard::tensor::{TryNumeric, TryTensor};
 use burn_guard::{check, panic};
 
 fn main() {
+    // SAFETY: first thing in `main`, before any thread starts.
+    unsafe { runtime_dir::ensure_runtime_dir() };
     static LOGGER: StdoutLogger = StdoutLogger;
     if log::set_logger(&LOGGER).is_ok() {
         log::set_max_level(log::LevelFilter::Warn);

@@ -16,7 +16,9 @@
 //! one.
 //!
 //! A context names where the error happened, as one segment of a path through nested modules:
-//! stacked contexts print as a dotted path, then the inner error.
+//! stacked contexts print as a dotted path, then the inner error. A layer twin
+//! (`burn_guard::nn`) puts its own name before that path ([`GuardError::Layer`]):
+//! `lstm: input_gate.input_transform: linear: ...`.
 //!
 //! ```
 //! use burn_guard::{ErrorKind, GuardError, ResultExt};
@@ -330,13 +332,28 @@ pub enum GuardError {
         /// The error inside it.
         source: Box<GuardError>,
     },
+    /// The layer twin the caller called, around the error of one of its parts: `lstm` around
+    /// `input_gate.input_transform: linear: ...`, so that a log line names the layer a service
+    /// ran, not only the part inside it that refused.
+    ///
+    /// `Display` prints `{layer}: {source}`: `lstm: input_gate.input_transform: linear: ...`.
+    /// [`GuardError::kind`], [`GuardError::op`], [`GuardError::root`] and [`GuardError::path`]
+    /// look through it (the path is the one inside the layer, `input_gate.input_transform`),
+    /// so there is no kind for it; [`GuardError::layer`] reads it. The layer twins add it only
+    /// where the message would not already start with the layer's name.
+    Layer {
+        /// The layer's name as its own errors give it (`lstm`, `transformer_encoder_layer`).
+        layer: &'static str,
+        /// The error of the part that refused, with its path inside the layer.
+        source: Box<GuardError>,
+    },
 }
 
 /// What kind of [`GuardError`] a value is: one value per variant, `Copy`, for matching and
 /// counting without caring about the fields.
 ///
-/// [`GuardError::kind`] looks through [`GuardError::Context`] layers, so there is no kind for
-/// a context.
+/// [`GuardError::kind`] looks through [`GuardError::Context`] and [`GuardError::Layer`], so
+/// there is no kind for either.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ErrorKind {
@@ -601,8 +618,9 @@ impl GuardError {
             | Self::Unreadable { op, .. } => op,
             Self::Unsupported(gap) => gap.op,
             Self::DeviceUnavailable { device, .. } => device,
-            // `root` never returns a context.
+            // `root` never returns a context or a layer.
             Self::Context { context, .. } => context,
+            Self::Layer { layer, .. } => layer,
         }
     }
 
@@ -639,12 +657,13 @@ impl GuardError {
             Self::Execution { .. } => ErrorKind::Execution,
             Self::Data { .. } => ErrorKind::Data,
             Self::Unreadable { .. } => ErrorKind::Unreadable,
-            // `root` never returns a context; a root of this kind cannot exist.
-            Self::Context { source, .. } => source.kind(),
+            // `root` never returns a context or a layer; a root of this kind cannot exist.
+            Self::Context { source, .. } | Self::Layer { source, .. } => source.kind(),
         }
     }
 
-    /// The innermost error: `self` without its [`GuardError::Context`] layers.
+    /// The innermost error: `self` without its [`GuardError::Context`] and
+    /// [`GuardError::Layer`] wrappers.
     ///
     /// ```
     /// use burn_guard::GuardError;
@@ -654,21 +673,74 @@ impl GuardError {
     /// ```
     pub fn root(&self) -> &GuardError {
         let mut err = self;
-        while let Self::Context { source, .. } = err {
+        while let Self::Context { source, .. } | Self::Layer { source, .. } = err {
             err = source;
         }
         err
     }
 
     /// The context path, outermost segment first, joined with `.`; `None` without context.
+    /// A [`GuardError::Layer`] is not a segment: a layer twin's error has the path inside the
+    /// layer (`input_gate.input_transform`).
     pub fn path(&self) -> Option<String> {
         let mut segments = Vec::new();
         let mut err = self;
-        while let Self::Context { context, source } = err {
-            segments.push(context.as_str());
-            err = source;
+        loop {
+            match err {
+                Self::Context { context, source } => {
+                    segments.push(context.as_str());
+                    err = source;
+                }
+                Self::Layer { source, .. } => err = source,
+                _ => break,
+            }
         }
         (!segments.is_empty()).then(|| segments.join("."))
+    }
+
+    /// The layer twin that named itself around the error (`lstm`), through any context the
+    /// caller added; `None` when no layer did.
+    ///
+    /// ```
+    /// use burn::nn::LstmConfig;
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    ///
+    /// let device = Device::flex();
+    /// let lstm = LstmConfig::new(4, 5, true).init(&device);
+    /// let err = lstm.try_forward(Tensor::ones([2, 3, 6], &device), None).unwrap_err();
+    /// assert_eq!(err.layer(), Some("lstm"));
+    /// assert_eq!(err.path().as_deref(), Some("input_gate.input_transform"));
+    /// assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
+    /// ```
+    pub fn layer(&self) -> Option<&'static str> {
+        let mut err = self;
+        loop {
+            match err {
+                Self::Layer { layer, .. } => return Some(*layer),
+                Self::Context { source, .. } => err = source,
+                _ => return None,
+            }
+        }
+    }
+
+    /// Names the layer twin `layer` around `self`, unless the message already starts with it:
+    /// an error of the layer's own op without a path (`lstm: ...`), or one a layer already
+    /// named.
+    pub(crate) fn in_layer(self, layer: &'static str) -> Self {
+        let named = match &self {
+            Self::Layer { .. } => true,
+            Self::Context { .. } => false,
+            other => other.op() == layer,
+        };
+        if named {
+            self
+        } else {
+            Self::Layer {
+                layer,
+                source: Box::new(self),
+            }
+        }
     }
 
     /// Wraps `self` in a [`GuardError::Context`] layer: `context` becomes the outermost segment
@@ -1023,6 +1095,7 @@ impl fmt::Display for GuardError {
                     write!(f, ": {err}")
                 }
             }
+            Self::Layer { layer, source } => write!(f, "{}: {source}", OneLine(layer)),
         }
     }
 }
@@ -1573,6 +1646,50 @@ mod tests {
         assert_eq!(ok.with_context(segment)?, 1);
         assert_eq!(built.get(), 0);
         Ok(())
+    }
+
+    #[test]
+    fn a_layer_names_itself_once_before_its_path() {
+        let inner = GuardError::ShapeMismatch {
+            op: "linear",
+            rule: "the last input dimension must equal the weight rows",
+            shapes: vec![vec![2, 3], vec![4, 5]],
+        };
+        let err = inner
+            .context("input_transform")
+            .context("input_gate")
+            .in_layer("lstm");
+        assert_eq!(
+            err.to_string(),
+            "lstm: input_gate.input_transform: linear: the last input dimension must equal the weight rows; got [2, 3] and [4, 5]"
+        );
+        assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
+        assert_eq!(err.op(), "linear");
+        assert_eq!(err.layer(), Some("lstm"));
+        assert_eq!(err.path().as_deref(), Some("input_gate.input_transform"));
+        assert!(matches!(err.root(), GuardError::ShapeMismatch { .. }));
+        // Named once: a second layer, or the layer's own op without a path, adds nothing.
+        let twice = err.clone().in_layer("bilstm");
+        assert_eq!(twice.to_string(), err.to_string());
+        let own = GuardError::DimOutOfRange {
+            op: "lstm",
+            dim: 3,
+            rank: 2,
+        };
+        assert_eq!(own.clone().in_layer("lstm").to_string(), own.to_string());
+        assert_eq!(own.in_layer("lstm").layer(), None);
+        // A caller's context goes around it, as around any error.
+        let outer = err.context("encoder");
+        assert_eq!(outer.layer(), Some("lstm"));
+        assert!(
+            outer
+                .to_string()
+                .starts_with("encoder: lstm: input_gate.input_transform: ")
+        );
+        assert_eq!(
+            outer.path().as_deref(),
+            Some("encoder.input_gate.input_transform")
+        );
     }
 
     /// A reporter that walks the source chain (`anyhow`'s `{:#}`) prints every cause once: the

@@ -20,7 +20,11 @@
 //!
 //! Containers (transformers, recurrent layers, attention) check every inner layer they will
 //! run, and an error from an inner layer carries its path as
-//! [context](crate::GuardError::Context): `layers.2.mha.query: linear: …`.
+//! [context](crate::GuardError::Context), after the name of the layer you called
+//! ([`GuardError::Layer`](crate::GuardError::Layer)):
+//! `transformer_encoder: layers.2.mha.query: linear: …`, `lstm: input_gate.input_transform:
+//! linear: …`. [`GuardError::kind`](crate::GuardError::kind) is the inner error's, and
+//! [`GuardError::path`](crate::GuardError::path) the path inside the layer.
 //!
 //! Checks that need a value read (embedding token ids, loss targets) are counted and can be
 //! skipped by a caller who vouches for the values: see [`value_reads`](crate::value_reads).

@@ -167,7 +167,7 @@ fn activation_bad_inputs_are_refused_by_checks() {
         );
         assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
         assert!(
-            err.to_string().starts_with("linear_inner: linear:"),
+            err.to_string().starts_with("swiglu: linear_inner: linear:"),
             "{err}"
         );
 

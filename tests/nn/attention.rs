@@ -627,7 +627,11 @@ fn an_error_in_a_later_layer_names_its_path() {
             "layer 1 query",
             enc.try_forward(encoder_input(x, false, false, &device)),
         );
-        assert!(err.to_string().starts_with("layers.1.mha.query: "), "{err}");
+        assert!(
+            err.to_string()
+                .starts_with("transformer_encoder: layers.1.mha.query: "),
+            "{err}"
+        );
         assert_eq!(err.path().as_deref(), Some("layers.1.mha.query"));
 
         // A bad mask fails in layer 0 first.
@@ -719,7 +723,11 @@ fn a_transformer_classifier_from_twins_equals_burn_on_flex() {
         "classifier width",
         model.try_forward(t([3, 5, 7], &device), mask([3, 5], &device)),
     );
-    assert!(err.to_string().starts_with("encoder.layers.0."), "{err}");
+    assert!(
+        err.to_string()
+            .starts_with("encoder: transformer_encoder: layers.0."),
+        "{err}"
+    );
 }
 
 #[derive(Debug, Clone, Copy)]

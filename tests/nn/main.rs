@@ -13,6 +13,7 @@ mod activation;
 mod attention;
 mod conv;
 mod init;
+mod layer_names;
 mod linear;
 mod loss;
 mod norm;

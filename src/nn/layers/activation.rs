@@ -17,7 +17,7 @@ use burn::nn::activation::{
 use burn::tensor::{Device, Tensor};
 
 use super::TryLinear;
-use super::support::{Sealed, dims};
+use super::support::{Sealed, dims, in_layer, param_values};
 use crate::check::module as module_rules;
 use crate::check::norm as rules;
 use crate::check::quant::quantized_reshape;
@@ -90,55 +90,23 @@ uniform_activation! {
     TryThresholdedRelu, ThresholdedRelu, "thresholded_relu", "ThresholdedReluConfig::new().init()";
 }
 
-impl Sealed for Hardtanh {}
-impl Sealed for RRelu {}
-impl Sealed for PRelu {}
-impl Sealed for GLU {}
-impl Sealed for SwiGlu {}
-impl Sealed for Activation {}
-impl Sealed for CeluConfig {}
-impl Sealed for HardtanhConfig {}
-impl Sealed for RReluConfig {}
 impl Sealed for ActivationConfig {}
 
 // ---------------------------------------------------------------- configs
 
-impl TryInitStateless for CeluConfig {
-    type Module = Celu;
-
-    /// Checks that `alpha` is finite and not 0.
-    fn try_init(&self) -> Result<Celu> {
-        const OP: &str = "celu_init";
-        rules::finite_nonzero(OP, "alpha", self.alpha)?;
-        catch(OP, || self.init())
-    }
-}
-
-impl TryInitStateless for HardtanhConfig {
-    type Module = Hardtanh;
-
-    /// Checks that both bounds are finite and `min_val <= max_val`.
-    fn try_init(&self) -> Result<Hardtanh> {
-        const OP: &str = "hardtanh_init";
-        rules::ordered(
-            OP,
-            ("min_val", self.min_val),
-            ("max_val", self.max_val),
-            true,
-        )?;
-        catch(OP, || self.init())
-    }
-}
-
-impl TryInitStateless for RReluConfig {
-    type Module = RRelu;
-
-    /// Checks `lower <= upper` (burn asserts only the order).
-    fn try_init(&self) -> Result<RRelu> {
-        const OP: &str = "rrelu_init";
-        rules::ordered(OP, ("lower", self.lower), ("upper", self.upper), false)?;
-        catch(OP, || self.init())
-    }
+config_twins! {
+/// Checks that `alpha` is finite and not 0.
+impl TryInitStateless for CeluConfig = Celu("celu_init"), |config| [
+    rules::finite_nonzero("alpha", config.alpha),
+];
+/// Checks that both bounds are finite and `min_val <= max_val`.
+impl TryInitStateless for HardtanhConfig = Hardtanh("hardtanh_init"), |config| [
+    rules::ordered(("min_val", config.min_val), ("max_val", config.max_val), true),
+];
+/// Checks `lower <= upper` (burn asserts only the order).
+impl TryInitStateless for RReluConfig = RRelu("rrelu_init"), |config| [
+    rules::ordered(("lower", config.lower), ("upper", config.upper), false),
+];
 }
 
 impl TryInit for ActivationConfig {
@@ -155,8 +123,9 @@ impl TryInit for ActivationConfig {
 
 // ---------------------------------------------------------------- layers with checks
 
+twins! {
 /// Twin of [`Hardtanh::forward`].
-pub trait TryHardtanh: Sealed {
+pub trait TryHardtanh for Hardtanh = "hardtanh" {
     /// Fallible twin of [`Hardtanh::forward`]: any shape, same shape out.
     ///
     /// Checks the layer's bounds (public fields): `min_val <= max_val`, neither NaN. Flex's
@@ -179,12 +148,7 @@ pub trait TryHardtanh: Sealed {
     /// assert_eq!(layer.try_forward(x).unwrap_err().kind(), ErrorKind::OutOfOrder);
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>>;
-}
-
-impl TryHardtanh for Hardtanh {
-    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
-        const OP: &str = "hardtanh";
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Tensor<D> {
         rules::ordered(
             OP,
             ("min_val", self.min_val),
@@ -196,7 +160,7 @@ impl TryHardtanh for Hardtanh {
 }
 
 /// Twin of [`RRelu::forward`].
-pub trait TryRRelu: Sealed {
+pub trait TryRRelu for RRelu = "rrelu" {
     /// Fallible twin of [`RRelu::forward`]: any shape, same shape out.
     ///
     /// On the training path (an autodiff device, a layer not frozen) burn samples the slopes
@@ -222,12 +186,7 @@ pub trait TryRRelu: Sealed {
     /// assert!(layer.try_forward(Tensor::<2>::ones([1, 2], &device)).is_err());
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>>;
-}
-
-impl TryRRelu for RRelu {
-    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
-        const OP: &str = "rrelu";
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Tensor<D> {
         if self.training.is_enabled() && input.device().is_autodiff() {
             rules::ordered(OP, ("lower", self.lower), ("upper", self.upper), false)?;
         }
@@ -236,7 +195,7 @@ impl TryRRelu for RRelu {
 }
 
 /// Twin of [`PRelu::forward`].
-pub trait TryPRelu: Sealed {
+pub trait TryPRelu for PRelu = "prelu" {
     /// Fallible twin of [`PRelu::forward`]: any shape, same shape out.
     ///
     /// Checks the layer's weights against the input, as
@@ -264,27 +223,25 @@ pub trait TryPRelu: Sealed {
     /// assert!(prelu.try_forward(Tensor::<3>::ones([2, 4, 4], &device)).is_err());
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>>;
-}
-
-impl TryPRelu for PRelu {
-    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
-        const OP: &str = "prelu";
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Tensor<D> {
         // burn's forward is `prelu(input, alpha)`; the tensor twin runs it after its checks.
         // The shape rule first (the reshape below is only defined for valid weights), then
         // the reshape burn applies to the weights, for a quantized layer.
-        let alpha = self.alpha.val();
+        let [alpha] = param_values(OP, [&self.alpha])?;
         let alpha_dims = dims(&alpha);
         module_rules::prelu(OP, &dims(&input), &alpha_dims)?;
         let weights = alpha_dims.first().copied().unwrap_or(0);
         let reshaped = module_rules::prelu_weights_shape(D, weights);
-        quantized_reshape(OP, alpha.dtype(), &reshaped).context("alpha")?;
+        in_layer(
+            OP,
+            quantized_reshape(OP, alpha.dtype(), &reshaped).context("alpha"),
+        )?;
         try_prelu(input, alpha)
     }
 }
 
 /// Twin of [`GLU::forward`].
-pub trait TryGLU: Sealed {
+pub trait TryGLU for GLU = "glu" {
     /// Fallible twin of [`GLU::forward`]: the size along the layer's dim halved.
     ///
     /// Checks the layer's dim against the input's rank and that the size along it is even,
@@ -309,12 +266,7 @@ pub trait TryGLU: Sealed {
     /// assert!(glu.try_forward(Tensor::<2>::ones([2, 3], &device)).is_err());
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>>;
-}
-
-impl TryGLU for GLU {
-    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
-        const OP: &str = "glu";
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Tensor<D> {
         let dim = crate::upstream::glu_dim(self).ok_or(GuardError::Unreadable {
             op: OP,
             what: "`GLU`'s private `dim`",
@@ -325,11 +277,11 @@ impl TryGLU for GLU {
 }
 
 /// Twin of [`SwiGlu::forward`].
-pub trait TrySwiGlu: Sealed {
+pub trait TrySwiGlu for SwiGlu = "swiglu" {
     /// Fallible twin of [`SwiGlu::forward`]: `[..., d_input]` → `[..., d_output]`.
     ///
     /// Checks the input against both linear layers, as their twins do
-    /// ([`TryLinear::try_forward`]); an error names the layer (`linear_inner: linear: …`).
+    /// ([`TryLinear::try_forward`]); an error names the layer (`swiglu: linear_inner: linear: …`).
     /// The two results are multiplied element-wise, so the layers must agree on `d_output`.
     ///
     /// # Errors
@@ -350,29 +302,20 @@ pub trait TrySwiGlu: Sealed {
     /// assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>>;
-}
-
-impl TrySwiGlu for SwiGlu {
-    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
-        const OP: &str = "swiglu";
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Tensor<D> {
         // The same calls as burn's forward, each through its twin: the inner linear, silu,
         // the outer linear, and the product.
-        let inner = self
-            .linear_inner
-            .try_forward(input.clone())
-            .context("linear_inner")?;
-        let outer = self
-            .linear_outer
-            .try_forward(input)
-            .context("linear_outer")?;
+        let inner = self.linear_inner.try_forward(input.clone());
+        let inner = in_layer(OP, inner.context("linear_inner"))?;
+        let outer = self.linear_outer.try_forward(input);
+        let outer = in_layer(OP, outer.context("linear_outer"))?;
         crate::check::broadcast(OP, &dims(&inner), &dims(&outer))?;
         catch(OP, || burn::tensor::activation::silu(inner).mul(outer))
     }
 }
 
 /// Twin of [`Activation::forward`].
-pub trait TryActivation: Sealed {
+pub trait TryActivation for Activation = "activation" {
     /// Fallible twin of [`Activation::forward`]: the wrapped activation's twin.
     ///
     /// # Errors
@@ -391,19 +334,16 @@ pub trait TryActivation: Sealed {
     /// assert!(act.try_forward(Tensor::<2>::ones([2, 4], &device)).is_err());
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>>;
-}
-
-impl TryActivation for Activation {
-    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Tensor<D> {
         match self {
             Activation::PRelu(layer) => layer.try_forward(input),
             Activation::SwiGlu(layer) => layer.try_forward(input),
             // Element-wise activations (and variants a later burn adds): burn's own forward,
             // under the backstop.
-            _ => catch("activation", || self.forward(input)),
+            _ => catch(OP, || self.forward(input)),
         }
     }
+}
 }
 
 impl Sealed for SwiGluConfig {}

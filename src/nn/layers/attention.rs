@@ -8,7 +8,7 @@ use burn::nn::attention::{
 };
 use burn::tensor::{Bool, Device, Tensor};
 
-use super::support::{Sealed, all_on, dims, linear_params, same_devices};
+use super::support::{Sealed, all_on, dims, in_layer, linear_params, same_devices, with_mask};
 use crate::check::attention::{
     CrossAttentionParams, MhaShapes, cross_attention, mha_heads, mha_input,
 };
@@ -17,9 +17,6 @@ use crate::check::module::linear as linear_rule;
 use crate::error::{GuardError, Result, ResultExt};
 use crate::nn::init::{TryInit, init_fitting};
 use crate::panic::catch;
-
-impl Sealed for MultiHeadAttention {}
-impl Sealed for MultiHeadAttentionConfig {}
 
 /// The input of [`TryMultiHeadAttention`]: burn's
 /// [`MhaInput`](burn::nn::attention::MhaInput), with the same constructors, whose tensors the
@@ -65,18 +62,11 @@ impl MhaInput {
         }
     }
 
-    /// The padding mask `[batch, seq_k]` (`true` masks a key).
-    #[must_use]
-    pub fn mask_pad(mut self, mask_pad: Tensor<2, Bool>) -> Self {
-        self.mask_pad = Some(mask_pad);
-        self
-    }
-
-    /// The attention mask `[batch, seq_q, seq_k]` (`true` masks a pair).
-    #[must_use]
-    pub fn mask_attn(mut self, mask_attn: Tensor<3, Bool>) -> Self {
-        self.mask_attn = Some(mask_attn);
-        self
+    optional_fields! {
+        /// The padding mask `[batch, seq_k]` (`true` masks a key).
+        mask_pad(mask_pad) -> padding_mask: Tensor<2, Bool>;
+        /// The attention mask `[batch, seq_q, seq_k]` (`true` masks a pair).
+        mask_attn(mask_attn) -> attention_mask: Tensor<3, Bool>;
     }
 
     /// The query.
@@ -94,32 +84,12 @@ impl MhaInput {
         &self.value
     }
 
-    /// The padding mask, if any.
-    pub fn padding_mask(&self) -> Option<&Tensor<2, Bool>> {
-        self.mask_pad.as_ref()
-    }
-
-    /// The attention mask, if any.
-    pub fn attention_mask(&self) -> Option<&Tensor<3, Bool>> {
-        self.mask_attn.as_ref()
-    }
-
     /// burn's `MhaInput` with the same tensors.
     pub fn into_burn(self) -> BurnMhaInput {
-        let mut input = BurnMhaInput::new(self.query, self.key, self.value);
-        if let Some(mask) = self.mask_pad {
-            input = input.mask_pad(mask);
-        }
-        if let Some(mask) = self.mask_attn {
-            input = input.mask_attn(mask);
-        }
+        let input = BurnMhaInput::new(self.query, self.key, self.value);
+        let input = with_mask(input, self.mask_pad, BurnMhaInput::mask_pad);
+        let input = with_mask(input, self.mask_attn, BurnMhaInput::mask_attn);
         input
-    }
-}
-
-impl From<MhaInput> for BurnMhaInput {
-    fn from(input: MhaInput) -> Self {
-        input.into_burn()
     }
 }
 
@@ -199,8 +169,13 @@ pub(crate) fn check_mha(
     Ok(shapes)
 }
 
-/// [`check_mha`] for the twin's own input: its dims and every device.
-fn check_mha_input(mha: &MultiHeadAttention, input: &MhaInput) -> Result<MhaShapes> {
+/// [`check_mha`] for the twin's own input: its dims and every device; an error names the
+/// layer.
+fn check_mha_input(op: &'static str, mha: &MultiHeadAttention, input: &MhaInput) -> Result<()> {
+    in_layer(op, check_mha_input_dims(mha, input)).map(drop)
+}
+
+fn check_mha_input_dims(mha: &MultiHeadAttention, input: &MhaInput) -> Result<MhaShapes> {
     let dims = MhaDims {
         query: input.query.dims(),
         key: input.key.dims(),
@@ -223,22 +198,31 @@ fn check_mha_input(mha: &MultiHeadAttention, input: &MhaInput) -> Result<MhaShap
     Ok(shapes)
 }
 
-impl TryInit for MultiHeadAttentionConfig {
-    type Module = MultiHeadAttention;
-
-    /// Refuses `n_heads = 0` (burn divides by it), a `d_model` that `n_heads` does not divide
-    /// (burn builds the module; its forward panics) and a dropout outside `[0, 1)`.
-    fn try_init(&self, device: &Device) -> Result<MultiHeadAttention> {
-        const INIT: &str = "multi_head_attention_init";
-        let d_k = self.d_model.checked_div(self.n_heads).unwrap_or(0);
-        mha_heads(INIT, self.d_model, self.n_heads, d_k)?;
-        probability(INIT, "dropout", self.dropout)?;
-        init_fitting(INIT, || self.init(device))
-    }
+config_twins! {
+/// Refuses `n_heads = 0` (burn divides by it), a `d_model` that `n_heads` does not divide
+/// (burn builds the module; its forward panics) and a dropout outside `[0, 1)`.
+impl TryInit for MultiHeadAttentionConfig = MultiHeadAttention("multi_head_attention_init"), |config| [
+    heads_and_dropout(config.d_model, config.n_heads, config.dropout),
+];
 }
 
+/// The rules of an attention config and of the transformer configs built on it: `n_heads`
+/// not 0 and dividing `d_model` (burn divides by it, and the forward's reshapes need it), and
+/// a dropout in `[0, 1)`.
+pub(crate) fn heads_and_dropout(
+    op: &'static str,
+    d_model: usize,
+    n_heads: usize,
+    dropout: f64,
+) -> Result<()> {
+    let d_k = d_model.checked_div(n_heads).unwrap_or(0);
+    mha_heads(op, d_model, n_heads, d_k)?;
+    probability(op, "dropout", dropout)
+}
+
+twins! {
 /// Twins of [`MultiHeadAttention::forward`] and [`MultiHeadAttention::forward_cache`].
-pub trait TryMultiHeadAttention: Sealed {
+pub trait TryMultiHeadAttention for MultiHeadAttention = "multi_head_attention" {
     /// Fallible twin of [`MultiHeadAttention::forward`], with burn-guard's [`MhaInput`]
     /// (burn's keeps its tensors private).
     ///
@@ -258,7 +242,7 @@ pub trait TryMultiHeadAttention: Sealed {
     /// # Errors
     ///
     /// [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) (a projection's under
-    /// its field name: `query: linear: …`), [`GuardError::Empty`](crate::GuardError::Empty),
+    /// its field name, after the layer's: `multi_head_attention: query: linear: …`), [`GuardError::Empty`](crate::GuardError::Empty),
     /// [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for the dropout,
     /// [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
     ///
@@ -277,8 +261,7 @@ pub trait TryMultiHeadAttention: Sealed {
     /// assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward(&self, input: MhaInput) -> Result<MhaOutput>;
-
+    fn try_forward(&self, input: MhaInput) -> MhaOutput => forward(input.into_burn()) [check_mha_input(self, &input)];
     /// Fallible twin of [`MultiHeadAttention::forward_cache`].
     ///
     /// The input is checked as by [`try_forward`](Self::try_forward). The cache's content is
@@ -305,40 +288,28 @@ pub trait TryMultiHeadAttention: Sealed {
     /// assert_eq!(out.context.dims(), [1, 2, 4]);
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward_cache(&self, input: MhaInput, cache: &mut MhaCache) -> Result<MhaOutput>;
+    fn try_forward_cache(&self, input: MhaInput, cache: &mut MhaCache) -> MhaOutput => forward_cache(input.into_burn(), cache) [check_mha_input(self, &input)];
 }
-
-impl TryMultiHeadAttention for MultiHeadAttention {
-    fn try_forward(&self, input: MhaInput) -> Result<MhaOutput> {
-        check_mha_input(self, &input)?;
-        catch(OP, || self.forward(input.into_burn()))
-    }
-
-    fn try_forward_cache(&self, input: MhaInput, cache: &mut MhaCache) -> Result<MhaOutput> {
-        check_mha_input(self, &input)?;
-        catch(OP, || self.forward_cache(input.into_burn(), cache))
-    }
 }
 
 // ---------------------------------------------------------------- cross attention
 
-impl Sealed for CrossAttention {}
 impl Sealed for CrossAttentionConfig {}
 
 fn check_cross(
+    op: &'static str,
     layer: &CrossAttention,
     query: &Tensor<3>,
     context: &Tensor<3>,
     mask: Option<&Tensor<2, Bool>>,
 ) -> Result<()> {
-    const CROSS: &str = "cross_attention";
     let parts = crate::upstream::cross_attention_parts(layer).ok_or(GuardError::Unreadable {
-        op: CROSS,
+        op,
         what: "`CrossAttention`'s private projections",
     })?;
     let mask_dims = mask.map(|m| m.dims().to_vec());
     cross_attention(
-        CROSS,
+        op,
         &dims(query),
         &dims(context),
         mask_dims.as_deref(),
@@ -358,12 +329,13 @@ fn check_cross(
     ] {
         let weight = projection.weight.as_slice();
         let input = [1, weight.first().copied().unwrap_or(0)];
-        linear_rule("linear", &input, weight, projection.bias.as_deref()).context(name)?;
+        let bias = linear_rule("linear", &input, weight, projection.bias.as_deref());
+        in_layer(op, bias.context(name))?;
     }
     let mut devices = vec![query.device(), context.device()];
     devices.extend(mask.map(Tensor::device));
     devices.extend(parts.devices);
-    same_devices(CROSS, &devices)
+    same_devices(op, &devices)
 }
 
 impl TryInit for CrossAttentionConfig {
@@ -394,8 +366,9 @@ impl TryInit for CrossAttentionConfig {
     }
 }
 
+twins! {
 /// Twins of [`CrossAttention::forward`] and [`CrossAttention::forward_cache`].
-pub trait TryCrossAttention: Sealed {
+pub trait TryCrossAttention for CrossAttention = "cross_attention" {
     /// Fallible twin of [`CrossAttention::forward`]: `query` `[batch, seq_q, d_model]`,
     /// `context` `[batch, seq_k, d_context]`, `mask` `[batch, seq_k]`.
     ///
@@ -425,13 +398,7 @@ pub trait TryCrossAttention: Sealed {
     /// assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward(
-        &self,
-        query: Tensor<3>,
-        context: Tensor<3>,
-        mask: Option<Tensor<2, Bool>>,
-    ) -> Result<Tensor<3>>;
-
+    fn try_forward(&self, query: Tensor<3>, context: Tensor<3>, mask: Option<Tensor<2, Bool>>) -> Tensor<3> => forward(..) [check_cross(self, &query, &context, mask.as_ref())];
     /// Fallible twin of [`CrossAttention::forward_cache`].
     ///
     /// The input is checked as by [`try_forward`](Self::try_forward). A filled cache holds the
@@ -456,36 +423,10 @@ pub trait TryCrossAttention: Sealed {
     /// assert_eq!(out.dims(), [1, 2, 4]);
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward_cache(
-        &self,
-        query: Tensor<3>,
-        context: Tensor<3>,
-        mask: Option<Tensor<2, Bool>>,
-        cache: &mut CrossAttentionCache,
-    ) -> Result<Tensor<3>>;
+    fn try_forward_cache(&self, query: Tensor<3>, context: Tensor<3>, mask: Option<Tensor<2, Bool>>, cache: &mut CrossAttentionCache) -> Tensor<3> => forward_cache(..) [check_cross(self, &query, &context, mask.as_ref())];
+}
 }
 
-impl TryCrossAttention for CrossAttention {
-    fn try_forward(
-        &self,
-        query: Tensor<3>,
-        context: Tensor<3>,
-        mask: Option<Tensor<2, Bool>>,
-    ) -> Result<Tensor<3>> {
-        check_cross(self, &query, &context, mask.as_ref())?;
-        catch("cross_attention", || self.forward(query, context, mask))
-    }
-
-    fn try_forward_cache(
-        &self,
-        query: Tensor<3>,
-        context: Tensor<3>,
-        mask: Option<Tensor<2, Bool>>,
-        cache: &mut CrossAttentionCache,
-    ) -> Result<Tensor<3>> {
-        check_cross(self, &query, &context, mask.as_ref())?;
-        catch("cross_attention", || {
-            self.forward_cache(query, context, mask, cache)
-        })
-    }
+into_burn! {
+    MhaInput => BurnMhaInput;
 }

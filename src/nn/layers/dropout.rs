@@ -9,21 +9,15 @@ use crate::error::Result;
 use crate::nn::init::TryInitStateless;
 use crate::panic::catch;
 
-impl Sealed for Dropout {}
-impl Sealed for DropoutConfig {}
-
-impl TryInitStateless for DropoutConfig {
-    type Module = Dropout;
-
-    fn try_init(&self) -> Result<Dropout> {
-        const OP: &str = "dropout_init";
-        probability(OP, "prob", self.prob)?;
-        catch(OP, || self.init())
-    }
+config_twins! {
+impl TryInitStateless for DropoutConfig = Dropout("dropout_init"), |config| [
+    probability("prob", config.prob),
+];
 }
 
+twins! {
 /// Twin of [`Dropout::forward`].
-pub trait TryDropout: Sealed {
+pub trait TryDropout for Dropout = "dropout" {
     /// Fallible twin of [`Dropout::forward`]: any shape, same shape out.
     ///
     /// burn's forward asserts nothing; a module loaded from a record with a probability
@@ -44,13 +38,9 @@ pub trait TryDropout: Sealed {
     /// assert_eq!(dropout.try_forward(x)?.dims(), [2, 3]);
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>>;
-}
-
-impl TryDropout for Dropout {
-    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
-        const OP: &str = "dropout";
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Tensor<D> {
         probability(OP, "prob", self.prob)?;
         catch(OP, || self.forward(input))
     }
+}
 }

@@ -3,14 +3,13 @@
 use burn::nn::Embedding;
 use burn::tensor::{Int, Tensor};
 
-use super::support::Sealed;
+use super::support::{Sealed, param_values};
 use crate::error::Result;
 use crate::tensor::module::try_embedding;
 
-impl Sealed for Embedding {}
-
+twins! {
 /// Twin of [`Embedding::forward`].
-pub trait TryEmbedding: Sealed {
+pub trait TryEmbedding for Embedding = "embedding" {
     /// Fallible twin of [`Embedding::forward`]: token ids `[batch, seq]` → `[batch, seq,
     /// d_model]`.
     ///
@@ -37,12 +36,10 @@ pub trait TryEmbedding: Sealed {
     /// assert_eq!(err.kind(), ErrorKind::IndexOutOfRange);
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward(&self, input: Tensor<2, Int>) -> Result<Tensor<3>>;
-}
-
-impl TryEmbedding for Embedding {
-    fn try_forward(&self, input: Tensor<2, Int>) -> Result<Tensor<3>> {
+    fn try_forward(&self, input: Tensor<2, Int>) -> Tensor<3> {
         // burn's forward is `embedding(weight, input)`; the tensor twin runs it after its checks.
-        try_embedding(self.weight.val(), input)
+        let [weight] = param_values(OP, [&self.weight])?;
+        try_embedding(weight, input)
     }
+}
 }

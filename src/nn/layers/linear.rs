@@ -9,7 +9,6 @@ use crate::error::Result;
 use crate::nn::init::{TryInit, init_fitting};
 use crate::tensor::module::try_linear;
 
-impl Sealed for Linear {}
 impl Sealed for LinearConfig {}
 
 /// burn draws the parameters lazily: a Kaiming or Xavier initializer with a fan of 0
@@ -69,8 +68,9 @@ impl TryInit for LinearConfig {
     }
 }
 
+twins! {
 /// Twin of [`Linear::forward`].
-pub trait TryLinear: Sealed {
+pub trait TryLinear for Linear = "linear" {
     /// Fallible twin of [`Linear::forward`]: `[..., d_input]` → `[..., d_output]`.
     ///
     /// Checks the input's last dim against the weight's `d_input`, and that input, weight and
@@ -95,14 +95,11 @@ pub trait TryLinear: Sealed {
     /// assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>>;
-}
-
-impl TryLinear for Linear {
-    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Tensor<D> {
         // burn's forward is `linear(input, weight, bias)` after its own shape assertion; the
         // tensor twin runs the same call after the same check (and more).
-        let (weight, bias) = weight_and_bias("linear", &self.weight, self.bias.as_ref())?;
+        let (weight, bias) = weight_and_bias(OP, &self.weight, self.bias.as_ref())?;
         try_linear(input, weight, bias)
     }
+}
 }

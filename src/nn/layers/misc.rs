@@ -5,7 +5,7 @@ use burn::nn::{
     CosineSimilarity, GaussianNoise, GaussianNoiseConfig, Identity, PairwiseDistance,
     PositionalEncoding, PositionalEncodingConfig, RotaryEncoding, RotaryEncodingConfig,
 };
-use burn::tensor::{Device, Tensor};
+use burn::tensor::Tensor;
 
 use super::support::{Sealed, dims, same_devices};
 use crate::check;
@@ -14,85 +14,45 @@ use crate::error::Result;
 use crate::nn::init::{TryInit, TryInitStateless, require_params_fit};
 use crate::panic::catch;
 
-impl Sealed for GaussianNoise {}
-impl Sealed for GaussianNoiseConfig {}
-impl Sealed for Identity {}
-impl Sealed for PositionalEncoding {}
-impl Sealed for PositionalEncodingConfig {}
-impl Sealed for RotaryEncoding {}
-impl Sealed for RotaryEncodingConfig {}
-impl Sealed for PairwiseDistance {}
-impl Sealed for CosineSimilarity {}
-
-impl TryInitStateless for GaussianNoiseConfig {
-    type Module = GaussianNoise;
-
-    /// Checks that `std` is finite and at least 0.
-    fn try_init(&self) -> Result<GaussianNoise> {
-        const OP: &str = "gaussian_noise_init";
-        rules::finite_in(OP, "std", self.std, 0.0, f64::INFINITY)?;
-        catch(OP, || self.init())
-    }
+config_twins! {
+/// Checks that `std` is finite and at least 0.
+impl TryInitStateless for GaussianNoiseConfig = GaussianNoise("gaussian_noise_init"), |config| [
+    rules::finite_in("std", config.std, 0.0, f64::INFINITY),
+];
 }
 
-impl TryInit for PositionalEncodingConfig {
-    type Module = PositionalEncoding;
-
-    /// Checks that `d_model` is even and not 0, `max_sequence_size` not 0 (burn builds its
-    /// table through shapes that panic on a 0), `max_sequence_size <= max_timescale`, and that
-    /// the `[max_sequence_size, d_model]` table fits on the device (the byte rule).
-    fn try_init(&self, device: &Device) -> Result<PositionalEncoding> {
-        const OP: &str = "positional_encoding_init";
-        rules::even(OP, "d_model", self.d_model)?;
-        // burn builds its sinusoid table through a shape containing 0, which panics.
-        rules::nonzero(OP, "d_model", self.d_model)?;
-        rules::nonzero(OP, "max_sequence_size", self.max_sequence_size)?;
-        // Sizes compared as f64 are exact below 2^53, far past any table that fits in memory.
-        #[allow(clippy::cast_precision_loss)]
-        rules::ordered(
-            OP,
-            ("max_sequence_size", self.max_sequence_size as f64),
-            ("max_timescale", self.max_timescale as f64),
-            false,
-        )?;
-        // burn builds the table on the host, then uploads it (burn-nn `generate_sinusoids`).
-        require_params_fit(
-            OP,
-            device,
-            &[("sinusoids", &[self.max_sequence_size, self.d_model])],
-        )?;
-        catch(OP, || self.init(device))
-    }
+// The encodings build their tables at `init`, through shapes that panic on a 0.
+config_twins! {
+/// Checks that `d_model` is even and not 0, `max_sequence_size` not 0 (burn builds its
+/// table through shapes that panic on a 0), `max_sequence_size <= max_timescale`, and that
+/// the `[max_sequence_size, d_model]` table fits on the device (the byte rule).
+// Sizes compared as f64 are exact below 2^53, far past any table that fits in memory.
+#[allow(clippy::cast_precision_loss)]
+impl TryInit for PositionalEncodingConfig = PositionalEncoding("positional_encoding_init"), |config, device| [
+    rules::even("d_model", config.d_model),
+    rules::nonzero("d_model", config.d_model),
+    rules::nonzero("max_sequence_size", config.max_sequence_size),
+    rules::ordered(("max_sequence_size", config.max_sequence_size as f64), ("max_timescale", config.max_timescale as f64), false),
+    // burn builds the table on the host, then uploads it (burn-nn `generate_sinusoids`).
+    require_params_fit(device, &[("sinusoids", &[config.max_sequence_size, config.d_model])]),
+];
+/// Checks that `d_model` is even and `theta > 0`, and that `d_model` and
+/// `max_sequence_length` are not 0 (burn builds its table through shapes that panic on a
+/// 0), and that the cached rotations fit on the device (the byte rule).
+impl TryInit for RotaryEncodingConfig = RotaryEncoding("rotary_encoding_init"), |config, device| [
+    rules::even("d_model", config.d_model),
+    rules::nonzero("d_model", config.d_model),
+    rules::nonzero("max_sequence_length", config.max_sequence_length),
+    rules::positive("theta", f64::from(config.theta), false),
+    // The cached rotations, `[max_sequence_length, d_model / 2, 2]` (burn-nn
+    // `RotaryEncoding::compute_rotary_frequencies`).
+    require_params_fit(device, &[("freq_complex", &[config.max_sequence_length, config.d_model / 2, 2])]),
+];
 }
 
-impl TryInit for RotaryEncodingConfig {
-    type Module = RotaryEncoding;
-
-    /// Checks that `d_model` is even and `theta > 0`, and that `d_model` and
-    /// `max_sequence_length` are not 0 (burn builds its table through shapes that panic on a
-    /// 0), and that the cached rotations fit on the device (the byte rule).
-    fn try_init(&self, device: &Device) -> Result<RotaryEncoding> {
-        const OP: &str = "rotary_encoding_init";
-        rules::even(OP, "d_model", self.d_model)?;
-        rules::nonzero(OP, "d_model", self.d_model)?;
-        rules::nonzero(OP, "max_sequence_length", self.max_sequence_length)?;
-        rules::positive(OP, "theta", f64::from(self.theta), false)?;
-        // The cached rotations, `[max_sequence_length, d_model / 2, 2]` (burn-nn
-        // `RotaryEncoding::compute_rotary_frequencies`).
-        require_params_fit(
-            OP,
-            device,
-            &[(
-                "freq_complex",
-                &[self.max_sequence_length, self.d_model / 2, 2],
-            )],
-        )?;
-        catch(OP, || self.init(device))
-    }
-}
-
+twins! {
 /// Twin of [`GaussianNoise::forward`].
-pub trait TryGaussianNoise: Sealed {
+pub trait TryGaussianNoise for GaussianNoise = "gaussian_noise" {
     /// Fallible twin of [`GaussianNoise::forward`]: any shape, same shape out.
     ///
     /// burn's forward asserts nothing; a module whose `std` is not finite or is negative (set
@@ -114,19 +74,14 @@ pub trait TryGaussianNoise: Sealed {
     /// assert_eq!(noise.try_forward(x)?.dims(), [2, 3]);
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>>;
-}
-
-impl TryGaussianNoise for GaussianNoise {
-    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
-        const OP: &str = "gaussian_noise";
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Tensor<D> {
         rules::finite_in(OP, "std", self.std, 0.0, f64::INFINITY)?;
         catch(OP, || self.forward(input))
     }
 }
 
 /// Twin of [`Identity::forward`].
-pub trait TryIdentity: Sealed {
+pub trait TryIdentity for Identity = "identity" {
     /// Fallible twin of [`Identity::forward`]: returns the input. Nothing to check; here so
     /// that code written against the twins needs no exception.
     ///
@@ -144,17 +99,13 @@ pub trait TryIdentity: Sealed {
     /// assert_eq!(Identity::new().try_forward(x)?.dims(), [2, 3]);
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>>;
-}
-
-impl TryIdentity for Identity {
-    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
-        catch("identity", || self.forward(input))
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Tensor<D> {
+        catch(OP, || self.forward(input))
     }
 }
 
 /// Twin of [`PositionalEncoding::forward`].
-pub trait TryPositionalEncoding: Sealed {
+pub trait TryPositionalEncoding for PositionalEncoding = "positional_encoding" {
     /// Fallible twin of [`PositionalEncoding::forward`]: `[batch, seq, d_model]`, same shape
     /// out.
     ///
@@ -179,12 +130,7 @@ pub trait TryPositionalEncoding: Sealed {
     /// assert_eq!(err.kind(), ErrorKind::OutOfRange);
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward(&self, input: Tensor<3>) -> Result<Tensor<3>>;
-}
-
-impl TryPositionalEncoding for PositionalEncoding {
-    fn try_forward(&self, input: Tensor<3>) -> Result<Tensor<3>> {
-        const OP: &str = "positional_encoding";
+    fn try_forward(&self, input: Tensor<3>) -> Tensor<3> {
         let [_, max_sequence_size, d_model] = self.sinusoids.dims();
         rules::positional(OP, &dims(&input), d_model, max_sequence_size)?;
         same_devices(OP, &[input.device(), self.sinusoids.device()])?;
@@ -193,7 +139,7 @@ impl TryPositionalEncoding for PositionalEncoding {
 }
 
 /// Twin of [`RotaryEncoding::forward`] and [`RotaryEncoding::apply`].
-pub trait TryRotaryEncoding: Sealed {
+pub trait TryRotaryEncoding for RotaryEncoding = "rotary_encoding" {
     /// Fallible twin of [`RotaryEncoding::forward`]: `[.., seq, d_model]`, same shape out.
     ///
     /// As [`try_apply`](Self::try_apply) with `start` 0.
@@ -213,8 +159,9 @@ pub trait TryRotaryEncoding: Sealed {
     /// assert!(rope.try_forward(Tensor::<3>::ones([1, 4, 6], &device)).is_err());
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward<const D: usize>(&self, x: Tensor<D>) -> Result<Tensor<D>>;
-
+    fn try_forward<const D: usize>(&self, x: Tensor<D>) -> Tensor<D> {
+        self.try_apply(x, 0)
+    }
     /// Fallible twin of [`RotaryEncoding::apply`]: `[.., seq, d_model]` rotated from position
     /// `start`, same shape out.
     ///
@@ -250,16 +197,7 @@ pub trait TryRotaryEncoding: Sealed {
     /// assert_eq!(err.kind(), ErrorKind::OutOfRange);
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_apply<const D: usize>(&self, x: Tensor<D>, start: usize) -> Result<Tensor<D>>;
-}
-
-impl TryRotaryEncoding for RotaryEncoding {
-    fn try_forward<const D: usize>(&self, x: Tensor<D>) -> Result<Tensor<D>> {
-        self.try_apply(x, 0)
-    }
-
-    fn try_apply<const D: usize>(&self, x: Tensor<D>, start: usize) -> Result<Tensor<D>> {
-        const OP: &str = "rotary_encoding";
+    fn try_apply<const D: usize>(&self, x: Tensor<D>, start: usize) -> Tensor<D> {
         let [max_sequence_length, d_model, _] = self.freq_complex.dims();
         let shape = dims(&x);
         rules::rotary(OP, &shape, d_model, max_sequence_length, start)?;
@@ -274,7 +212,7 @@ impl TryRotaryEncoding for RotaryEncoding {
 }
 
 /// Twin of [`PairwiseDistance::forward`].
-pub trait TryPairwiseDistance: Sealed {
+pub trait TryPairwiseDistance for PairwiseDistance = "pairwise_distance" {
     /// Fallible twin of [`PairwiseDistance::forward`]: `[batch, d]` twice → `[batch]`.
     ///
     /// Checks that the shapes broadcast (burn's `sub` check), that an infinite `p` has at
@@ -299,12 +237,7 @@ pub trait TryPairwiseDistance: Sealed {
     /// assert!(distance.try_forward(x, Tensor::zeros([2, 4], &device)).is_err());
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward(&self, x1: Tensor<2>, x2: Tensor<2>) -> Result<Tensor<1>>;
-}
-
-impl TryPairwiseDistance for PairwiseDistance {
-    fn try_forward(&self, x1: Tensor<2>, x2: Tensor<2>) -> Result<Tensor<1>> {
-        const OP: &str = "pairwise_distance";
+    fn try_forward(&self, x1: Tensor<2>, x2: Tensor<2>) -> Tensor<1> {
         rules::pairwise_distance(OP, &dims(&x1), &dims(&x2), self.p)?;
         same_devices(OP, &[x1.device(), x2.device()])?;
         catch(OP, || self.forward(x1, x2))
@@ -312,7 +245,7 @@ impl TryPairwiseDistance for PairwiseDistance {
 }
 
 /// Twin of [`CosineSimilarity::forward`].
-pub trait TryCosineSimilarity: Sealed {
+pub trait TryCosineSimilarity for CosineSimilarity = "cosine_similarity" {
     /// Fallible twin of [`CosineSimilarity::forward`]: `[batch, d]` twice → one value per
     /// row (or column, with `dim` 0).
     ///
@@ -336,15 +269,11 @@ pub trait TryCosineSimilarity: Sealed {
     /// assert!(cosine.try_forward(x, Tensor::ones([2, 4], &device)).is_err());
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward(&self, x1: Tensor<2>, x2: Tensor<2>) -> Result<Tensor<1>>;
-}
-
-impl TryCosineSimilarity for CosineSimilarity {
-    fn try_forward(&self, x1: Tensor<2>, x2: Tensor<2>) -> Result<Tensor<1>> {
-        const OP: &str = "cosine_similarity";
+    fn try_forward(&self, x1: Tensor<2>, x2: Tensor<2>) -> Tensor<1> {
         check::dim(OP, self.dim, 2)?;
         check::broadcast(OP, &dims(&x1), &dims(&x2))?;
         same_devices(OP, &[x1.device(), x2.device()])?;
         catch(OP, || self.forward(x1, x2))
     }
+}
 }

@@ -1,9 +1,14 @@
 //! The twin traits of `burn::nn` modules, one file per family; see [`crate::nn`].
 //! Only traits are exported from here: the prelude takes this module whole.
 //!
-//! The per-dimension families (conv, transposed conv, max/avg/adaptive pools) are rows of
-//! `layer_twins!` (in `support.rs`), the parameterless activations of `uniform_activation!`
-//! and the element-wise losses of `elementwise_loss!`: one row per module.
+//! Each twin's signature is written once. The per-dimension families (conv, transposed conv,
+//! max/avg/adaptive pools) are rows of `layer_twins!` (in `support.rs`), the parameterless
+//! activations of `uniform_activation!` and the element-wise losses of `elementwise_loss!`: one
+//! row per module. The other twin traits are declared by `twins!` (in `support.rs`), from the
+//! methods of their impl: a row (`=> forward(..) [rule(args), ..];`: the rules, then burn's
+//! method under the backstop) or a body. Config twins whose `try_init` is rules on the config's
+//! fields are rows of `config_twins!`. A twin names the layer in its errors through
+//! `support::in_layer`.
 //!
 //! There is no generic one-input trait over the guarded layers (candle's `Module`, tower's
 //! `Service`), by decision. burn has none to mirror: its `forward`s are inherent methods of

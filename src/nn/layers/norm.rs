@@ -1,6 +1,7 @@
 //! The normalization layers — [`BatchNorm`], [`LayerNorm`], [`GroupNorm`], [`InstanceNorm`],
 //! [`RmsNorm`], [`LocalResponseNorm`] and the [`Normalization`] wrapper — and their configs.
 
+use burn::module::Param;
 use burn::nn::norm::{Normalization, NormalizationConfig};
 use burn::nn::{
     BatchNorm, BatchNormConfig, GroupNorm, GroupNormConfig, InstanceNorm, LayerNorm,
@@ -8,7 +9,7 @@ use burn::nn::{
 };
 use burn::tensor::{Device, Tensor};
 
-use super::support::{Sealed, all_on, dims, param_layout, same_devices};
+use super::support::{Sealed, all_on, dims, in_layer, param_layout, param_values, same_devices};
 use crate::check;
 use crate::check::module::{batch_norm, batch_norm_train};
 use crate::check::norm as rules;
@@ -16,65 +17,31 @@ use crate::error::{GuardError, Result, ResultExt};
 use crate::nn::init::{TryInit, TryInitStateless, init_fitting};
 use crate::panic::catch;
 
-impl Sealed for BatchNorm {}
-impl Sealed for LayerNorm {}
 impl Sealed for GroupNorm {}
 impl Sealed for InstanceNorm {}
-impl Sealed for RmsNorm {}
-impl Sealed for LocalResponseNorm {}
-impl Sealed for Normalization {}
-impl Sealed for BatchNormConfig {}
-impl Sealed for GroupNormConfig {}
-impl Sealed for RmsNormConfig {}
-impl Sealed for LocalResponseNormConfig {}
 impl Sealed for NormalizationConfig {}
 
 // ---------------------------------------------------------------- configs
 
-impl TryInit for BatchNormConfig {
-    type Module = BatchNorm;
-
-    /// Checks `num_features > 0`, `epsilon` finite and `> 0`, `momentum` finite in `[0, 1]`.
-    fn try_init(&self, device: &Device) -> Result<BatchNorm> {
-        const OP: &str = "batch_norm_init";
-        rules::nonzero(OP, "num_features", self.num_features)?;
-        rules::positive(OP, "epsilon", self.epsilon, true)?;
-        rules::finite_in(OP, "momentum", self.momentum, 0.0, 1.0)?;
-        init_fitting(OP, || self.init(device))
-    }
-}
-
-impl TryInit for GroupNormConfig {
-    type Module = GroupNorm;
-
-    /// Checks that `num_groups` is not 0 and divides `num_channels`.
-    fn try_init(&self, device: &Device) -> Result<GroupNorm> {
-        const OP: &str = "group_norm_init";
-        rules::groups(OP, self.num_channels, self.num_groups)?;
-        init_fitting(OP, || self.init(device))
-    }
-}
-
-impl TryInit for RmsNormConfig {
-    type Module = RmsNorm;
-
-    /// Checks `epsilon > 0` (burn asserts only that: an infinite epsilon passes).
-    fn try_init(&self, device: &Device) -> Result<RmsNorm> {
-        const OP: &str = "rms_norm_init";
-        rules::positive(OP, "epsilon", self.epsilon, false)?;
-        init_fitting(OP, || self.init(device))
-    }
-}
-
-impl TryInitStateless for LocalResponseNormConfig {
-    type Module = LocalResponseNorm;
-
-    /// Checks `size > 0`.
-    fn try_init(&self) -> Result<LocalResponseNorm> {
-        const OP: &str = "local_response_norm_init";
-        rules::nonzero(OP, "size", self.size)?;
-        catch(OP, || self.init())
-    }
+config_twins! {
+/// Checks `num_features > 0`, `epsilon` finite and `> 0`, `momentum` finite in `[0, 1]`.
+impl TryInit for BatchNormConfig = BatchNorm("batch_norm_init"), |config| [
+    rules::nonzero("num_features", config.num_features),
+    rules::positive("epsilon", config.epsilon, true),
+    rules::finite_in("momentum", config.momentum, 0.0, 1.0),
+];
+/// Checks that `num_groups` is not 0 and divides `num_channels`.
+impl TryInit for GroupNormConfig = GroupNorm("group_norm_init"), |config| [
+    rules::groups(config.num_channels, config.num_groups),
+];
+/// Checks `epsilon > 0` (burn asserts only that: an infinite epsilon passes).
+impl TryInit for RmsNormConfig = RmsNorm("rms_norm_init"), |config| [
+    rules::positive("epsilon", config.epsilon, false),
+];
+/// Checks `size > 0`.
+impl TryInitStateless for LocalResponseNormConfig = LocalResponseNorm("local_response_norm_init"), |config| [
+    rules::nonzero("size", config.size),
+];
 }
 
 impl TryInit for NormalizationConfig {
@@ -93,8 +60,9 @@ impl TryInit for NormalizationConfig {
 
 // ---------------------------------------------------------------- layers
 
+twins! {
 /// Twin of [`BatchNorm::forward`].
-pub trait TryBatchNorm: Sealed {
+pub trait TryBatchNorm for BatchNorm = "batch_norm" {
     /// Fallible twin of [`BatchNorm::forward`]: `[batch, channels, ..]`, same shape out.
     ///
     /// Checks the input's rank (≥ 2) and channels against `gamma`'s length, that `beta` and
@@ -122,19 +90,14 @@ pub trait TryBatchNorm: Sealed {
     /// assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>>;
-}
-
-impl TryBatchNorm for BatchNorm {
-    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
-        let gamma = self.gamma.val();
-        let beta = self.beta.val();
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Tensor<D> {
         let train = input.device().is_autodiff() && self.training.is_enabled();
         let (op, rule): (&'static str, fn(_, &_, &_) -> Result<usize>) = if train {
             ("batch_norm_train", batch_norm_train)
         } else {
-            ("batch_norm", batch_norm)
+            (OP, batch_norm)
         };
+        let [gamma, beta] = param_values(op, [&self.gamma, &self.beta])?;
         let params = [
             ("gamma", dims(&gamma)),
             ("beta", dims(&beta)),
@@ -148,7 +111,7 @@ impl TryBatchNorm for BatchNorm {
 }
 
 /// Twin of [`LayerNorm::forward`].
-pub trait TryLayerNorm: Sealed {
+pub trait TryLayerNorm for LayerNorm = "layer_norm" {
     /// Fallible twin of [`LayerNorm::forward`]: `[..., d_model]`, same shape out.
     ///
     /// Checks the input's last dim against `gamma`'s length (and `beta`'s), and that the
@@ -173,14 +136,11 @@ pub trait TryLayerNorm: Sealed {
     /// assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>>;
-}
-
-impl TryLayerNorm for LayerNorm {
-    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Tensor<D> {
         check_layer_norm(self, &input.dims(), &input.device())?;
-        catch("layer_norm", || self.forward(input))
+        catch(OP, || self.forward(input))
     }
+}
 }
 
 /// A layer norm's gamma and beta against an input of dims `input`, both on `device`: the
@@ -197,19 +157,20 @@ pub(super) fn check_layer_norm(norm: &LayerNorm, input: &[usize], device: &Devic
     all_on(OP, device, &[beta.map(|(_, device)| device)])
 }
 
-/// The checks of a group norm (group and instance norms share burn's `group_norm`).
+/// The checks of a group norm (group and instance norms share burn's `group_norm`); gamma and
+/// beta are read under the backstop.
 fn check_group_norm<const D: usize>(
     op: &'static str,
     input: &Tensor<D>,
     num_groups: usize,
     num_channels: usize,
     affine: bool,
-    gamma: Option<Tensor<1>>,
-    beta: Option<Tensor<1>>,
+    gamma: Option<&Param<Tensor<1>>>,
+    beta: Option<&Param<Tensor<1>>>,
 ) -> Result<()> {
     let params = match (affine, gamma, beta) {
         (false, _, _) => None,
-        (true, Some(gamma), Some(beta)) => Some((gamma, beta)),
+        (true, Some(gamma), Some(beta)) => Some(param_values(op, [gamma, beta])?),
         (true, _, _) => {
             return Err(GuardError::InvalidArgument {
                 op,
@@ -218,7 +179,7 @@ fn check_group_norm<const D: usize>(
             });
         }
     };
-    let param_dims = params.as_ref().map(|(g, b)| (dims(g), dims(b)));
+    let param_dims = params.as_ref().map(|[g, b]| (dims(g), dims(b)));
     rules::group_norm(
         op,
         &dims(input),
@@ -228,13 +189,14 @@ fn check_group_norm<const D: usize>(
             .as_ref()
             .map(|(g, b)| (g.as_slice(), b.as_slice())),
     )?;
-    if let Some((gamma, beta)) = &params {
+    if let Some([gamma, beta]) = &params {
         same_devices(op, &[input.device(), gamma.device(), beta.device()])?;
         // burn reshapes both to `[1, channels, 1, ..]`: a quantized parameter (a quantized
         // model's) must keep whole blocks and packed words there.
         let affine = rules::group_norm_affine_shape(D, num_channels);
         for (name, param) in [("gamma", gamma), ("beta", beta)] {
-            check::quant::quantized_reshape(op, param.dtype(), &affine).context(name)?;
+            let reshape = check::quant::quantized_reshape(op, param.dtype(), &affine);
+            in_layer(op, reshape.context(name))?;
         }
     }
     Ok(())
@@ -279,22 +241,6 @@ pub trait TryGroupNorm: Sealed {
     fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>>;
 }
 
-impl TryGroupNorm for GroupNorm {
-    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
-        const OP: &str = "group_norm";
-        check_group_norm(
-            OP,
-            &input,
-            self.num_groups,
-            self.num_channels,
-            self.affine,
-            self.gamma.as_ref().map(|p| p.val()),
-            self.beta.as_ref().map(|p| p.val()),
-        )?;
-        catch(OP, || self.forward(input))
-    }
-}
-
 /// Twin of [`InstanceNorm::forward`].
 pub trait TryInstanceNorm: Sealed {
     /// Fallible twin of [`InstanceNorm::forward`]: `[batch, channels, ..]`, same shape out.
@@ -320,24 +266,28 @@ pub trait TryInstanceNorm: Sealed {
     fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>>;
 }
 
-impl TryInstanceNorm for InstanceNorm {
-    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
-        const OP: &str = "instance_norm";
-        check_group_norm(
-            OP,
-            &input,
-            self.num_channels,
-            self.num_channels,
-            self.affine,
-            self.gamma.as_ref().map(|p| p.val()),
-            self.beta.as_ref().map(|p| p.val()),
-        )?;
-        catch(OP, || self.forward(input))
-    }
+/// The twins of the group and instance norms, which run burn's same `group_norm`: one check,
+/// their group counts apart.
+macro_rules! group_norm_twin {
+    ($twin:ident for $module:ident, $op:literal, |$layer:ident| $groups:expr) => {
+        impl $twin for $module {
+            fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
+                let $layer = self;
+                let (gamma, beta) = (self.gamma.as_ref(), self.beta.as_ref());
+                let (channels, affine) = (self.num_channels, self.affine);
+                check_group_norm($op, &input, $groups, channels, affine, gamma, beta)?;
+                catch($op, || self.forward(input))
+            }
+        }
+    };
 }
 
+group_norm_twin!(TryGroupNorm for GroupNorm, "group_norm", |layer| layer.num_groups);
+group_norm_twin!(TryInstanceNorm for InstanceNorm, "instance_norm", |layer| layer.num_channels);
+
+twins! {
 /// Twin of [`RmsNorm::forward`].
-pub trait TryRmsNorm: Sealed {
+pub trait TryRmsNorm for RmsNorm = "rms_norm" {
     /// Fallible twin of [`RmsNorm::forward`]: `[..., d_model]`, same shape out.
     ///
     /// Checks the input's last dim against `gamma`'s length, and `gamma`'s device.
@@ -358,12 +308,7 @@ pub trait TryRmsNorm: Sealed {
     /// assert!(norm.try_forward(Tensor::<2>::ones([2, 5], &device)).is_err());
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>>;
-}
-
-impl TryRmsNorm for RmsNorm {
-    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
-        const OP: &str = "rms_norm";
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Tensor<D> {
         let (gamma, gamma_device) = param_layout(OP, &self.gamma)?;
         rules::last_dim(
             OP,
@@ -377,7 +322,7 @@ impl TryRmsNorm for RmsNorm {
 }
 
 /// Twin of [`LocalResponseNorm::forward`].
-pub trait TryLocalResponseNorm: Sealed {
+pub trait TryLocalResponseNorm for LocalResponseNorm = "local_response_norm" {
     /// Fallible twin of [`LocalResponseNorm::forward`]: `[batch, channels, d1, ..]` (rank ≥ 3),
     /// same shape out.
     ///
@@ -403,12 +348,7 @@ pub trait TryLocalResponseNorm: Sealed {
     /// assert!(norm.try_forward(Tensor::<2>::ones([1, 4], &device)).is_err());
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>>;
-}
-
-impl TryLocalResponseNorm for LocalResponseNorm {
-    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
-        const OP: &str = "local_response_norm";
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Tensor<D> {
         rules::local_response_norm(OP, &dims(&input))?;
         if input.dims().contains(&0) {
             // NdArray's average pool panics on an empty channel dim (Flex does not); the
@@ -420,7 +360,7 @@ impl TryLocalResponseNorm for LocalResponseNorm {
 }
 
 /// Twin of [`Normalization::forward`].
-pub trait TryNormalization: Sealed {
+pub trait TryNormalization for Normalization = "normalization" {
     /// Fallible twin of [`Normalization::forward`]: the wrapped layer's twin.
     ///
     /// # Errors
@@ -439,11 +379,7 @@ pub trait TryNormalization: Sealed {
     /// assert!(norm.try_forward(Tensor::<2>::ones([2, 3], &device)).is_err());
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>>;
-}
-
-impl TryNormalization for Normalization {
-    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Tensor<D> {
         match self {
             Normalization::Batch(norm) => norm.try_forward(input),
             Normalization::Group(norm) => norm.try_forward(input),
@@ -452,7 +388,8 @@ impl TryNormalization for Normalization {
             Normalization::Rms(norm) => norm.try_forward(input),
             // The identity, and variants a later burn adds: burn's own forward, under the
             // backstop.
-            _ => catch("normalization", || self.forward(input)),
+            _ => catch(OP, || self.forward(input)),
         }
     }
+}
 }

@@ -7,19 +7,14 @@ use burn::nn::activation::Activation;
 use burn::nn::{BiGru, BiLstm, BiRnn, GateController, Gru, Lstm, LstmState, Rnn, RnnState};
 use burn::tensor::{DType, Device, Tensor};
 
-use super::support::{Sealed, dims, same_devices};
+use super::support::{Sealed, dims, in_layer, same_devices};
 use crate::check::rnn::{
     ActivationShapes, DirectionSlice, Gate, Plan, activation, bidirectional, recurrent, step,
 };
 use crate::error::{Result, ResultExt};
 use crate::panic::catch;
 
-impl Sealed for Rnn {}
-impl Sealed for Gru {}
 impl Sealed for Lstm {}
-impl Sealed for BiLstm {}
-impl Sealed for BiRnn {}
-impl Sealed for BiGru {}
 
 /// One gate's parameter shapes, owned, for the checks.
 struct GateDims {
@@ -136,31 +131,8 @@ fn view(side: &Option<(Vec<usize>, Device)>) -> Option<(&[usize], Device)> {
     side.as_ref().map(|(d, dev)| (d.as_slice(), dev.clone()))
 }
 
-fn rnn_gates(rnn: &Rnn) -> [GateDims; 1] {
-    [GateDims::new("gate", &rnn.gate)]
-}
-
-fn rnn_activations(rnn: &Rnn) -> [(&'static str, &Activation); 1] {
-    [("hidden_activation", &rnn.hidden_activation)]
-}
-
-fn gru_activations(gru: &Gru) -> [(&'static str, &Activation); 2] {
-    [
-        ("gate_activation", &gru.gate_activation),
-        ("hidden_activation", &gru.hidden_activation),
-    ]
-}
-
-fn gru_gates(gru: &Gru) -> [GateDims; 3] {
-    [
-        GateDims::new("update_gate", &gru.update_gate),
-        GateDims::new("reset_gate", &gru.reset_gate),
-        GateDims::new("new_gate", &gru.new_gate),
-    ]
-}
-
 /// `[batch, seq, features]` of an input in the layer's layout.
-fn batch_first(dims: [usize; 3], batch_first: bool) -> [usize; 3] {
+fn in_batch_order(dims: [usize; 3], batch_first: bool) -> [usize; 3] {
     let [a, b, features] = dims;
     if batch_first {
         [a, b, features]
@@ -188,8 +160,220 @@ fn output_dims(input: [usize; 3], d_hidden: usize, batch_first: bool) -> [usize;
     }
 }
 
+/// A single-direction recurrent layer as its checks see it: hidden size, gates and
+/// activations, in the order burn's forward runs them.
+trait Recurrent {
+    fn d_hidden(&self) -> usize;
+
+    /// The gates, each under its field name; `Err` for a layer burn cannot run.
+    fn gates(&self, op: &'static str) -> Result<Vec<GateDims>>;
+
+    fn activations(&self) -> Vec<(&'static str, &Activation)>;
+
+    /// The checks of one direction on an input already in `[batch, seq, features]` order:
+    /// shapes against the gates and activations, then one device.
+    fn check(
+        &self,
+        op: &'static str,
+        input: [usize; 3],
+        hidden: Option<(&[usize], Device)>,
+        cell: Option<(&[usize], Device)>,
+        device: Device,
+    ) -> Result<Plan> {
+        let gates = self.gates(op)?;
+        let activations = self.activations();
+        let d_hidden = self.d_hidden();
+        let parts = Parts {
+            d_hidden,
+            gates: &gates,
+            activations: &activations,
+        };
+        check_layer(op, input, parts, hidden, cell, device)
+    }
+}
+
+impl Recurrent for Rnn {
+    fn d_hidden(&self) -> usize {
+        self.d_hidden
+    }
+
+    fn gates(&self, _: &'static str) -> Result<Vec<GateDims>> {
+        Ok(vec![GateDims::new("gate", &self.gate)])
+    }
+
+    fn activations(&self) -> Vec<(&'static str, &Activation)> {
+        vec![("hidden_activation", &self.hidden_activation)]
+    }
+}
+
+impl Recurrent for Gru {
+    fn d_hidden(&self) -> usize {
+        self.d_hidden
+    }
+
+    fn gates(&self, _: &'static str) -> Result<Vec<GateDims>> {
+        Ok(vec![
+            GateDims::new("update_gate", &self.update_gate),
+            GateDims::new("reset_gate", &self.reset_gate),
+            GateDims::new("new_gate", &self.new_gate),
+        ])
+    }
+
+    fn activations(&self) -> Vec<(&'static str, &Activation)> {
+        let gate = ("gate_activation", &self.gate_activation);
+        vec![gate, ("hidden_activation", &self.hidden_activation)]
+    }
+}
+
+impl Recurrent for Lstm {
+    fn d_hidden(&self) -> usize {
+        self.d_hidden
+    }
+
+    fn gates(&self, op: &'static str) -> Result<Vec<GateDims>> {
+        let mut gates = vec![GateDims::new("input_gate", &self.input_gate)];
+        match (&self.forget_gate, self.input_forget) {
+            (Some(gate), false) => gates.push(GateDims::new("forget_gate", gate)),
+            (None, false) => {
+                return Err(crate::GuardError::InvalidArgument {
+                    op,
+                    rule: "an LSTM without input_forget needs its forget_gate (burn expects it)",
+                    got: "forget_gate=None, input_forget=false".to_string(),
+                });
+            }
+            // burn derives the forget values from the input gate; the gate is unused.
+            (_, true) => {}
+        }
+        gates.push(GateDims::new("output_gate", &self.output_gate));
+        gates.push(GateDims::new("cell_gate", &self.cell_gate));
+        Ok(gates)
+    }
+
+    fn activations(&self) -> Vec<(&'static str, &Activation)> {
+        vec![
+            ("gate_activation", &self.gate_activation),
+            ("cell_activation", &self.cell_activation),
+            ("hidden_activation", &self.hidden_activation),
+        ]
+    }
+}
+
+/// What the checks read from a recurrent twin's input and state before burn takes them.
+struct Inputs {
+    /// The input's dims in `[batch, seq, features]` order, whatever the layer's layout.
+    dims: [usize; 3],
+    batch_first: bool,
+    device: Device,
+    dtype: DType,
+    /// The state's hidden and (an LSTM's) cell: dims and device.
+    states: [Option<(Vec<usize>, Device)>; 2],
+}
+
+impl Inputs {
+    fn read<const S: usize>(
+        input: &Tensor<3>,
+        batch_first: bool,
+        states: [Option<&Tensor<S>>; 2],
+    ) -> Self {
+        Self {
+            dims: in_batch_order(input.dims(), batch_first),
+            batch_first,
+            device: input.device(),
+            dtype: input.dtype(),
+            states: states.map(|state| state.map(|s| (dims(s), s.device()))),
+        }
+    }
+}
+
+/// Zeros in the input's float dtype on its device: the outputs of an empty batch.
+struct Zeros {
+    output: [usize; 3],
+    d_hidden: usize,
+    device: Device,
+    dtype: DType,
+}
+
+impl Zeros {
+    fn output(&self) -> Tensor<3> {
+        empty_like(self.output, &self.device, self.dtype)
+    }
+
+    fn state(&self) -> Tensor<2> {
+        empty_like([0, self.d_hidden], &self.device, self.dtype)
+    }
+}
+
+/// A single-direction twin: the layer's checks, its errors named after it; then burn's
+/// `forward`, or for an empty batch the empty outputs without dispatch (NdArray panics on
+/// them).
+fn run_single<L: Recurrent, T>(
+    layer: &L,
+    op: &'static str,
+    inputs: Inputs,
+    forward: impl FnOnce() -> T,
+    empty: impl FnOnce(&Zeros) -> T,
+) -> Result<T> {
+    let [hidden, cell] = &inputs.states;
+    let device = inputs.device.clone();
+    let plan = layer.check(op, inputs.dims, view(hidden), view(cell), device);
+    match in_layer(op, plan)? {
+        Plan::Dispatch => catch(op, forward),
+        Plan::EmptyBatch => {
+            let d_hidden = layer.d_hidden();
+            let zeros = Zeros {
+                output: output_dims(inputs.dims, d_hidden, inputs.batch_first),
+                d_hidden,
+                device: inputs.device,
+                dtype: inputs.dtype,
+            };
+            catch(op, || empty(&zeros))
+        }
+    }
+}
+
+/// A bidirectional twin: the stacked state's directions (`slice`: how burn cuts them), then
+/// each direction as its single-direction twin checks it, under `forward` or `reverse`, the
+/// errors named after the layer; then burn's `forward`.
+fn run_bidirectional<L: Recurrent, T>(
+    op: &'static str,
+    directions: [&L; 2],
+    inputs: &Inputs,
+    slice: DirectionSlice,
+    forward: impl FnOnce() -> T,
+) -> Result<T> {
+    in_layer(op, check_directions(op, directions, inputs, slice))?;
+    catch(op, forward)
+}
+
+/// A stacked state's dims, as the bidirectional rule takes them.
+fn stacked(state: &Option<(Vec<usize>, Device)>) -> Option<&[usize]> {
+    state.as_ref().map(|(dims, _)| dims.as_slice())
+}
+
+fn check_directions<L: Recurrent>(
+    op: &'static str,
+    [forward, reverse]: [&L; 2],
+    inputs: &Inputs,
+    slice: DirectionSlice,
+) -> Result<()> {
+    let [hidden, cell] = &inputs.states;
+    let direction = bidirectional(op, inputs.dims, stacked(hidden), stacked(cell), slice)?;
+    // Each direction runs on its slice of the stacked state: `[batch, d_hidden]`.
+    let sliced = |state: &Option<(Vec<usize>, Device)>| {
+        let device = state.as_ref().map(|(_, device)| device.clone());
+        direction.as_deref().zip(device)
+    };
+    for (name, layer) in [("forward", forward), ("reverse", reverse)] {
+        let device = inputs.device.clone();
+        let checked = layer.check(op, inputs.dims, sliced(hidden), sliced(cell), device);
+        checked.context(name)?;
+    }
+    Ok(())
+}
+
+twins! {
 /// Twin of [`Rnn::forward`].
-pub trait TryRnn: Sealed {
+pub trait TryRnn for Rnn = "rnn" {
     /// Fallible twin of [`Rnn::forward`]: `[batch, seq, d_input]` (or `[seq, batch, d_input]`
     /// when the layer is not batch-first) and an optional state `[batch, d_hidden]`.
     ///
@@ -226,49 +410,16 @@ pub trait TryRnn: Sealed {
     /// assert_eq!(err.path().as_deref(), Some("gate.input_transform"));
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward(
-        &self,
-        batched_input: Tensor<3>,
-        state: Option<RnnState<2>>,
-    ) -> Result<(Tensor<3>, RnnState<2>)>;
-}
-
-impl TryRnn for Rnn {
-    fn try_forward(
-        &self,
-        batched_input: Tensor<3>,
-        state: Option<RnnState<2>>,
-    ) -> Result<(Tensor<3>, RnnState<2>)> {
-        const OP: &str = "rnn";
-        let input = batch_first(batched_input.dims(), self.batch_first);
-        let gates = rnn_gates(self);
-        let hidden = state.as_ref().map(|s| (dims(&s.hidden), s.hidden.device()));
-        let plan = check_layer(
-            OP,
-            input,
-            Parts {
-                d_hidden: self.d_hidden,
-                gates: &gates,
-                activations: &rnn_activations(self),
-            },
-            hidden.as_ref().map(|(d, dev)| (&d[..], dev.clone())),
-            None,
-            batched_input.device(),
-        )?;
-        match plan {
-            Plan::Dispatch => catch(OP, || self.forward(batched_input, state)),
-            Plan::EmptyBatch => catch(OP, || {
-                let (device, dtype) = (batched_input.device(), batched_input.dtype());
-                let out = output_dims(input, self.d_hidden, self.batch_first);
-                let hidden = empty_like([0, self.d_hidden], &device, dtype);
-                (empty_like(out, &device, dtype), RnnState::new(hidden))
-            }),
-        }
+    fn try_forward(&self, batched_input: Tensor<3>, state: Option<RnnState<2>>) -> (Tensor<3>, RnnState<2>) {
+        let hidden = state.as_ref().map(|s| &s.hidden);
+        let inputs = Inputs::read(&batched_input, self.batch_first, [hidden, None]);
+        let forward = || self.forward(batched_input, state);
+        run_single(self, OP, inputs, forward, |zeros| (zeros.output(), RnnState::new(zeros.state())))
     }
 }
 
 /// Twin of [`Gru::forward`].
-pub trait TryGru: Sealed {
+pub trait TryGru for Gru = "gru" {
     /// Fallible twin of [`Gru::forward`]: `[batch, seq, d_input]` (burn's `Gru` is always
     /// batch-first) and an optional state `[batch, d_hidden]`.
     ///
@@ -293,78 +444,12 @@ pub trait TryGru: Sealed {
     /// assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward(&self, batched_input: Tensor<3>, state: Option<Tensor<2>>) -> Result<Tensor<3>>;
-}
-
-impl TryGru for Gru {
-    fn try_forward(&self, batched_input: Tensor<3>, state: Option<Tensor<2>>) -> Result<Tensor<3>> {
-        const OP: &str = "gru";
-        let input = batched_input.dims();
-        let gates = gru_gates(self);
-        let hidden = state.as_ref().map(|s| (dims(s), s.device()));
-        let plan = check_layer(
-            OP,
-            input,
-            Parts {
-                d_hidden: self.d_hidden,
-                gates: &gates,
-                activations: &gru_activations(self),
-            },
-            hidden.as_ref().map(|(d, dev)| (&d[..], dev.clone())),
-            None,
-            batched_input.device(),
-        )?;
-        match plan {
-            Plan::Dispatch => catch(OP, || self.forward(batched_input, state)),
-            Plan::EmptyBatch => catch(OP, || {
-                let (device, dtype) = (batched_input.device(), batched_input.dtype());
-                empty_like(output_dims(input, self.d_hidden, true), &device, dtype)
-            }),
-        }
+    fn try_forward(&self, batched_input: Tensor<3>, state: Option<Tensor<2>>) -> Tensor<3> {
+        // burn's `Gru` is always batch-first.
+        let inputs = Inputs::read(&batched_input, true, [state.as_ref(), None]);
+        run_single(self, OP, inputs, || self.forward(batched_input, state), Zeros::output)
     }
 }
-
-/// The checks of one `Lstm` on an input already in `[batch, seq, features]` order.
-fn check_lstm(
-    lstm: &Lstm,
-    op: &'static str,
-    input: [usize; 3],
-    hidden: Option<(&[usize], Device)>,
-    cell: Option<(&[usize], Device)>,
-    device: Device,
-) -> Result<Plan> {
-    let mut gates = vec![GateDims::new("input_gate", &lstm.input_gate)];
-    match (&lstm.forget_gate, lstm.input_forget) {
-        (Some(gate), false) => gates.push(GateDims::new("forget_gate", gate)),
-        (None, false) => {
-            return Err(crate::GuardError::InvalidArgument {
-                op,
-                rule: "an LSTM without input_forget needs its forget_gate (burn expects it)",
-                got: "forget_gate=None, input_forget=false".to_string(),
-            });
-        }
-        // burn derives the forget values from the input gate; the gate is unused.
-        (_, true) => {}
-    }
-    gates.push(GateDims::new("output_gate", &lstm.output_gate));
-    gates.push(GateDims::new("cell_gate", &lstm.cell_gate));
-    let activations = [
-        ("gate_activation", &lstm.gate_activation),
-        ("cell_activation", &lstm.cell_activation),
-        ("hidden_activation", &lstm.hidden_activation),
-    ];
-    check_layer(
-        op,
-        input,
-        Parts {
-            d_hidden: lstm.d_hidden,
-            gates: &gates,
-            activations: &activations,
-        },
-        hidden,
-        cell,
-        device,
-    )
 }
 
 /// Twin of [`Lstm::forward`].
@@ -477,13 +562,15 @@ impl TryLstm for Lstm {
             )?;
             // The given state feeds the first step; each next step gets the previous one's.
             let first = i == 0;
-            plans.push(check_lstm(
-                self,
+            plans.push(in_layer(
                 OP,
-                [rows, 1, input[2]],
-                view(&hidden).filter(|_| first),
-                view(&cell).filter(|_| first),
-                input_t.device(),
+                self.check(
+                    OP,
+                    [rows, 1, input[2]],
+                    view(&hidden).filter(|_| first),
+                    view(&cell).filter(|_| first),
+                    input_t.device(),
+                ),
             )?);
             hidden_batch = rows;
         }
@@ -501,13 +588,15 @@ impl TryLstm for Lstm {
         };
         // Without a step, the state is only read back: its two shapes and its device.
         if steps.is_empty() {
-            check_lstm(
-                self,
+            in_layer(
                 OP,
-                [batch_size, 0, 0],
-                view(&hidden),
-                view(&cell),
-                device.clone(),
+                self.check(
+                    OP,
+                    [batch_size, 0, 0],
+                    view(&hidden),
+                    view(&cell),
+                    device.clone(),
+                ),
             )?;
         }
         let mut devices = vec![device.clone()];
@@ -517,14 +606,17 @@ impl TryLstm for Lstm {
             Plan::Dispatch => catch(OP, || {
                 self.forward_iter(steps.into_iter(), state, batch_size, seq_length, device)
             }),
-            Plan::EmptyBatch => catch(OP, || {
-                let dtype = steps.first().map_or(DType::F32, |(_, x)| x.dtype());
-                let zeros = || empty_like([0, self.d_hidden], device, dtype);
-                (
-                    empty_like([batch_size, seq_length, self.d_hidden], device, dtype),
-                    LstmState::new(zeros(), zeros()),
-                )
-            }),
+            Plan::EmptyBatch => {
+                let zeros = Zeros {
+                    output: [batch_size, seq_length, self.d_hidden],
+                    d_hidden: self.d_hidden,
+                    device: device.clone(),
+                    dtype: steps.first().map_or(DType::F32, |(_, x)| x.dtype()),
+                };
+                catch(OP, || {
+                    (zeros.output(), LstmState::new(zeros.state(), zeros.state()))
+                })
+            }
         }
     }
 
@@ -533,41 +625,28 @@ impl TryLstm for Lstm {
         batched_input: Tensor<3>,
         state: Option<LstmState<2>>,
     ) -> Result<(Tensor<3>, LstmState<2>)> {
-        const OP: &str = "lstm";
-        let input = batch_first(batched_input.dims(), self.batch_first);
-        let hidden = state.as_ref().map(|s| (dims(&s.hidden), s.hidden.device()));
-        let cell = state.as_ref().map(|s| (dims(&s.cell), s.cell.device()));
-        let plan = check_lstm(
-            self,
-            OP,
-            input,
-            hidden.as_ref().map(|(d, dev)| (&d[..], dev.clone())),
-            cell.as_ref().map(|(d, dev)| (&d[..], dev.clone())),
-            batched_input.device(),
-        )?;
-        match plan {
-            Plan::Dispatch => catch(OP, || self.forward(batched_input, state)),
-            Plan::EmptyBatch => catch(OP, || {
-                let (device, dtype) = (batched_input.device(), batched_input.dtype());
-                let out = output_dims(input, self.d_hidden, self.batch_first);
-                let zeros = || empty_like([0, self.d_hidden], &device, dtype);
-                (
-                    empty_like(out, &device, dtype),
-                    LstmState::new(zeros(), zeros()),
-                )
-            }),
-        }
+        let states = [
+            state.as_ref().map(|s| &s.hidden),
+            state.as_ref().map(|s| &s.cell),
+        ];
+        let inputs = Inputs::read(&batched_input, self.batch_first, states);
+        let forward = || self.forward(batched_input, state);
+        run_single(self, "lstm", inputs, forward, |zeros| {
+            let state = LstmState::new(zeros.state(), zeros.state());
+            (zeros.output(), state)
+        })
     }
 }
 
+twins! {
 /// Twin of [`BiLstm::forward`].
-pub trait TryBiLstm: Sealed {
+pub trait TryBiLstm for BiLstm = "bilstm" {
     /// Fallible twin of [`BiLstm::forward`]: `[batch, seq, d_input]` (or `[seq, batch,
     /// d_input]` when not batch-first) and an optional state whose cell and hidden are
     /// `[2, batch, d_hidden]` (direction 0 forward, 1 reverse; burn ignores a third).
     ///
     /// Checks the state's directions, then each direction as [`TryLstm::try_forward`] does,
-    /// its error under the path `forward` or `reverse` (`reverse.input_gate.input_transform:
+    /// its error under the path `forward` or `reverse` (`bilstm: reverse.input_gate.input_transform:
     /// linear: …`). An empty batch is refused: burn's `BiLstm` panics on it on Flex and
     /// NdArray (stacking the final states; a state of batch 1 given with an empty sequence is
     /// returned as burn returns it).
@@ -593,62 +672,16 @@ pub trait TryBiLstm: Sealed {
     /// assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward(
-        &self,
-        batched_input: Tensor<3>,
-        state: Option<LstmState<3>>,
-    ) -> Result<(Tensor<3>, LstmState<3>)>;
-}
-
-impl TryBiLstm for BiLstm {
-    fn try_forward(
-        &self,
-        batched_input: Tensor<3>,
-        state: Option<LstmState<3>>,
-    ) -> Result<(Tensor<3>, LstmState<3>)> {
-        const OP: &str = "bilstm";
-        let input = batch_first(batched_input.dims(), self.batch_first);
-        let hidden = state.as_ref().map(|s| s.hidden.dims());
-        let cell = state.as_ref().map(|s| s.cell.dims());
-        let direction = bidirectional(
-            OP,
-            input,
-            hidden.as_ref().map(|d| &d[..]),
-            cell.as_ref().map(|d| &d[..]),
-            DirectionSlice::Whole,
-        )?;
-        // Each direction runs on its slice of the stacked state: `[batch, d_hidden]`.
-        let hidden = direction
-            .as_ref()
-            .zip(state.as_ref().map(|s| s.hidden.device()));
-        let cell = direction
-            .as_ref()
-            .zip(state.as_ref().map(|s| s.cell.device()));
-        for (name, lstm) in [("forward", &self.forward), ("reverse", &self.reverse)] {
-            check_lstm(
-                lstm,
-                OP,
-                input,
-                hidden.clone().map(|(d, dev)| (d.as_slice(), dev)),
-                cell.clone().map(|(d, dev)| (d.as_slice(), dev)),
-                batched_input.device(),
-            )
-            .context(name)?;
-        }
-        catch(OP, || self.forward(batched_input, state))
+    fn try_forward(&self, batched_input: Tensor<3>, state: Option<LstmState<3>>) -> (Tensor<3>, LstmState<3>) {
+        let states = [state.as_ref().map(|s| &s.hidden), state.as_ref().map(|s| &s.cell)];
+        let inputs = Inputs::read(&batched_input, self.batch_first, states);
+        let forward = || self.forward(batched_input, state);
+        run_bidirectional(OP, [&self.forward, &self.reverse], &inputs, DirectionSlice::Whole, forward)
     }
 }
 
-/// Each direction's state dims and device, from a bidirectional layer's stacked state.
-fn direction_state(
-    direction: Option<Vec<usize>>,
-    device: Option<Device>,
-) -> Option<(Vec<usize>, Device)> {
-    direction.zip(device)
-}
-
 /// Twin of [`BiRnn::forward`].
-pub trait TryBiRnn: Sealed {
+pub trait TryBiRnn for BiRnn = "birnn" {
     /// Fallible twin of [`BiRnn::forward`]: `[batch, seq, d_input]` (or `[seq, batch,
     /// d_input]` when not batch-first) and an optional state `[2, batch, d_hidden]`
     /// (direction 0 forward, 1 reverse).
@@ -679,53 +712,18 @@ pub trait TryBiRnn: Sealed {
     /// assert_eq!(err.path().as_deref(), Some("forward.gate.input_transform"));
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward(
-        &self,
-        batched_input: Tensor<3>,
-        state: Option<RnnState<3>>,
-    ) -> Result<(Tensor<3>, RnnState<3>)>;
-}
-
-impl TryBiRnn for BiRnn {
-    fn try_forward(
-        &self,
-        batched_input: Tensor<3>,
-        state: Option<RnnState<3>>,
-    ) -> Result<(Tensor<3>, RnnState<3>)> {
-        const OP: &str = "birnn";
-        let input = batch_first(batched_input.dims(), self.batch_first);
-        let stacked = state.as_ref().map(|s| s.hidden.dims());
-        let direction = bidirectional(
-            OP,
-            input,
-            stacked.as_ref().map(|d| &d[..]),
-            None,
-            DirectionSlice::Clamped {
-                d_hidden: self.d_hidden,
-            },
-        )?;
-        let hidden = direction_state(direction, state.as_ref().map(|s| s.hidden.device()));
-        for (name, rnn) in [("forward", &self.forward), ("reverse", &self.reverse)] {
-            check_layer(
-                OP,
-                input,
-                Parts {
-                    d_hidden: rnn.d_hidden,
-                    gates: &rnn_gates(rnn),
-                    activations: &rnn_activations(rnn),
-                },
-                view(&hidden),
-                None,
-                batched_input.device(),
-            )
-            .context(name)?;
-        }
-        catch(OP, || self.forward(batched_input, state))
+    fn try_forward(&self, batched_input: Tensor<3>, state: Option<RnnState<3>>) -> (Tensor<3>, RnnState<3>) {
+        let hidden = state.as_ref().map(|s| &s.hidden);
+        let inputs = Inputs::read(&batched_input, self.batch_first, [hidden, None]);
+        // burn slices each direction's state with ranges it clamps to the batch and d_hidden.
+        let slice = DirectionSlice::Clamped { d_hidden: self.d_hidden };
+        let forward = || self.forward(batched_input, state);
+        run_bidirectional(OP, [&self.forward, &self.reverse], &inputs, slice, forward)
     }
 }
 
 /// Twin of [`BiGru::forward`].
-pub trait TryBiGru: Sealed {
+pub trait TryBiGru for BiGru = "bigru" {
     /// Fallible twin of [`BiGru::forward`]: `[batch, seq, d_input]` (or `[seq, batch,
     /// d_input]` when not batch-first) and an optional state `[2, batch, d_hidden]`.
     ///
@@ -750,47 +748,12 @@ pub trait TryBiGru: Sealed {
     /// assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward(
-        &self,
-        batched_input: Tensor<3>,
-        state: Option<Tensor<3>>,
-    ) -> Result<(Tensor<3>, Tensor<3>)>;
-}
-
-impl TryBiGru for BiGru {
-    fn try_forward(
-        &self,
-        batched_input: Tensor<3>,
-        state: Option<Tensor<3>>,
-    ) -> Result<(Tensor<3>, Tensor<3>)> {
-        const OP: &str = "bigru";
-        let input = batch_first(batched_input.dims(), self.batch_first);
-        let stacked = state.as_ref().map(Tensor::dims);
-        let direction = bidirectional(
-            OP,
-            input,
-            stacked.as_ref().map(|d| &d[..]),
-            None,
-            DirectionSlice::Clamped {
-                d_hidden: self.d_hidden,
-            },
-        )?;
-        let hidden = direction_state(direction, state.as_ref().map(Tensor::device));
-        for (name, gru) in [("forward", &self.forward), ("reverse", &self.reverse)] {
-            check_layer(
-                OP,
-                input,
-                Parts {
-                    d_hidden: gru.d_hidden,
-                    gates: &gru_gates(gru),
-                    activations: &gru_activations(gru),
-                },
-                view(&hidden),
-                None,
-                batched_input.device(),
-            )
-            .context(name)?;
-        }
-        catch(OP, || self.forward(batched_input, state))
+    fn try_forward(&self, batched_input: Tensor<3>, state: Option<Tensor<3>>) -> (Tensor<3>, Tensor<3>) {
+        let inputs = Inputs::read(&batched_input, self.batch_first, [state.as_ref(), None]);
+        let slice = DirectionSlice::Clamped { d_hidden: self.d_hidden };
+        run_bidirectional(OP, [&self.forward, &self.reverse], &inputs, slice, || {
+            self.forward(batched_input, state)
+        })
     }
+}
 }

@@ -45,6 +45,24 @@ pub fn param_layout<const D: usize>(
     }
 }
 
+/// A layer twin's result, the layer named before the path of the part that refused
+/// ([`GuardError::Layer`](crate::GuardError::Layer)): `lstm: input_gate.input_transform: linear: ...`.
+/// An error of the layer's own op without a path already starts with its name and is kept as
+/// it is; a container's inner layers are checked through its check functions, not their
+/// twins, so only the layer the caller called is named.
+pub fn in_layer<T>(layer: &'static str, result: Result<T>) -> Result<T> {
+    result.map_err(|err| err.in_layer(layer))
+}
+
+/// Parameters' values, read under one backstop scope: burn draws a parameter at its first
+/// read, and the initializer can panic there (a Kaiming bound from a fan of 0).
+pub fn param_values<const D: usize, const N: usize>(
+    op: &'static str,
+    params: [&Param<Tensor<D>>; N],
+) -> Result<[Tensor<D>; N]> {
+    catch(op, || params.map(Param::val))
+}
+
 /// The devices that are present equal `device`: a layer's optional parameters and inputs.
 pub fn all_on(op: &'static str, device: &Device, others: &[Option<Device>]) -> Result<()> {
     for other in others.iter().flatten() {
@@ -136,6 +154,174 @@ macro_rules! layer_twins {
                 let checked: Result<()> = $check;
                 checked?;
                 catch(OP, || self.forward(input))
+            }
+        }
+    )*};
+}
+
+/// One row per config twin whose `try_init` is rules on the config's fields, then burn's
+/// `init`: `impl TryInit for Config = Module("op"), |config| [rule(args), ..];`
+/// (`|config, device|` to name the device too). Each rule is a call to which the op name is
+/// prepended (`rules::nonzero("size", config.size)` runs `rules::nonzero(OP, "size",
+/// config.size)?`), in order. A `TryInit` row builds the module with
+/// [`init_fitting`](crate::nn::init::init_fitting) (burn's `init` under the backstop, then the
+/// byte rule on its parameters); a `TryInitStateless` row runs `init` under the backstop.
+/// Attributes and doc comments before a row go on its `try_init`; the row starts at the margin,
+/// as the impl it declares would (the coverage tests read config twins by that line).
+macro_rules! config_twins {
+    ($(
+        $(#[$doc:meta])*
+        impl $twin:ident for $config:ident = $module:ident($op:literal),
+            |$this:ident $(, $device:ident)?| [$($($rule:ident)::+ ($($arg:expr),*)),* $(,)?];
+    )*) => {$(
+        impl crate::nn::layers::support::Sealed for $config {}
+
+        impl $twin for $config {
+            type Module = $module;
+
+            config_twins!(@try_init $twin, $module, $op, $(#[$doc])*
+                |$this $(, $device)?| [$($($rule)::+ ($($arg),*)),*]);
+        }
+    )*};
+    (@try_init TryInit, $module:ident, $op:literal, $(#[$doc:meta])*
+        |$this:ident $(, $device:ident)?| [$($($rule:ident)::+ ($($arg:expr),*)),*]) => {
+        $(#[$doc])*
+        fn try_init(&self, device: &burn::tensor::Device) -> crate::error::Result<$module> {
+            const OP: &str = $op;
+            let $this = self;
+            $(let $device = device;)?
+            $($($rule)::+(OP, $($arg),*)?;)*
+            crate::nn::init::init_fitting(OP, || self.init(device))
+        }
+    };
+    (@try_init TryInitStateless, $module:ident, $op:literal, $(#[$doc:meta])*
+        |$this:ident| [$($($rule:ident)::+ ($($arg:expr),*)),*]) => {
+        $(#[$doc])*
+        fn try_init(&self) -> crate::error::Result<$module> {
+            const OP: &str = $op;
+            let $this = self;
+            $($($rule)::+(OP, $($arg),*)?;)*
+            crate::panic::catch(OP, || self.init())
+        }
+    };
+}
+
+/// Twin traits written once: each method's signature is burn's with `try_` in front (its
+/// `Result` implied), and becomes both the trait's declaration, with its docs, and the sealed
+/// impl's method. A method is either a row, `=> burn_method(args) [rule(args), ..];` (`(..)`
+/// passes the twin's arguments as they are), which
+/// runs the rules in order (each a call to which the op name is prepended:
+/// `rules::reduction(&reduction)` runs `rules::reduction(OP, &reduction)?`) and then burn's
+/// method under the backstop, or a body in braces (where `OP` is the op name too).
+///
+/// A trait's header, `pub trait TryLoss for Loss = "loss_op" {`, starts at the margin, as the
+/// trait it declares would: the coverage tests read twins from the source by that line.
+macro_rules! twins {
+    ($(
+        $(#[$doc:meta])*
+        pub trait $trait:ident for $module:ident = $op:literal { $($rows:tt)* }
+    )+) => {$(
+        impl Sealed for $module {}
+
+        twins!(@rows [$(#[$doc])*] $trait $module $op [] [] $($rows)*);
+    )+};
+    (@rows [$($doc:tt)*] $trait:ident $module:ident $op:literal [$($sigs:tt)*] [$($fns:tt)*]) => {
+        $($doc)*
+        pub trait $trait: Sealed {
+            $($sigs)*
+        }
+
+        impl $trait for $module {
+            $($fns)*
+        }
+    };
+    // A row whose burn method takes the twin's arguments as they are: `=> forward(..)`.
+    (@rows $docs:tt $trait:ident $module:ident $op:literal $sigs:tt $fns:tt
+        $(#[$method_doc:meta])*
+        fn $name:ident $(<const $d:ident: usize>)? (&$this:ident $(, $arg:ident: $ty:ty)*)
+            -> $out:ty => $burn:ident(..) $rules:tt;
+        $($rest:tt)*
+    ) => {
+        twins!(@rows $docs $trait $module $op $sigs $fns
+            $(#[$method_doc])*
+            fn $name $(<const $d: usize>)? (&$this $(, $arg: $ty)*) -> $out
+                => $burn($($arg),*) $rules;
+            $($rest)*);
+    };
+    // A row: its rules, then burn's method under the backstop, as the body.
+    (@rows $docs:tt $trait:ident $module:ident $op:literal $sigs:tt $fns:tt
+        $(#[$method_doc:meta])*
+        fn $name:ident $(<const $d:ident: usize>)? (&$this:ident $(, $arg:ident: $ty:ty)*)
+            -> $out:ty => $burn:ident($($call:expr),*) [$($($rule:ident)::+ ($($rule_arg:expr),*)),*];
+        $($rest:tt)*
+    ) => {
+        twins!(@rows $docs $trait $module $op $sigs $fns
+            $(#[$method_doc])*
+            fn $name $(<const $d: usize>)? (&$this $(, $arg: $ty)*) -> $out {
+                $($($rule)::+(OP, $($rule_arg),*)?;)*
+                catch(OP, || $this.$burn($($call),*))
+            }
+            $($rest)*);
+    };
+    // A body of its own: the trait's declaration and the impl's method.
+    (@rows $docs:tt $trait:ident $module:ident $op:literal [$($sigs:tt)*] [$($fns:tt)*]
+        $(#[$method_doc:meta])*
+        fn $name:ident $(<const $d:ident: usize>)? (&$this:ident $(, $arg:ident: $ty:ty)*)
+            -> $out:ty $body:block
+        $($rest:tt)*
+    ) => {
+        twins!(@rows $docs $trait $module $op
+            [$($sigs)*
+                $(#[$method_doc])*
+                fn $name $(<const $d: usize>)? (&$this $(, $arg: $ty)*) -> Result<$out>;]
+            [$($fns)*
+                fn $name $(<const $d: usize>)? (&$this $(, $arg: $ty)*) -> Result<$out> {
+                    // A body that delegates to another twin does not name its op.
+                    #[allow(dead_code)]
+                    const OP: &str = $op;
+                    $body
+                }]
+            $($rest)*);
+    };
+}
+
+/// Builder methods that set an optional field, as burn's input types have them
+/// (`mask_pad`, `mask_attn`, ...), and getters for them: one row per field,
+/// `field(argument) -> getter: Type;` with burn's argument name (`-> getter` where the input
+/// type has one), after the builder's doc.
+macro_rules! optional_fields {
+    ($($(#[$doc:meta])* $field:ident($arg:ident) $(-> $getter:ident)?: $ty:ty;)*) => {$(
+        $(#[$doc])*
+        #[must_use]
+        pub fn $field(mut self, $arg: $ty) -> Self {
+            self.$field = Some($arg);
+            self
+        }
+
+        $(
+            #[doc = concat!("What [`", stringify!($field), "`](Self::", stringify!($field),
+                ") set, if anything.")]
+            pub fn $getter(&self) -> Option<&$ty> {
+                self.$field.as_ref()
+            }
+        )?
+    )*};
+}
+
+/// `input` with `mask` set by burn's builder method `set`, or as it is without a mask.
+pub fn with_mask<T, M>(input: T, mask: Option<M>, set: fn(T, M) -> T) -> T {
+    match mask {
+        Some(mask) => set(input, mask),
+        None => input,
+    }
+}
+
+/// `From` burn-guard's input type for burn's, through its `into_burn`: one row per input type.
+macro_rules! into_burn {
+    ($($ours:ident => $burn:ident;)*) => {$(
+        impl From<$ours> for $burn {
+            fn from(input: $ours) -> Self {
+                input.into_burn()
             }
         }
     )*};

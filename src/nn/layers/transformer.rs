@@ -2,7 +2,9 @@
 //! their layers, and [`TransformerEncoderInput`] and [`TransformerDecoderInput`], the twins'
 //! inputs.
 
+use burn::nn::LayerNorm;
 use burn::nn::activation::Activation;
+use burn::nn::attention::MultiHeadAttention;
 use burn::nn::transformer::{
     PositionWiseFeedForward, PositionWiseFeedForwardConfig, TransformerDecoder,
     TransformerDecoderAutoregressiveCache, TransformerDecoderConfig,
@@ -13,21 +15,14 @@ use burn::nn::transformer::{
 };
 use burn::tensor::{Bool, Device, Tensor};
 
-use super::attention::{MhaDims, check_mha};
+use super::attention::{MhaDims, check_mha, heads_and_dropout};
 use super::norm::check_layer_norm;
-use super::support::{Sealed, all_on, linear_params, param_layout, with_last};
-use crate::check::attention::mha_heads;
+use super::support::{Sealed, all_on, in_layer, linear_params, param_layout, with_last, with_mask};
 use crate::check::layer::probability;
 use crate::check::module::prelu;
 use crate::error::{Result, ResultExt};
-use crate::nn::init::{TryInit, init_fitting};
+use crate::nn::init::TryInit;
 use crate::panic::catch;
-
-impl Sealed for PositionWiseFeedForward {}
-impl Sealed for PositionWiseFeedForwardConfig {}
-impl Sealed for TransformerEncoder {}
-impl Sealed for TransformerEncoderLayer {}
-impl Sealed for TransformerEncoderConfig {}
 
 // ---------------------------------------------------------------- position-wise feed-forward
 
@@ -50,8 +45,9 @@ fn check_pwff<const D: usize>(
     Ok(with_last(input, outer.d_output))
 }
 
+twins! {
 /// Twin of [`PositionWiseFeedForward::forward`].
-pub trait TryPositionWiseFeedForward: Sealed {
+pub trait TryPositionWiseFeedForward for PositionWiseFeedForward = "position_wise_feed_forward" {
     /// Fallible twin of [`PositionWiseFeedForward::forward`]: `[.., d_model]` → `[.., d_model]`.
     ///
     /// Checks the input against `linear_inner` and `linear_inner`'s output against
@@ -79,14 +75,9 @@ pub trait TryPositionWiseFeedForward: Sealed {
     /// assert_eq!(err.path().as_deref(), Some("linear_inner"));
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>>;
-}
-
-impl TryPositionWiseFeedForward for PositionWiseFeedForward {
-    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Result<Tensor<D>> {
-        const OP: &str = "position_wise_feed_forward";
+    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Tensor<D> {
         let device = input.device();
-        let output = check_pwff(self, input.dims(), &device)?;
+        let output = in_layer(OP, check_pwff(self, input.dims(), &device))?;
         if output.contains(&0) {
             let dtype = input.dtype();
             return catch(OP, || Tensor::<D>::zeros(output, (&device, dtype)));
@@ -94,16 +85,22 @@ impl TryPositionWiseFeedForward for PositionWiseFeedForward {
         catch(OP, || self.forward(input))
     }
 }
+}
 
-impl TryInit for PositionWiseFeedForwardConfig {
-    type Module = PositionWiseFeedForward;
-
-    /// Refuses a dropout outside `[0, 1)`.
-    fn try_init(&self, device: &Device) -> Result<PositionWiseFeedForward> {
-        const INIT: &str = "position_wise_feed_forward_init";
-        probability(INIT, "dropout", self.dropout)?;
-        init_fitting(INIT, || self.init(device))
-    }
+config_twins! {
+/// Refuses a dropout outside `[0, 1)`.
+impl TryInit for PositionWiseFeedForwardConfig = PositionWiseFeedForward("position_wise_feed_forward_init"), |config| [
+    probability("dropout", config.dropout),
+];
+/// Refuses what the layers' inits would panic on or their forward would: `n_heads = 0` or
+/// not dividing `d_model`, and a dropout outside `[0, 1)`.
+impl TryInit for TransformerEncoderConfig = TransformerEncoder("transformer_encoder_init"), |config| [
+    heads_and_dropout(config.d_model, config.n_heads, config.dropout),
+];
+/// Refuses `n_heads = 0` or not dividing `d_model`, and a dropout outside `[0, 1)`.
+impl TryInit for TransformerDecoderConfig = TransformerDecoder("transformer_decoder_init"), |config| [
+    heads_and_dropout(config.d_model, config.n_heads, config.dropout),
+];
 }
 
 // ---------------------------------------------------------------- encoder
@@ -139,69 +136,69 @@ impl TransformerEncoderInput {
         }
     }
 
-    /// The padding mask `[batch, seq]` (`true` masks a position).
-    #[must_use]
-    pub fn mask_pad(mut self, mask_pad: Tensor<2, Bool>) -> Self {
-        self.mask_pad = Some(mask_pad);
-        self
-    }
-
-    /// The attention mask `[batch, seq, seq]`.
-    #[must_use]
-    pub fn mask_attn(mut self, mask_attn: Tensor<3, Bool>) -> Self {
-        self.mask_attn = Some(mask_attn);
-        self
-    }
-
     /// The input tensor.
     pub fn tensor(&self) -> &Tensor<3> {
         &self.tensor
     }
 
-    /// The padding mask, if any.
-    pub fn padding_mask(&self) -> Option<&Tensor<2, Bool>> {
-        self.mask_pad.as_ref()
-    }
-
-    /// The attention mask, if any.
-    pub fn attention_mask(&self) -> Option<&Tensor<3, Bool>> {
-        self.mask_attn.as_ref()
+    optional_fields! {
+        /// The padding mask `[batch, seq]` (`true` masks a position).
+        mask_pad(mask_pad) -> padding_mask: Tensor<2, Bool>;
+        /// The attention mask `[batch, seq, seq]`.
+        mask_attn(mask_attn) -> attention_mask: Tensor<3, Bool>;
     }
 
     /// burn's `TransformerEncoderInput` with the same tensors.
     pub fn into_burn(self) -> BurnEncoderInput {
-        let mut input = BurnEncoderInput::new(self.tensor);
-        if let Some(mask) = self.mask_pad {
-            input = input.mask_pad(mask);
-        }
-        if let Some(mask) = self.mask_attn {
-            input = input.mask_attn(mask);
-        }
+        let input = BurnEncoderInput::new(self.tensor);
+        let input = with_mask(input, self.mask_pad, BurnEncoderInput::mask_pad);
+        let input = with_mask(input, self.mask_attn, BurnEncoderInput::mask_attn);
         input
     }
 }
 
-impl From<TransformerEncoderInput> for BurnEncoderInput {
-    fn from(input: TransformerEncoderInput) -> Self {
-        input.into_burn()
+/// A sub-layer of a transformer layer before its feed-forward, as its checks need it.
+enum Part<'a> {
+    Norm(&'a LayerNorm),
+    Attention(&'a MultiHeadAttention, &'a MhaDims),
+}
+
+/// A transformer layer's sub-layers, in the order burn's forward runs them: `parts`, then the
+/// feed-forward and the dropout every layer ends with. Each runs on the layer's input shape
+/// `[batch, seq, d_model]` (a sub-layer's output has it too) with every parameter on
+/// `device`; an error carries the sub-layer's field name.
+fn check_parts(
+    parts: &[(&'static str, Part<'_>)],
+    (pwff, dropout): (&PositionWiseFeedForward, f64),
+    shape: [usize; 3],
+    device: &Device,
+) -> Result<()> {
+    for (name, part) in parts {
+        let checked = match part {
+            Part::Norm(norm) => check_layer_norm(norm, &shape, device),
+            Part::Attention(mha, dims) => check_mha(mha, dims, device).map(drop),
+        };
+        checked.context(*name)?;
     }
+    check_pwff(pwff, shape, device).context("pwff")?;
+    probability("dropout", "prob", dropout).context("dropout")
 }
 
 /// One encoder layer against an input of dims `dims.query` `[batch, seq, d_model]` (query,
-/// key and value alike) and the masks' dims, every parameter on `device`; its output has the
-/// input's dims. Errors carry the sub-layer's field name. The caller compares the masks'
-/// devices with `device`.
-fn check_encoder_layer(
-    layer: &TransformerEncoderLayer,
-    dims: &MhaDims,
-    device: &Device,
-) -> Result<()> {
-    let shape = dims.query;
-    check_layer_norm(&layer.norm_2, &shape, device).context("norm_2")?;
-    check_mha(&layer.mha, dims, device).context("mha")?;
-    check_layer_norm(&layer.norm_1, &shape, device).context("norm_1")?;
-    check_pwff(&layer.pwff, shape, device).context("pwff")?;
-    probability("dropout", "prob", layer.dropout.prob).context("dropout")
+/// key and value alike) and the masks' dims. The caller compares the masks' devices with
+/// `device`.
+fn encoder_layer(layer: &TransformerEncoderLayer, dims: &MhaDims, device: &Device) -> Result<()> {
+    let parts = [
+        ("norm_2", Part::Norm(&layer.norm_2)),
+        ("mha", Part::Attention(&layer.mha, dims)),
+        ("norm_1", Part::Norm(&layer.norm_1)),
+    ];
+    check_parts(
+        &parts,
+        (&layer.pwff, layer.dropout.prob),
+        dims.query,
+        device,
+    )
 }
 
 /// An encoder's (or encoder layer's) input, read once for every layer: its dims, the masks'
@@ -224,9 +221,24 @@ fn check_encoder_input(
     )
 }
 
+/// One encoder layer's checks against its input and masks, named after the layer.
+fn check_layer_input(
+    op: &'static str,
+    layer: &TransformerEncoderLayer,
+    input: &Tensor<3>,
+    mask_pad: Option<&Tensor<2, Bool>>,
+    mask_attn: Option<&Tensor<3, Bool>>,
+) -> Result<()> {
+    let checked = check_encoder_input(op, input, mask_pad, mask_attn, |dims, device| {
+        encoder_layer(layer, dims, device)
+    });
+    in_layer(op, checked)
+}
+
+twins! {
 /// Twins of [`TransformerEncoderLayer::forward`] and
 /// [`TransformerEncoderLayer::forward_autoregressive_inference`].
-pub trait TryTransformerEncoderLayer: Sealed {
+pub trait TryTransformerEncoderLayer for TransformerEncoderLayer = "transformer_encoder_layer" {
     /// Fallible twin of [`TransformerEncoderLayer::forward`]: `[batch, seq, d_model]` in and
     /// out.
     ///
@@ -239,7 +251,8 @@ pub trait TryTransformerEncoderLayer: Sealed {
     ///
     /// # Errors
     ///
-    /// The sub-layer's error, with its path: `mha.query: linear: …`.
+    /// The sub-layer's error, with its path after the layer's name:
+    /// `transformer_encoder_layer: mha.query: linear: …`.
     ///
     /// ```
     /// use burn::nn::transformer::TransformerEncoderConfig;
@@ -255,13 +268,7 @@ pub trait TryTransformerEncoderLayer: Sealed {
     /// assert_eq!(err.path().as_deref(), Some("norm_2"));
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward(
-        &self,
-        input: Tensor<3>,
-        mask_pad: Option<Tensor<2, Bool>>,
-        mask_attn: Option<Tensor<3, Bool>>,
-    ) -> Result<Tensor<3>>;
-
+    fn try_forward(&self, input: Tensor<3>, mask_pad: Option<Tensor<2, Bool>>, mask_attn: Option<Tensor<3, Bool>>) -> Tensor<3> => forward(..) [check_layer_input(self, &input, mask_pad.as_ref(), mask_attn.as_ref())];
     /// Fallible twin of [`TransformerEncoderLayer::forward_autoregressive_inference`].
     ///
     /// The input is checked as by [`try_forward`](Self::try_forward); the cache's content is
@@ -285,58 +292,18 @@ pub trait TryTransformerEncoderLayer: Sealed {
     /// assert_eq!(out.dims(), [1, 2, 4]);
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward_autoregressive_inference(
-        &self,
-        input: Tensor<3>,
-        mask_pad: Option<Tensor<2, Bool>>,
-        mask_attn: Option<Tensor<3, Bool>>,
-        cache: &mut TransformerEncoderLayerAutoregressiveCache,
-    ) -> Result<Tensor<3>>;
+    fn try_forward_autoregressive_inference(&self, input: Tensor<3>, mask_pad: Option<Tensor<2, Bool>>, mask_attn: Option<Tensor<3, Bool>>, cache: &mut TransformerEncoderLayerAutoregressiveCache) -> Tensor<3> => forward_autoregressive_inference(..) [check_layer_input(self, &input, mask_pad.as_ref(), mask_attn.as_ref())];
 }
-
-const OP_LAYER: &str = "transformer_encoder_layer";
-
-impl TryTransformerEncoderLayer for TransformerEncoderLayer {
-    fn try_forward_autoregressive_inference(
-        &self,
-        input: Tensor<3>,
-        mask_pad: Option<Tensor<2, Bool>>,
-        mask_attn: Option<Tensor<3, Bool>>,
-        cache: &mut TransformerEncoderLayerAutoregressiveCache,
-    ) -> Result<Tensor<3>> {
-        check_encoder_input(
-            OP_LAYER,
-            &input,
-            mask_pad.as_ref(),
-            mask_attn.as_ref(),
-            |dims, device| check_encoder_layer(self, dims, device),
-        )?;
-        catch(OP_LAYER, || {
-            self.forward_autoregressive_inference(input, mask_pad, mask_attn, cache)
-        })
-    }
-
-    fn try_forward(
-        &self,
-        input: Tensor<3>,
-        mask_pad: Option<Tensor<2, Bool>>,
-        mask_attn: Option<Tensor<3, Bool>>,
-    ) -> Result<Tensor<3>> {
-        check_encoder_input(
-            OP_LAYER,
-            &input,
-            mask_pad.as_ref(),
-            mask_attn.as_ref(),
-            |dims, device| check_encoder_layer(self, dims, device),
-        )?;
-        catch(OP_LAYER, || self.forward(input, mask_pad, mask_attn))
-    }
 }
 
 /// Every layer of the encoder against the input, each error under `layers.{i}`.
-fn check_encoder(encoder: &TransformerEncoder, input: &TransformerEncoderInput) -> Result<()> {
-    check_encoder_input(
-        "transformer_encoder",
+fn check_encoder(
+    op: &'static str,
+    encoder: &TransformerEncoder,
+    input: &TransformerEncoderInput,
+) -> Result<()> {
+    let checked = check_encoder_input(
+        op,
         &input.tensor,
         input.mask_pad.as_ref(),
         input.mask_attn.as_ref(),
@@ -344,22 +311,24 @@ fn check_encoder(encoder: &TransformerEncoder, input: &TransformerEncoderInput) 
             // A layer's output has its input's shape, so every layer sees the encoder's input
             // dims.
             for (i, layer) in encoder.layers.iter().enumerate() {
-                check_encoder_layer(layer, dims, device).with_context(|| format!("layers.{i}"))?;
+                encoder_layer(layer, dims, device).with_context(|| format!("layers.{i}"))?;
             }
             Ok(())
         },
-    )
+    );
+    in_layer(op, checked)
 }
 
+twins! {
 /// Twins of [`TransformerEncoder::forward`] and
 /// [`TransformerEncoder::forward_autoregressive_inference`].
-pub trait TryTransformerEncoder: Sealed {
+pub trait TryTransformerEncoder for TransformerEncoder = "transformer_encoder" {
     /// Fallible twin of [`TransformerEncoder::forward`], with burn-guard's
     /// [`TransformerEncoderInput`] (burn's keeps its tensors private).
     ///
     /// Checks every layer before any runs, as
     /// [`TryTransformerEncoderLayer::try_forward`] does; an error names the layer and the
-    /// sub-layer: `layers.1.mha.query: linear: …`.
+    /// sub-layer after its own name: `transformer_encoder: layers.1.mha.query: linear: …`.
     ///
     /// # Errors
     ///
@@ -382,8 +351,7 @@ pub trait TryTransformerEncoder: Sealed {
     /// assert_eq!(err.path().as_deref(), Some("layers.0.mha"));
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward(&self, input: TransformerEncoderInput) -> Result<Tensor<3>>;
-
+    fn try_forward(&self, input: TransformerEncoderInput) -> Tensor<3> => forward(input.into_burn()) [check_encoder(self, &input)];
     /// Fallible twin of [`TransformerEncoder::forward_autoregressive_inference`].
     ///
     /// The input is checked as by [`try_forward`](Self::try_forward). The cache's content is
@@ -409,50 +377,11 @@ pub trait TryTransformerEncoder: Sealed {
     /// assert_eq!(out.dims(), [1, 2, 4]);
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward_autoregressive_inference(
-        &self,
-        input: TransformerEncoderInput,
-        cache: &mut TransformerEncoderAutoregressiveCache,
-    ) -> Result<Tensor<3>>;
+    fn try_forward_autoregressive_inference(&self, input: TransformerEncoderInput, cache: &mut TransformerEncoderAutoregressiveCache) -> Tensor<3> => forward_autoregressive_inference(input.into_burn(), cache) [check_encoder(self, &input)];
 }
-
-impl TryTransformerEncoder for TransformerEncoder {
-    fn try_forward(&self, input: TransformerEncoderInput) -> Result<Tensor<3>> {
-        check_encoder(self, &input)?;
-        catch("transformer_encoder", || self.forward(input.into_burn()))
-    }
-
-    fn try_forward_autoregressive_inference(
-        &self,
-        input: TransformerEncoderInput,
-        cache: &mut TransformerEncoderAutoregressiveCache,
-    ) -> Result<Tensor<3>> {
-        check_encoder(self, &input)?;
-        catch("transformer_encoder", || {
-            self.forward_autoregressive_inference(input.into_burn(), cache)
-        })
-    }
-}
-
-impl TryInit for TransformerEncoderConfig {
-    type Module = TransformerEncoder;
-
-    /// Refuses what the layers' inits would panic on or their forward would: `n_heads = 0` or
-    /// not dividing `d_model`, and a dropout outside `[0, 1)`.
-    fn try_init(&self, device: &Device) -> Result<TransformerEncoder> {
-        const INIT: &str = "transformer_encoder_init";
-        let d_k = self.d_model.checked_div(self.n_heads).unwrap_or(0);
-        mha_heads(INIT, self.d_model, self.n_heads, d_k)?;
-        probability(INIT, "dropout", self.dropout)?;
-        init_fitting(INIT, || self.init(device))
-    }
 }
 
 // ---------------------------------------------------------------- decoder
-
-impl Sealed for TransformerDecoder {}
-impl Sealed for TransformerDecoderLayer {}
-impl Sealed for TransformerDecoderConfig {}
 
 /// The input of [`TryTransformerDecoder`]: burn's
 /// [`TransformerDecoderInput`](burn::nn::transformer::TransformerDecoderInput), with the same
@@ -491,32 +420,15 @@ impl TransformerDecoderInput {
         }
     }
 
-    /// The memory's padding mask `[batch, seq_m]`.
-    #[must_use]
-    pub fn memory_mask_pad(mut self, mask_pad: Tensor<2, Bool>) -> Self {
-        self.memory_mask_pad = Some(mask_pad);
-        self
-    }
-
-    /// The memory's attention mask `[batch, seq_t, seq_m]`.
-    #[must_use]
-    pub fn memory_mask_attn(mut self, mask_attn: Tensor<3, Bool>) -> Self {
-        self.memory_mask_attn = Some(mask_attn);
-        self
-    }
-
-    /// The target's padding mask `[batch, seq_t]`.
-    #[must_use]
-    pub fn target_mask_pad(mut self, mask_pad: Tensor<2, Bool>) -> Self {
-        self.target_mask_pad = Some(mask_pad);
-        self
-    }
-
-    /// The target's attention mask `[batch, seq_t, seq_t]`.
-    #[must_use]
-    pub fn target_mask_attn(mut self, mask_attn: Tensor<3, Bool>) -> Self {
-        self.target_mask_attn = Some(mask_attn);
-        self
+    optional_fields! {
+        /// The memory's padding mask `[batch, seq_m]`.
+        memory_mask_pad(mask_pad): Tensor<2, Bool>;
+        /// The memory's attention mask `[batch, seq_t, seq_m]`.
+        memory_mask_attn(mask_attn): Tensor<3, Bool>;
+        /// The target's padding mask `[batch, seq_t]`.
+        target_mask_pad(mask_pad): Tensor<2, Bool>;
+        /// The target's attention mask `[batch, seq_t, seq_t]`.
+        target_mask_attn(mask_attn): Tensor<3, Bool>;
     }
 
     /// The target.
@@ -531,47 +443,29 @@ impl TransformerDecoderInput {
 
     /// burn's `TransformerDecoderInput` with the same tensors.
     pub fn into_burn(self) -> BurnDecoderInput {
-        let mut input = BurnDecoderInput::new(self.target, self.memory);
-        if let Some(mask) = self.target_mask_pad {
-            input = input.target_mask_pad(mask);
-        }
-        if let Some(mask) = self.target_mask_attn {
-            input = input.target_mask_attn(mask);
-        }
-        if let Some(mask) = self.memory_mask_pad {
-            input = input.memory_mask_pad(mask);
-        }
-        if let Some(mask) = self.memory_mask_attn {
-            input = input.memory_mask_attn(mask);
-        }
+        let input = BurnDecoderInput::new(self.target, self.memory);
+        let input = with_mask(
+            input,
+            self.target_mask_pad,
+            BurnDecoderInput::target_mask_pad,
+        );
+        let input = with_mask(
+            input,
+            self.target_mask_attn,
+            BurnDecoderInput::target_mask_attn,
+        );
+        let input = with_mask(
+            input,
+            self.memory_mask_pad,
+            BurnDecoderInput::memory_mask_pad,
+        );
+        let input = with_mask(
+            input,
+            self.memory_mask_attn,
+            BurnDecoderInput::memory_mask_attn,
+        );
         input
     }
-}
-
-impl From<TransformerDecoderInput> for BurnDecoderInput {
-    fn from(input: TransformerDecoderInput) -> Self {
-        input.into_burn()
-    }
-}
-
-/// One decoder layer against the dims of its self-attention (the target as query, key and
-/// value, with the target's masks) and its cross-attention (the target as query, the memory as
-/// key and value, with the memory's masks), every parameter on `device`; its output target has
-/// the input target's dims. Errors carry the sub-layer's field name.
-fn check_decoder_layer(
-    layer: &TransformerDecoderLayer,
-    self_attn: &MhaDims,
-    cross_attn: &MhaDims,
-    device: &Device,
-) -> Result<()> {
-    let shape = self_attn.query;
-    check_layer_norm(&layer.norm_3, &shape, device).context("norm_3")?;
-    check_mha(&layer.self_attn, self_attn, device).context("self_attn")?;
-    check_layer_norm(&layer.norm_1, &shape, device).context("norm_1")?;
-    check_mha(&layer.cross_attn, cross_attn, device).context("cross_attn")?;
-    check_layer_norm(&layer.norm_2, &shape, device).context("norm_2")?;
-    check_pwff(&layer.pwff, shape, device).context("pwff")?;
-    probability("dropout", "prob", layer.dropout.prob).context("dropout")
 }
 
 /// A decoder's (or decoder layer's) input, read once for every layer: `check_layers` checks the
@@ -611,22 +505,44 @@ fn check_decoder_input(
     )
 }
 
-fn check_decoder(decoder: &TransformerDecoder, input: &TransformerDecoderInput) -> Result<()> {
-    check_decoder_input(
-        "transformer_decoder",
-        input,
-        |self_attn, cross_attn, device| {
-            for (i, layer) in decoder.layers.iter().enumerate() {
-                check_decoder_layer(layer, self_attn, cross_attn, device)
-                    .with_context(|| format!("layers.{i}"))?;
-            }
-            Ok(())
-        },
-    )
+/// One decoder layer against the dims of its self-attention (the target as query, key and
+/// value, with the target's masks) and its cross-attention (the target as query, the memory as
+/// key and value, with the memory's masks); its output target has the input target's dims.
+fn decoder_layer(
+    layer: &TransformerDecoderLayer,
+    self_attn: &MhaDims,
+    cross_attn: &MhaDims,
+    device: &Device,
+) -> Result<()> {
+    let parts = [
+        ("norm_3", Part::Norm(&layer.norm_3)),
+        ("self_attn", Part::Attention(&layer.self_attn, self_attn)),
+        ("norm_1", Part::Norm(&layer.norm_1)),
+        ("cross_attn", Part::Attention(&layer.cross_attn, cross_attn)),
+        ("norm_2", Part::Norm(&layer.norm_2)),
+    ];
+    let tail = (&layer.pwff, layer.dropout.prob);
+    check_parts(&parts, tail, self_attn.query, device)
 }
 
+fn check_decoder(
+    op: &'static str,
+    decoder: &TransformerDecoder,
+    input: &TransformerDecoderInput,
+) -> Result<()> {
+    let checked = check_decoder_input(op, input, |self_attn, cross_attn, device| {
+        for (i, layer) in decoder.layers.iter().enumerate() {
+            decoder_layer(layer, self_attn, cross_attn, device)
+                .with_context(|| format!("layers.{i}"))?;
+        }
+        Ok(())
+    });
+    in_layer(op, checked)
+}
+
+twins! {
 /// Twin of [`TransformerDecoderLayer::forward`].
-pub trait TryTransformerDecoderLayer: Sealed {
+pub trait TryTransformerDecoderLayer for TransformerDecoderLayer = "transformer_decoder_layer" {
     /// Fallible twin of [`TransformerDecoderLayer::forward`], with burn-guard's
     /// [`TransformerDecoderInput`]: the same input comes back with the layer's output as its
     /// target.
@@ -640,7 +556,8 @@ pub trait TryTransformerDecoderLayer: Sealed {
     ///
     /// # Errors
     ///
-    /// The sub-layer's error, with its path: `cross_attn: multi_head_attention: …`.
+    /// The sub-layer's error, with its path after the layer's name:
+    /// `transformer_decoder_layer: cross_attn: multi_head_attention: …`.
     ///
     /// ```
     /// use burn::nn::transformer::TransformerDecoderConfig;
@@ -657,18 +574,12 @@ pub trait TryTransformerDecoderLayer: Sealed {
     /// assert_eq!(err.path().as_deref(), Some("cross_attn"));
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward(&self, input: TransformerDecoderInput) -> Result<TransformerDecoderInput>;
-}
-
-impl TryTransformerDecoderLayer for TransformerDecoderLayer {
-    fn try_forward(&self, mut input: TransformerDecoderInput) -> Result<TransformerDecoderInput> {
-        check_decoder_input(
-            "transformer_decoder_layer",
-            &input,
-            |self_attn, cross_attn, device| {
-                check_decoder_layer(self, self_attn, cross_attn, device)
-            },
-        )?;
+    fn try_forward(&self, input: TransformerDecoderInput) -> TransformerDecoderInput {
+        let mut input = input;
+        let checked = check_decoder_input(OP, &input, |self_attn, cross_attn, device| {
+            decoder_layer(self, self_attn, cross_attn, device)
+        });
+        in_layer(OP, checked)?;
         // burn's layer returns burn's input, whose target is private: run the layer as a
         // one-layer decoder (the same calls), which returns the target.
         let decoder = TransformerDecoder {
@@ -682,20 +593,20 @@ impl TryTransformerDecoderLayer for TransformerDecoderLayer {
             quiet_softmax: self.self_attn.quiet_softmax,
         };
         let burn_input = input.clone().into_burn();
-        input.target = catch("transformer_decoder_layer", || decoder.forward(burn_input))?;
+        input.target = catch(OP, || decoder.forward(burn_input))?;
         Ok(input)
     }
 }
 
 /// Twins of [`TransformerDecoder::forward`] and
 /// [`TransformerDecoder::forward_autoregressive_inference`].
-pub trait TryTransformerDecoder: Sealed {
+pub trait TryTransformerDecoder for TransformerDecoder = "transformer_decoder" {
     /// Fallible twin of [`TransformerDecoder::forward`], with burn-guard's
     /// [`TransformerDecoderInput`] (burn's keeps its tensors private).
     ///
     /// Checks every layer before any runs, as
     /// [`TryTransformerDecoderLayer::try_forward`] does; an error names the layer and the
-    /// sub-layer: `layers.1.cross_attn.key: linear: …`.
+    /// sub-layer after its own name: `transformer_decoder: layers.1.cross_attn.key: linear: …`.
     ///
     /// # Errors
     ///
@@ -716,8 +627,7 @@ pub trait TryTransformerDecoder: Sealed {
     /// assert_eq!(err.path().as_deref(), Some("layers.0.cross_attn"));
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward(&self, input: TransformerDecoderInput) -> Result<Tensor<3>>;
-
+    fn try_forward(&self, input: TransformerDecoderInput) -> Tensor<3> => forward(input.into_burn()) [check_decoder(self, &input)];
     /// Fallible twin of [`TransformerDecoder::forward_autoregressive_inference`].
     ///
     /// The input is checked as by [`try_forward`](Self::try_forward); the cache's content is
@@ -741,40 +651,11 @@ pub trait TryTransformerDecoder: Sealed {
     /// assert_eq!(decoder.try_forward_autoregressive_inference(input, &mut cache)?.dims(), [1, 2, 4]);
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward_autoregressive_inference(
-        &self,
-        input: TransformerDecoderInput,
-        cache: &mut TransformerDecoderAutoregressiveCache,
-    ) -> Result<Tensor<3>>;
+    fn try_forward_autoregressive_inference(&self, input: TransformerDecoderInput, cache: &mut TransformerDecoderAutoregressiveCache) -> Tensor<3> => forward_autoregressive_inference(input.into_burn(), cache) [check_decoder(self, &input)];
+}
 }
 
-impl TryTransformerDecoder for TransformerDecoder {
-    fn try_forward(&self, input: TransformerDecoderInput) -> Result<Tensor<3>> {
-        check_decoder(self, &input)?;
-        catch("transformer_decoder", || self.forward(input.into_burn()))
-    }
-
-    fn try_forward_autoregressive_inference(
-        &self,
-        input: TransformerDecoderInput,
-        cache: &mut TransformerDecoderAutoregressiveCache,
-    ) -> Result<Tensor<3>> {
-        check_decoder(self, &input)?;
-        catch("transformer_decoder", || {
-            self.forward_autoregressive_inference(input.into_burn(), cache)
-        })
-    }
-}
-
-impl TryInit for TransformerDecoderConfig {
-    type Module = TransformerDecoder;
-
-    /// Refuses `n_heads = 0` or not dividing `d_model`, and a dropout outside `[0, 1)`.
-    fn try_init(&self, device: &Device) -> Result<TransformerDecoder> {
-        const INIT: &str = "transformer_decoder_init";
-        let d_k = self.d_model.checked_div(self.n_heads).unwrap_or(0);
-        mha_heads(INIT, self.d_model, self.n_heads, d_k)?;
-        probability(INIT, "dropout", self.dropout)?;
-        init_fitting(INIT, || self.init(device))
-    }
+into_burn! {
+    TransformerEncoderInput => BurnEncoderInput;
+    TransformerDecoderInput => BurnDecoderInput;
 }
