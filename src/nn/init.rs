@@ -8,7 +8,9 @@
 use burn::tensor::{DType, Device};
 
 use crate::error::{Result, ResultExt};
-use crate::nn::layers::support::Sealed;
+
+/// Implemented for the burn modules and configs that have a twin trait, and nothing else.
+pub trait Sealed {}
 
 /// Twin of `init(&self, device)` on a `burn::nn` config whose `init` can panic.
 ///

@@ -8,8 +8,8 @@ use crate::check::module::{LinearFeatures, linear_features};
 use crate::error::Result;
 use crate::panic::catch;
 
-/// Implemented for the burn modules and configs that have a twin trait, and nothing else.
-pub trait Sealed {}
+/// The seal of every twin trait (defined beside `TryInit`, the lowest layer that needs it).
+pub use crate::nn::init::Sealed;
 
 /// Every device equal to the first: a layer's parameters and its inputs.
 pub(crate) use crate::tensor::same_devices;
