@@ -90,18 +90,11 @@ pub fn linear<B: Backend>(
     weight: FloatTensor<B>,
     bias: Option<FloatTensor<B>>,
 ) -> Result<FloatTensor<B>> {
-    const OP: &str = "linear";
-    let shapes = check::linear(
-        OP,
-        x.shape().as_slice(),
-        weight.shape().as_slice(),
-        bias.as_ref().map(|b| b.shape()).as_deref(),
-    )?;
-    let device = x.device();
-    if linear_needs_decomposition::<B>(&device) {
-        return panic::catch(OP, || decomposed::<B>(x, weight, bias, &shapes));
+    if linear_needs_decomposition::<B>(&x.device()) {
+        return linear_decomposed::<B>(x, weight, bias);
     }
-    panic::catch(OP, || {
+    let shapes = linear_shapes::<B>(&x, &weight, bias.as_ref())?;
+    panic::catch(LINEAR, || {
         if shapes.x.len() == 1 {
             let x = reshape::<B>(x, &[1, shapes.d_input]);
             let y = B::linear(x, weight, bias);
@@ -139,14 +132,21 @@ pub fn linear_decomposed<B: Backend>(
     weight: FloatTensor<B>,
     bias: Option<FloatTensor<B>>,
 ) -> Result<FloatTensor<B>> {
-    const OP: &str = "linear";
-    let shapes = check::linear(
-        OP,
-        x.shape().as_slice(),
-        weight.shape().as_slice(),
-        bias.as_ref().map(|b| b.shape()).as_deref(),
-    )?;
-    panic::catch(OP, || decomposed::<B>(x, weight, bias, &shapes))
+    let shapes = linear_shapes::<B>(&x, &weight, bias.as_ref())?;
+    panic::catch(LINEAR, || decomposed::<B>(x, weight, bias, &shapes))
+}
+
+/// The operation's name in the errors of [`linear`] and [`linear_decomposed`].
+const LINEAR: &str = "linear";
+
+/// The one linear rule ([`check::linear`]) on the operands' shapes.
+fn linear_shapes<B: Backend>(
+    x: &FloatTensor<B>,
+    weight: &FloatTensor<B>,
+    bias: Option<&FloatTensor<B>>,
+) -> Result<check::LinearShapes> {
+    let bias = bias.map(TensorMetadata::shape);
+    check::linear(LINEAR, &x.shape(), &weight.shape(), bias.as_deref())
 }
 
 fn decomposed<B: Backend>(

@@ -6,7 +6,10 @@ use burn_backend::tensor::FloatTensor;
 use burn_backend::{Backend, TensorMetadata};
 
 use crate::check::module as check;
-use crate::error::{GuardError, Limit, Result};
+use crate::check::rule::Rule;
+#[cfg(doc)]
+use crate::error::GuardError;
+use crate::error::Result;
 use crate::panic;
 
 /// An elementwise activation between linear layers.
@@ -142,23 +145,15 @@ impl<B: Backend> Mlp<B> {
             if let Some((d_output, previous_weight)) = &previous
                 && *d_output != d_input
             {
-                return Err(GuardError::ShapeMismatch {
-                    op: OP,
-                    rule: "each layer's d_input must equal the previous layer's d_output",
-                    shapes: vec![previous_weight.clone(), weight.to_vec()],
-                });
+                return Err(Rule(
+                    OP,
+                    "each layer's d_input must equal the previous layer's d_output",
+                )
+                .shape_mismatch(&[previous_weight, &weight]));
             }
             previous = Some((shapes.d_output, weight.to_vec()));
         }
-        if layers.is_empty() {
-            return Err(GuardError::OutOfRange {
-                op: OP,
-                rule: "a perceptron needs at least one layer",
-                name: "layers",
-                value: layers.len().into(),
-                limit: Limit::AtLeast(1usize.into()),
-            });
-        }
+        Rule(OP, "a perceptron needs at least one layer").at_least("layers", layers.len(), 1)?;
         Ok(Self { layers, activation })
     }
 

@@ -16,6 +16,7 @@ use burn_backend::tensor::{FloatTensor, IntTensor};
 use burn_backend::{Backend, TensorMetadata};
 
 use crate::capability::BackendStack;
+use crate::check::rule::Rule;
 use crate::error::{GuardError, Result};
 use crate::panic;
 
@@ -99,32 +100,20 @@ pub fn differentiable<B: Backend>(op: NonDifferentiableOp, device: &B::Device) -
     Ok(())
 }
 
-fn rank(op: &'static str, rule: &'static str, shape: &[usize], expected: usize) -> Result<()> {
-    if shape.len() == expected {
-        Ok(())
-    } else {
-        Err(GuardError::RankMismatch {
-            op,
-            rule,
-            expected,
-            got: shape.len(),
-            shape: shape.to_vec(),
-        })
-    }
-}
+/// The layout of an image input, and its rank.
+const IMAGE: (&str, usize) = ("input must be [batch, channels, height, width]", 4);
 
 /// The three steps of every wrapper: refuse under nested autodiff, check the input's rank
-/// (`layout` = the rule and the rank), run burn under the backstop.
+/// (`layout` = the rule and the rank), run burn under the backstop; errors name `kind`.
 fn guarded<B: Backend, T>(
-    op: &'static str,
     kind: NonDifferentiableOp,
     layout: (&'static str, usize),
     x: FloatTensor<B>,
     run: impl FnOnce(FloatTensor<B>) -> T,
 ) -> Result<T> {
     differentiable::<B>(kind, &x.device())?;
-    rank(op, layout.0, x.shape().as_slice(), layout.1)?;
-    panic::catch(op, || run(x))
+    Rule(kind.name(), layout.0).rank(&x.shape(), layout.1)?;
+    panic::catch(kind.name(), || run(x))
 }
 
 /// burn's `embedding`: rows of `weights` `[n, d_model]` picked by `indices` `[batch, seq]`.
@@ -153,18 +142,8 @@ pub fn embedding<B: Backend>(
 ) -> Result<FloatTensor<B>> {
     const OP: &str = "embedding";
     differentiable::<B>(NonDifferentiableOp::Embedding, &weights.device())?;
-    rank(
-        OP,
-        "weights must be [n, d_model]",
-        weights.shape().as_slice(),
-        2,
-    )?;
-    rank(
-        OP,
-        "indices must be [batch, seq]",
-        indices.shape().as_slice(),
-        2,
-    )?;
+    Rule(OP, "weights must be [n, d_model]").rank(&weights.shape(), 2)?;
+    Rule(OP, "indices must be [batch, seq]").rank(&indices.shape(), 2)?;
     panic::catch(OP, || B::embedding(weights, indices))
 }
 
@@ -198,9 +177,8 @@ macro_rules! pool_wrappers {
         /// # Ok::<(), burn_guard::GuardError>(())
         /// ```
         pub fn $name<B: Backend>(x: FloatTensor<B>, $($param: $ty),*) -> Result<FloatTensor<B>> {
-            const OP: &str = stringify!($name);
             let layout = (concat!("input must be ", $layout), $rank);
-            guarded::<B, _>(OP, NonDifferentiableOp::$kind, layout, x, |x| B::$name(x, $($param),*))
+            guarded::<B, _>(NonDifferentiableOp::$kind, layout, x, |x| B::$name(x, $($param),*))
         }
     )*};
 }
@@ -254,14 +232,8 @@ pub fn interpolate<B: Backend>(
     output_size: [usize; 2],
     options: InterpolateOptions,
 ) -> Result<FloatTensor<B>> {
-    const OP: &str = "interpolate";
-    guarded::<B, _>(
-        OP,
-        NonDifferentiableOp::Interpolate,
-        ("input must be [batch, channels, height, width]", 4),
-        x,
-        |x| B::interpolate(x, output_size, options),
-    )
+    let run = |x| B::interpolate(x, output_size, options);
+    guarded::<B, _>(NonDifferentiableOp::Interpolate, IMAGE, x, run)
 }
 
 /// burn's `batch_norm_train` (statistics of the batch) on `x` `[batch, channels, ...]`.
@@ -294,16 +266,7 @@ pub fn batch_norm_train<B: Backend>(
 ) -> Result<burn_backend::ops::BatchNormTrain<B>> {
     const OP: &str = "batch_norm_train";
     differentiable::<B>(NonDifferentiableOp::BatchNormTrain, &x.device())?;
-    let shape = x.shape();
-    if shape.num_dims() < 2 {
-        return Err(GuardError::RankMismatch {
-            op: OP,
-            rule: "input must be [batch, channels, ...]",
-            expected: 2,
-            got: shape.num_dims(),
-            shape: shape.as_slice().to_vec(),
-        });
-    }
+    Rule(OP, "input must be [batch, channels, ...]").rank_at_least(&x.shape(), 2)?;
     panic::catch(OP, || B::batch_norm_train(x, gamma, beta, epsilon))
 }
 
@@ -339,12 +302,6 @@ pub fn deform_conv2d<B: Backend>(
     bias: Option<FloatTensor<B>>,
     options: burn_backend::ops::DeformConvOptions<2>,
 ) -> Result<FloatTensor<B>> {
-    const OP: &str = "deform_conv2d";
-    guarded::<B, _>(
-        OP,
-        NonDifferentiableOp::DeformConv2d,
-        ("input must be [batch, channels, height, width]", 4),
-        x,
-        |x| B::deform_conv2d(x, offset, weight, mask, bias, options),
-    )
+    let run = |x| B::deform_conv2d(x, offset, weight, mask, bias, options);
+    guarded::<B, _>(NonDifferentiableOp::DeformConv2d, IMAGE, x, run)
 }

@@ -6,6 +6,7 @@
 //! fail inside a matmul (NdArray), and they disagree on what they accept. These rules take
 //! the stricter side where one backend panics, and each rule names the backend that asserts it.
 
+use super::rule::Rule;
 use crate::error::{GuardError, Limit, Result};
 
 /// What [`attention`] proved: the sizes of `[batch, heads, seq_q, head_dim]` ×
@@ -104,11 +105,7 @@ pub fn attention(
     let [batch, heads, seq_q, head_dim] = rank4(op, "query", query)?;
     let [k_batch, kv_heads, seq_k, k_dim] = rank4(op, "key", key)?;
     let [v_batch, v_heads, v_seq, val_dim] = rank4(op, "value", value)?;
-    let mismatch = |rule| GuardError::ShapeMismatch {
-        op,
-        rule,
-        shapes: vec![query.to_vec(), key.to_vec(), value.to_vec()],
-    };
+    let mismatch = |rule| Rule(op, rule).shape_mismatch(&[query, key, value]);
     if k_batch != batch || v_batch != batch {
         return Err(mismatch("key and value must have the query's batch size"));
     }
@@ -123,12 +120,7 @@ pub fn attention(
         ));
     }
     if head_dim == 0 {
-        return Err(GuardError::Empty {
-            op,
-            rule: "head_dim must not be 0",
-            shape: query.to_vec(),
-            dim: Some(3),
-        });
+        return Err(Rule(op, "head_dim must not be 0").empty(query, Some(3)));
     }
     if kv_heads == 0 || heads == 0 {
         return Err(GuardError::Empty {
@@ -165,24 +157,22 @@ pub fn attention(
     if let Some(cap) = softcap
         && !(cap > 0.0 && cap.is_finite())
     {
-        return Err(GuardError::OutOfRange {
-            op,
-            rule: "softcap must be positive and finite",
-            name: "softcap",
-            value: cap.into(),
-            limit: Limit::Above(0.0.into()),
-        });
+        return Err(
+            Rule(op, "softcap must be positive and finite").out_of_range(
+                "softcap",
+                cap,
+                Limit::Above(0.0.into()),
+            ),
+        );
     }
     if let Some(scale) = scale
         && !scale.is_finite()
     {
-        return Err(GuardError::OutOfRange {
-            op,
-            rule: "scale must be finite",
-            name: "scale",
-            value: scale.into(),
-            limit: Limit::Between(f64::MIN.into(), f64::MAX.into()),
-        });
+        return Err(Rule(op, "scale must be finite").out_of_range(
+            "scale",
+            scale,
+            Limit::Between(f64::MIN.into(), f64::MAX.into()),
+        ));
     }
     Ok(AttentionShapes {
         batch,
@@ -214,21 +204,15 @@ pub fn attention(
 /// ```
 pub fn mha_heads(op: &'static str, d_model: usize, n_heads: usize, d_k: usize) -> Result<()> {
     if n_heads == 0 || d_k == 0 {
-        return Err(GuardError::Empty {
-            op,
-            rule: "n_heads and d_k (d_model / n_heads) must not be 0",
-            shape: vec![d_model, n_heads, d_k],
-            dim: None,
-        });
+        return Err(
+            Rule(op, "n_heads and d_k (d_model / n_heads) must not be 0")
+                .empty(&[d_model, n_heads, d_k], None),
+        );
     }
-    if n_heads.checked_mul(d_k) != Some(d_model) {
-        return Err(GuardError::ShapeMismatch {
-            op,
-            rule: "n_heads must divide d_model (n_heads × d_k = d_model)",
-            shapes: vec![vec![d_model], vec![n_heads, d_k]],
-        });
-    }
-    Ok(())
+    Rule(op, "n_heads must divide d_model (n_heads × d_k = d_model)").shapes_agree(
+        n_heads.checked_mul(d_k) == Some(d_model),
+        &[&[d_model], &[n_heads, d_k]],
+    )
 }
 
 /// What [`mha_input`] proved.
@@ -278,17 +262,12 @@ pub fn mha_input(
     let (&[batch, seq_q, q_d], &[k_batch, seq_k, k_d], &[v_batch, v_seq, v_d]) =
         (query, key, value)
     else {
-        return Err(GuardError::ShapeMismatch {
-            op,
-            rule: "query, key and value must be [batch, seq, d_model]",
-            shapes: vec![query.to_vec(), key.to_vec(), value.to_vec()],
-        });
+        return Err(
+            Rule(op, "query, key and value must be [batch, seq, d_model]")
+                .shape_mismatch(&[query, key, value]),
+        );
     };
-    let mismatch = |rule| GuardError::ShapeMismatch {
-        op,
-        rule,
-        shapes: vec![query.to_vec(), key.to_vec(), value.to_vec(), vec![d_model]],
-    };
+    let mismatch = |rule| Rule(op, rule).shape_mismatch(&[query, key, value, &[d_model]]);
     if q_d != d_model || k_d != d_model || v_d != d_model {
         return Err(mismatch(
             "the last dimension of query, key and value must be the module's d_model",
@@ -327,11 +306,7 @@ pub fn mha_input(
         let fits = mask.len() == expected.len()
             && mask.iter().zip(expected).all(|(&m, &e)| m == e || m == 1);
         if !fits {
-            return Err(GuardError::ShapeMismatch {
-                op,
-                rule,
-                shapes: vec![expected.to_vec(), mask.to_vec()],
-            });
+            return Err(Rule(op, rule).shape_mismatch(&[expected, mask]));
         }
     }
     Ok(MhaShapes {
@@ -385,11 +360,11 @@ pub fn cross_attention(
     params: CrossAttentionParams<'_>,
 ) -> Result<()> {
     let (&[batch, seq_q, d_q], &[c_batch, seq_k, d_c]) = (query, context) else {
-        return Err(GuardError::ShapeMismatch {
+        return Err(Rule(
             op,
-            rule: "query must be [batch, seq_q, d_model] and context [batch, seq_k, d_context]",
-            shapes: vec![query.to_vec(), context.to_vec()],
-        });
+            "query must be [batch, seq_q, d_model] and context [batch, seq_k, d_context]",
+        )
+        .shape_mismatch(&[query, context]));
     };
     let weights = |rule| GuardError::ShapeMismatch {
         op,
@@ -411,13 +386,8 @@ pub fn cross_attention(
             "key and value weights must agree, query's outputs must be output's inputs and a multiple of key's",
         ));
     }
-    if c_batch != batch {
-        return Err(GuardError::ShapeMismatch {
-            op,
-            rule: "context must have the query's batch size",
-            shapes: vec![query.to_vec(), context.to_vec()],
-        });
-    }
+    Rule(op, "context must have the query's batch size")
+        .shapes_agree(c_batch == batch, &[query, context])?;
     if d_q != q_in || d_c != k_in {
         return Err(GuardError::ShapeMismatch {
             op,
@@ -441,11 +411,9 @@ pub fn cross_attention(
     if let Some(mask) = mask
         && mask != [batch, seq_k]
     {
-        return Err(GuardError::ShapeMismatch {
-            op,
-            rule: "the mask must be [batch, seq_k]",
-            shapes: vec![vec![batch, seq_k], mask.to_vec()],
-        });
+        return Err(
+            Rule(op, "the mask must be [batch, seq_k]").shape_mismatch(&[&[batch, seq_k], mask])
+        );
     }
     Ok(())
 }
@@ -455,6 +423,18 @@ mod tests {
     use super::*;
     use crate::check::test_support::refused;
     use crate::error::ErrorKind;
+
+    /// Each case's result is an error of its kind whose message contains its needle.
+    fn each_refused<T: std::fmt::Debug>(
+        cases: Vec<(&str, Result<T>, ErrorKind, &str)>,
+    ) -> std::result::Result<(), String> {
+        for (case, result, kind, needle) in cases {
+            let err = refused(case, result)?;
+            assert_eq!(err.kind(), kind, "{case}");
+            assert!(err.to_string().contains(needle), "{case}: {err}");
+        }
+        Ok(())
+    }
 
     #[test]
     fn attention_rules_pin_their_errors() -> std::result::Result<(), String> {
@@ -530,11 +510,7 @@ mod tests {
                 "scale",
             ),
         ];
-        for (case, result, kind, needle) in cases {
-            let err = refused(case, result)?;
-            assert_eq!(err.kind(), kind, "{case}");
-            assert!(err.to_string().contains(needle), "{case}: {err}");
-        }
+        each_refused(cases)?;
         assert!(
             a(
                 q,
@@ -663,11 +639,7 @@ mod tests {
                 "must not be 0",
             ),
         ];
-        for (case, result, kind, needle) in cases {
-            let err = refused(case, result)?;
-            assert_eq!(err.kind(), kind, "{case}");
-            assert!(err.to_string().contains(needle), "{case}: {err}");
-        }
+        each_refused(cases)?;
         assert!(m(q, kv, kv, Some(&[1, 5]), Some(&[2, 1, 5])).is_ok());
         Ok(())
     }

@@ -9,6 +9,7 @@ use burn::tensor::kind::Kind;
 use burn::tensor::quantization::{QuantScheme, global_scale_dtype};
 use burn::tensor::{BoolStore, DType, Distribution, TensorData};
 
+use super::rule::Rule;
 use crate::check::quirks::Quirks;
 use crate::error::{GuardError, Limit, Result, ScalarValue};
 
@@ -33,24 +34,9 @@ const U64_END: f64 = 18_446_744_073_709_551_616.0;
 /// ```
 pub fn creation_rank(op: &'static str, dims: &[usize], rank: usize) -> Result<()> {
     if rank == 0 {
-        return Err(GuardError::RankMismatch {
-            op,
-            rule: "a tensor needs rank 1 or more",
-            expected: 1,
-            got: 0,
-            shape: dims.to_vec(),
-        });
+        return Err(Rule(op, "a tensor needs rank 1 or more").rank_mismatch(1, 0, dims));
     }
-    if dims.len() != rank {
-        return Err(GuardError::RankMismatch {
-            op,
-            rule: "the shape's rank must equal the tensor's rank D",
-            expected: rank,
-            got: dims.len(),
-            shape: dims.to_vec(),
-        });
-    }
-    Ok(())
+    Rule(op, "the shape's rank must equal the tensor's rank D").rank(dims, rank)
 }
 
 /// Whether `dtype` belongs to `kind`: float dtypes for Float, signed or unsigned integers for
@@ -130,12 +116,10 @@ pub fn float_to_int(op: &'static str, values: &[f64], quirks: &Quirks) -> Result
         .iter()
         .find(|v| v.trunc() < -limit || v.trunc() >= limit)
     {
-        Some(&value) => Err(GuardError::NotRepresentable {
-            op,
-            rule: "the value is outside the range of the integer dtype",
-            value: ScalarValue::Float(value),
-            dtype: DType::I64,
-        }),
+        Some(&value) => Err(
+            Rule(op, "the value is outside the range of the integer dtype")
+                .not_representable(ScalarValue::Float(value), DType::I64),
+        ),
         None => Ok(()),
     }
 }
@@ -171,15 +155,11 @@ pub fn bridge_kind(
         (Kind::Float, Kind::Float) => dtype.is_float(),
         _ => false,
     };
-    if matches {
-        Ok(())
-    } else {
-        Err(GuardError::InvalidDType {
-            op,
-            rule: "the bridge tensor's variant and dtype must be of the tensor's kind",
-            dtype,
-        })
-    }
+    Rule(
+        op,
+        "the bridge tensor's variant and dtype must be of the tensor's kind",
+    )
+    .dtype_allowed(matches, dtype)
 }
 
 /// The `_like` constructors, `random_like`, `cast`, `Transaction::register` and the
@@ -190,15 +170,8 @@ pub fn bridge_kind(
 ///
 /// [`GuardError::InvalidDType`] with the dtype.
 pub fn not_quantized(op: &'static str, dtype: DType) -> Result<()> {
-    if matches!(dtype, DType::QFloat(_)) {
-        Err(GuardError::InvalidDType {
-            op,
-            rule: "quantized tensors are not supported",
-            dtype,
-        })
-    } else {
-        Ok(())
-    }
+    let quantized = matches!(dtype, DType::QFloat(_));
+    Rule(op, "quantized tensors are not supported").dtype_allowed(!quantized, dtype)
 }
 
 /// A scalar (already widened to `f64`, which is exact for every float and for integers below
@@ -232,16 +205,11 @@ pub fn scalar_fits(op: &'static str, value: f64, dtype: DType) -> Result<()> {
             value.is_finite() && whole >= low && whole < high
         }),
     };
-    if fits {
-        Ok(())
-    } else {
-        Err(GuardError::NotRepresentable {
-            op,
-            rule: "the scalar is not representable in the tensor's dtype",
-            value: ScalarValue::Float(value),
-            dtype,
-        })
-    }
+    Rule(op, "the scalar is not representable in the tensor's dtype").representable(
+        fits,
+        ScalarValue::Float(value),
+        dtype,
+    )
 }
 
 /// Host data converted to `target` (by `from_data`, `from_ints`, a read `as` another dtype):
@@ -314,12 +282,7 @@ pub fn value_fits(op: &'static str, value: ScalarValue, target: DType) -> Result
 }
 
 fn not_representable(op: &'static str, value: ScalarValue, target: DType) -> GuardError {
-    GuardError::NotRepresentable {
-        op,
-        rule: "a value is not representable in the target dtype",
-        value,
-        dtype: target,
-    }
+    Rule(op, "a value is not representable in the target dtype").not_representable(value, target)
 }
 
 /// Whether burn-std's element conversion of `value` to `target` succeeds.
@@ -414,13 +377,15 @@ pub fn conversion(op: &'static str, from: DType, to: DType) -> Result<()> {
 pub fn distribution(op: &'static str, distribution: Distribution, dtype: DType) -> Result<()> {
     match distribution {
         Distribution::Default => Ok(()),
-        Distribution::Bernoulli(p) if !(0.0..=1.0).contains(&p) => Err(GuardError::OutOfRange {
-            op,
-            rule: "a Bernoulli probability must be in [0, 1]",
-            name: "p",
-            value: ScalarValue::Float(p),
-            limit: Limit::Between(ScalarValue::Float(0.0), ScalarValue::Float(1.0)),
-        }),
+        Distribution::Bernoulli(p) if !(0.0..=1.0).contains(&p) => {
+            Err(
+                Rule(op, "a Bernoulli probability must be in [0, 1]").out_of_range(
+                    "p",
+                    ScalarValue::Float(p),
+                    Limit::Between(ScalarValue::Float(0.0), ScalarValue::Float(1.0)),
+                ),
+            )
+        }
         Distribution::Bernoulli(_) => Ok(()),
         Distribution::Normal(_, std) if !std.is_finite() => Err(GuardError::NonFinite {
             op,
@@ -461,12 +426,11 @@ fn uniform(op: &'static str, low: f64, high: f64, dtype: DType) -> Result<()> {
         let (lo, hi) = (low.trunc(), high.trunc());
         let outside = |v: f64| !(v >= min && v < max);
         if let Some(&value) = [lo, hi].iter().find(|&&v| outside(v)) {
-            return Err(GuardError::NotRepresentable {
+            return Err(Rule(
                 op,
-                rule: "uniform bounds must be representable in the tensor's dtype",
-                value: ScalarValue::Float(value),
-                dtype,
-            });
+                "uniform bounds must be representable in the tensor's dtype",
+            )
+            .not_representable(ScalarValue::Float(value), dtype));
         }
         return unordered(lo, hi).map_or(Ok(()), Err);
     }
@@ -488,13 +452,13 @@ fn uniform(op: &'static str, low: f64, high: f64, dtype: DType) -> Result<()> {
     if span.is_finite() {
         Ok(())
     } else {
-        Err(GuardError::OutOfRange {
-            op,
-            rule: "the uniform range high - low must be finite",
-            name: "high - low",
-            value: ScalarValue::Float(span),
-            limit: Limit::AtMost(ScalarValue::Float(limit)),
-        })
+        Err(
+            Rule(op, "the uniform range high - low must be finite").out_of_range(
+                "high - low",
+                ScalarValue::Float(span),
+                Limit::AtMost(ScalarValue::Float(limit)),
+            ),
+        )
     }
 }
 
@@ -505,13 +469,11 @@ fn uniform(op: &'static str, low: f64, high: f64, dtype: DType) -> Result<()> {
 /// [`GuardError::OutOfRange`] for `step == 0`.
 pub fn arange_step(op: &'static str, step: usize) -> Result<()> {
     if step == 0 {
-        Err(GuardError::OutOfRange {
-            op,
-            rule: "step must be greater than 0",
-            name: "step",
-            value: step.into(),
-            limit: Limit::AtLeast(1usize.into()),
-        })
+        Err(Rule(op, "step must be greater than 0").out_of_range(
+            "step",
+            step,
+            Limit::AtLeast(1usize.into()),
+        ))
     } else {
         Ok(())
     }
@@ -555,24 +517,8 @@ pub fn cartesian_grid(
     rank_in: usize,
     rank_out: usize,
 ) -> Result<(Vec<usize>, bool)> {
-    if rank_out != rank_in + 1 {
-        return Err(GuardError::RankMismatch {
-            op,
-            rule: "the output rank D2 must be D + 1",
-            expected: rank_in + 1,
-            got: rank_out,
-            shape: dims.to_vec(),
-        });
-    }
-    if dims.len() != rank_in {
-        return Err(GuardError::RankMismatch {
-            op,
-            rule: "the shape's rank must equal D",
-            expected: rank_in,
-            got: dims.len(),
-            shape: dims.to_vec(),
-        });
-    }
+    Rule(op, "the output rank D2 must be D + 1").expect_rank(rank_in + 1, rank_out, dims)?;
+    Rule(op, "the shape's rank must equal D").rank(dims, rank_in)?;
     let mut out = dims.to_vec();
     out.push(rank_in);
     Ok((out, dims.contains(&0)))
@@ -605,13 +551,13 @@ pub fn scalar_read(op: &'static str, dims: &[usize]) -> Result<()> {
     if count == 1 {
         Ok(())
     } else {
-        Err(GuardError::OutOfRange {
-            op,
-            rule: "the tensor must hold exactly one element",
-            name: "elements",
-            value: ScalarValue::UInt(count),
-            limit: Limit::Exactly(ScalarValue::UInt(1)),
-        })
+        Err(
+            Rule(op, "the tensor must hold exactly one element").out_of_range(
+                "elements",
+                ScalarValue::UInt(count),
+                Limit::Exactly(ScalarValue::UInt(1)),
+            ),
+        )
     }
 }
 
@@ -669,22 +615,12 @@ pub fn cast(
 ///
 /// [`GuardError::OutOfRange`] for `num_samples == 0`; [`GuardError::Empty`] for no categories.
 pub fn categorical(op: &'static str, dims: &[usize], num_samples: usize) -> Result<bool> {
-    if num_samples == 0 {
-        return Err(GuardError::OutOfRange {
-            op,
-            rule: "num_samples must be at least 1",
-            name: "num_samples",
-            value: num_samples.into(),
-            limit: Limit::AtLeast(1usize.into()),
-        });
-    }
+    Rule(op, "num_samples must be at least 1").at_least("num_samples", num_samples, 1)?;
     match dims.last() {
-        Some(&0) | None => Err(GuardError::Empty {
-            op,
-            rule: "the last dimension (the categories) must not be empty",
-            shape: dims.to_vec(),
-            dim: dims.len().checked_sub(1),
-        }),
+        Some(&0) | None => Err(
+            Rule(op, "the last dimension (the categories) must not be empty")
+                .empty(dims, dims.len().checked_sub(1)),
+        ),
         Some(_) => Ok(dims.contains(&0)),
     }
 }
@@ -733,11 +669,7 @@ pub fn autodiff_state(op: &'static str, holds: bool, rule: &'static str, got: &s
     if holds {
         Ok(())
     } else {
-        Err(GuardError::InvalidArgument {
-            op,
-            rule,
-            got: got.to_owned(),
-        })
+        Err(Rule(op, rule).invalid(got.to_owned()))
     }
 }
 
@@ -772,11 +704,9 @@ pub fn distributed(
     } else {
         return Ok(());
     };
-    Err(GuardError::InvalidArgument {
-        op,
-        rule,
-        got: format!("autodiff={autodiff}, distributed backend={backend_supported}"),
-    })
+    Err(Rule(op, rule).invalid(format!(
+        "autodiff={autodiff}, distributed backend={backend_supported}"
+    )))
 }
 
 /// `quantize(scheme, qparams)`: whether the scheme has a per-tensor scale must match whether
@@ -896,7 +826,9 @@ mod tests {
 
     type TestResult = std::result::Result<(), Box<dyn std::error::Error>>;
 
-    use super::super::test_support::refused;
+    use super::super::test_support::{bound, ranks, refused};
+    use crate::error::Limit::{AtLeast, Exactly};
+    use crate::error::ScalarValue::UInt;
 
     #[test]
     fn creation_rank_table() -> TestResult {
@@ -1135,15 +1067,7 @@ mod tests {
     #[test]
     fn small_rules() -> TestResult {
         let err = refused("arange_step", arange_step("arange_step", 0))?;
-        assert!(matches!(
-            err,
-            GuardError::OutOfRange {
-                name: "step",
-                value: ScalarValue::UInt(0),
-                limit: Limit::AtLeast(ScalarValue::UInt(1)),
-                ..
-            }
-        ));
+        assert_eq!(bound(&err), Some(("step", UInt(0), AtLeast(UInt(1)))));
         assert!(arange_step("arange_step", 2).is_ok());
 
         assert_eq!(cartesian_grid("g", &[2, 3], 2, 3)?, (vec![2, 3, 2], false));
@@ -1154,35 +1078,13 @@ mod tests {
         assert!(from_data_converts(Kind::Int, q));
         assert!(from_data_converts(Kind::Float, DType::F32));
         let err = refused("cartesian_grid", cartesian_grid("g", &[2, 3], 2, 4))?;
-        assert!(matches!(
-            err,
-            GuardError::RankMismatch {
-                expected: 3,
-                got: 4,
-                ..
-            }
-        ));
+        assert_eq!(ranks(&err), Some((3, 4)));
         let err = refused("cartesian_grid", cartesian_grid("g", &[2], 2, 3))?;
-        assert!(matches!(
-            err,
-            GuardError::RankMismatch {
-                expected: 2,
-                got: 1,
-                ..
-            }
-        ));
+        assert_eq!(ranks(&err), Some((2, 1)));
 
         assert!(scalar_read("into_scalar", &[1, 1]).is_ok());
         let err = refused("scalar_read", scalar_read("into_scalar", &[2]))?;
-        assert!(matches!(
-            err,
-            GuardError::OutOfRange {
-                name: "elements",
-                value: ScalarValue::UInt(2),
-                limit: Limit::Exactly(ScalarValue::UInt(1)),
-                ..
-            }
-        ));
+        assert_eq!(bound(&err), Some(("elements", UInt(2), Exactly(UInt(1)))));
 
         assert!(
             cast(

@@ -18,6 +18,8 @@
 
 use burn::tensor::{BoolStore, DType};
 
+use super::rule::Rule;
+use super::shape::broadcast_dims;
 use crate::check::quirks::Quirks;
 pub use crate::error::ScalarValue;
 use crate::error::{GuardError, Limit, Result};
@@ -225,13 +227,13 @@ pub fn scalar_family(op: &'static str, value: ScalarValue, dtype: &DType) -> Res
 /// ```
 pub fn nonzero_divisor(op: &'static str, value: ScalarValue, dtype: &DType) -> Result<()> {
     if (dtype.is_int() || dtype.is_uint()) && value.is_zero() {
-        Err(GuardError::OutOfRange {
-            op,
-            rule: "an integer tensor cannot be divided by zero",
-            name: "divisor",
-            value,
-            limit: Limit::NonZero,
-        })
+        Err(
+            Rule(op, "an integer tensor cannot be divided by zero").out_of_range(
+                "divisor",
+                value,
+                Limit::NonZero,
+            ),
+        )
     } else {
         Ok(())
     }
@@ -262,16 +264,8 @@ pub fn powi_exponent(op: &'static str, value: ScalarValue, dtype: &DType) -> Res
     } else {
         value.to_i64().is_some()
     };
-    if ok {
-        Ok(())
-    } else {
-        Err(GuardError::NotRepresentable {
-            op,
-            rule: "exponent must be an integer the backend can represent",
-            value,
-            dtype: *dtype,
-        })
-    }
+    Rule(op, "exponent must be an integer the backend can represent")
+        .representable(ok, value, *dtype)
 }
 
 /// Beyond burn: the amount of `bitwise_left_shift_scalar` / `bitwise_right_shift_scalar`
@@ -299,12 +293,12 @@ pub fn shift_amount(op: &'static str, value: ScalarValue, dtype: &DType) -> Resu
         DType::I32 | DType::U32 => 32,
         _ => 64,
     };
-    let err = || GuardError::OutOfRange {
-        op,
-        rule: "shift amount must be in 0..bits of the tensor's dtype",
-        name: "amount",
-        value,
-        limit: Limit::Between(ScalarValue::Int(0), ScalarValue::Int(bits - 1)),
+    let err = || {
+        Rule(op, "shift amount must be in 0..bits of the tensor's dtype").out_of_range(
+            "amount",
+            value,
+            Limit::Between(ScalarValue::Int(0), ScalarValue::Int(bits - 1)),
+        )
     };
     match value.to_i64() {
         Some(n) if (0..bits).contains(&n) => u32::try_from(n).map_err(|_| err()),
@@ -398,30 +392,18 @@ pub fn same_dtype(op: &'static str, lhs: DType, rhs: DType) -> Result<()> {
 /// );
 /// ```
 pub fn cross(op: &'static str, lhs: &[usize], rhs: &[usize], dim: usize) -> Result<Vec<usize>> {
-    let mismatch = |rule: &'static str| GuardError::ShapeMismatch {
-        op,
-        rule,
-        shapes: vec![lhs.to_vec(), rhs.to_vec()],
-    };
-    if lhs.len() != rhs.len() {
-        return Err(mismatch("lhs and rhs must have the same rank"));
-    }
-    if lhs.get(dim) != Some(&3) || rhs.get(dim) != Some(&3) {
-        return Err(mismatch(
-            "cross product needs size 3 along dim on both sides",
-        ));
-    }
-    lhs.iter()
-        .zip(rhs)
-        .map(|(&l, &r)| match (l, r) {
-            _ if l == r => Ok(l),
-            (1, r) => Ok(r),
-            (l, 1) => Ok(l),
-            _ => Err(mismatch(
-                "shapes must be equal or 1 in every dimension other than dim to broadcast",
-            )),
-        })
-        .collect()
+    let shapes: [&[usize]; 2] = [lhs, rhs];
+    Rule(op, "lhs and rhs must have the same rank")
+        .shapes_agree(lhs.len() == rhs.len(), &shapes)?;
+    let size_3 = lhs.get(dim) == Some(&3) && rhs.get(dim) == Some(&3);
+    Rule(op, "cross product needs size 3 along dim on both sides").shapes_agree(size_3, &shapes)?;
+    broadcast_dims(lhs, rhs).ok_or_else(|| {
+        Rule(
+            op,
+            "shapes must be equal or 1 in every dimension other than dim to broadcast",
+        )
+        .shape_mismatch(&shapes)
+    })
 }
 
 /// Beyond burn's checks (the backends panic): no element of an integer divisor tensor
@@ -466,13 +448,13 @@ pub fn int_powi_exponents(op: &'static str, exponents: &[i64], quirks: &Quirks) 
     let negative = exponents.iter().find(|&&e| e < 0);
     match negative {
         Some(&negative) if quirks.int_powi_negative_exponent_panics => {
-            Err(GuardError::OutOfRange {
-                op,
-                rule: "the backend takes integer exponents of 0 or more",
-                name: "exponent",
-                value: ScalarValue::Int(negative),
-                limit: Limit::AtLeast(ScalarValue::Int(0)),
-            })
+            Err(
+                Rule(op, "the backend takes integer exponents of 0 or more").out_of_range(
+                    "exponent",
+                    ScalarValue::Int(negative),
+                    Limit::AtLeast(ScalarValue::Int(0)),
+                ),
+            )
         }
         _ => Ok(()),
     }
@@ -527,10 +509,12 @@ pub fn mask_where(
     mask: &[usize],
     value: &[usize],
 ) -> Result<Vec<usize>> {
-    let mismatch = || GuardError::ShapeMismatch {
-        op,
-        rule: "the tensor, the mask and the value must broadcast together",
-        shapes: vec![tensor.to_vec(), mask.to_vec(), value.to_vec()],
+    let mismatch = || {
+        Rule(
+            op,
+            "the tensor, the mask and the value must broadcast together",
+        )
+        .shape_mismatch(&[tensor, mask, value])
     };
     let out = super::broadcast(op, tensor, mask).map_err(|_| mismatch())?;
     super::broadcast(op, &out, value).map_err(|_| mismatch())
@@ -539,8 +523,18 @@ pub fn mask_where(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check::test_support::shape_rule;
 
     type TestResult = std::result::Result<(), Box<dyn std::error::Error>>;
+
+    /// The failure of a table row whose outcome is not the one it expects.
+    fn unexpected(
+        case: String,
+        want: impl std::fmt::Debug,
+        have: impl std::fmt::Debug,
+    ) -> TestResult {
+        Err(format!("{case}: expected {want:?}, got {have:?}").into())
+    }
 
     const NAN: f64 = f64::NAN;
 
@@ -601,11 +595,7 @@ mod tests {
                         "{value} {dtype:?}: {err:?}"
                     );
                 }
-                (want, have) => {
-                    return Err(
-                        format!("{value} {dtype:?}: expected {want:?}, got {have:?}").into(),
-                    );
-                }
+                (want, have) => return unexpected(format!("{value} {dtype:?}"), want, have),
             }
         }
         Ok(())
@@ -696,11 +686,7 @@ mod tests {
                         "{err:?}"
                     );
                 }
-                (want, have) => {
-                    return Err(
-                        format!("{value} {dtype:?}: expected {want:?}, got {have:?}").into(),
-                    );
-                }
+                (want, have) => return unexpected(format!("{value} {dtype:?}"), want, have),
             }
         }
         Ok(())
@@ -742,20 +728,9 @@ mod tests {
             match (expected, got) {
                 (Ok(want), Ok(have)) => assert_eq!(want, have),
                 (Err(want), Err(err)) => {
-                    assert!(
-                        matches!(
-                            &err,
-                            GuardError::ShapeMismatch { rule, shapes, .. }
-                                if *rule == want && shapes == &[lhs.to_vec(), rhs.to_vec()]
-                        ),
-                        "{err:?}"
-                    );
+                    assert_eq!(shape_rule(&err, &[lhs, rhs]), Some(want), "{err:?}");
                 }
-                (want, have) => {
-                    return Err(
-                        format!("{lhs:?} {rhs:?} {dim}: expected {want:?}, got {have:?}").into(),
-                    );
-                }
+                (want, have) => return unexpected(format!("{lhs:?} {rhs:?} {dim}"), want, have),
             }
         }
         Ok(())

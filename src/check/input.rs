@@ -6,6 +6,7 @@ use std::ops::RangeInclusive;
 
 use burn::tensor::DType;
 
+use super::rule::Rule;
 use crate::error::{GuardError, Limit, Result, ScalarValue};
 
 /// Refuses values of which `count` of `total` are NaN or ±inf.
@@ -42,13 +43,13 @@ pub fn rank(op: &'static str, shape: &[usize], expected: usize) -> Result<()> {
     if shape.len() == expected {
         return Ok(());
     }
-    Err(GuardError::RankMismatch {
-        op,
-        rule: "the input must have the rank the spec declares",
-        expected,
-        got: shape.len(),
-        shape: shape.to_vec(),
-    })
+    Err(
+        Rule(op, "the input must have the rank the spec declares").rank_mismatch(
+            expected,
+            shape.len(),
+            shape,
+        ),
+    )
 }
 
 /// Refuses a dimension `dim` of `shape` whose size is outside `bounds` (a missing dimension

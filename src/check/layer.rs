@@ -4,7 +4,10 @@
 
 use burn::nn::Initializer;
 
-use crate::error::{GuardError, Limit, Result};
+use super::rule::Rule;
+#[cfg(doc)]
+use crate::error::GuardError;
+use crate::error::{Limit, Result};
 
 /// A probability in `[0, 1)`, finite: burn's `DropoutConfig::init` panics otherwise.
 ///
@@ -27,13 +30,7 @@ pub fn probability(op: &'static str, name: &'static str, value: f64) -> Result<(
     } else {
         return Ok(());
     };
-    Err(GuardError::OutOfRange {
-        op,
-        rule: "a probability must be finite and in [0, 1)",
-        name,
-        value: value.into(),
-        limit,
-    })
+    Err(Rule(op, "a probability must be finite and in [0, 1)").out_of_range(name, value, limit))
 }
 
 /// One parameter a config's `init` draws with `initializer`, given the fans burn-nn passes
@@ -80,9 +77,11 @@ pub fn initializer_fans(
     if usable {
         return Ok(());
     }
-    Err(GuardError::InvalidArgument {
+    Err(Rule(
         op,
-        rule: "the initializer needs a non-zero fan that burn-nn passes for this parameter",
-        got: format!("{name}: initializer={initializer:?}, fan_in={fan_in:?}, fan_out={fan_out:?}"),
-    })
+        "the initializer needs a non-zero fan that burn-nn passes for this parameter",
+    )
+    .invalid(format!(
+        "{name}: initializer={initializer:?}, fan_in={fan_in:?}, fan_out={fan_out:?}"
+    )))
 }

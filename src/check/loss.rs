@@ -3,6 +3,7 @@
 //! `init` asserts). Class ids and lengths are values: the twins read them (see
 //! [`value_reads`](crate::value_reads)) and hand them to [`class_ids`] and [`ctc_lengths`].
 
+use super::rule::Rule;
 use crate::check::shape;
 use crate::error::{GuardError, Limit, Result};
 
@@ -11,11 +12,7 @@ fn exact(op: &'static str, rule: &'static str, got: &[usize], expected: &[usize]
     if got == expected {
         Ok(())
     } else {
-        Err(GuardError::ShapeMismatch {
-            op,
-            rule,
-            shapes: vec![got.to_vec(), expected.to_vec()],
-        })
+        Err(Rule(op, rule).shape_mismatch(&[got, expected]))
     }
 }
 
@@ -26,13 +23,7 @@ fn out_of_range(
     value: f64,
     limit: Limit,
 ) -> GuardError {
-    GuardError::OutOfRange {
-        op,
-        rule,
-        name,
-        value: value.into(),
-        limit,
-    }
+    Rule(op, rule).out_of_range(name, value, limit)
 }
 
 /// `ctc_loss(log_probs [T, N, C], targets [N, S], input_lengths [N], target_lengths [N],
@@ -58,23 +49,11 @@ pub fn ctc(
     target_lengths: &[usize],
     blank: usize,
 ) -> Result<()> {
-    let &[time, batch, classes] = log_probs else {
-        return Err(GuardError::RankMismatch {
-            op,
-            rule: "log_probs must be [T, N, C]",
-            expected: 3,
-            got: log_probs.len(),
-            shape: log_probs.to_vec(),
-        });
-    };
+    let [time, batch, classes] = Rule(op, "log_probs must be [T, N, C]").dims(log_probs)?;
     const BATCH: &str =
         "targets [N, S], input_lengths [N] and target_lengths [N] must share log_probs' batch N";
     if targets.first() != Some(&batch) {
-        return Err(GuardError::ShapeMismatch {
-            op,
-            rule: BATCH,
-            shapes: vec![log_probs.to_vec(), targets.to_vec()],
-        });
+        return Err(Rule(op, BATCH).shape_mismatch(&[log_probs, targets]));
     }
     exact(op, BATCH, input_lengths, &[batch])?;
     exact(op, BATCH, target_lengths, &[batch])?;
@@ -88,12 +67,7 @@ pub fn ctc(
         ));
     }
     if time == 0 {
-        return Err(GuardError::Empty {
-            op,
-            rule: "log_probs needs at least one time step",
-            shape: log_probs.to_vec(),
-            dim: Some(0),
-        });
+        return Err(Rule(op, "log_probs needs at least one time step").empty(log_probs, Some(0)));
     }
     Ok(())
 }
@@ -193,15 +167,8 @@ pub fn rnnt(
     target_lengths: &[usize],
     blank: Option<usize>,
 ) -> Result<()> {
-    let &[batch, time, labels_plus_one, vocab] = logits else {
-        return Err(GuardError::RankMismatch {
-            op,
-            rule: "logits must be [B, T, U + 1, V]",
-            expected: 4,
-            got: logits.len(),
-            shape: logits.to_vec(),
-        });
-    };
+    let [batch, time, labels_plus_one, vocab] =
+        Rule(op, "logits must be [B, T, U + 1, V]").dims(logits)?;
     if let Some(blank) = blank
         && blank >= vocab
     {
@@ -217,12 +184,11 @@ pub fn rnnt(
     if labels == 0 {
         // Flex's gather over the empty label slice panics; burn's own `U = (U + 1) - 1`
         // underflows at U + 1 = 0.
-        return Err(GuardError::Empty {
+        return Err(Rule(
             op,
-            rule: "logits' label axis (U + 1) needs at least two positions (U >= 1)",
-            shape: logits.to_vec(),
-            dim: Some(2),
-        });
+            "logits' label axis (U + 1) needs at least two positions (U >= 1)",
+        )
+        .empty(logits, Some(2)));
     }
     exact(
         op,
@@ -234,12 +200,7 @@ pub fn rnnt(
     exact(op, LENGTHS, logit_lengths, &[batch])?;
     exact(op, LENGTHS, target_lengths, &[batch])?;
     if time == 0 {
-        return Err(GuardError::Empty {
-            op,
-            rule: "logits need at least one time step",
-            shape: logits.to_vec(),
-            dim: Some(1),
-        });
+        return Err(Rule(op, "logits need at least one time step").empty(logits, Some(1)));
     }
     Ok(())
 }
@@ -369,15 +330,11 @@ pub fn class_ids(op: &'static str, ids: &[i64], classes: usize, dim: usize) -> R
 /// ```
 pub fn class_targets(op: &'static str, scores: &[usize], targets: &[usize]) -> Result<()> {
     let batch = scores.first().copied().unwrap_or(0);
-    if targets == [batch] {
-        Ok(())
-    } else {
-        Err(GuardError::ShapeMismatch {
-            op,
-            rule: "targets must be [batch], the batch of the [batch, classes] scores",
-            shapes: vec![scores.to_vec(), targets.to_vec()],
-        })
-    }
+    Rule(
+        op,
+        "targets must be [batch], the batch of the [batch, classes] scores",
+    )
+    .shapes_agree(targets == [batch], &[scores, targets])
 }
 
 /// `CrossEntropyLoss` on logits: burn's `log_softmax` over the class axis reduces it (a max
@@ -394,12 +351,7 @@ pub fn class_targets(op: &'static str, scores: &[usize], targets: &[usize]) -> R
 /// ```
 pub fn class_axis(op: &'static str, logits: &[usize]) -> Result<()> {
     if logits.get(1) == Some(&0) {
-        Err(GuardError::Empty {
-            op,
-            rule: "log_softmax needs a non-empty class axis",
-            shape: logits.to_vec(),
-            dim: Some(1),
-        })
+        Err(Rule(op, "log_softmax needs a non-empty class axis").empty(logits, Some(1)))
     } else {
         Ok(())
     }
@@ -488,15 +440,11 @@ pub fn elementwise(op: &'static str, operands: &[&[usize]]) -> Result<Vec<usize>
 pub fn broadcasts_to(op: &'static str, input: &[usize], target: &[usize]) -> Result<()> {
     let fits =
         input.len() == target.len() && input.iter().zip(target).all(|(&i, &t)| i == t || i == 1);
-    if fits {
-        Ok(())
-    } else {
-        Err(GuardError::ShapeMismatch {
-            op,
-            rule: "the input must broadcast to the target's shape (the selection mask's shape)",
-            shapes: vec![input.to_vec(), target.to_vec()],
-        })
-    }
+    Rule(
+        op,
+        "the input must broadcast to the target's shape (the selection mask's shape)",
+    )
+    .shapes_agree(fits, &[input, target])
 }
 
 /// A tensor that burn `expand`s a parameter to (`BinaryCrossEntropyLoss`'s weights):
@@ -513,12 +461,10 @@ pub fn broadcasts_to(op: &'static str, input: &[usize], target: &[usize]) -> Res
 /// ```
 pub fn expand_target(op: &'static str, shape: &[usize]) -> Result<()> {
     match shape.iter().position(|&size| size == 0) {
-        Some(dim) => Err(GuardError::Empty {
-            op,
-            rule: "weights cannot be expanded to a shape with a zero size",
-            shape: shape.to_vec(),
-            dim: Some(dim),
-        }),
+        Some(dim) => Err(
+            Rule(op, "weights cannot be expanded to a shape with a zero size")
+                .empty(shape, Some(dim)),
+        ),
         None => Ok(()),
     }
 }
@@ -538,11 +484,8 @@ pub fn expand_target(op: &'static str, shape: &[usize]) -> Result<()> {
 /// ```
 pub fn reduction(op: &'static str, reduction: &burn::nn::loss::Reduction) -> Result<()> {
     if matches!(reduction, burn::nn::loss::Reduction::BatchMean) {
-        Err(GuardError::InvalidArgument {
-            op,
-            rule: "this loss reduces with Mean, Sum or Auto only",
-            got: "reduction=BatchMean".to_owned(),
-        })
+        Err(Rule(op, "this loss reduces with Mean, Sum or Auto only")
+            .invalid("reduction=BatchMean".to_owned()))
     } else {
         Ok(())
     }

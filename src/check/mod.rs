@@ -34,6 +34,7 @@ pub mod quant;
 pub mod quirks;
 pub mod reduce;
 pub mod rnn;
+pub(crate) mod rule;
 pub mod shape;
 pub mod support;
 pub mod view;
@@ -45,7 +46,7 @@ pub use shape::{broadcast, cat, dim, indices, matmul, narrow, same_device, stack
 /// What the check modules' unit tests share.
 #[cfg(test)]
 mod test_support {
-    use crate::error::{GuardError, Result};
+    use crate::error::{GuardError, Limit, Result, ScalarValue};
 
     /// The error of `result`, or a test failure naming `what`.
     pub(super) fn refused<T: std::fmt::Debug>(
@@ -55,6 +56,37 @@ mod test_support {
         match result {
             Err(err) => Ok(err),
             Ok(value) => Err(format!("{what}: expected an error, got {value:?}")),
+        }
+    }
+
+    /// The `(name, value, limit)` of a [`GuardError::OutOfRange`], `None` for another error.
+    pub(super) fn bound(err: &GuardError) -> Option<(&'static str, ScalarValue, Limit)> {
+        match err {
+            GuardError::OutOfRange {
+                name, value, limit, ..
+            } => Some((name, *value, *limit)),
+            _ => None,
+        }
+    }
+
+    /// The rule of a [`GuardError::ShapeMismatch`] with exactly these shapes, `None` otherwise.
+    pub(super) fn shape_rule(err: &GuardError, expected: &[&[usize]]) -> Option<&'static str> {
+        match err {
+            GuardError::ShapeMismatch { rule, shapes, .. }
+                if shapes.len() == expected.len()
+                    && shapes.iter().zip(expected).all(|(a, b)| a == b) =>
+            {
+                Some(rule)
+            }
+            _ => None,
+        }
+    }
+
+    /// The `(expected, got)` ranks of a [`GuardError::RankMismatch`], `None` for another error.
+    pub(super) fn ranks(err: &GuardError) -> Option<(usize, usize)> {
+        match err {
+            GuardError::RankMismatch { expected, got, .. } => Some((*expected, *got)),
+            _ => None,
         }
     }
 }

@@ -10,9 +10,10 @@ use burn::tensor::ops::{
     ConvOptions, ConvTransposeOptions, DeformConvOptions, InterpolateMode, InterpolateOptions,
 };
 
+use super::rule::Rule;
 use crate::check::quirks::Quirks;
 use crate::check::shape;
-use crate::error::{GuardError, Limit, Result};
+use crate::error::{GuardError, Result};
 
 /// `glu(tensor, dim)`: `dim` in `-D..D` (`unwrap_dim_index`) and an even size along it
 /// (`assert!` in `activation::glu`). Returns the resolved dim and the output shape (the size
@@ -32,11 +33,8 @@ pub fn glu(op: &'static str, shape: &[usize], dim: isize) -> Result<(usize, Vec<
     let dim = shape::dim(op, dim, shape.len())?;
     let size = shape.get(dim).copied().unwrap_or(0);
     if size % 2 != 0 {
-        return Err(GuardError::InvalidArgument {
-            op,
-            rule: "the size along dim must be even",
-            got: format!("size={size} (dim {dim}, shape {shape:?})"),
-        });
+        return Err(Rule(op, "the size along dim must be even")
+            .invalid(format!("size={size} (dim {dim}, shape {shape:?})")));
     }
     let mut out = shape.to_vec();
     if let Some(slot) = out.get_mut(dim) {
@@ -62,11 +60,7 @@ pub fn glu(op: &'static str, shape: &[usize], dim: isize) -> Result<(usize, Vec<
 /// ```
 pub fn prelu(op: &'static str, shape: &[usize], alpha: &[usize]) -> Result<()> {
     let weights = alpha.first().copied().unwrap_or(0);
-    let mismatch = |rule| GuardError::ShapeMismatch {
-        op,
-        rule,
-        shapes: vec![shape.to_vec(), alpha.to_vec()],
-    };
+    let mismatch = |rule| Rule(op, rule).shape_mismatch(&[shape, alpha]);
     if weights == 1 {
         return Ok(());
     }
@@ -192,15 +186,7 @@ pub(crate) fn linear_features(
     weight: &[usize],
     bias: Option<&[usize]>,
 ) -> Result<LinearFeatures> {
-    let &[d_input, d_output] = weight else {
-        return Err(GuardError::RankMismatch {
-            op,
-            rule: "weight must be [d_input, d_output]",
-            expected: 2,
-            got: weight.len(),
-            shape: weight.to_vec(),
-        });
-    };
+    let [d_input, d_output] = Rule(op, "weight must be [d_input, d_output]").dims(weight)?;
     let Some((&last, leading)) = input.split_last() else {
         return Err(GuardError::RankMismatch {
             op,
@@ -210,48 +196,37 @@ pub(crate) fn linear_features(
             shape: Vec::new(),
         });
     };
-    if last != d_input {
-        return Err(GuardError::ShapeMismatch {
-            op,
-            rule: "input's last dimension must equal weight's first (weight is [d_input, d_output])",
-            shapes: vec![input.to_vec(), weight.to_vec()],
-        });
-    }
+    Rule(
+        op,
+        "input's last dimension must equal weight's first (weight is [d_input, d_output])",
+    )
+    .shapes_agree(last == d_input, &[input, weight])?;
     match bias {
         None => {}
         Some(&[d]) if d == d_output => {}
         Some(bias @ &[_]) => {
-            return Err(GuardError::ShapeMismatch {
-                op,
-                rule: "bias must be [d_output], weight's second dimension",
-                shapes: vec![weight.to_vec(), bias.to_vec()],
-            });
+            return Err(
+                Rule(op, "bias must be [d_output], weight's second dimension")
+                    .shape_mismatch(&[weight, bias]),
+            );
         }
         Some(bias) => {
-            return Err(GuardError::RankMismatch {
-                op,
-                rule: "bias must be [d_output]",
-                expected: 1,
-                got: bias.len(),
-                shape: bias.to_vec(),
-            });
+            return Err(Rule(op, "bias must be [d_output]").rank_mismatch(1, bias.len(), bias));
         }
     }
     if leading.is_empty() && d_input == 0 {
-        return Err(GuardError::Empty {
+        return Err(Rule(
             op,
-            rule: "a rank-1 input must not be empty (burn's unsqueeze panics on a zero-sized dim)",
-            shape: input.to_vec(),
-            dim: Some(0),
-        });
+            "a rank-1 input must not be empty (burn's unsqueeze panics on a zero-sized dim)",
+        )
+        .empty(input, Some(0)));
     }
     let rows = leading
         .iter()
         .try_fold(1usize, |acc, d| acc.checked_mul(*d))
-        .ok_or_else(|| GuardError::InvalidArgument {
-            op,
-            rule: "the input's element count must fit in usize",
-            got: format!("shape={input:?}"),
+        .ok_or_else(|| {
+            Rule(op, "the input's element count must fit in usize")
+                .invalid(format!("shape={input:?}"))
         })?;
     Ok(LinearFeatures {
         rows,
@@ -283,15 +258,19 @@ pub fn linear_backward(
     output_grad: &[usize],
 ) -> Result<LinearShapes> {
     let shapes = linear(op, x, weight, None)?;
-    if output_grad != shapes.output.as_slice() {
-        return Err(GuardError::ShapeMismatch {
-            op,
-            rule: "output_grad must be [..., d_output] with the input's leading dimensions",
-            shapes: vec![x.to_vec(), weight.to_vec(), output_grad.to_vec()],
-        });
-    }
+    Rule(
+        op,
+        "output_grad must be [..., d_output] with the input's leading dimensions",
+    )
+    .shapes_agree(
+        output_grad == shapes.output.as_slice(),
+        &[x, weight, output_grad],
+    )?;
     Ok(shapes)
 }
+
+/// Parameters by name, each with its shape (`("gamma", [channels])`).
+type NamedShapes = [(&'static str, Vec<usize>)];
 
 /// `batch_norm` and `batch_norm_train`: input rank ≥ 2 and every parameter of shape
 /// `[channels]` with `channels = input[1]` (the `assert!`s of `module::batch_norm`). `params`
@@ -309,20 +288,8 @@ pub fn linear_backward(
 /// let params = [("gamma", vec![3]), ("beta", vec![4])];
 /// assert!(module::batch_norm("batch_norm", &[2, 3, 4], &params).is_err());
 /// ```
-pub fn batch_norm(
-    op: &'static str,
-    input: &[usize],
-    params: &[(&'static str, Vec<usize>)],
-) -> Result<usize> {
-    let Some(&channels) = input.get(1) else {
-        return Err(GuardError::RankMismatch {
-            op,
-            rule: "batch norm requires an input rank of at least 2",
-            expected: 2,
-            got: input.len(),
-            shape: input.to_vec(),
-        });
-    };
+pub fn batch_norm(op: &'static str, input: &[usize], params: &NamedShapes) -> Result<usize> {
+    let channels = Rule(op, "batch norm requires an input rank of at least 2").dim(input, 1)?;
     for (name, shape) in params {
         if shape.as_slice() != [channels] {
             let rule = match *name {
@@ -332,11 +299,7 @@ pub fn batch_norm(
                 "variance" => "variance must have shape [channels]",
                 _ => "parameters must have shape [channels]",
             };
-            return Err(GuardError::ShapeMismatch {
-                op,
-                rule,
-                shapes: vec![input.to_vec(), shape.clone()],
-            });
+            return Err(Rule(op, rule).shape_mismatch(&[input, shape]));
         }
     }
     Ok(channels)
@@ -356,34 +319,32 @@ pub fn batch_norm(
 /// assert!(module::batch_norm_train("batch_norm_train", &[2, 3, 4], &params).is_ok());
 /// assert!(module::batch_norm_train("batch_norm_train", &[0, 3, 4], &params).is_err());
 /// ```
-pub fn batch_norm_train(
-    op: &'static str,
-    input: &[usize],
-    params: &[(&'static str, Vec<usize>)],
-) -> Result<usize> {
+pub fn batch_norm_train(op: &'static str, input: &[usize], params: &NamedShapes) -> Result<usize> {
     let channels = batch_norm(op, input, params)?;
-    if input.contains(&0) {
-        return Err(GuardError::Empty {
-            op,
-            rule: "batch statistics need a non-empty input",
-            shape: input.to_vec(),
-            dim: None,
-        });
-    }
+    Rule(op, "batch statistics need a non-empty input").nonempty(input)?;
     Ok(channels)
 }
 
-fn nonzero(op: &'static str, name: &'static str, values: &[usize]) -> Result<()> {
-    if values.contains(&0) {
-        return Err(GuardError::OutOfRange {
-            op,
-            rule: "stride, dilation and groups must be non-zero",
-            name,
-            value: 0usize.into(),
-            limit: Limit::AtLeast(1usize.into()),
-        });
-    }
-    Ok(())
+/// Strides, dilations and group counts non-zero, checked in that order.
+fn nonzero_options(
+    op: &'static str,
+    stride: &[usize],
+    dilation: &[usize],
+    groups: &[usize],
+) -> Result<()> {
+    let rule = Rule(op, "stride, dilation and groups must be non-zero");
+    rule.nonzero_sizes("stride", stride)?;
+    rule.nonzero_sizes("dilation", dilation)?;
+    rule.nonzero_sizes("groups", groups)
+}
+
+/// The refusal of an input or weight whose rank is not the convolution's.
+fn conv_ranks(op: &'static str, x: &[usize], weight: &[usize]) -> GuardError {
+    Rule(
+        op,
+        "input and weight must have the rank the convolution needs",
+    )
+    .shape_mismatch(&[x, weight])
 }
 
 /// Output size of one spatial dim of a convolution, `None` when the kernel's extent exceeds
@@ -422,19 +383,9 @@ fn conv_spatial(
             padding.get(i),
             dilation.get(i),
         ) else {
-            return Err(GuardError::ShapeMismatch {
-                op,
-                rule: "input and weight must have the rank the convolution needs",
-                shapes: vec![x.to_vec(), weight.to_vec()],
-            });
+            return Err(conv_ranks(op, x, weight));
         };
-        if kernel == 0 {
-            return Err(GuardError::ShapeMismatch {
-                op,
-                rule: "kernel sizes must be non-zero",
-                shapes: vec![x.to_vec(), weight.to_vec()],
-            });
-        }
+        Rule(op, "kernel sizes must be non-zero").shapes_agree(kernel != 0, &[x, weight])?;
         match conv_out(size, kernel, s, p, d) {
             Some(o) => out.push(o),
             None => {
@@ -483,36 +434,27 @@ pub fn conv<const N: usize>(
     let (Some(&batch), Some(&channels), Some(&c_out), Some(&c_in_group)) =
         (x.first(), x.get(1), weight.first(), weight.get(1))
     else {
-        return Err(GuardError::ShapeMismatch {
-            op,
-            rule: "input and weight must have the rank the convolution needs",
-            shapes: vec![x.to_vec(), weight.to_vec()],
-        });
+        return Err(conv_ranks(op, x, weight));
     };
     // burn's own check (TensorCheck::conv); an overflowing product panics in debug builds.
-    if c_in_group.checked_mul(options.groups) != Some(channels) {
-        return Err(GuardError::ShapeMismatch {
-            op,
-            rule: "input channels must equal weight input channels times groups",
-            shapes: vec![x.to_vec(), weight.to_vec()],
-        });
-    }
+    Rule(
+        op,
+        "input channels must equal weight input channels times groups",
+    )
+    .shapes_agree(
+        c_in_group.checked_mul(options.groups) == Some(channels),
+        &[x, weight],
+    )?;
     if symmetric_only && options.is_asymmetric() {
-        return Err(GuardError::InvalidArgument {
-            op,
-            rule: "asymmetric padding is not supported for conv3d",
-            got: format!("padding={:?}", options.padding),
-        });
+        return Err(Rule(op, "asymmetric padding is not supported for conv3d")
+            .invalid(format!("padding={:?}", options.padding)));
     }
-    nonzero(op, "stride", &options.stride)?;
-    nonzero(op, "dilation", &options.dilation)?;
-    nonzero(op, "groups", &[options.groups])?;
+    nonzero_options(op, &options.stride, &options.dilation, &[options.groups])?;
     if c_out % options.groups != 0 {
-        return Err(GuardError::InvalidArgument {
-            op,
-            rule: "weight output channels must be divisible by groups",
-            got: format!("out_channels={c_out}, groups={}", options.groups),
-        });
+        return Err(
+            Rule(op, "weight output channels must be divisible by groups")
+                .invalid(format!("out_channels={c_out}, groups={}", options.groups)),
+        );
     }
     conv_bias(op, weight, bias, c_out)?;
     let spatial = conv_spatial(
@@ -535,11 +477,10 @@ fn conv_bias(
     c_out: usize,
 ) -> Result<()> {
     match bias {
-        Some(bias) if bias != [c_out] => Err(GuardError::ShapeMismatch {
-            op,
-            rule: "bias must have one entry per output channel",
-            shapes: vec![weight.to_vec(), bias.to_vec()],
-        }),
+        Some(bias) if bias != [c_out] => {
+            Err(Rule(op, "bias must have one entry per output channel")
+                .shape_mismatch(&[weight, bias]))
+        }
         _ => Ok(()),
     }
 }
@@ -575,35 +516,20 @@ pub fn conv_transpose<const N: usize>(
     let (Some(&batch), Some(&channels), Some(&c_in), Some(&c_out_group)) =
         (x.first(), x.get(1), weight.first(), weight.get(1))
     else {
-        return Err(GuardError::ShapeMismatch {
-            op,
-            rule: "input and weight must have the rank the convolution needs",
-            shapes: vec![x.to_vec(), weight.to_vec()],
-        });
+        return Err(conv_ranks(op, x, weight));
     };
-    if channels != c_in {
-        return Err(GuardError::ShapeMismatch {
-            op,
-            rule: "input channels must equal weight input channels",
-            shapes: vec![x.to_vec(), weight.to_vec()],
-        });
-    }
-    nonzero(op, "stride", &options.stride)?;
-    nonzero(op, "dilation", &options.dilation)?;
-    nonzero(op, "groups", &[options.groups])?;
+    Rule(op, "input channels must equal weight input channels")
+        .shapes_agree(channels == c_in, &[x, weight])?;
+    nonzero_options(op, &options.stride, &options.dilation, &[options.groups])?;
     if c_in % options.groups != 0 {
-        return Err(GuardError::InvalidArgument {
-            op,
-            rule: "weight input channels must be divisible by groups",
-            got: format!("in_channels={c_in}, groups={}", options.groups),
-        });
+        return Err(
+            Rule(op, "weight input channels must be divisible by groups")
+                .invalid(format!("in_channels={c_in}, groups={}", options.groups)),
+        );
     }
     let Some(c_out) = c_out_group.checked_mul(options.groups) else {
-        return Err(GuardError::InvalidArgument {
-            op,
-            rule: "output channels overflow",
-            got: format!("weight={weight:?}, groups={}", options.groups),
-        });
+        return Err(Rule(op, "output channels overflow")
+            .invalid(format!("weight={weight:?}, groups={}", options.groups)));
     };
     conv_bias(op, weight, bias, c_out)?;
     let mut out = vec![batch, c_out];
@@ -616,19 +542,9 @@ pub fn conv_transpose<const N: usize>(
             options.padding_out.get(i),
             options.dilation.get(i),
         ) else {
-            return Err(GuardError::ShapeMismatch {
-                op,
-                rule: "input and weight must have the rank the convolution needs",
-                shapes: vec![x.to_vec(), weight.to_vec()],
-            });
+            return Err(conv_ranks(op, x, weight));
         };
-        if kernel == 0 {
-            return Err(GuardError::ShapeMismatch {
-                op,
-                rule: "kernel sizes must be non-zero",
-                shapes: vec![x.to_vec(), weight.to_vec()],
-            });
-        }
+        Rule(op, "kernel sizes must be non-zero").shapes_agree(kernel != 0, &[x, weight])?;
         let size_out = size
             .checked_sub(1)
             .and_then(|v| v.checked_mul(s))
@@ -677,26 +593,18 @@ pub fn deform_conv2d(
     let (Some(&batch), Some(&channels), Some(&c_out), Some(&c_in_group)) =
         (x.first(), x.get(1), weight.first(), weight.get(1))
     else {
-        return Err(GuardError::ShapeMismatch {
-            op,
-            rule: "input and weight must have rank 4",
-            shapes: vec![x.to_vec(), weight.to_vec()],
-        });
+        return Err(Rule(op, "input and weight must have rank 4").shape_mismatch(&[x, weight]));
     };
-    if c_in_group.checked_mul(options.weight_groups) != Some(channels) {
-        return Err(GuardError::ShapeMismatch {
-            op,
-            rule: "input channels must equal weight input channels times groups",
-            shapes: vec![x.to_vec(), weight.to_vec()],
-        });
-    }
-    nonzero(op, "stride", &options.stride)?;
-    nonzero(op, "dilation", &options.dilation)?;
-    nonzero(
+    Rule(
         op,
-        "groups",
-        &[options.weight_groups, options.offset_groups],
+        "input channels must equal weight input channels times groups",
+    )
+    .shapes_agree(
+        c_in_group.checked_mul(options.weight_groups) == Some(channels),
+        &[x, weight],
     )?;
+    let groups = [options.weight_groups, options.offset_groups];
+    nonzero_options(op, &options.stride, &options.dilation, &groups)?;
     if c_out % options.weight_groups != 0 || channels % options.offset_groups != 0 {
         return Err(GuardError::InvalidArgument {
             op,
@@ -715,11 +623,7 @@ pub fn deform_conv2d(
         .map(|k| k.iter().product::<usize>())
         .unwrap_or(0);
     let (Some(&out_h), Some(&out_w)) = (spatial.first(), spatial.get(1)) else {
-        return Err(GuardError::ShapeMismatch {
-            op,
-            rule: "input and weight must have rank 4",
-            shapes: vec![x.to_vec(), weight.to_vec()],
-        });
+        return Err(Rule(op, "input and weight must have rank 4").shape_mismatch(&[x, weight]));
     };
     let expected_offset = [
         batch,
@@ -727,13 +631,11 @@ pub fn deform_conv2d(
         out_h,
         out_w,
     ];
-    if offset != expected_offset {
-        return Err(GuardError::ShapeMismatch {
-            op,
-            rule: "offset must have shape [batch, 2 * offset_groups * kernel_h * kernel_w, out_h, out_w]",
-            shapes: vec![offset.to_vec(), expected_offset.to_vec()],
-        });
-    }
+    Rule(
+        op,
+        "offset must have shape [batch, 2 * offset_groups * kernel_h * kernel_w, out_h, out_w]",
+    )
+    .same_shape(offset, &expected_offset)?;
     if let Some(mask) = mask {
         let expected_mask = [
             batch,
@@ -741,13 +643,11 @@ pub fn deform_conv2d(
             out_h,
             out_w,
         ];
-        if mask != expected_mask {
-            return Err(GuardError::ShapeMismatch {
-                op,
-                rule: "mask must have shape [batch, offset_groups * kernel_h * kernel_w, out_h, out_w]",
-                shapes: vec![mask.to_vec(), expected_mask.to_vec()],
-            });
-        }
+        Rule(
+            op,
+            "mask must have shape [batch, offset_groups * kernel_h * kernel_w, out_h, out_w]",
+        )
+        .same_shape(mask, &expected_mask)?;
     }
     Ok(vec![batch, c_out, out_h, out_w])
 }
@@ -778,13 +678,7 @@ pub fn interpolate(
     options: &InterpolateOptions,
 ) -> Result<[usize; 2]> {
     let (Some(&h), Some(&w)) = (x.get(2), x.get(3)) else {
-        return Err(GuardError::RankMismatch {
-            op,
-            rule: "interpolate needs a rank-4 input",
-            expected: 4,
-            got: x.len(),
-            shape: x.to_vec(),
-        });
+        return Err(Rule(op, "interpolate needs a rank-4 input").rank_mismatch(4, x.len(), x));
     };
     let size = match (options.output_size, options.scale_factor) {
         (Some(size), None) => size,
@@ -793,18 +687,12 @@ pub fn interpolate(
             for ((slot, input), factor) in size.iter_mut().zip([h, w]).zip(scale) {
                 let scaled = input as f64 * f64::from(factor);
                 if scaled > usize::MAX as f64 {
-                    return Err(GuardError::InvalidArgument {
-                        op,
-                        rule: "the scaled size must fit in usize",
-                        got: format!("scale_factor={scale:?}, input={x:?}"),
-                    });
+                    return Err(Rule(op, "the scaled size must fit in usize")
+                        .invalid(format!("scale_factor={scale:?}, input={x:?}")));
                 }
                 if !factor.is_finite() || factor <= 0.0 {
-                    return Err(GuardError::InvalidArgument {
-                        op,
-                        rule: "scale factors must be finite and positive",
-                        got: format!("scale_factor={scale:?}"),
-                    });
+                    return Err(Rule(op, "scale factors must be finite and positive")
+                        .invalid(format!("scale_factor={scale:?}")));
                 }
                 // The saturating float-to-int cast burn uses.
                 *slot = scaled as usize;
@@ -812,27 +700,20 @@ pub fn interpolate(
             size
         }
         (Some(size), Some(scale)) => {
-            return Err(GuardError::InvalidArgument {
+            return Err(Rule(
                 op,
-                rule: "options must set only one of output_size or scale_factor",
-                got: format!("output_size={size:?}, scale_factor={scale:?}"),
-            });
+                "options must set only one of output_size or scale_factor",
+            )
+            .invalid(format!("output_size={size:?}, scale_factor={scale:?}")));
         }
         (None, None) => {
-            return Err(GuardError::InvalidArgument {
-                op,
-                rule: "options must set output_size or scale_factor",
-                got: "output_size=None, scale_factor=None".into(),
-            });
+            return Err(Rule(op, "options must set output_size or scale_factor")
+                .invalid("output_size=None, scale_factor=None".into()));
         }
     };
     if h == 0 || w == 0 {
-        return Err(GuardError::Empty {
-            op,
-            rule: "input spatial sizes must be non-zero",
-            shape: x.to_vec(),
-            dim: Some(if h == 0 { 2 } else { 3 }),
-        });
+        return Err(Rule(op, "input spatial sizes must be non-zero")
+            .empty(x, Some(if h == 0 { 2 } else { 3 })));
     }
     Ok(size)
 }
@@ -856,11 +737,10 @@ pub fn interpolate_mode(op: &'static str, mode: &InterpolateMode, quirks: &Quirk
     if quirks.interpolate_modes.contains(mode) {
         Ok(())
     } else {
-        Err(GuardError::InvalidArgument {
-            op,
-            rule: "the backend does not implement this interpolation mode",
-            got: format!("mode={mode:?}, backend={}", quirks.backend),
-        })
+        Err(
+            Rule(op, "the backend does not implement this interpolation mode")
+                .invalid(format!("mode={mode:?}, backend={}", quirks.backend)),
+        )
     }
 }
 
@@ -902,21 +782,15 @@ pub fn affine_grid_2d(
 ) -> Result<Vec<usize>> {
     let [batch, _, height, width] = dims;
     if batch == 0 || height == 0 || width == 0 {
-        return Err(GuardError::Empty {
-            op,
-            rule: "batch, height and width must be non-zero",
-            shape: dims.to_vec(),
-            dim: [0, 2, 3].into_iter().find(|&d| dims.get(d) == Some(&0)),
-        });
+        return Err(Rule(op, "batch, height and width must be non-zero").empty(
+            &dims,
+            [0, 2, 3].into_iter().find(|&d| dims.get(d) == Some(&0)),
+        ));
     }
     let (Some(&b), Some(&rows), Some(&cols)) =
         (transform.first(), transform.get(1), transform.get(2))
     else {
-        return Err(GuardError::ShapeMismatch {
-            op,
-            rule: "transform must have rank 3",
-            shapes: vec![transform.to_vec()],
-        });
+        return Err(Rule(op, "transform must have rank 3").shape_mismatch(&[transform]));
     };
     // `transform.slice(s![.., i, j])` clamps an index past the end to an empty range.
     let entry = |i: usize, j: usize| vec![b, usize::from(i < rows), usize::from(j < cols)];
@@ -929,13 +803,8 @@ pub fn affine_grid_2d(
     };
     let grid_x = row(0)?;
     let grid_y = row(1)?;
-    if grid_x != grid_y {
-        return Err(GuardError::ShapeMismatch {
-            op,
-            rule: "transform must have shape [batch, 2, 3]",
-            shapes: vec![transform.to_vec()],
-        });
-    }
+    Rule(op, "transform must have shape [batch, 2, 3]")
+        .shapes_agree(grid_x == grid_y, &[transform])?;
     let mut out = grid_x;
     out.push(2);
     Ok(out)
@@ -964,21 +833,9 @@ pub fn grid_sample_2d(op: &'static str, input: &[usize], grid: &[usize]) -> Resu
         (input, "the input must be [batch, channels, height, width]"),
         (grid, "the grid must be [batch, height_out, width_out, 2]"),
     ] {
-        if shape.len() != 4 {
-            return Err(GuardError::RankMismatch {
-                op,
-                rule,
-                expected: 4,
-                got: shape.len(),
-                shape: shape.to_vec(),
-            });
-        }
+        Rule(op, rule).rank(shape, 4)?;
     }
-    let mismatch = |rule| GuardError::ShapeMismatch {
-        op,
-        rule,
-        shapes: vec![input.to_vec(), grid.to_vec()],
-    };
+    let mismatch = |rule| Rule(op, rule).shape_mismatch(&[input, grid]);
     if grid.get(3) != Some(&2) {
         return Err(mismatch("the grid's last dimension must be 2 (x, y)"));
     }
@@ -1011,17 +868,17 @@ pub fn grid_sample_mode(op: &'static str, mode: &InterpolateMode, quirks: &Quirk
     if quirks.grid_sample_modes.contains(mode) {
         Ok(())
     } else {
-        Err(GuardError::InvalidArgument {
-            op,
-            rule: "the backend does not implement this grid sampling mode",
-            got: format!("mode={mode:?}, backend={}", quirks.backend),
-        })
+        Err(
+            Rule(op, "the backend does not implement this grid sampling mode")
+                .invalid(format!("mode={mode:?}, backend={}", quirks.backend)),
+        )
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check::test_support::{ranks, refused};
 
     type TestResult = std::result::Result<(), Box<dyn std::error::Error>>;
 
@@ -1043,9 +900,7 @@ mod tests {
             glu("glu", &[2, 4], 2),
             Err(GuardError::DimOutOfRange { .. })
         ));
-        let err = glu("glu", &[2, 3], -1)
-            .err()
-            .ok_or("glu: expected an error")?;
+        let err = refused("glu", glu("glu", &[2, 3], -1))?;
         assert!(matches!(
             &err,
             GuardError::InvalidArgument { rule: "the size along dim must be even", got, .. }
@@ -1132,24 +987,16 @@ mod tests {
 
     #[test]
     fn batch_norm_rules() -> TestResult {
-        let err = batch_norm("batch_norm", &[3], &[])
-            .err()
-            .ok_or("batch_norm: expected an error")?;
-        assert!(matches!(
-            err,
-            GuardError::RankMismatch {
-                expected: 2,
-                got: 1,
-                ..
-            }
-        ));
-        let err = batch_norm(
+        let err = refused("batch_norm", batch_norm("batch_norm", &[3], &[]))?;
+        assert_eq!(ranks(&err), Some((2, 1)));
+        let err = refused(
             "batch_norm",
-            &[2, 3],
-            &[("gamma", vec![3]), ("variance", vec![2])],
-        )
-        .err()
-        .ok_or("batch_norm: expected an error")?;
+            batch_norm(
+                "batch_norm",
+                &[2, 3],
+                &[("gamma", vec![3]), ("variance", vec![2])],
+            ),
+        )?;
         assert!(matches!(&err, GuardError::ShapeMismatch { shapes, .. }
             if shapes == &[vec![2, 3], vec![2]]));
         assert_eq!(rule_of(&err), Some("variance must have shape [channels]"));
@@ -1167,9 +1014,10 @@ mod tests {
     #[test]
     fn batch_norm_train_rules() -> TestResult {
         let params = [("gamma", vec![0]), ("beta", vec![0])];
-        let err = batch_norm_train("batch_norm_train", &[2, 0, 3], &params)
-            .err()
-            .ok_or("batch_norm_train: expected an error")?;
+        let err = refused(
+            "batch_norm_train",
+            batch_norm_train("batch_norm_train", &[2, 0, 3], &params),
+        )?;
         assert!(matches!(&err, GuardError::Empty { shape, dim: None, .. } if shape == &[2, 0, 3]));
         Ok(())
     }
@@ -1231,22 +1079,24 @@ mod tests {
             ),
         ];
         for (x, w, b, options, rule) in cases {
-            let err = conv("conv1d", &x, &w, b.as_deref(), &options, false)
-                .err()
-                .ok_or("conv: expected an error")?;
+            let err = refused(
+                "conv",
+                conv("conv1d", &x, &w, b.as_deref(), &options, false),
+            )?;
             assert_eq!(rule_of(&err), Some(rule), "{err:?}");
         }
         let asym = ConvOptions::new_with_padding([1, 1, 1], [(1, 0), (0, 0), (0, 0)], [1, 1, 1], 1);
-        let err = conv(
-            "conv3d",
-            &[1, 1, 3, 3, 3],
-            &[1, 1, 1, 1, 1],
-            None,
-            &asym,
-            true,
-        )
-        .err()
-        .ok_or("conv: expected an error")?;
+        let err = refused(
+            "conv",
+            conv(
+                "conv3d",
+                &[1, 1, 3, 3, 3],
+                &[1, 1, 1, 1, 1],
+                None,
+                &asym,
+                true,
+            ),
+        )?;
         assert_eq!(
             rule_of(&err),
             Some("asymmetric padding is not supported for conv3d")
@@ -1261,18 +1111,20 @@ mod tests {
             conv_transpose("ct", &[1, 2, 3], &[2, 3, 2], Some(&[3]), &ok)?,
             vec![1, 3, 7]
         );
-        let err = conv_transpose("ct", &[1, 3, 3], &[2, 3, 2], None, &ok)
-            .err()
-            .ok_or("conv_transpose: expected an error")?;
+        let err = refused(
+            "conv_transpose",
+            conv_transpose("ct", &[1, 3, 3], &[2, 3, 2], None, &ok),
+        )?;
         assert!(matches!(&err, GuardError::ShapeMismatch { shapes, .. }
             if shapes == &[vec![1, 3, 3], vec![2, 3, 2]]));
         assert_eq!(
             rule_of(&err),
             Some("input channels must equal weight input channels")
         );
-        let err = conv_transpose("ct", &[1, 2, 0], &[2, 3, 2], None, &ok)
-            .err()
-            .ok_or("conv_transpose: expected an error")?;
+        let err = refused(
+            "conv_transpose",
+            conv_transpose("ct", &[1, 2, 0], &[2, 3, 2], None, &ok),
+        )?;
         assert_eq!(rule_of(&err), Some("the output size must not be negative"));
         let zero = ConvTransposeOptions::new([1], [1], [0], [1], 1);
         assert_eq!(
@@ -1280,9 +1132,10 @@ mod tests {
             vec![1, 3, 0]
         );
         let big_pad = ConvTransposeOptions::new([1], [3], [0], [1], 1);
-        let err = conv_transpose("ct", &[1, 2, 1], &[2, 3, 2], None, &big_pad)
-            .err()
-            .ok_or("conv_transpose: expected an error")?;
+        let err = refused(
+            "conv_transpose",
+            conv_transpose("ct", &[1, 2, 1], &[2, 3, 2], None, &big_pad),
+        )?;
         assert!(matches!(err, GuardError::InvalidArgument { .. }));
         Ok(())
     }
@@ -1293,36 +1146,41 @@ mod tests {
         let base = InterpolateOptions::new(InterpolateMode::Nearest);
         let mut both = base.clone().with_output_size([2, 2]);
         both.scale_factor = Some([1.0, 1.0]);
-        let err = interpolate("interpolate", &[1, 1, 2, 2], &both)
-            .err()
-            .ok_or("interpolate: expected an error")?;
+        let err = refused(
+            "interpolate",
+            interpolate("interpolate", &[1, 1, 2, 2], &both),
+        )?;
         assert_eq!(
             rule_of(&err),
             Some("options must set only one of output_size or scale_factor")
         );
-        let err = interpolate("interpolate", &[1, 1, 2, 2], &base)
-            .err()
-            .ok_or("interpolate: expected an error")?;
+        let err = refused(
+            "interpolate",
+            interpolate("interpolate", &[1, 1, 2, 2], &base),
+        )?;
         assert_eq!(
             rule_of(&err),
             Some("options must set output_size or scale_factor")
         );
         let huge = base.clone().with_scale_factor([f32::MAX, 1.0]);
-        let err = interpolate("interpolate", &[1, 1, 2, 2], &huge)
-            .err()
-            .ok_or("interpolate: expected an error")?;
+        let err = refused(
+            "interpolate",
+            interpolate("interpolate", &[1, 1, 2, 2], &huge),
+        )?;
         assert_eq!(rule_of(&err), Some("the scaled size must fit in usize"));
         let empty = base.with_output_size([0, 2]);
         assert_eq!(interpolate("interpolate", &[1, 1, 2, 2], &empty)?, [0, 2]);
-        let err = interpolate("interpolate", &[1, 1, 0, 2], &empty)
-            .err()
-            .ok_or("interpolate: expected an error")?;
+        let err = refused(
+            "interpolate",
+            interpolate("interpolate", &[1, 1, 0, 2], &empty),
+        )?;
         assert!(matches!(&err, GuardError::Empty { shape, dim: Some(2), .. }
             if shape == &[1, 1, 0, 2]));
         let negative = empty.with_scale_factor([-1.0, 1.0]);
-        let err = interpolate("interpolate", &[1, 1, 2, 2], &negative)
-            .err()
-            .ok_or("interpolate: expected an error")?;
+        let err = refused(
+            "interpolate",
+            interpolate("interpolate", &[1, 1, 2, 2], &negative),
+        )?;
         assert_eq!(
             rule_of(&err),
             Some("scale factors must be finite and positive")
@@ -1336,23 +1194,26 @@ mod tests {
             affine_grid_2d("a", &[1, 2, 3], [3, 1, 2, 2])?,
             vec![3, 2, 2, 2]
         );
-        let err = affine_grid_2d("a", &[1, 2, 3], [3, 1, 0, 2])
-            .err()
-            .ok_or("affine_grid_2d: expected an error")?;
+        let err = refused(
+            "affine_grid_2d",
+            affine_grid_2d("a", &[1, 2, 3], [3, 1, 0, 2]),
+        )?;
         assert!(matches!(&err, GuardError::Empty { shape, dim: Some(2), .. }
             if shape == &[3, 1, 0, 2]));
-        let err = affine_grid_2d("a", &[1, 1, 3], [1, 1, 2, 2])
-            .err()
-            .ok_or("affine_grid_2d: expected an error")?;
+        let err = refused(
+            "affine_grid_2d",
+            affine_grid_2d("a", &[1, 1, 3], [1, 1, 2, 2]),
+        )?;
         assert!(matches!(err, GuardError::ShapeMismatch { .. }));
         Ok(())
     }
 
     #[test]
     fn cross_entropy_rules() -> TestResult {
-        let err = cross_entropy_with_logits("c", &[2, 3], &[2, 4])
-            .err()
-            .ok_or("cross_entropy_with_logits: expected an error")?;
+        let err = refused(
+            "cross_entropy_with_logits",
+            cross_entropy_with_logits("c", &[2, 3], &[2, 4]),
+        )?;
         assert!(matches!(&err, GuardError::ShapeMismatch { shapes, .. }
             if shapes == &[vec![2, 3], vec![2, 4]]));
         Ok(())

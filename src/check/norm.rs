@@ -4,6 +4,7 @@
 //!
 //! Pure functions over shapes and numbers; each names the burn assertion it mirrors.
 
+use super::rule::Rule;
 use crate::error::{GuardError, Limit, Result};
 
 /// `layer_norm(input, gamma, beta, epsilon)`: `input` has rank ≥ 1 and `gamma` (and `beta`,
@@ -28,15 +29,7 @@ pub fn layer_norm(
     gamma: &[usize],
     beta: Option<&[usize]>,
 ) -> Result<usize> {
-    let Some(&d_model) = input.last() else {
-        return Err(GuardError::RankMismatch {
-            op,
-            rule: "layer norm requires an input rank of at least 1",
-            expected: 1,
-            got: 0,
-            shape: Vec::new(),
-        });
-    };
+    let d_model = Rule(op, "layer norm requires an input rank of at least 1").last(input)?;
     last_dim(
         op,
         "gamma must have shape [d_model], the input's last dim",
@@ -73,22 +66,8 @@ pub fn last_dim(
     input: &[usize],
     param: &[usize],
 ) -> Result<usize> {
-    let Some(&last) = input.last() else {
-        return Err(GuardError::RankMismatch {
-            op,
-            rule: "the input must have rank 1 or more",
-            expected: 1,
-            got: 0,
-            shape: Vec::new(),
-        });
-    };
-    if param != [last] {
-        return Err(GuardError::ShapeMismatch {
-            op,
-            rule,
-            shapes: vec![input.to_vec(), param.to_vec()],
-        });
-    }
+    let last = Rule(op, "the input must have rank 1 or more").last(input)?;
+    Rule(op, rule).shapes_agree(param == [last], &[input, param])?;
     Ok(last)
 }
 
@@ -107,21 +86,8 @@ pub fn last_dim(
 /// assert!(norm::embedding("embedding", &[10], &[2, 3]).is_err());
 /// ```
 pub fn embedding(op: &'static str, weights: &[usize], indices: &[usize]) -> Result<usize> {
-    let rank = |rule, shape: &[usize]| {
-        if shape.len() == 2 {
-            Ok(())
-        } else {
-            Err(GuardError::RankMismatch {
-                op,
-                rule,
-                expected: 2,
-                got: shape.len(),
-                shape: shape.to_vec(),
-            })
-        }
-    };
-    rank("embedding weights must be [n_embedding, d_model]", weights)?;
-    rank("embedding indices must be [batch, seq]", indices)?;
+    Rule(op, "embedding weights must be [n_embedding, d_model]").rank(weights, 2)?;
+    Rule(op, "embedding indices must be [batch, seq]").rank(indices, 2)?;
     Ok(weights.first().copied().unwrap_or(0))
 }
 
@@ -165,23 +131,9 @@ pub fn embedding_ids(op: &'static str, ids: &[i64], n_embedding: usize) -> Resul
 /// assert!(norm::channels("group_norm", &[4], 4).is_err());
 /// ```
 pub fn channels(op: &'static str, input: &[usize], channels: usize) -> Result<()> {
-    let Some(&got) = input.get(1) else {
-        return Err(GuardError::RankMismatch {
-            op,
-            rule: "the input must be [batch, channels, ..]",
-            expected: 2,
-            got: input.len(),
-            shape: input.to_vec(),
-        });
-    };
-    if got != channels {
-        return Err(GuardError::ShapeMismatch {
-            op,
-            rule: "the input's dim 1 must equal the layer's channel count",
-            shapes: vec![input.to_vec(), vec![channels]],
-        });
-    }
-    Ok(())
+    let got = Rule(op, "the input must be [batch, channels, ..]").dim(input, 1)?;
+    Rule(op, "the input's dim 1 must equal the layer's channel count")
+        .shapes_agree(got == channels, &[input, &[channels]])
 }
 
 /// A group norm (`GroupNorm` and `InstanceNorm`, whose groups are its channels) on `input`:
@@ -220,23 +172,14 @@ pub fn group_norm(
             ("gamma must have shape [channels]", gamma),
             ("beta must have shape [channels]", beta),
         ] {
-            if param != [num_channels] {
-                return Err(GuardError::ShapeMismatch {
-                    op,
-                    rule,
-                    shapes: vec![input.to_vec(), param.to_vec()],
-                });
-            }
+            Rule(op, rule).shapes_agree(param == [num_channels], &[input, param])?;
         }
     }
     let elements = input.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
     if elements.is_some_and(|n| n <= 2) {
-        return Err(GuardError::Empty {
-            op,
-            rule: "burn's group norm needs more than 2 input elements",
-            shape: input.to_vec(),
-            dim: None,
-        });
+        return Err(
+            Rule(op, "burn's group norm needs more than 2 input elements").empty(input, None),
+        );
     }
     Ok(())
 }
@@ -275,20 +218,18 @@ pub fn group_norm_affine_shape(rank: usize, channels: usize) -> Vec<usize> {
 /// ```
 pub fn groups(op: &'static str, num_channels: usize, num_groups: usize) -> Result<()> {
     if num_groups == 0 {
-        return Err(GuardError::OutOfRange {
-            op,
-            rule: "the group count must not be 0",
-            name: "num_groups",
-            value: num_groups.into(),
-            limit: Limit::NonZero,
-        });
+        return Err(Rule(op, "the group count must not be 0").out_of_range(
+            "num_groups",
+            num_groups,
+            Limit::NonZero,
+        ));
     }
     if !num_channels.is_multiple_of(num_groups) {
-        return Err(GuardError::ShapeMismatch {
+        return Err(Rule(
             op,
-            rule: "the number of channels must be divisible by the number of groups",
-            shapes: vec![vec![num_channels], vec![num_groups]],
-        });
+            "the number of channels must be divisible by the number of groups",
+        )
+        .shape_mismatch(&[&[num_channels], &[num_groups]]));
     }
     Ok(())
 }
@@ -313,28 +254,24 @@ pub fn positional(
     d_model: usize,
     max_sequence_size: usize,
 ) -> Result<()> {
-    last_dim(
-        op,
-        "the input's last dim must equal the encoding's d_model",
-        input,
-        &[d_model],
-    )?;
+    encoding_width(op, input, d_model)?;
     let seq = input
         .len()
         .checked_sub(2)
         .and_then(|i| input.get(i))
         .copied()
         .unwrap_or(0);
-    if seq > max_sequence_size {
-        return Err(GuardError::OutOfRange {
-            op,
-            rule: "the sequence must not be longer than the encoding's max_sequence_size",
-            name: "seq_length",
-            value: seq.into(),
-            limit: Limit::AtMost(max_sequence_size.into()),
-        });
-    }
-    Ok(())
+    Rule(
+        op,
+        "the sequence must not be longer than the encoding's max_sequence_size",
+    )
+    .at_most("seq_length", seq, max_sequence_size)
+}
+
+/// The input's last dim is a positional encoding's `d_model`.
+fn encoding_width(op: &'static str, input: &[usize], d_model: usize) -> Result<usize> {
+    let rule = "the input's last dim must equal the encoding's d_model";
+    last_dim(op, rule, input, &[d_model])
 }
 
 /// `RotaryEncoding::apply(x, start)`: `x` is `[.., seq, d_model]` (rank ≥ 2) with the
@@ -360,42 +297,27 @@ pub fn rotary(
     max_sequence_length: usize,
     start: usize,
 ) -> Result<()> {
-    if input.len() < 2 {
-        return Err(GuardError::RankMismatch {
-            op,
-            rule: "rotary encoding requires an input [.., seq, d_model] of rank 2 or more",
-            expected: 2,
-            got: input.len(),
-            shape: input.to_vec(),
-        });
-    }
-    last_dim(
+    Rule(
         op,
-        "the input's last dim must equal the encoding's d_model",
-        input,
-        &[d_model],
-    )?;
+        "rotary encoding requires an input [.., seq, d_model] of rank 2 or more",
+    )
+    .rank_at_least(input, 2)?;
+    encoding_width(op, input, d_model)?;
     let seq_dim = input.len() - 2;
     let seq = input.get(seq_dim).copied().unwrap_or(0);
     if seq == 0 || d_model == 0 {
-        return Err(GuardError::Empty {
+        return Err(Rule(
             op,
-            rule: "rotary encoding needs a non-empty sequence and feature dim",
-            shape: input.to_vec(),
-            dim: Some(if seq == 0 { seq_dim } else { seq_dim + 1 }),
-        });
+            "rotary encoding needs a non-empty sequence and feature dim",
+        )
+        .empty(input, Some(if seq == 0 { seq_dim } else { seq_dim + 1 })));
     }
     let end = start.saturating_add(seq);
-    if end > max_sequence_length {
-        return Err(GuardError::OutOfRange {
-            op,
-            rule: "start + seq must not exceed the encoding's max_sequence_length",
-            name: "start + seq",
-            value: end.into(),
-            limit: Limit::AtMost(max_sequence_length.into()),
-        });
-    }
-    Ok(())
+    Rule(
+        op,
+        "start + seq must not exceed the encoding's max_sequence_length",
+    )
+    .at_most("start + seq", end, max_sequence_length)
 }
 
 /// A float that must be finite and greater than 0 (batch norm's epsilon, rms norm's epsilon —
@@ -458,13 +380,7 @@ pub fn finite_in(
     } else {
         Limit::Between(low.into(), high.into())
     };
-    Err(GuardError::OutOfRange {
-        op,
-        rule: "the value must be finite and within its range",
-        name,
-        value: value.into(),
-        limit,
-    })
+    Err(Rule(op, "the value must be finite and within its range").out_of_range(name, value, limit))
 }
 
 /// A size that must not be 0 (local response norm's window).
@@ -482,13 +398,7 @@ pub fn nonzero(op: &'static str, name: &'static str, value: usize) -> Result<()>
     if value != 0 {
         return Ok(());
     }
-    Err(GuardError::OutOfRange {
-        op,
-        rule: "the size must not be 0",
-        name,
-        value: value.into(),
-        limit: Limit::NonZero,
-    })
+    Err(Rule(op, "the size must not be 0").out_of_range(name, value, Limit::NonZero))
 }
 
 /// An even size (rotary and sinusoidal encodings pair the features).
@@ -506,11 +416,7 @@ pub fn even(op: &'static str, name: &'static str, value: usize) -> Result<()> {
     if value.is_multiple_of(2) {
         return Ok(());
     }
-    Err(GuardError::InvalidArgument {
-        op,
-        rule: "the size must be even",
-        got: format!("{name}={value}"),
-    })
+    Err(Rule(op, "the size must be even").invalid(format!("{name}={value}")))
 }
 
 /// Two finite bounds with `lower <= upper` (hardtanh's `min_val`/`max_val`; rrelu's
@@ -536,13 +442,11 @@ pub fn ordered(
     if finite {
         for (name, value) in [(lower_name, lower), (upper_name, upper)] {
             if !value.is_finite() {
-                return Err(GuardError::OutOfRange {
-                    op,
-                    rule: "the bound must be finite",
+                return Err(Rule(op, "the bound must be finite").out_of_range(
                     name,
-                    value: value.into(),
-                    limit: Limit::Between(f64::MIN.into(), f64::MAX.into()),
-                });
+                    value,
+                    Limit::Between(f64::MIN.into(), f64::MAX.into()),
+                ));
             }
         }
     }
@@ -578,13 +482,7 @@ pub fn finite_nonzero(op: &'static str, name: &'static str, value: f64) -> Resul
     if value.is_finite() && value != 0.0 {
         return Ok(());
     }
-    Err(GuardError::OutOfRange {
-        op,
-        rule: "the value must be finite and not 0",
-        name,
-        value: value.into(),
-        limit: Limit::NonZero,
-    })
+    Err(Rule(op, "the value must be finite and not 0").out_of_range(name, value, Limit::NonZero))
 }
 
 /// A rank of at least `min` (`assert_shape!(input, [_, _, _, ..])` for `min` 3).
@@ -602,13 +500,7 @@ pub fn min_rank(op: &'static str, rule: &'static str, input: &[usize], min: usiz
     if input.len() >= min {
         return Ok(());
     }
-    Err(GuardError::RankMismatch {
-        op,
-        rule,
-        expected: min,
-        got: input.len(),
-        shape: input.to_vec(),
-    })
+    Err(Rule(op, rule).rank_mismatch(min, input.len(), input))
 }
 
 /// `PairwiseDistance::forward(x1, x2)`: the shapes broadcast (burn's `sub` check), and — for
@@ -673,12 +565,9 @@ pub fn local_response_norm(op: &'static str, input: &[usize]) -> Result<()> {
     let channels = input.get(1).copied().unwrap_or(0);
     let spatial_empty = input.iter().skip(2).any(|&d| d == 0);
     if batch > 0 && channels > 0 && spatial_empty {
-        return Err(GuardError::Empty {
-            op,
-            rule: "local response norm needs a non-empty spatial extent",
-            shape: input.to_vec(),
-            dim: None,
-        });
+        return Err(
+            Rule(op, "local response norm needs a non-empty spatial extent").empty(input, None),
+        );
     }
     Ok(())
 }

@@ -6,6 +6,7 @@
 //! burn-backend) and panic when it underflows, or index past the input. Each rule here says
 //! which of its conditions burn leaves to the backend.
 
+use super::rule::Rule;
 use crate::error::{GuardError, Limit, Result};
 
 /// Every value non-zero; `name` is the option (`kernel_size`, `stride`, `dilation`). burn's
@@ -21,16 +22,7 @@ use crate::error::{GuardError, Limit, Result};
 /// assert!(nonzero("max_pool2d", "stride", &[1, 0]).is_err());
 /// ```
 pub fn nonzero(op: &'static str, name: &'static str, values: &[usize]) -> Result<()> {
-    if values.contains(&0) {
-        return Err(GuardError::OutOfRange {
-            op,
-            rule: "kernel sizes, strides and dilations must be non-zero",
-            name,
-            value: 0usize.into(),
-            limit: Limit::AtLeast(1usize.into()),
-        });
-    }
-    Ok(())
+    Rule(op, "kernel sizes, strides and dilations must be non-zero").nonzero_sizes(name, values)
 }
 
 /// The `(begin, end)` padding that `burn::nn`'s `PaddingConfig*::Same` computes for one
@@ -114,19 +106,18 @@ pub fn pool(
     if let Some(i) = dims.iter().position(|dim| dim.size == 0) {
         // Flex pools an empty dim into a window of padding or nothing (a `-inf` max, a 0
         // average) where NdArray panics; no window of an empty input has a value.
-        return Err(GuardError::Empty {
+        return Err(Rule(
             op,
-            rule: "pooling needs a non-empty input along every spatial dim",
-            shape: x.to_vec(),
-            dim: Some(i + 2),
-        });
+            "pooling needs a non-empty input along every spatial dim",
+        )
+        .empty(x, Some(i + 2)));
     }
     let mut out = Vec::with_capacity(dims.len());
     for (i, dim) in dims.iter().enumerate() {
-        let size = pool_out(dim, ceil_mode).ok_or_else(|| GuardError::InvalidArgument {
-            op,
-            rule: "the dilated kernel must fit in the padded input",
-            got: format!("input={x:?}, spatial dim {i}: {dim:?}, ceil_mode={ceil_mode}"),
+        let size = pool_out(dim, ceil_mode).ok_or_else(|| {
+            Rule(op, "the dilated kernel must fit in the padded input").invalid(format!(
+                "input={x:?}, spatial dim {i}: {dim:?}, ceil_mode={ceil_mode}"
+            ))
         })?;
         out.push(size);
     }
@@ -152,16 +143,7 @@ fn pool_out(dim: &PoolDim, ceil_mode: bool) -> Option<usize> {
 }
 
 fn spatial_rank(op: &'static str, x: &[usize], n: usize) -> Result<()> {
-    if x.len() != n + 2 {
-        return Err(GuardError::RankMismatch {
-            op,
-            rule: "the input must be [batch, channels, spatial...]",
-            expected: n + 2,
-            got: x.len(),
-            shape: x.to_vec(),
-        });
-    }
-    Ok(())
+    Rule(op, "the input must be [batch, channels, spatial...]").rank(x, n + 2)
 }
 
 /// burn-backend's `calculate_pool_output_size` for symmetric padding `padding`, ceil-mode
@@ -204,13 +186,8 @@ pub fn pool_backward(
     for dim in dims {
         expected.push(backend_pool_out(dim, ceil_mode).unwrap_or(0));
     }
-    if grad != expected.as_slice() {
-        return Err(GuardError::ShapeMismatch {
-            op,
-            rule: "the gradient must have the shape of the pooling output",
-            shapes: vec![grad.to_vec(), expected],
-        });
-    }
+    Rule(op, "the gradient must have the shape of the pooling output")
+        .shapes_agree(grad == expected.as_slice(), &[grad, &expected])?;
     Ok(expected)
 }
 
@@ -232,12 +209,9 @@ pub fn pool_backward(
 pub fn adaptive_pool(op: &'static str, x: &[usize], output_size: &[usize]) -> Result<()> {
     spatial_rank(op, x, output_size.len())?;
     if let Some(i) = x.iter().skip(2).position(|&s| s == 0) {
-        return Err(GuardError::Empty {
-            op,
-            rule: "adaptive pooling needs a non-empty input window",
-            shape: x.to_vec(),
-            dim: Some(i + 2),
-        });
+        return Err(
+            Rule(op, "adaptive pooling needs a non-empty input window").empty(x, Some(i + 2))
+        );
     }
     Ok(())
 }
@@ -306,10 +280,9 @@ fn blocks(
             padding: padding.get(i).map(|&p| (p, p)).unwrap_or((0, 0)),
             dilation: dilation.get(i).copied().unwrap_or(1),
         };
-        *slot = pool_out(&dim, false).ok_or_else(|| GuardError::InvalidArgument {
-            op,
-            rule: "the dilated kernel must fit in the padded input",
-            got: format!("{what}={spatial:?}, spatial dim {i}: {dim:?}"),
+        *slot = pool_out(&dim, false).ok_or_else(|| {
+            Rule(op, "the dilated kernel must fit in the padded input")
+                .invalid(format!("{what}={spatial:?}, spatial dim {i}: {dim:?}"))
         })?;
     }
     Ok(out)
@@ -341,15 +314,11 @@ pub fn fold(
     padding: [usize; 2],
     dilation: [usize; 2],
 ) -> Result<Vec<usize>> {
-    let &[batch, columns, count] = x else {
-        return Err(GuardError::RankMismatch {
-            op,
-            rule: "the input must be [batch, channels * kernel_h * kernel_w, blocks]",
-            expected: 3,
-            got: x.len(),
-            shape: x.to_vec(),
-        });
-    };
+    let [batch, columns, count] = Rule(
+        op,
+        "the input must be [batch, channels * kernel_h * kernel_w, blocks]",
+    )
+    .dims(x)?;
     let [bh, bw] = blocks(
         op,
         "output_size",
@@ -361,19 +330,17 @@ pub fn fold(
     )?;
     let taps = kernel[0].saturating_mul(kernel[1]);
     if columns % taps != 0 {
-        return Err(GuardError::ShapeMismatch {
+        return Err(Rule(
             op,
-            rule: "the input's dim 1 must be a multiple of kernel_h * kernel_w",
-            shapes: vec![x.to_vec(), kernel.to_vec()],
-        });
+            "the input's dim 1 must be a multiple of kernel_h * kernel_w",
+        )
+        .shape_mismatch(&[x, &kernel]));
     }
-    if bh.checked_mul(bw) != Some(count) {
-        return Err(GuardError::ShapeMismatch {
-            op,
-            rule: "the input's dim 2 must be the number of blocks an unfold of output_size gives",
-            shapes: vec![x.to_vec(), vec![bh, bw]],
-        });
-    }
+    Rule(
+        op,
+        "the input's dim 2 must be the number of blocks an unfold of output_size gives",
+    )
+    .shapes_agree(bh.checked_mul(bw) == Some(count), &[x, &[bh, bw]])?;
     let mut out = vec![batch, columns / taps];
     out.extend(output_size);
     Ok(out)
@@ -401,20 +368,20 @@ pub fn conv_groups(
     groups: usize,
 ) -> Result<()> {
     if groups == 0 {
-        return Err(GuardError::OutOfRange {
-            op,
-            rule: "the group count must be non-zero",
-            name: "groups",
-            value: 0usize.into(),
-            limit: Limit::AtLeast(1usize.into()),
-        });
+        return Err(Rule(op, "the group count must be non-zero").out_of_range(
+            "groups",
+            0usize,
+            Limit::AtLeast(1usize.into()),
+        ));
     }
     if !channels_in.is_multiple_of(groups) || !channels_out.is_multiple_of(groups) {
-        return Err(GuardError::InvalidArgument {
+        return Err(Rule(
             op,
-            rule: "both channel counts must be divisible by the number of groups",
-            got: format!("channels_in={channels_in}, channels_out={channels_out}, groups={groups}"),
-        });
+            "both channel counts must be divisible by the number of groups",
+        )
+        .invalid(format!(
+            "channels_in={channels_in}, channels_out={channels_out}, groups={groups}"
+        )));
     }
     Ok(())
 }
@@ -434,11 +401,8 @@ pub fn conv_groups(
 /// ```
 pub fn same_padding_kernel(op: &'static str, kernel: &[usize]) -> Result<()> {
     if kernel.iter().any(|k| k % 2 == 0) {
-        return Err(GuardError::InvalidArgument {
-            op,
-            rule: "same padding needs odd kernel sizes here",
-            got: format!("kernel_size={kernel:?}"),
-        });
+        return Err(Rule(op, "same padding needs odd kernel sizes here")
+            .invalid(format!("kernel_size={kernel:?}")));
     }
     Ok(())
 }
@@ -461,23 +425,14 @@ pub fn same_padding_kernel(op: &'static str, kernel: &[usize]) -> Result<()> {
 /// assert!(pixel_shuffle("pixel_unshuffle", &[1, 1, 4, 3], 2, false).is_err());
 /// ```
 pub fn pixel_shuffle(op: &'static str, x: &[usize], factor: usize, upscale: bool) -> Result<()> {
-    let &[batch, channels, height, width] = x else {
-        return Err(GuardError::RankMismatch {
-            op,
-            rule: "the input must be [batch, channels, height, width]",
-            expected: 4,
-            got: x.len(),
-            shape: x.to_vec(),
-        });
-    };
+    let [batch, channels, height, width] =
+        Rule(op, "the input must be [batch, channels, height, width]").dims(x)?;
     if factor == 0 {
-        return Err(GuardError::OutOfRange {
-            op,
-            rule: "the scale factor must be non-zero",
-            name: "factor",
-            value: 0usize.into(),
-            limit: Limit::AtLeast(1usize.into()),
-        });
+        return Err(Rule(op, "the scale factor must be non-zero").out_of_range(
+            "factor",
+            0usize,
+            Limit::AtLeast(1usize.into()),
+        ));
     }
     let divides = if upscale {
         factor
@@ -525,11 +480,8 @@ pub fn pixel_shuffle(op: &'static str, x: &[usize], factor: usize, upscale: bool
             ],
         )
     };
-    let empty = |shape: &[usize]| GuardError::Empty {
-        op,
-        rule: "burn's reshape cannot express this empty shape",
-        shape: shape.to_vec(),
-        dim: None,
+    let empty = |shape: &[usize]| {
+        Rule(op, "burn's reshape cannot express this empty shape").empty(shape, None)
     };
     let first = reshape_zeros(x, &first).ok_or_else(|| empty(x))?;
     let permuted: Vec<usize> = permuted
@@ -600,19 +552,12 @@ mod tests {
     /// Each rule's refusals, pinned by variant and payload.
     #[test]
     fn refusals_are_typed() -> std::result::Result<(), String> {
-        use crate::check::test_support::refused;
+        use crate::check::test_support::{ranks, refused};
         let err = refused(
             "rank",
             pool("max_pool2d", &[1, 2, 5], &[dim(5, 2, 1, (0, 0)); 2], false),
         )?;
-        assert!(matches!(
-            err,
-            GuardError::RankMismatch {
-                expected: 4,
-                got: 3,
-                ..
-            }
-        ));
+        assert_eq!(ranks(&err), Some((4, 3)));
         let err = refused(
             "stride",
             pool("max_pool1d", &[1, 2, 5], &[dim(5, 2, 0, (0, 0))], false),

@@ -35,6 +35,7 @@
 use burn::tensor::DType;
 use burn::tensor::quantization::{Calibration, QuantScheme, QuantStore, ScaleDtype};
 
+use super::rule::Rule;
 pub use crate::error::SchemeName;
 use crate::error::{GuardError, Limit, Result, ScalarValue};
 
@@ -178,15 +179,11 @@ fn block_extents(
 /// );
 /// ```
 pub fn quant_nonempty(op: &'static str, shape: &[usize]) -> Result<()> {
-    if shape.contains(&0) {
-        return Err(GuardError::Empty {
-            op,
-            rule: "a tensor with no elements has no range to calibrate a scale from",
-            shape: shape.to_vec(),
-            dim: None,
-        });
-    }
-    Ok(())
+    Rule(
+        op,
+        "a tensor with no elements has no range to calibrate a scale from",
+    )
+    .nonempty(shape)
 }
 
 /// What one reduction over a tensor's values tells the quantization checks: how many values
@@ -306,13 +303,7 @@ pub fn quant_values(op: &'static str, scheme: &QuantScheme, values: ValueRange) 
     };
     let limit = dtype.max_representable();
     if !(scale.is_finite() && scale <= limit) {
-        return Err(GuardError::OutOfRange {
-            op,
-            rule: "the largest magnitude must give a scale (2·max|x| / quantized range) that its dtype can hold",
-            name: "scale",
-            value: ScalarValue::Float(f64::from(scale)),
-            limit: Limit::AtMost(ScalarValue::Float(f64::from(limit))),
-        });
+        return Err(Rule(op, "the largest magnitude must give a scale (2·max|x| / quantized range) that its dtype can hold").out_of_range("scale", ScalarValue::Float(f64::from(scale)), Limit::AtMost(ScalarValue::Float(f64::from(limit)))));
     }
     Ok(())
 }
@@ -511,6 +502,11 @@ mod tests {
     #[test]
     fn table_of_rules() -> TestResult {
         let b32 = |s: QuantScheme| s.per_block([32], ScaleDtype::F32);
+        let two_level = |block, block_scale, tensor_scale| {
+            QuantScheme::default()
+                .per_block([block], block_scale)
+                .per_tensor(tensor_scale)
+        };
         let rows: Vec<(QuantScheme, Vec<usize>, Option<&str>)> = vec![
             (QuantScheme::default(), vec![3, 5], None),
             (b32(QuantScheme::default()), vec![2, 64], None),
@@ -546,32 +542,24 @@ mod tests {
             ),
             (q(QuantValue::Q8S, QuantStore::Native), vec![8], None),
             (
-                QuantScheme::default()
-                    .per_block([16], ScaleDtype::UE4M3)
-                    .per_tensor(ScaleDtype::F32),
+                two_level(16, ScaleDtype::UE4M3, ScaleDtype::F32),
                 vec![4, 32],
                 None,
             ),
             (
-                QuantScheme::default()
-                    .per_block([16], ScaleDtype::UE4M3)
-                    .per_tensor(ScaleDtype::F16),
+                two_level(16, ScaleDtype::UE4M3, ScaleDtype::F16),
                 vec![4, 32],
                 Some("a two-level scheme stores its per-tensor scale as F32; per-tensor scale F16"),
             ),
             (
-                QuantScheme::default()
-                    .per_block([32], ScaleDtype::UE8M0)
-                    .per_tensor(ScaleDtype::F32),
+                two_level(32, ScaleDtype::UE8M0, ScaleDtype::F32),
                 vec![4, 32],
                 Some(
                     "a two-level scheme needs block scales no wider than F16, which a per-tensor scale can absorb; block scale UE8M0",
                 ),
             ),
             (
-                QuantScheme::default()
-                    .per_block([32], ScaleDtype::F32)
-                    .per_tensor(ScaleDtype::F32),
+                two_level(32, ScaleDtype::F32, ScaleDtype::F32),
                 vec![4, 32],
                 Some(
                     "a two-level scheme needs block scales no wider than F16, which a per-tensor scale can absorb; block scale F32",

@@ -4,8 +4,12 @@
 //! Dims are resolved first with [`dim`](crate::check::dim) (or [`dims`] for a list); the
 //! functions here take resolved dims.
 
+use super::rule::Rule;
+use super::view::{unit_dims, without_dims};
 use crate::check::shape;
-use crate::error::{GuardError, Limit, Result};
+#[cfg(doc)]
+use crate::error::GuardError;
+use crate::error::Result;
 
 /// Resolves every dim of a list against `rank`, in order, as burn's `*_dims` methods do
 /// (`unwrap_dim_index` on each element).
@@ -53,12 +57,7 @@ fn size_of(shape: &[usize], dim: usize) -> usize {
 pub fn nonempty_dim(op: &'static str, shape: &[usize], dim: usize) -> Result<usize> {
     let size = size_of(shape, dim);
     if size == 0 {
-        Err(GuardError::Empty {
-            op,
-            rule: "the reduced dimension must not be empty",
-            shape: shape.to_vec(),
-            dim: Some(dim),
-        })
+        Err(Rule(op, "the reduced dimension must not be empty").empty(shape, Some(dim)))
     } else {
         Ok(size)
     }
@@ -91,12 +90,7 @@ pub fn nonempty_dims(op: &'static str, shape: &[usize], dims: &[usize]) -> Resul
 /// ```
 pub fn nonempty(op: &'static str, shape: &[usize]) -> Result<()> {
     if shape.contains(&0) {
-        Err(GuardError::Empty {
-            op,
-            rule: "an empty tensor has no extremum",
-            shape: shape.to_vec(),
-            dim: None,
-        })
+        Err(Rule(op, "an empty tensor has no extremum").empty(shape, None))
     } else {
         Ok(())
     }
@@ -116,12 +110,7 @@ pub fn nonempty(op: &'static str, shape: &[usize]) -> Result<()> {
 /// ```
 pub fn int_mean(op: &'static str, shape: &[usize]) -> Result<()> {
     if shape.contains(&0) {
-        Err(GuardError::Empty {
-            op,
-            rule: "the mean of an empty int tensor is undefined",
-            shape: shape.to_vec(),
-            dim: None,
-        })
+        Err(Rule(op, "the mean of an empty int tensor is undefined").empty(shape, None))
     } else {
         Ok(())
     }
@@ -144,15 +133,7 @@ pub fn int_mean(op: &'static str, shape: &[usize]) -> Result<()> {
 /// ```
 pub fn topk(op: &'static str, k: usize, shape: &[usize], dim: usize) -> Result<Vec<usize>> {
     let size = size_of(shape, dim);
-    if k > size {
-        return Err(GuardError::OutOfRange {
-            op,
-            rule: "k must not exceed the dimension size",
-            name: "k",
-            value: k.into(),
-            limit: Limit::AtMost(size.into()),
-        });
-    }
+    Rule(op, "k must not exceed the dimension size").at_most("k", k, size)?;
     Ok(with_size(shape, dim, k))
 }
 
@@ -170,15 +151,7 @@ pub fn topk(op: &'static str, k: usize, shape: &[usize], dim: usize) -> Result<V
 /// ```
 pub fn argtopk(op: &'static str, k: usize, shape: &[usize], dim: usize) -> Result<Vec<usize>> {
     let size = size_of(shape, dim);
-    if k >= size {
-        return Err(GuardError::OutOfRange {
-            op,
-            rule: "k must be less than the dimension size",
-            name: "k",
-            value: k.into(),
-            limit: Limit::Below(size.into()),
-        });
-    }
+    Rule(op, "k must be less than the dimension size").below("k", k, size)?;
     Ok(with_size(shape, dim, k))
 }
 
@@ -223,39 +196,24 @@ pub fn sum_dims_squeeze(
     dims: &[usize],
     rank_out: usize,
 ) -> Result<Vec<usize>> {
-    let mut squeezed: Vec<usize> = if dims.is_empty() {
-        shape
-            .iter()
-            .enumerate()
-            .filter(|&(_, &size)| size == 1)
-            .map(|(index, _)| index)
-            .collect()
+    let mut squeezed = if dims.is_empty() {
+        unit_dims(shape)
     } else {
         dims.to_vec()
     };
     squeezed.sort_unstable();
     squeezed.dedup();
     if squeezed.len() >= shape.len() {
-        return Err(GuardError::InvalidArgument {
-            op,
-            rule: "cannot squeeze every dimension",
-            got: format!("dims={squeezed:?} (shape {shape:?})"),
-        });
+        return Err(Rule(op, "cannot squeeze every dimension")
+            .invalid(format!("dims={squeezed:?} (shape {shape:?})")));
     }
-    let out: Vec<usize> = shape
-        .iter()
-        .enumerate()
-        .filter(|(index, _)| !squeezed.contains(index))
-        .map(|(_, &size)| size)
-        .collect();
+    let out = without_dims(shape, &squeezed);
     if out.len() != rank_out {
-        return Err(GuardError::RankMismatch {
+        return Err(Rule(
             op,
-            rule: "the output rank must be the input rank minus the squeezed dimensions",
-            expected: out.len(),
-            got: rank_out,
-            shape: shape.to_vec(),
-        });
+            "the output rank must be the input rank minus the squeezed dimensions",
+        )
+        .rank_mismatch(out.len(), rank_out, shape));
     }
     Ok(out)
 }
@@ -273,16 +231,7 @@ pub fn sum_dims_squeeze(
 /// assert!(reduce::cov("cov", &[3]).is_err());
 /// ```
 pub fn cov(op: &'static str, shape: &[usize]) -> Result<()> {
-    if shape.len() < 2 {
-        return Err(GuardError::RankMismatch {
-            op,
-            rule: "cov needs a tensor of rank 2 or more",
-            expected: 2,
-            got: shape.len(),
-            shape: shape.to_vec(),
-        });
-    }
-    Ok(())
+    Rule(op, "cov needs a tensor of rank 2 or more").rank_at_least(shape, 2)
 }
 
 /// `any_dim`/`all_dim` of a tensor with no elements: the result is known without reading
@@ -311,6 +260,8 @@ pub fn empty_any_all(shape: &[usize], dim: usize) -> Option<Vec<usize>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check::test_support::{bound, ranks, refused};
+    use crate::error::{GuardError, Limit};
 
     type TestResult = Result<(), Box<dyn std::error::Error>>;
 
@@ -382,9 +333,7 @@ mod tests {
     fn int_mean_table() -> TestResult {
         assert!(int_mean("mean", &[1]).is_ok());
         for shape in [&[0][..], &[3, 0], &[0, 0, 1]] {
-            let err = int_mean("mean", shape)
-                .err()
-                .ok_or("int_mean: expected an error")?;
+            let err = refused("int_mean", int_mean("mean", shape))?;
             assert!(matches!(
                 &err,
                 GuardError::Empty { op: "mean", shape: s, dim: None, .. } if s == shape
@@ -405,32 +354,30 @@ mod tests {
         ];
         for (k, size, topk_ok, argtopk_ok) in rows {
             let shape = [2, size];
-            match topk("topk", k, &shape, 1) {
-                Ok(out) => {
-                    assert!(topk_ok, "topk k={k} size={size}");
-                    assert_eq!(out, vec![2, k]);
-                }
-                Err(err) => {
-                    assert!(!topk_ok, "topk k={k} size={size}");
-                    assert!(matches!(
-                        err,
-                        GuardError::OutOfRange { name: "k", value, limit: Limit::AtMost(max), .. }
-                            if value == k.into() && max == size.into()
-                    ));
-                }
-            }
-            match argtopk("argtopk", k, &shape, 1) {
-                Ok(out) => {
-                    assert!(argtopk_ok, "argtopk k={k} size={size}");
-                    assert_eq!(out, vec![2, k]);
-                }
-                Err(err) => {
-                    assert!(!argtopk_ok, "argtopk k={k} size={size}");
-                    assert!(matches!(
-                        err,
-                        GuardError::OutOfRange { name: "k", value, limit: Limit::Below(max), .. }
-                            if value == k.into() && max == size.into()
-                    ));
+            let checks = [
+                (
+                    "topk",
+                    topk("topk", k, &shape, 1),
+                    topk_ok,
+                    Limit::AtMost(size.into()),
+                ),
+                (
+                    "argtopk",
+                    argtopk("argtopk", k, &shape, 1),
+                    argtopk_ok,
+                    Limit::Below(size.into()),
+                ),
+            ];
+            for (name, result, ok, limit) in checks {
+                match result {
+                    Ok(out) => {
+                        assert!(ok, "{name} k={k} size={size}");
+                        assert_eq!(out, vec![2, k]);
+                    }
+                    Err(err) => {
+                        assert!(!ok, "{name} k={k} size={size}");
+                        assert_eq!(bound(&err), Some(("k", k.into(), limit)));
+                    }
                 }
             }
         }
@@ -485,14 +432,7 @@ mod tests {
     fn cov_and_any_all() -> TestResult {
         assert!(cov("cov", &[2, 2]).is_ok());
         let err = cov("cov", &[4]).err().ok_or("cov: expected an error")?;
-        assert!(matches!(
-            err,
-            GuardError::RankMismatch {
-                expected: 2,
-                got: 1,
-                ..
-            }
-        ));
+        assert_eq!(ranks(&err), Some((2, 1)));
         assert_eq!(empty_any_all(&[0, 2], 1), Some(vec![0, 1]));
         assert_eq!(empty_any_all(&[0, 2], 0), Some(vec![1, 2]));
         assert_eq!(empty_any_all(&[0, 0], 0), Some(vec![1, 0]));

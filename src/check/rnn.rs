@@ -6,7 +6,10 @@
 //! `hidden_transform` on the hidden state): each is checked by the one [`linear`] rule, its
 //! error carrying the gate's field path (`input_gate.input_transform: linear: …`).
 
-use crate::error::{GuardError, Limit, Result, ResultExt};
+use super::rule::Rule;
+#[cfg(doc)]
+use crate::error::GuardError;
+use crate::error::{Result, ResultExt};
 
 use super::module::linear;
 
@@ -87,38 +90,23 @@ pub fn recurrent(
     cell: Option<&[usize]>,
 ) -> Result<Plan> {
     let [batch, seq, features] = input;
-    if let (Some(hidden), Some(cell)) = (state, cell)
-        && hidden != cell
-    {
-        return Err(GuardError::ShapeMismatch {
-            op,
-            rule: "the state's cell and hidden must have the same shape",
-            shapes: vec![cell.to_vec(), hidden.to_vec()],
-        });
-    }
+    cell_like_hidden(op, state, cell)?;
     if seq == 0 {
         return Ok(Plan::Dispatch);
     }
-    if d_hidden == 0 {
-        return Err(GuardError::OutOfRange {
-            op,
-            rule: "burn's recurrent step panics on a hidden size of 0",
-            name: "d_hidden",
-            value: d_hidden.into(),
-            limit: Limit::AtLeast(1usize.into()),
-        });
-    }
+    Rule(op, "burn's recurrent step panics on a hidden size of 0")
+        .at_least("d_hidden", d_hidden, 1)?;
     let hidden = match state {
         Some(shape) => {
             if let [state_batch, _] = shape
                 && *state_batch != batch
                 && *state_batch != 1
             {
-                return Err(GuardError::ShapeMismatch {
+                return Err(Rule(
                     op,
-                    rule: "the state's batch must be the input's, or 1 (broadcast over the batch)",
-                    shapes: vec![input.to_vec(), shape.to_vec()],
-                });
+                    "the state's batch must be the input's, or 1 (broadcast over the batch)",
+                )
+                .shape_mismatch(&[&input, shape]));
             }
             shape.to_vec()
         }
@@ -128,18 +116,32 @@ pub fn recurrent(
         gate_rules(op, gate, &[batch, features], &hidden, d_hidden)?;
     }
     if features == 0 && batch > 0 {
-        return Err(GuardError::Empty {
+        return Err(Rule(
             op,
-            rule: "the input must have features (NdArray's matmul divides by zero on none)",
-            shape: input.to_vec(),
-            dim: Some(2),
-        });
+            "the input must have features (NdArray's matmul divides by zero on none)",
+        )
+        .empty(&input, Some(2)));
     }
     Ok(if batch == 0 {
         Plan::EmptyBatch
     } else {
         Plan::Dispatch
     })
+}
+
+/// An LSTM state's cell and hidden have the same shape (`LstmState::new` asserts it).
+fn cell_like_hidden(
+    op: &'static str,
+    state: Option<&[usize]>,
+    cell: Option<&[usize]>,
+) -> Result<()> {
+    match (state, cell) {
+        (Some(hidden), Some(cell)) => {
+            Rule(op, "the state's cell and hidden must have the same shape")
+                .same_shape(cell, hidden)
+        }
+        _ => Ok(()),
+    }
 }
 
 /// One gate's two linears on one step, and its outputs against `d_hidden`.
@@ -157,15 +159,10 @@ fn gate_rules(
         .with_context(|| format!("{name}.hidden_transform"))?;
     let outputs = [gate.input_weight.get(1), gate.hidden_weight.get(1)];
     if outputs.iter().any(|d| *d != Some(&d_hidden)) {
-        return Err(GuardError::ShapeMismatch {
-            op,
-            rule: "a gate's transforms must both give d_hidden outputs",
-            shapes: vec![
-                gate.input_weight.to_vec(),
-                gate.hidden_weight.to_vec(),
-                vec![d_hidden],
-            ],
-        })
+        let shapes: [&[usize]; 3] = [gate.input_weight, gate.hidden_weight, &[d_hidden]];
+        return Err(
+            Rule(op, "a gate's transforms must both give d_hidden outputs").shape_mismatch(&shapes),
+        )
         .with_context(|| name.to_string());
     }
     Ok(())
@@ -223,24 +220,16 @@ pub fn bidirectional(
     slice: DirectionSlice,
 ) -> Result<Option<Vec<usize>>> {
     let [batch, seq, _] = input;
-    if let (Some(hidden), Some(cell)) = (state, cell)
-        && hidden != cell
-    {
-        return Err(GuardError::ShapeMismatch {
-            op,
-            rule: "the state's cell and hidden must have the same shape",
-            shapes: vec![cell.to_vec(), hidden.to_vec()],
-        });
-    }
+    cell_like_hidden(op, state, cell)?;
     let direction = match state {
         None => None,
         Some([directions, state_batch, state_hidden]) => {
             if *directions < 2 {
-                return Err(GuardError::ShapeMismatch {
+                return Err(Rule(
                     op,
-                    rule: "the state must stack both directions: [2, batch, d_hidden]",
-                    shapes: vec![input.to_vec(), state.unwrap_or_default().to_vec()],
-                });
+                    "the state must stack both directions: [2, batch, d_hidden]",
+                )
+                .shape_mismatch(&[&input, state.unwrap_or_default()]));
             }
             Some(match slice {
                 DirectionSlice::Whole => vec![*state_batch, *state_hidden],
@@ -250,13 +239,13 @@ pub fn bidirectional(
             })
         }
         Some(other) => {
-            return Err(GuardError::RankMismatch {
-                op,
-                rule: "the state must be [2, batch, d_hidden]",
-                expected: 3,
-                got: other.len(),
-                shape: other.to_vec(),
-            });
+            return Err(
+                Rule(op, "the state must be [2, batch, d_hidden]").rank_mismatch(
+                    3,
+                    other.len(),
+                    other,
+                ),
+            );
         }
     };
     // burn squeezes each direction's slice `[1, batch, d_hidden]` to `[batch, d_hidden]`; on a
@@ -264,12 +253,11 @@ pub fn bidirectional(
     if let (Some(dims), Some(stacked)) = (&direction, state)
         && let Some(empty) = dims.iter().position(|d| *d == 0)
     {
-        return Err(GuardError::Empty {
+        return Err(Rule(
             op,
-            rule: "a direction's state must not be empty (burn's squeeze panics on it)",
-            shape: stacked.to_vec(),
-            dim: Some(empty + 1),
-        });
+            "a direction's state must not be empty (burn's squeeze panics on it)",
+        )
+        .empty(stacked, Some(empty + 1)));
     }
     // burn stacks the two directions' final states, and its stack panics on an empty batch
     // (the unsqueeze it runs miscomputes a zero-sized shape): the final states have the
@@ -279,12 +267,11 @@ pub fn bidirectional(
         _ => batch,
     };
     if final_batch == 0 {
-        return Err(GuardError::Empty {
+        return Err(Rule(
             op,
-            rule: "burn's bidirectional layers panic on an empty batch (stacking the final states)",
-            shape: input.to_vec(),
-            dim: Some(0),
-        });
+            "burn's bidirectional layers panic on an empty batch (stacking the final states)",
+        )
+        .empty(&input, Some(0)));
     }
     Ok(direction)
 }
@@ -331,11 +318,11 @@ pub fn step(
     let written = t < seq_length && batch_size > 0 && d_hidden > 0;
     match rows {
         Some(rows) if rows == batch_size || !written => Ok(rows),
-        _ => Err(GuardError::ShapeMismatch {
+        _ => Err(Rule(
             op,
-            rule: "a step's batch, broadcast with the hidden state's, must be batch_size",
-            shapes: vec![input.to_vec(), vec![hidden_batch], vec![batch_size]],
-        }),
+            "a step's batch, broadcast with the hidden state's, must be batch_size",
+        )
+        .shape_mismatch(&[input, &[hidden_batch], &[batch_size]])),
     }
 }
 
@@ -390,11 +377,11 @@ pub fn activation(op: &'static str, step: &[usize], shapes: ActivationShapes<'_>
             let inner = linear("linear", step, inner_weight, inner_bias).context("linear_inner")?;
             let outer = linear("linear", step, outer_weight, outer_bias).context("linear_outer")?;
             if inner.output != step || outer.output != step {
-                return Err(GuardError::ShapeMismatch {
+                return Err(Rule(
                     op,
-                    rule: "a recurrent layer's SwiGlu must keep the width d_hidden",
-                    shapes: vec![step.to_vec(), inner_weight.to_vec(), outer_weight.to_vec()],
-                });
+                    "a recurrent layer's SwiGlu must keep the width d_hidden",
+                )
+                .shape_mismatch(&[step, inner_weight, outer_weight]));
             }
             Ok(())
         }

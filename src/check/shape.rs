@@ -4,6 +4,7 @@
 //! Each function names the `TensorCheck` it mirrors. They return what they proved — a
 //! canonical dim, a result shape — so the twin never recomputes it.
 
+use super::rule::Rule;
 use crate::error::{GuardError, Limit, Result, ScalarValue};
 
 /// Resolves a possibly negative `dim` against `rank`, as burn's `AsIndex::try_dim_index` does.
@@ -101,21 +102,27 @@ pub fn same_device<Dev: PartialEq>(
 /// assert!(check::broadcast("add", &[2, 2], &[2, 3]).is_err());
 /// ```
 pub fn broadcast(op: &'static str, lhs: &[usize], rhs: &[usize]) -> Result<Vec<usize>> {
-    let mismatch = || GuardError::ShapeMismatch {
-        op,
-        rule: "shapes must be equal or 1 in every dimension to broadcast",
-        shapes: vec![lhs.to_vec(), rhs.to_vec()],
-    };
-    if lhs.len() != rhs.len() {
-        return Err(mismatch());
-    }
-    lhs.iter()
-        .zip(rhs)
+    let same_rank = lhs.len() == rhs.len();
+    let dims = same_rank.then(|| broadcast_dims(lhs, rhs)).flatten();
+    dims.ok_or_else(|| {
+        Rule(
+            op,
+            "shapes must be equal or 1 in every dimension to broadcast",
+        )
+        .shape_mismatch(&[lhs, rhs])
+    })
+}
+
+/// The broadcast of two shapes of one rank, dim by dim: equal, or 1 on one side (which takes
+/// the other's size); `None` where neither holds.
+pub(crate) fn broadcast_dims(lhs: &[usize], rhs: &[usize]) -> Option<Vec<usize>> {
+    let pairs = lhs.iter().zip(rhs);
+    pairs
         .map(|(&l, &r)| match (l, r) {
-            _ if l == r => Ok(l),
-            (1, r) => Ok(r),
-            (l, 1) => Ok(l),
-            _ => Err(mismatch()),
+            _ if l == r => Some(l),
+            (1, r) => Some(r),
+            (l, 1) => Some(l),
+            _ => None,
         })
         .collect()
 }
@@ -138,15 +145,11 @@ pub fn broadcastable(op: &'static str, lhs: &[usize], rhs: &[usize]) -> Result<(
             .iter()
             .zip(rhs)
             .all(|(&l, &r)| l == r || l == 1 || r == 1);
-    if compatible {
-        Ok(())
-    } else {
-        Err(GuardError::ShapeMismatch {
-            op,
-            rule: "shapes must be equal or 1 in every dimension to broadcast",
-            shapes: vec![lhs.to_vec(), rhs.to_vec()],
-        })
-    }
+    Rule(
+        op,
+        "shapes must be equal or 1 in every dimension to broadcast",
+    )
+    .shapes_agree(compatible, &[lhs, rhs])
 }
 
 /// Matrix product of rank ≥ 2 tensors: `lhs[.., k]` against `rhs[.., k, _]`, batch dims
@@ -171,13 +174,7 @@ pub fn broadcastable(op: &'static str, lhs: &[usize], rhs: &[usize]) -> Result<(
 pub fn matmul(op: &'static str, lhs: &[usize], rhs: &[usize]) -> Result<Vec<usize>> {
     let rank = lhs.len();
     if rank < 2 {
-        return Err(GuardError::RankMismatch {
-            op,
-            rule: "matmul needs tensors of rank 2 or more",
-            expected: 2,
-            got: rank,
-            shape: lhs.to_vec(),
-        });
+        return Err(Rule(op, "matmul needs tensors of rank 2 or more").rank_mismatch(2, rank, lhs));
     }
     let shapes = || vec![lhs.to_vec(), rhs.to_vec()];
     let (Some(&k_lhs), Some(&k_rhs), Some(&m), Some(&n)) = (
@@ -267,13 +264,7 @@ pub fn narrow(
         None
     };
     match broken {
-        Some((rule, name, value, limit)) => Err(GuardError::OutOfRange {
-            op,
-            rule,
-            name,
-            value,
-            limit,
-        }),
+        Some((rule, name, value, limit)) => Err(Rule(op, rule).out_of_range(name, value, limit)),
         None => Ok(()),
     }
 }
@@ -288,13 +279,11 @@ pub(crate) fn nonempty_list(op: &'static str, len: usize) -> Result<()> {
 
 /// The refusal of an empty tensor list.
 fn empty_list(op: &'static str) -> GuardError {
-    GuardError::OutOfRange {
-        op,
-        rule: "needs at least one tensor",
-        name: "tensors",
-        value: 0usize.into(),
-        limit: Limit::AtLeast(1usize.into()),
-    }
+    Rule(op, "needs at least one tensor").out_of_range(
+        "tensors",
+        0usize,
+        Limit::AtLeast(1usize.into()),
+    )
 }
 
 /// Concatenation along `dim`: a non-empty list whose shapes agree except along `dim`
@@ -321,13 +310,7 @@ where
     let first_dims = first.as_ref();
     let mut total = 0usize;
     for shape in shapes.iter().map(AsRef::as_ref) {
-        let agrees = shape.len() == first_dims.len()
-            && shape
-                .iter()
-                .zip(first_dims)
-                .enumerate()
-                .all(|(i, (a, b))| i == dim || a == b);
-        if !agrees {
+        if !agree_except(shape, first_dims, dim) {
             return Err(GuardError::ShapeMismatch {
                 op,
                 rule: "shapes must agree except along the concatenation dimension",
@@ -341,6 +324,12 @@ where
         *slot = total;
     }
     Ok(out)
+}
+
+/// Whether two shapes have the same rank and the same size in every dim but `dim`.
+pub(crate) fn agree_except(lhs: &[usize], rhs: &[usize], dim: usize) -> bool {
+    let mut pairs = lhs.iter().zip(rhs).enumerate();
+    lhs.len() == rhs.len() && pairs.all(|(i, (a, b))| i == dim || a == b)
 }
 
 /// Stacking along a new `dim`: output rank is input rank + 1, a non-empty list of equal shapes
@@ -408,6 +397,7 @@ pub fn no_elements(shape: &[usize]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check::test_support::{ranks, refused, shape_rule};
 
     type TestResult = Result<(), Box<dyn std::error::Error>>;
 
@@ -430,17 +420,8 @@ mod tests {
     #[test]
     fn matmul_table() -> TestResult {
         assert_eq!(matmul("matmul", &[4, 2, 3], &[1, 3, 5])?, vec![4, 2, 5]);
-        let err = matmul("matmul", &[3], &[3])
-            .err()
-            .ok_or("matmul: expected an error")?;
-        assert!(matches!(
-            err,
-            GuardError::RankMismatch {
-                expected: 2,
-                got: 1,
-                ..
-            }
-        ));
+        let err = refused("matmul", matmul("matmul", &[3], &[3]))?;
+        assert_eq!(ranks(&err), Some((2, 1)));
         let rows: [(&[usize], &[usize], &str); 2] = [
             (&[2, 3], &[4, 5], "lhs columns must equal rhs rows"),
             (
@@ -450,17 +431,8 @@ mod tests {
             ),
         ];
         for (lhs, rhs, want) in rows {
-            let err = matmul("matmul", lhs, rhs)
-                .err()
-                .ok_or("matmul: expected an error")?;
-            assert!(
-                matches!(
-                    &err,
-                    GuardError::ShapeMismatch { rule, shapes, .. }
-                        if *rule == want && shapes == &[lhs.to_vec(), rhs.to_vec()]
-                ),
-                "{err:?}"
-            );
+            let err = refused("matmul", matmul("matmul", lhs, rhs))?;
+            assert_eq!(shape_rule(&err, &[lhs, rhs]), Some(want), "{err:?}");
         }
         Ok(())
     }
@@ -480,9 +452,7 @@ mod tests {
             ),
         ];
         for (start, length, want_name, want_value, want_limit) in rows {
-            let err = narrow("narrow", &[4, 4], 0, start, length)
-                .err()
-                .ok_or("narrow: expected an error")?;
+            let err = refused("narrow", narrow("narrow", &[4, 4], 0, start, length))?;
             assert!(
                 matches!(
                     err,

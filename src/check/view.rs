@@ -9,6 +9,7 @@
 use burn::tensor::DType;
 use burn::tensor::ops::PadMode;
 
+use super::rule::Rule;
 use super::shape::dim;
 use crate::error::{GuardError, Limit, Result};
 
@@ -38,16 +39,27 @@ fn elements(dims: &[usize]) -> Option<usize> {
 
 /// An output shape whose element count does not fit in `usize`.
 fn too_large(op: &'static str, shape: &[usize]) -> GuardError {
-    GuardError::InvalidArgument {
-        op,
-        rule: "the output element count overflows usize",
-        got: format!("shape={shape:?}"),
-    }
+    Rule(op, "the output element count overflows usize").invalid(format!("shape={shape:?}"))
 }
 
 /// Resolves every dim of `dims` against `rank`, in order (burn unwraps them one by one).
 fn resolve_all(op: &'static str, dims: &[isize], rank: usize) -> Result<Vec<usize>> {
     dims.iter().map(|&d| dim(op, d, rank)).collect()
+}
+
+/// The indices of `shape`'s dims of size 1: what a squeeze with no dims removes.
+pub(crate) fn unit_dims(shape: &[usize]) -> Vec<usize> {
+    let units = shape.iter().enumerate().filter(|&(_, &d)| d == 1);
+    units.map(|(i, _)| i).collect()
+}
+
+/// `shape` without the dims at `indices`.
+pub(crate) fn without_dims(shape: &[usize], indices: &[usize]) -> Vec<usize> {
+    let kept = shape
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !indices.contains(i));
+    kept.map(|(_, &d)| d).collect()
 }
 
 /// The first value that appears twice in `dims`, if any.
@@ -86,32 +98,24 @@ pub fn reshape(
     rank_out: usize,
 ) -> Result<Vec<usize>> {
     let converted: Vec<isize>;
-    let entries: &[isize] = match shape {
-        ShapeArg::Entries(entries) => entries,
-        ShapeArg::Shape(dims) => {
-            if dims.len() != rank_out {
-                return Err(GuardError::RankMismatch {
-                    op,
-                    rule: "a shape argument must have the output rank",
-                    expected: rank_out,
-                    got: dims.len(),
-                    shape: dims.clone(),
-                });
+    let entries: &[isize] =
+        match shape {
+            ShapeArg::Entries(entries) => entries,
+            ShapeArg::Shape(dims) => {
+                if dims.len() != rank_out {
+                    return Err(Rule(op, "a shape argument must have the output rank")
+                        .rank_mismatch(rank_out, dims.len(), &dims));
+                }
+                // `AsIndex for usize` is `as isize`: huge sizes turn negative.
+                converted = dims
+                    .iter()
+                    .map(|&d| isize::try_from(d).unwrap_or(-2))
+                    .collect();
+                &converted
             }
-            // `AsIndex for usize` is `as isize`: huge sizes turn negative.
-            converted = dims
-                .iter()
-                .map(|&d| isize::try_from(d).unwrap_or(-2))
-                .collect();
-            &converted
-        }
-    };
+        };
     let got = || format!("shape={entries:?}, source={source:?}");
-    let invalid = |rule| GuardError::InvalidArgument {
-        op,
-        rule,
-        got: got(),
-    };
+    let invalid = |rule| Rule(op, rule).invalid(got());
     let mut infer = None;
     let mut dims = Vec::with_capacity(entries.len());
     let mut new_size = 1usize;
@@ -139,11 +143,11 @@ pub fn reshape(
     }
     let source_size = elements(source).ok_or_else(|| too_large(op, source))?;
     match infer {
-        None if source_size != new_size => Err(GuardError::ShapeMismatch {
+        None if source_size != new_size => Err(Rule(
             op,
-            rule: "the target shape must have as many elements as the tensor",
-            shapes: vec![source.to_vec(), dims],
-        }),
+            "the target shape must have as many elements as the tensor",
+        )
+        .shape_mismatch(&[source, &dims])),
         None => Ok(dims),
         Some(_) if new_size == 0 => Err(invalid(
             "cannot infer a -1 entry when the other entries multiply to 0",
@@ -176,11 +180,9 @@ pub fn reshape(
 pub fn permute(op: &'static str, axes: &[isize], rank: usize) -> Result<Vec<usize>> {
     let resolved = resolve_all(op, axes, rank)?;
     if let Some(axis) = first_duplicate(&resolved) {
-        return Err(GuardError::InvalidArgument {
-            op,
-            rule: "axes must be unique",
-            got: format!("axes={axes:?} (axis {axis} twice)"),
-        });
+        return Err(
+            Rule(op, "axes must be unique").invalid(format!("axes={axes:?} (axis {axis} twice)"))
+        );
     }
     Ok(resolved)
 }
@@ -207,11 +209,8 @@ pub fn flip(op: &'static str, axes: &[isize], rank: usize) -> Result<Vec<usize>>
 fn movedim_side(op: &'static str, dims: &[isize], is_vec: bool, rank: usize) -> Result<Vec<usize>> {
     let resolved = resolve_all(op, dims, rank)?;
     if is_vec && let Some(d) = first_duplicate(&resolved) {
-        return Err(GuardError::InvalidArgument {
-            op,
-            rule: "source and destination dims must be unique",
-            got: format!("dims={dims:?} (dim {d} twice)"),
-        });
+        return Err(Rule(op, "source and destination dims must be unique")
+            .invalid(format!("dims={dims:?} (dim {d} twice)")));
     }
     Ok(resolved)
 }
@@ -241,11 +240,11 @@ pub fn movedim(
     let source = movedim_side(op, src, src_is_vec, rank)?;
     let destination = movedim_side(op, dst, dst_is_vec, rank)?;
     if source.len() != destination.len() {
-        return Err(GuardError::InvalidArgument {
+        return Err(Rule(
             op,
-            rule: "source and destination must have the same number of dims",
-            got: format!("src={src:?}, dst={dst:?}"),
-        });
+            "source and destination must have the same number of dims",
+        )
+        .invalid(format!("src={src:?}, dst={dst:?}")));
     }
     Ok((source, destination))
 }
@@ -286,15 +285,11 @@ pub fn flatten(
         });
     }
     let expected = rank - (end - start);
-    if rank_out != expected {
-        return Err(GuardError::RankMismatch {
-            op,
-            rule: "the output rank must be the input rank minus the flattened dims plus one",
-            expected,
-            got: rank_out,
-            shape: shape.to_vec(),
-        });
-    }
+    Rule(
+        op,
+        "the output rank must be the input rank minus the flattened dims plus one",
+    )
+    .expect_rank(expected, rank_out, shape)?;
     let merged = shape
         .get(start..=end)
         .map(elements)
@@ -309,21 +304,17 @@ pub fn flatten(
 /// A rank-mismatch error for the squeeze family.
 fn squeeze_rank(op: &'static str, shape: &[usize], expected: usize, got: usize) -> GuardError {
     if expected == 0 {
-        GuardError::RankMismatch {
+        Rule(
             op,
-            rule: "squeezing would leave a rank-0 tensor, which burn does not support",
-            expected: 1,
-            got: 0,
-            shape: shape.to_vec(),
-        }
+            "squeezing would leave a rank-0 tensor, which burn does not support",
+        )
+        .rank_mismatch(1, 0, shape)
     } else {
-        GuardError::RankMismatch {
+        Rule(
             op,
-            rule: "the output rank must be the number of dimensions left after squeezing",
-            expected,
-            got,
-            shape: shape.to_vec(),
-        }
+            "the output rank must be the number of dimensions left after squeezing",
+        )
+        .rank_mismatch(expected, got, shape)
     }
 }
 
@@ -349,13 +340,11 @@ pub fn squeeze(op: &'static str, shape: &[usize], rank_out: usize) -> Result<Vec
 
 /// A dimension to squeeze whose size is not 1 (`TensorCheck::squeeze`).
 fn not_unit(op: &'static str, shape: &[usize], index: usize) -> GuardError {
-    GuardError::OutOfRange {
-        op,
-        rule: "only a dimension of size 1 can be squeezed",
-        name: "size",
-        value: shape.get(index).copied().unwrap_or(0).into(),
-        limit: Limit::Exactly(1usize.into()),
-    }
+    Rule(op, "only a dimension of size 1 can be squeezed").out_of_range(
+        "size",
+        shape.get(index).copied().unwrap_or(0),
+        Limit::Exactly(1usize.into()),
+    )
 }
 
 /// `squeeze_dim::<D2>(dim)`: `dim` in `-D..D`, its size 1 (`TensorCheck::squeeze`), and
@@ -417,34 +406,23 @@ pub fn squeeze_dims(
     rank_out: usize,
 ) -> Result<Vec<usize>> {
     let rank = shape.len();
-    let mut indices: Vec<usize> = if dims.is_empty() {
-        shape
-            .iter()
-            .enumerate()
-            .filter(|&(_, &d)| d == 1)
-            .map(|(i, _)| i)
-            .collect()
+    let mut indices = if dims.is_empty() {
+        unit_dims(shape)
     } else {
         resolve_all(op, dims, rank)?
     };
     indices.sort_unstable();
     indices.dedup();
     if indices.len() >= rank {
-        return Err(GuardError::InvalidArgument {
-            op,
-            rule: "at least one dimension must remain after squeezing",
-            got: format!("dims={indices:?} (shape {shape:?})"),
-        });
+        return Err(
+            Rule(op, "at least one dimension must remain after squeezing")
+                .invalid(format!("dims={indices:?} (shape {shape:?})")),
+        );
     }
     if let Some(&index) = indices.iter().find(|&&i| shape.get(i) != Some(&1)) {
         return Err(not_unit(op, shape, index));
     }
-    let out: Vec<usize> = shape
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| !indices.contains(i))
-        .map(|(_, &d)| d)
-        .collect();
+    let out = without_dims(shape, &indices);
     if out.len() != rank_out {
         return Err(squeeze_rank(op, shape, out.len(), rank_out));
     }
@@ -465,13 +443,11 @@ pub fn squeeze_dims(
 /// ```
 pub fn unsqueeze(op: &'static str, shape: &[usize], rank_out: usize) -> Result<Vec<usize>> {
     let Some(ones) = rank_out.checked_sub(shape.len()) else {
-        return Err(GuardError::RankMismatch {
-            op,
-            rule: "unsqueeze cannot lower the rank",
-            expected: shape.len(),
-            got: rank_out,
-            shape: shape.to_vec(),
-        });
+        return Err(Rule(op, "unsqueeze cannot lower the rank").rank_mismatch(
+            shape.len(),
+            rank_out,
+            shape,
+        ));
     };
     let mut out = vec![1; ones];
     out.extend_from_slice(shape);
@@ -499,13 +475,11 @@ pub fn unsqueeze_dim(
 ) -> Result<Vec<usize>> {
     let rank = shape.len();
     if rank_out <= rank {
-        return Err(GuardError::RankMismatch {
+        return Err(Rule(
             op,
-            rule: "unsqueeze_dim adds a dimension: the output rank must exceed the input rank",
-            expected: rank + 1,
-            got: rank_out,
-            shape: shape.to_vec(),
-        });
+            "unsqueeze_dim adds a dimension: the output rank must exceed the input rank",
+        )
+        .rank_mismatch(rank + 1, rank_out, shape));
     }
     let index = dim(op, dim_arg, rank + 1)?;
     // `index <= rank < rank_out`: the `dim < D2` branch of the check cannot fire here.
@@ -539,10 +513,9 @@ pub fn unsqueeze_dims(
     axes: &[isize],
     rank_out: usize,
 ) -> Result<Vec<usize>> {
-    let bad_axes = || GuardError::InvalidArgument {
-        op,
-        rule: "the unsqueeze axes do not fit the output rank",
-        got: format!("axes={axes:?}, rank={rank_out} (shape {shape:?})"),
+    let bad_axes = || {
+        Rule(op, "the unsqueeze axes do not fit the output rank")
+            .invalid(format!("axes={axes:?}, rank={rank_out} (shape {shape:?})"))
     };
     let signed_out = isize::try_from(rank_out).map_err(|_| bad_axes())?;
     let in_range = |d: isize| (-signed_out..signed_out).contains(&d);
@@ -616,13 +589,8 @@ pub fn unsqueeze_dims(
         }
     }
     let before = elements(shape).ok_or_else(|| too_large(op, shape))?;
-    if elements(&out) != Some(before) {
-        return Err(GuardError::ShapeMismatch {
-            op,
-            rule: "the unsqueezed shape must keep every input element",
-            shapes: vec![shape.to_vec(), out],
-        });
-    }
+    Rule(op, "the unsqueezed shape must keep every input element")
+        .shapes_agree(elements(&out) == Some(before), &[shape, &out])?;
     Ok(out)
 }
 
@@ -653,13 +621,8 @@ pub fn expand(
     rank_out: usize,
 ) -> Result<Vec<usize>> {
     let rank = shape.len();
-    let rank_error = |expected: usize, got: usize, rule| GuardError::RankMismatch {
-        op,
-        rule,
-        expected,
-        got,
-        shape: shape.to_vec(),
-    };
+    let rank_error =
+        |expected: usize, got: usize, rule| Rule(op, rule).rank_mismatch(expected, got, shape);
     let to: Vec<usize> = match target {
         ShapeArg::Entries(entries) => {
             if entries.len() < rank {
@@ -671,11 +634,7 @@ pub fn expand(
             }
             let got = || format!("shape={entries:?}, tensor={shape:?}");
             if entries.iter().any(|&e| e == 0 || e < -1) {
-                return Err(GuardError::InvalidArgument {
-                    op,
-                    rule: "expand entries must be positive or -1",
-                    got: got(),
-                });
+                return Err(Rule(op, "expand entries must be positive or -1").invalid(got()));
             }
             let lead = entries.len() - rank;
             let mut to = Vec::with_capacity(entries.len());
@@ -689,11 +648,10 @@ pub fn expand(
                     usize::try_from(e).unwrap_or(0)
                 };
                 if size == 0 {
-                    return Err(GuardError::InvalidArgument {
-                        op,
-                        rule: "-1 must stand for an existing, non-empty dimension",
-                        got: got(),
-                    });
+                    return Err(
+                        Rule(op, "-1 must stand for an existing, non-empty dimension")
+                            .invalid(got()),
+                    );
                 }
                 to.push(size);
             }
@@ -724,11 +682,11 @@ pub fn expand(
         .zip(shape)
         .all(|(&t, &s)| t == s || s == 1);
     if !compatible {
-        return Err(GuardError::ShapeMismatch {
+        return Err(Rule(
             op,
-            rule: "each target dim must equal the tensor's, or the tensor's must be 1",
-            shapes: vec![shape.to_vec(), to],
-        });
+            "each target dim must equal the tensor's, or the tensor's must be 1",
+        )
+        .shape_mismatch(&[shape, &to]));
     }
     Ok(to)
 }
@@ -757,15 +715,11 @@ pub fn unfold(
     rank_out: usize,
 ) -> Result<Vec<usize>> {
     let rank = shape.len();
-    if rank_out != rank + 1 {
-        return Err(GuardError::RankMismatch {
-            op,
-            rule: "unfold adds one dimension: the output rank must be the input rank + 1",
-            expected: rank + 1,
-            got: rank_out,
-            shape: shape.to_vec(),
-        });
-    }
+    Rule(
+        op,
+        "unfold adds one dimension: the output rank must be the input rank + 1",
+    )
+    .expect_rank(rank + 1, rank_out, shape)?;
     let index = dim(op, dim_arg, rank)?;
     let length = shape.get(index).copied().unwrap_or(0);
     let broken = if size == 0 {
@@ -793,13 +747,7 @@ pub fn unfold(
         None
     };
     if let Some((rule, name, value, limit)) = broken {
-        return Err(GuardError::OutOfRange {
-            op,
-            rule,
-            name,
-            value: value.into(),
-            limit,
-        });
+        return Err(Rule(op, rule).out_of_range(name, value, limit));
     }
     let windows = (length - size) / step + 1;
     let mut out = shape.to_vec();
@@ -825,23 +773,17 @@ pub fn unfold(
 /// ```
 pub fn roll(op: &'static str, shifts: &[isize], dims: &[isize], rank: usize) -> Result<()> {
     if dims.len() != shifts.len() {
-        return Err(GuardError::InvalidArgument {
-            op,
-            rule: "dims and shifts must have the same length",
-            got: format!("shifts={shifts:?}, dims={dims:?}"),
-        });
+        return Err(Rule(op, "dims and shifts must have the same length")
+            .invalid(format!("shifts={shifts:?}, dims={dims:?}")));
     }
     let mut accumulated = vec![0isize; rank];
     for (&d, &shift) in dims.iter().zip(shifts) {
         let index = dim(op, d, rank)?;
         if let Some(slot) = accumulated.get_mut(index) {
-            *slot = slot
-                .checked_add(shift)
-                .ok_or_else(|| GuardError::InvalidArgument {
-                    op,
-                    rule: "the shifts of one dim overflow isize when added",
-                    got: format!("shifts={shifts:?}, dims={dims:?}"),
-                })?;
+            *slot = slot.checked_add(shift).ok_or_else(|| {
+                Rule(op, "the shifts of one dim overflow isize when added")
+                    .invalid(format!("shifts={shifts:?}, dims={dims:?}"))
+            })?;
         }
     }
     Ok(())
@@ -943,13 +885,13 @@ pub fn pad(
     let pairs: Vec<(usize, usize)> = match padding {
         PadArg::Pairs(given) => {
             let Some(lead) = rank.checked_sub(given.len()) else {
-                return Err(GuardError::OutOfRange {
-                    op,
-                    rule: "there must be no more padding pairs than dimensions",
-                    name: "pairs",
-                    value: given.len().into(),
-                    limit: Limit::AtMost(rank.into()),
-                });
+                return Err(
+                    Rule(op, "there must be no more padding pairs than dimensions").out_of_range(
+                        "pairs",
+                        given.len(),
+                        Limit::AtMost(rank.into()),
+                    ),
+                );
             };
             let mut pairs = vec![(0, 0); lead];
             pairs.extend_from_slice(given);
@@ -957,13 +899,7 @@ pub fn pad(
         }
         &PadArg::Ltrb(left, right, top, bottom) => {
             let Some(lead) = rank.checked_sub(2) else {
-                return Err(GuardError::RankMismatch {
-                    op,
-                    rule: "the (left, right, top, bottom) form pads the last two dims: it needs rank 2 or more",
-                    expected: 2,
-                    got: rank,
-                    shape: shape.to_vec(),
-                });
+                return Err(Rule(op, "the (left, right, top, bottom) form pads the last two dims: it needs rank 2 or more").rank_mismatch(2, rank, shape));
             };
             let mut pairs = vec![(0, 0); lead];
             pairs.push((top, bottom));
@@ -974,21 +910,19 @@ pub fn pad(
     for (index, (&(before, after), &size)) in pairs.iter().zip(shape).enumerate() {
         match mode {
             PadMode::Reflect if before >= size || after >= size => {
-                return Err(GuardError::OutOfRange {
+                return Err(Rule(
                     op,
-                    rule: "reflect padding must be smaller than the dimension size, on every dimension",
-                    name: "padding",
-                    value: before.max(after).into(),
-                    limit: Limit::Below(size.into()),
-                });
+                    "reflect padding must be smaller than the dimension size, on every dimension",
+                )
+                .out_of_range(
+                    "padding",
+                    before.max(after),
+                    Limit::Below(size.into()),
+                ));
             }
             PadMode::Edge if (before != 0 || after != 0) && size == 0 => {
-                return Err(GuardError::Empty {
-                    op,
-                    rule: "edge padding cannot extend an empty dimension",
-                    shape: shape.to_vec(),
-                    dim: Some(index),
-                });
+                return Err(Rule(op, "edge padding cannot extend an empty dimension")
+                    .empty(shape, Some(index)));
             }
             _ => {}
         }
@@ -1037,12 +971,11 @@ pub fn pad_value(op: &'static str, value: f32, dtype: DType) -> Result<()> {
     if truncated.is_finite() && truncated >= low && truncated < high {
         Ok(())
     } else {
-        Err(GuardError::NotRepresentable {
+        Err(Rule(
             op,
-            rule: "the pad constant must be finite and fit the integer dtype",
-            value: value.into(),
-            dtype,
-        })
+            "the pad constant must be finite and fit the integer dtype",
+        )
+        .not_representable(value.into(), dtype))
     }
 }
 
@@ -1068,15 +1001,7 @@ pub fn chunk(
     dim_arg: isize,
 ) -> Result<Vec<(usize, usize)>> {
     let index = dim(op, dim_arg, shape.len())?;
-    if chunks == 0 {
-        return Err(GuardError::OutOfRange {
-            op,
-            rule: "chunks must be greater than 0",
-            name: "chunks",
-            value: chunks.into(),
-            limit: Limit::AtLeast(1usize.into()),
-        });
-    }
+    Rule(op, "chunks must be greater than 0").at_least("chunks", chunks, 1)?;
     let size = shape.get(index).copied().unwrap_or(0);
     Ok(pieces(size, size.div_ceil(chunks)))
 }
@@ -1114,13 +1039,11 @@ pub fn split(
     let index = dim(op, dim_arg, shape.len())?;
     let size = shape.get(index).copied().unwrap_or(0);
     if split_size == 0 && size != 0 {
-        return Err(GuardError::OutOfRange {
+        return Err(Rule(
             op,
-            rule: "split_size must be greater than 0 unless the dimension is empty",
-            name: "split_size",
-            value: split_size.into(),
-            limit: Limit::AtLeast(1usize.into()),
-        });
+            "split_size must be greater than 0 unless the dimension is empty",
+        )
+        .out_of_range("split_size", split_size, Limit::AtLeast(1usize.into())));
     }
     Ok(pieces(size, split_size))
 }
@@ -1150,11 +1073,11 @@ pub fn split_with_sizes(
         .iter()
         .try_fold(0usize, |acc, &s| acc.checked_add(s));
     if sum != Some(size) {
-        return Err(GuardError::InvalidArgument {
-            op,
-            rule: "split sizes must sum to the dimension size",
-            got: format!("split_sizes={split_sizes:?}, size={size} (dim {index})"),
-        });
+        return Err(
+            Rule(op, "split sizes must sum to the dimension size").invalid(format!(
+                "split_sizes={split_sizes:?}, size={size} (dim {index})"
+            )),
+        );
     }
     Ok(index)
 }
@@ -1208,15 +1131,11 @@ pub fn meshgrid(op: &'static str, lengths: &[usize], dense: bool) -> Result<Vec<
 /// ```
 pub fn meshgrid_stack(op: &'static str, lengths: &[usize], rank_out: usize) -> Result<Vec<usize>> {
     let rank = lengths.len();
-    if rank_out != rank + 1 {
-        return Err(GuardError::RankMismatch {
-            op,
-            rule: "meshgrid_stack adds one dimension: the output rank must be the number of inputs + 1",
-            expected: rank + 1,
-            got: rank_out,
-            shape: lengths.to_vec(),
-        });
-    }
+    Rule(
+        op,
+        "meshgrid_stack adds one dimension: the output rank must be the number of inputs + 1",
+    )
+    .expect_rank(rank + 1, rank_out, lengths)?;
     super::shape::nonempty_list(op, lengths.len())?;
     meshgrid(op, lengths, true)
 }
