@@ -104,7 +104,7 @@ pub fn reshape(
             ShapeArg::Shape(dims) => {
                 if dims.len() != rank_out {
                     return Err(Rule(op, "a shape argument must have the output rank")
-                        .rank_mismatch(rank_out, dims.len(), &dims));
+                        .rank_mismatch(rank_out, dims.len(), dims));
                 }
                 // `AsIndex for usize` is `as isize`: huge sizes turn negative.
                 converted = dims

@@ -88,8 +88,7 @@ impl MhaInput {
     pub fn into_burn(self) -> BurnMhaInput {
         let input = BurnMhaInput::new(self.query, self.key, self.value);
         let input = with_mask(input, self.mask_pad, BurnMhaInput::mask_pad);
-        let input = with_mask(input, self.mask_attn, BurnMhaInput::mask_attn);
-        input
+        with_mask(input, self.mask_attn, BurnMhaInput::mask_attn)
     }
 }
 

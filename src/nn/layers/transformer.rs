@@ -152,8 +152,7 @@ impl TransformerEncoderInput {
     pub fn into_burn(self) -> BurnEncoderInput {
         let input = BurnEncoderInput::new(self.tensor);
         let input = with_mask(input, self.mask_pad, BurnEncoderInput::mask_pad);
-        let input = with_mask(input, self.mask_attn, BurnEncoderInput::mask_attn);
-        input
+        with_mask(input, self.mask_attn, BurnEncoderInput::mask_attn)
     }
 }
 
@@ -459,12 +458,11 @@ impl TransformerDecoderInput {
             self.memory_mask_pad,
             BurnDecoderInput::memory_mask_pad,
         );
-        let input = with_mask(
+        with_mask(
             input,
             self.memory_mask_attn,
             BurnDecoderInput::memory_mask_attn,
-        );
-        input
+        )
     }
 }
 
