@@ -123,19 +123,26 @@ pub fn catch<T>(op: &'static str, f: impl FnOnce() -> T) -> Result<T> {
         let _scope = ScopeGuard::enter();
         panic::catch_unwind(AssertUnwindSafe(f))
     };
-    outcome.map_err(|payload| {
-        let message = payload
-            .downcast_ref::<&'static str>()
-            .map(|s| (*s).to_owned())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "non-string panic payload".to_owned());
-        let location = LOCATION.with(|slot| slot.borrow_mut().take());
-        GuardError::BackendPanic {
-            op,
-            message,
-            location,
-        }
-    })
+    // The error path is out of line: what every call inlines is the scope and the unwind
+    // landing pad, not the payload's downcasts.
+    outcome.map_err(|payload| caught(op, payload))
+}
+
+/// The error for a panic `catch` caught: its message and the location the hook recorded.
+#[cold]
+#[inline(never)]
+fn caught(op: &'static str, payload: Box<dyn std::any::Any + Send>) -> GuardError {
+    let message = payload
+        .downcast_ref::<&'static str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "non-string panic payload".to_owned());
+    let location = LOCATION.with(|slot| slot.borrow_mut().take());
+    GuardError::BackendPanic {
+        op,
+        message,
+        location,
+    }
 }
 
 /// Like [`catch`], for a closure that already returns a guarded [`Result`].

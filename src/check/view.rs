@@ -114,32 +114,49 @@ pub fn reshape(
                 &converted
             }
         };
-    let got = || format!("shape={entries:?}, source={source:?}");
-    let invalid = |rule| Rule(op, rule).invalid(got());
+    let mut dims = vec![0; entries.len()];
+    reshape_into(op, source, entries, &mut dims)?;
+    Ok(dims)
+}
+
+/// [`reshape`] for an array argument, into `out` (one slot per entry; a shorter `out` leaves
+/// the extra entries unchecked): the twin's path, which allocates nothing.
+///
+/// # Errors
+///
+/// As [`reshape`], but for the `Shape`'s rank.
+///
+/// ```
+/// use burn_guard::check::view::reshape_into;
+/// let mut out = [0; 2];
+/// reshape_into("reshape", &[2, 3, 4], &[2, -1], &mut out).unwrap();
+/// assert_eq!(out, [2, 12]);
+/// ```
+pub fn reshape_into(
+    op: &'static str,
+    source: &[usize],
+    entries: &[isize],
+    out: &mut [usize],
+) -> Result<()> {
+    let invalid = |rule| Rule(op, rule).invalid(format!("shape={entries:?}, source={source:?}"));
     let mut infer = None;
-    let mut dims = Vec::with_capacity(entries.len());
     let mut new_size = 1usize;
-    for (idx, &entry) in entries.iter().enumerate() {
-        let size = match entry {
-            s if s > 0 => {
-                usize::try_from(s).map_err(|_| invalid("entries must be positive, 0 or -1"))?
-            }
+    for (idx, (&entry, slot)) in entries.iter().zip(out.iter_mut()).enumerate() {
+        *slot = match entry {
+            s if s > 0 => s.unsigned_abs(),
             0 => *source.get(idx).ok_or_else(|| {
                 invalid("a 0 entry keeps the source dimension at the same index, which must exist")
             })?,
+            -1 if infer.is_some() => return Err(invalid("at most one entry may be -1")),
             -1 => {
-                if infer.is_some() {
-                    return Err(invalid("at most one entry may be -1"));
-                }
                 infer = Some(idx);
                 1
             }
             _ => return Err(invalid("entries must be positive, 0 (keep) or -1 (infer)")),
         };
         new_size = new_size
-            .checked_mul(size)
+            .checked_mul(*slot)
             .ok_or_else(|| invalid("the target element count overflows usize"))?;
-        dims.push(size);
     }
     let source_size = elements(source).ok_or_else(|| too_large(op, source))?;
     match infer {
@@ -147,8 +164,8 @@ pub fn reshape(
             op,
             "the target shape must have as many elements as the tensor",
         )
-        .shape_mismatch(&[source, &dims])),
-        None => Ok(dims),
+        .shape_mismatch(&[source, out])),
+        None => Ok(()),
         Some(_) if new_size == 0 => Err(invalid(
             "cannot infer a -1 entry when the other entries multiply to 0",
         )),
@@ -156,10 +173,10 @@ pub fn reshape(
             "cannot infer a -1 entry: the element count is not a multiple of the other entries",
         )),
         Some(idx) => {
-            if let Some(slot) = dims.get_mut(idx) {
+            if let Some(slot) = out.get_mut(idx) {
                 *slot = source_size / new_size;
             }
-            Ok(dims)
+            Ok(())
         }
     }
 }

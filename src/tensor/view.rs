@@ -24,11 +24,22 @@ use crate::panic::catch;
 pub trait ReshapeSpec<const D2: usize>: ReshapeArgs<D2> {
     /// The target shape as given.
     fn shape_arg(&self) -> ShapeArg;
+
+    /// The entries of an array argument, on the stack (`None` for a `Shape`): the twin's
+    /// path that allocates nothing.
+    #[doc(hidden)]
+    fn entries(&self) -> Option<[isize; D2]> {
+        None
+    }
 }
 
 impl<const D2: usize, I: AsIndex> ReshapeSpec<D2> for [I; D2] {
     fn shape_arg(&self) -> ShapeArg {
         ShapeArg::Entries(self.iter().map(|&i| i.as_index()).collect())
+    }
+
+    fn entries(&self) -> Option<[isize; D2]> {
+        Some(self.map(AsIndex::as_index))
     }
 }
 
@@ -675,10 +686,23 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
 impl<const D: usize, K: Basic> TryView<D, K> for Tensor<D, K> {
     fn try_reshape<const D2: usize, S: ReshapeSpec<D2>>(self, shape: S) -> Result<Tensor<D2, K>> {
         const OP: &str = "reshape";
-        let out = check::view::reshape(OP, &self.dims(), &shape.shape_arg(), D2)?;
+        let source = self.dims();
+        let mut array;
+        let vec;
+        let out: &[usize] = match shape.entries() {
+            Some(entries) => {
+                array = [0; D2];
+                check::view::reshape_into(OP, &source, &entries, &mut array)?;
+                &array
+            }
+            None => {
+                vec = check::view::reshape(OP, &source, &shape.shape_arg(), D2)?;
+                &vec
+            }
+        };
         // A quantized tensor keeps whole blocks and, packed, whole words (burn-flex and
         // burn-cubecl `q_reshape`; on wgpu a split word panics on the device thread).
-        check::quant::quantized_reshape(OP, self.dtype(), &out)?;
+        check::quant::quantized_reshape(OP, self.dtype(), out)?;
         catch(OP, || self.reshape(shape))
     }
 
