@@ -35,6 +35,35 @@ use crate::check::reduce;
 use crate::error::Result;
 use crate::panic::catch;
 
+/// Documents one twin whose only check is its `dim`; the signature is written out at the call
+/// (so that `fn try_<name>` appears literally in the source). The example runs the twin on
+/// `[3.0, 1.0, 2.0]` along dim 0, expecting `$values`, and along dim 1, which it refuses.
+macro_rules! decl_dim {
+    ($alias:literal, $trait:literal, $values:literal; $($sig:tt)*) => {
+        #[doc = concat!("Fallible twin of [`Tensor::", $alias, "`].")]
+        #[doc = ""]
+        #[doc = "Checks that `dim` is in `-D..D`."]
+        #[doc = ""]
+        #[doc = "# Errors"]
+        #[doc = ""]
+        #[doc = "[`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`."]
+        #[doc = ""]
+        #[doc = "```"]
+        #[doc = "use burn::tensor::{Device, Tensor};"]
+        #[doc = concat!("use burn_guard::tensor::", $trait, ";")]
+        #[doc = ""]
+        #[doc = "let t = Tensor::<1>::from_floats([3.0, 1.0, 2.0], &Device::flex());"]
+        #[doc = concat!("let out = t.clone().try_", $alias, "(0)?.into_data();")]
+        #[doc = concat!("assert_eq!(out.to_vec::<f32>().unwrap(), ", $values, ");")]
+        #[doc = concat!("let err = t.try_", $alias, "(1).unwrap_err();")]
+        #[doc = concat!("assert_eq!(err.to_string(), \"", $alias, ": dimension out of range; got dim 1 for rank 1\");")]
+        #[doc = "# Ok::<(), burn_guard::GuardError>(())"]
+        #[doc = "```"]
+        #[doc(alias = $alias)]
+        $($sig)*
+    };
+}
+
 /// Fallible twins of the reductions every tensor kind has: `any`, `all`, `any_dim` and
 /// `all_dim` (burn's `api/base.rs`).
 ///
@@ -246,26 +275,8 @@ pub trait TryReduceNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     #[doc(alias = "mean_dims")]
     fn try_mean_dims<I: AsIndex>(self, dims: &[I]) -> Result<Self>;
 
-    /// Fallible twin of [`Tensor::sum_dim`].
-    ///
-    /// Checks that `dim` is in `-D..D`.
-    ///
-    /// # Errors
-    ///
-    /// [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
-    ///
-    /// ```
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::tensor::TryReduceNumeric;
-    ///
-    /// let t = Tensor::<2>::ones([2, 3], &Device::flex());
-    /// assert_eq!(t.clone().try_sum_dim(-1)?.dims(), [2, 1]);
-    /// let err = t.try_sum_dim(2).unwrap_err();
-    /// assert_eq!(err.to_string(), "sum_dim: dimension out of range; got dim 2 for rank 2");
-    /// # Ok::<(), burn_guard::GuardError>(())
-    /// ```
-    #[doc(alias = "sum_dim")]
-    fn try_sum_dim<I: AsIndex>(self, dim: I) -> Result<Self>;
+    decl_dim! { "sum_dim", "TryReduceNumeric", "[6.0]";
+        fn try_sum_dim<I: AsIndex>(self, dim: I) -> Result<Self>; }
 
     /// Fallible twin of [`Tensor::sum_dims`].
     ///
@@ -314,25 +325,8 @@ pub trait TryReduceNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     fn try_sum_dims_squeeze<const D2: usize, I: AsIndex>(self, dims: &[I])
     -> Result<Tensor<D2, K>>;
 
-    /// Fallible twin of [`Tensor::prod_dim`].
-    ///
-    /// Checks that `dim` is in `-D..D`.
-    ///
-    /// # Errors
-    ///
-    /// [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
-    ///
-    /// ```
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::tensor::TryReduceNumeric;
-    ///
-    /// let t = Tensor::<2>::ones([2, 3], &Device::flex());
-    /// assert_eq!(t.clone().try_prod_dim(0)?.dims(), [1, 3]);
-    /// assert!(t.try_prod_dim(5).is_err());
-    /// # Ok::<(), burn_guard::GuardError>(())
-    /// ```
-    #[doc(alias = "prod_dim")]
-    fn try_prod_dim<I: AsIndex>(self, dim: I) -> Result<Self>;
+    decl_dim! { "prod_dim", "TryReduceNumeric", "[6.0]";
+        fn try_prod_dim<I: AsIndex>(self, dim: I) -> Result<Self>; }
 
     /// Fallible twin of [`Tensor::prod_dims`]: every dim of the list in `-D..D`.
     ///
@@ -352,45 +346,11 @@ pub trait TryReduceNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     #[doc(alias = "prod_dims")]
     fn try_prod_dims<I: AsIndex>(self, dims: &[I]) -> Result<Self>;
 
-    /// Fallible twin of [`Tensor::cumsum`].
-    ///
-    /// Checks that `dim` is in `-D..D`.
-    ///
-    /// # Errors
-    ///
-    /// [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
-    ///
-    /// ```
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::tensor::TryReduceNumeric;
-    ///
-    /// let t = Tensor::<1>::from_floats([1.0, 2.0, 3.0], &Device::flex());
-    /// assert_eq!(t.clone().try_cumsum(0)?.to_data().try_to_vec::<f32>().unwrap(), [1.0, 3.0, 6.0]);
-    /// assert!(t.try_cumsum(1).is_err());
-    /// # Ok::<(), burn_guard::GuardError>(())
-    /// ```
-    #[doc(alias = "cumsum")]
-    fn try_cumsum<I: AsIndex>(self, dim: I) -> Result<Self>;
+    decl_dim! { "cumsum", "TryReduceNumeric", "[3.0, 4.0, 6.0]";
+        fn try_cumsum<I: AsIndex>(self, dim: I) -> Result<Self>; }
 
-    /// Fallible twin of [`Tensor::cumprod`].
-    ///
-    /// Checks that `dim` is in `-D..D`.
-    ///
-    /// # Errors
-    ///
-    /// [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
-    ///
-    /// ```
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::tensor::TryReduceNumeric;
-    ///
-    /// let t = Tensor::<1>::from_floats([1.0, 2.0, 3.0], &Device::flex());
-    /// assert_eq!(t.clone().try_cumprod(-1)?.to_data().try_to_vec::<f32>().unwrap(), [1.0, 2.0, 6.0]);
-    /// assert!(t.try_cumprod(-2).is_err());
-    /// # Ok::<(), burn_guard::GuardError>(())
-    /// ```
-    #[doc(alias = "cumprod")]
-    fn try_cumprod<I: AsIndex>(self, dim: I) -> Result<Self>;
+    decl_dim! { "cumprod", "TryReduceNumeric", "[3.0, 3.0, 6.0]";
+        fn try_cumprod<I: AsIndex>(self, dim: I) -> Result<Self>; }
 }
 
 /// Whether the tensor kind `K` is Int (whose means burn asserts non-empty).
@@ -477,25 +437,8 @@ impl<const D: usize, K: Numeric> TryReduceNumeric<D, K> for Tensor<D, K> {
 ///
 /// Sealed: implemented for `burn::Tensor<D, K>` only.
 pub trait TryReduceOrdered<const D: usize, K: Ordered>: Sealed + Sized {
-    /// Fallible twin of [`Tensor::sort`].
-    ///
-    /// Checks that `dim` is in `-D..D`.
-    ///
-    /// # Errors
-    ///
-    /// [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
-    ///
-    /// ```
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::tensor::TryReduceOrdered;
-    ///
-    /// let t = Tensor::<1>::from_floats([3.0, 1.0, 2.0], &Device::flex());
-    /// assert_eq!(t.clone().try_sort(0)?.to_data().try_to_vec::<f32>().unwrap(), [1.0, 2.0, 3.0]);
-    /// assert!(t.try_sort(1).is_err());
-    /// # Ok::<(), burn_guard::GuardError>(())
-    /// ```
-    #[doc(alias = "sort")]
-    fn try_sort<I: AsIndex>(self, dim: I) -> Result<Self>;
+    decl_dim! { "sort", "TryReduceOrdered", "[1.0, 2.0, 3.0]";
+        fn try_sort<I: AsIndex>(self, dim: I) -> Result<Self>; }
 
     /// Fallible twin of [`Tensor::sort_descending`]; the same checks as
     /// [`TryReduceOrdered::try_sort`].
@@ -929,45 +872,11 @@ pub trait TryReduceOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     #[doc(alias = "min_dim_with_indices")]
     fn try_min_dim_with_indices<I: AsIndex>(self, dim: I) -> Result<(Self, Tensor<D, Int>)>;
 
-    /// Fallible twin of [`Tensor::cummin`].
-    ///
-    /// Checks that `dim` is in `-D..D`.
-    ///
-    /// # Errors
-    ///
-    /// [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
-    ///
-    /// ```
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::tensor::TryReduceOrdered;
-    ///
-    /// let t = Tensor::<1>::from_floats([3.0, 1.0, 2.0], &Device::flex());
-    /// assert_eq!(t.clone().try_cummin(0)?.to_data().try_to_vec::<f32>().unwrap(), [3.0, 1.0, 1.0]);
-    /// assert!(t.try_cummin(1).is_err());
-    /// # Ok::<(), burn_guard::GuardError>(())
-    /// ```
-    #[doc(alias = "cummin")]
-    fn try_cummin<I: AsIndex>(self, dim: I) -> Result<Self>;
+    decl_dim! { "cummin", "TryReduceOrdered", "[3.0, 1.0, 1.0]";
+        fn try_cummin<I: AsIndex>(self, dim: I) -> Result<Self>; }
 
-    /// Fallible twin of [`Tensor::cummax`].
-    ///
-    /// Checks that `dim` is in `-D..D`.
-    ///
-    /// # Errors
-    ///
-    /// [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
-    ///
-    /// ```
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::tensor::TryReduceOrdered;
-    ///
-    /// let t = Tensor::<1>::from_floats([1.0, 3.0, 2.0], &Device::flex());
-    /// assert_eq!(t.clone().try_cummax(0)?.to_data().try_to_vec::<f32>().unwrap(), [1.0, 3.0, 3.0]);
-    /// assert!(t.try_cummax(1).is_err());
-    /// # Ok::<(), burn_guard::GuardError>(())
-    /// ```
-    #[doc(alias = "cummax")]
-    fn try_cummax<I: AsIndex>(self, dim: I) -> Result<Self>;
+    decl_dim! { "cummax", "TryReduceOrdered", "[3.0, 3.0, 3.0]";
+        fn try_cummax<I: AsIndex>(self, dim: I) -> Result<Self>; }
 }
 
 /// A twin of an extremum along one dim: dim, non-empty dim, then burn's method.
