@@ -65,67 +65,6 @@ fn creation_fits(
     require_fits(op, shape.as_slice(), dtype, &options.device).map(|_| ())
 }
 
-/// Body of the twin of `empty`.
-pub(super) fn empty<const D: usize, K: Basic, S: Into<Shape>>(
-    shape: S,
-    options: impl Into<TensorCreationOptions>,
-) -> Result<Tensor<D, K>> {
-    const OP: &str = "empty";
-    let (shape, options) = (shape.into(), options.into());
-    let dtype = creation_checks::<D, K>(OP, &shape, &options)?;
-    creation_fits(OP, &shape, dtype, &options)?;
-    catch(OP, || Tensor::<D, K>::empty(shape, options))
-}
-
-/// Body of the twin of `zeros`.
-pub(super) fn zeros<const D: usize, K: Basic, S: Into<Shape>>(
-    shape: S,
-    options: impl Into<TensorCreationOptions>,
-) -> Result<Tensor<D, K>> {
-    const OP: &str = "zeros";
-    let (shape, options) = (shape.into(), options.into());
-    let dtype = creation_checks::<D, K>(OP, &shape, &options)?;
-    creation_fits(OP, &shape, dtype, &options)?;
-    catch(OP, || Tensor::<D, K>::zeros(shape, options))
-}
-
-/// Body of the twin of `ones`.
-pub(super) fn ones<const D: usize, K: Basic, S: Into<Shape>>(
-    shape: S,
-    options: impl Into<TensorCreationOptions>,
-) -> Result<Tensor<D, K>> {
-    const OP: &str = "ones";
-    let (shape, options) = (shape.into(), options.into());
-    let dtype = creation_checks::<D, K>(OP, &shape, &options)?;
-    creation_fits(OP, &shape, dtype, &options)?;
-    catch(OP, || Tensor::<D, K>::ones(shape, options))
-}
-
-/// Body of the twin of `full`.
-pub(super) fn full<const D: usize, K: Basic, S: Into<Shape>, E: ElementConversion + Copy>(
-    shape: S,
-    fill_value: E,
-    options: impl Into<TensorCreationOptions>,
-) -> Result<Tensor<D, K>> {
-    const OP: &str = "full";
-    let (shape, options) = (shape.into(), options.into());
-    let dtype = creation_checks::<D, K>(OP, &shape, &options)?;
-    rules::scalar_fits(OP, fill_value.elem::<f64>(), dtype)?;
-    creation_fits(OP, &shape, dtype, &options)?;
-    catch(OP, || Tensor::<D, K>::full(shape, fill_value, options))
-}
-
-/// Body of the twin of `from_data`.
-pub(super) fn from_data<const D: usize, K: Basic, T: Into<TensorData>>(
-    data: T,
-    options: impl Into<TensorCreationOptions>,
-) -> Result<Tensor<D, K>> {
-    const OP: &str = "from_data";
-    let (data, options) = (data.into(), options.into());
-    from_data_checks::<D, K>(OP, &data, &options)?;
-    catch(OP, || Tensor::<D, K>::from_data(data, options))
-}
-
 /// The checks of `from_data`, shared with `from_floats`, `from_ints` and `from_bool`.
 fn from_data_checks<const D: usize, K: Basic>(
     op: &'static str,
@@ -143,120 +82,6 @@ fn from_data_checks<const D: usize, K: Basic>(
     rules::data_fits(op, data, dtype)?;
     require_fits(op, &dims_of(data.shape()), dtype, &options.device)?;
     Ok(())
-}
-
-/// Body of the twin of `from_floats`.
-pub(super) fn from_floats<const D: usize, A: Into<TensorData>>(
-    floats: A,
-    device: &Device,
-) -> Result<Tensor<D>> {
-    const OP: &str = "from_floats";
-    let data = floats.into();
-    rules::data_fits(OP, &data, DType::F32)?;
-    let data = catch(OP, || data.convert::<f32>())?;
-    from_data_checks::<D, Float>(OP, &data, &device.into())?;
-    catch(OP, || Tensor::<D>::from_data(data, device))
-}
-
-/// Body of the twin of `from_ints`.
-pub(super) fn from_ints<const D: usize, A: Into<TensorData>>(
-    ints: A,
-    device: &Device,
-) -> Result<Tensor<D, Int>> {
-    const OP: &str = "from_ints";
-    let data = ints.into();
-    rules::data_fits(OP, &data, DType::I32)?;
-    let data = catch(OP, || data.convert::<i32>())?;
-    from_data_checks::<D, Int>(OP, &data, &device.into())?;
-    catch(OP, || Tensor::<D, Int>::from_data(data, device))
-}
-
-/// Body of the twin of `from_bool`.
-pub(super) fn from_bool<const D: usize, A: Into<TensorData>>(
-    data: A,
-    device: &Device,
-) -> Result<Tensor<D, Bool>> {
-    const OP: &str = "from_bool";
-    let data = data.into();
-    from_data_checks::<D, Bool>(OP, &data, &device.into())?;
-    catch(OP, || Tensor::<D, Bool>::from_bool(data, device))
-}
-
-/// Body of the twin of `random`.
-pub(super) fn random<const D: usize, K: Numeric, S: Into<Shape>>(
-    shape: S,
-    distribution: Distribution,
-    options: impl Into<TensorCreationOptions>,
-) -> Result<Tensor<D, K>> {
-    const OP: &str = "random";
-    let (shape, options) = (shape.into(), options.into());
-    let dtype = creation_checks::<D, K>(OP, &shape, &options)?;
-    rules::distribution(OP, distribution, dtype)?;
-    creation_fits(OP, &shape, dtype, &options)?;
-    catch(OP, || Tensor::<D, K>::random(shape, distribution, options))
-}
-
-/// Body of the twin of `arange`.
-pub(super) fn arange(
-    range: Range<i64>,
-    options: impl Into<TensorCreationOptions>,
-) -> Result<Tensor<1, Int>> {
-    const OP: &str = "arange";
-    let options = options.into();
-    let dtype = rules::creation_dtype(OP, Kind::Int, resolve_dtype::<Int>(&options))?;
-    let length = rules::arange_length(&range, 1);
-    require_fits(OP, &[length], dtype, &options.device)?;
-    catch(OP, || Tensor::<1, Int>::arange(range, options))
-}
-
-/// Body of the twin of `arange_step`.
-pub(super) fn arange_step(
-    range: Range<i64>,
-    step: usize,
-    options: impl Into<TensorCreationOptions>,
-) -> Result<Tensor<1, Int>> {
-    const OP: &str = "arange_step";
-    let options = options.into();
-    let dtype = rules::creation_dtype(OP, Kind::Int, resolve_dtype::<Int>(&options))?;
-    rules::arange_step(OP, step)?;
-    let length = rules::arange_length(&range, step);
-    require_fits(OP, &[length], dtype, &options.device)?;
-    catch(OP, || Tensor::<1, Int>::arange_step(range, step, options))
-}
-
-/// Body of the twin of `eye`.
-pub(super) fn eye<K: Numeric>(size: usize, device: &Device) -> Result<Tensor<2, K>> {
-    const OP: &str = "eye";
-    let dtype = resolve_dtype::<K>(&device.into());
-    require_fits(OP, &[size, size], dtype, device)?;
-    if rules::eye_is_empty(size) {
-        return catch(OP, || Tensor::<2, K>::zeros([0, 0], device));
-    }
-    catch(OP, || Tensor::<2, K>::eye(size, device))
-}
-
-/// Body of the twin of `cartesian_grid`.
-pub(super) fn cartesian_grid<S: Into<Shape>, const D: usize, const D2: usize>(
-    shape: S,
-    device: &Device,
-) -> Result<Tensor<D2, Int>> {
-    const OP: &str = "cartesian_grid";
-    let shape = shape.into();
-    let (out, empty) = rules::cartesian_grid(OP, &dims_of(&shape), D, D2)?;
-    require_fits(OP, &out, resolve_dtype::<Int>(&device.into()), device)?;
-    if empty {
-        return catch(OP, || Tensor::<D2, Int>::zeros(out, device));
-    }
-    catch(OP, || {
-        burn::tensor::cartesian_grid::<Shape, D, D2>(shape, device)
-    })
-}
-
-/// Body of the twin of `from_dispatch`.
-pub(super) fn from_dispatch<const D: usize, K: Basic>(
-    tensor: burn::tensor::DispatchTensor,
-) -> Result<Tensor<D, K>> {
-    checked_from_dispatch("from_dispatch", tensor)
 }
 
 /// The checks of `from_dispatch`, for `op` (also `from_primitive`, which ends in it).
@@ -299,14 +124,6 @@ pub fn try_transaction_register<const D: usize, K: TransactionKind>(
     const OP: &str = "register";
     rules::not_quantized(OP, tensor.dtype())?;
     catch(OP, || transaction.register(tensor))
-}
-
-/// Body of the twin of `into_scalar`.
-pub(super) fn into_scalar<const D: usize, K: Basic, E: Element>(tensor: Tensor<D, K>) -> Result<E> {
-    const OP: &str = "into_scalar";
-    rules::scalar_read(OP, &tensor.dims())?;
-    let data = read_into(OP, tensor)?;
-    unpack_scalar(OP, data)
 }
 
 /// Reads `tensor`'s data under the backstop, consuming it; see [`read_failed`].
@@ -371,44 +188,6 @@ pub(super) async fn into_scalar_async<const D: usize, K: Basic, E: Element>(
 fn convert_read(op: &'static str, data: TensorData, target: DType) -> Result<TensorData> {
     rules::data_fits(op, &data, target)?;
     catch(op, || data.try_cast(target))?.map_err(|e| GuardError::from_read(op, e.into()))
-}
-
-/// Body of the twin of `to_data_as`.
-pub(super) fn to_data_as<const D: usize, K: Basic, E: Element>(
-    tensor: &Tensor<D, K>,
-) -> Result<TensorData> {
-    const OP: &str = "to_data_as";
-    let data = read_to(OP, tensor)?;
-    convert_read(OP, data, E::dtype())
-}
-
-/// Body of the twin of `into_data_as`.
-pub(super) fn into_data_as<const D: usize, K: Basic, E: Element>(
-    tensor: Tensor<D, K>,
-) -> Result<TensorData> {
-    const OP: &str = "into_data_as";
-    let data = read_into(OP, tensor)?;
-    convert_read(OP, data, E::dtype())
-}
-
-/// Body of the twin of `to_data_dtype`.
-pub(super) fn to_data_dtype<const D: usize, K: Basic>(
-    tensor: &Tensor<D, K>,
-    dtype: DType,
-) -> Result<TensorData> {
-    const OP: &str = "to_data_dtype";
-    let data = read_to(OP, tensor)?;
-    convert_read(OP, data, dtype)
-}
-
-/// Body of the twin of `into_data_dtype`.
-pub(super) fn into_data_dtype<const D: usize, K: Basic>(
-    tensor: Tensor<D, K>,
-    dtype: DType,
-) -> Result<TensorData> {
-    const OP: &str = "into_data_dtype";
-    let data = read_into(OP, tensor)?;
-    convert_read(OP, data, dtype)
 }
 
 /// Fallible twin of [`compute_range`](burn::tensor::quantization::compute_range).
@@ -1413,35 +1192,55 @@ impl<const D: usize, K: Basic> TryCreate<D, K> for Tensor<D, K> {
         shape: S,
         options: impl Into<TensorCreationOptions>,
     ) -> Result<Self> {
-        empty::<D, K, S>(shape, options)
+        const OP: &str = "empty";
+        let (shape, options) = (shape.into(), options.into());
+        let dtype = creation_checks::<D, K>(OP, &shape, &options)?;
+        creation_fits(OP, &shape, dtype, &options)?;
+        catch(OP, || Tensor::<D, K>::empty(shape, options))
     }
     fn try_zeros<S: Into<Shape>>(
         shape: S,
         options: impl Into<TensorCreationOptions>,
     ) -> Result<Self> {
-        zeros::<D, K, S>(shape, options)
+        const OP: &str = "zeros";
+        let (shape, options) = (shape.into(), options.into());
+        let dtype = creation_checks::<D, K>(OP, &shape, &options)?;
+        creation_fits(OP, &shape, dtype, &options)?;
+        catch(OP, || Tensor::<D, K>::zeros(shape, options))
     }
     fn try_ones<S: Into<Shape>>(
         shape: S,
         options: impl Into<TensorCreationOptions>,
     ) -> Result<Self> {
-        ones::<D, K, S>(shape, options)
+        const OP: &str = "ones";
+        let (shape, options) = (shape.into(), options.into());
+        let dtype = creation_checks::<D, K>(OP, &shape, &options)?;
+        creation_fits(OP, &shape, dtype, &options)?;
+        catch(OP, || Tensor::<D, K>::ones(shape, options))
     }
     fn try_full<S: Into<Shape>, E: ElementConversion + Copy>(
         shape: S,
         fill_value: E,
         options: impl Into<TensorCreationOptions>,
     ) -> Result<Self> {
-        full::<D, K, S, E>(shape, fill_value, options)
+        const OP: &str = "full";
+        let (shape, options) = (shape.into(), options.into());
+        let dtype = creation_checks::<D, K>(OP, &shape, &options)?;
+        rules::scalar_fits(OP, fill_value.elem::<f64>(), dtype)?;
+        creation_fits(OP, &shape, dtype, &options)?;
+        catch(OP, || Tensor::<D, K>::full(shape, fill_value, options))
     }
     fn try_from_data<T: Into<TensorData>>(
         data: T,
         options: impl Into<TensorCreationOptions>,
     ) -> Result<Self> {
-        from_data::<D, K, T>(data, options)
+        const OP: &str = "from_data";
+        let (data, options) = (data.into(), options.into());
+        from_data_checks::<D, K>(OP, &data, &options)?;
+        catch(OP, || Tensor::<D, K>::from_data(data, options))
     }
     fn try_from_dispatch(tensor: burn::tensor::DispatchTensor) -> Result<Self> {
-        from_dispatch::<D, K>(tensor)
+        checked_from_dispatch("from_dispatch", tensor)
     }
     fn try_from_bridge(tensor: burn::tensor::kind::BridgeTensor) -> Result<Self> {
         const OP: &str = "from_bridge";
@@ -1527,7 +1326,12 @@ impl<const D: usize, K: Numeric> TryCreateNumeric<D, K> for Tensor<D, K> {
         distribution: Distribution,
         options: impl Into<TensorCreationOptions>,
     ) -> Result<Self> {
-        random::<D, K, S>(shape, distribution, options)
+        const OP: &str = "random";
+        let (shape, options) = (shape.into(), options.into());
+        let dtype = creation_checks::<D, K>(OP, &shape, &options)?;
+        rules::distribution(OP, distribution, dtype)?;
+        creation_fits(OP, &shape, dtype, &options)?;
+        catch(OP, || Tensor::<D, K>::random(shape, distribution, options))
     }
 }
 
@@ -1562,7 +1366,13 @@ pub trait TryCreateMatrix<K: Numeric>: Sealed + Sized {
 
 impl<K: Numeric> TryCreateMatrix<K> for Tensor<2, K> {
     fn try_eye(size: usize, device: &Device) -> Result<Self> {
-        eye::<K>(size, device)
+        const OP: &str = "eye";
+        let dtype = resolve_dtype::<K>(&device.into());
+        require_fits(OP, &[size, size], dtype, device)?;
+        if rules::eye_is_empty(size) {
+            return catch(OP, || Tensor::<2, K>::zeros([0, 0], device));
+        }
+        catch(OP, || Tensor::<2, K>::eye(size, device))
     }
 }
 
@@ -1593,7 +1403,12 @@ pub trait TryCreateFloat<const D: usize>: Sealed + Sized {
 
 impl<const D: usize> TryCreateFloat<D> for Tensor<D> {
     fn try_from_floats<A: Into<TensorData>>(floats: A, device: &Device) -> Result<Self> {
-        from_floats::<D, A>(floats, device)
+        const OP: &str = "from_floats";
+        let data = floats.into();
+        rules::data_fits(OP, &data, DType::F32)?;
+        let data = catch(OP, || data.convert::<f32>())?;
+        from_data_checks::<D, Float>(OP, &data, &device.into())?;
+        catch(OP, || Tensor::<D>::from_data(data, device))
     }
 }
 
@@ -1653,13 +1468,27 @@ pub trait TryCreateInt<const D: usize>: Sealed + Sized {
 
 impl<const D: usize> TryCreateInt<D> for Tensor<D, Int> {
     fn try_from_ints<A: Into<TensorData>>(ints: A, device: &Device) -> Result<Self> {
-        from_ints::<D, A>(ints, device)
+        const OP: &str = "from_ints";
+        let data = ints.into();
+        rules::data_fits(OP, &data, DType::I32)?;
+        let data = catch(OP, || data.convert::<i32>())?;
+        from_data_checks::<D, Int>(OP, &data, &device.into())?;
+        catch(OP, || Tensor::<D, Int>::from_data(data, device))
     }
     fn try_cartesian_grid<S: Into<Shape>, const D2: usize>(
         shape: S,
         device: &Device,
     ) -> Result<Tensor<D2, Int>> {
-        cartesian_grid::<S, D, D2>(shape, device)
+        const OP: &str = "cartesian_grid";
+        let shape = shape.into();
+        let (out, empty) = rules::cartesian_grid(OP, &dims_of(&shape), D, D2)?;
+        require_fits(OP, &out, resolve_dtype::<Int>(&device.into()), device)?;
+        if empty {
+            return catch(OP, || Tensor::<D2, Int>::zeros(out, device));
+        }
+        catch(OP, || {
+            burn::tensor::cartesian_grid::<Shape, D, D2>(shape, device)
+        })
     }
 }
 
@@ -1714,14 +1543,25 @@ pub trait TryCreateRange: Sealed + Sized {
 
 impl TryCreateRange for Tensor<1, Int> {
     fn try_arange(range: Range<i64>, options: impl Into<TensorCreationOptions>) -> Result<Self> {
-        arange(range, options)
+        const OP: &str = "arange";
+        let options = options.into();
+        let dtype = rules::creation_dtype(OP, Kind::Int, resolve_dtype::<Int>(&options))?;
+        let length = rules::arange_length(&range, 1);
+        require_fits(OP, &[length], dtype, &options.device)?;
+        catch(OP, || Tensor::<1, Int>::arange(range, options))
     }
     fn try_arange_step(
         range: Range<i64>,
         step: usize,
         options: impl Into<TensorCreationOptions>,
     ) -> Result<Self> {
-        arange_step(range, step, options)
+        const OP: &str = "arange_step";
+        let options = options.into();
+        let dtype = rules::creation_dtype(OP, Kind::Int, resolve_dtype::<Int>(&options))?;
+        rules::arange_step(OP, step)?;
+        let length = rules::arange_length(&range, step);
+        require_fits(OP, &[length], dtype, &options.device)?;
+        catch(OP, || Tensor::<1, Int>::arange_step(range, step, options))
     }
 }
 
@@ -1812,7 +1652,10 @@ pub trait TryCreateBool<const D: usize>: Sealed + Sized {
 
 impl<const D: usize> TryCreateBool<D> for Tensor<D, Bool> {
     fn try_from_bool<A: Into<TensorData>>(data: A, device: &Device) -> Result<Self> {
-        from_bool::<D, A>(data, device)
+        const OP: &str = "from_bool";
+        let data = data.into();
+        from_data_checks::<D, Bool>(OP, &data, &device.into())?;
+        catch(OP, || Tensor::<D, Bool>::from_bool(data, device))
     }
     fn try_triu_mask<S: Into<Shape>>(shape: S, offset: i64, device: &Device) -> Result<Self> {
         super::indexing::triu_mask::<D, S>(shape, offset, device)
@@ -1960,21 +1803,32 @@ pub trait CheckedRead<const D: usize, K: Basic>: Sealed + Sized {
 
 impl<const D: usize, K: Basic> CheckedRead<D, K> for Tensor<D, K> {
     fn into_scalar_checked<E: Element>(self) -> Result<E> {
-        into_scalar::<D, K, E>(self)
+        const OP: &str = "into_scalar";
+        rules::scalar_read(OP, &self.dims())?;
+        let data = read_into(OP, self)?;
+        unpack_scalar(OP, data)
     }
     fn into_scalar_async_checked<E: Element>(self) -> impl Future<Output = Result<E>> + Send {
         into_scalar_async::<D, K, E>(self)
     }
     fn to_data_as_checked<E: Element>(&self) -> Result<TensorData> {
-        to_data_as::<D, K, E>(self)
+        const OP: &str = "to_data_as";
+        let data = read_to(OP, self)?;
+        convert_read(OP, data, E::dtype())
     }
     fn into_data_as_checked<E: Element>(self) -> Result<TensorData> {
-        into_data_as::<D, K, E>(self)
+        const OP: &str = "into_data_as";
+        let data = read_into(OP, self)?;
+        convert_read(OP, data, E::dtype())
     }
     fn to_data_dtype_checked(&self, dtype: DType) -> Result<TensorData> {
-        to_data_dtype::<D, K>(self, dtype)
+        const OP: &str = "to_data_dtype";
+        let data = read_to(OP, self)?;
+        convert_read(OP, data, dtype)
     }
     fn into_data_dtype_checked(self, dtype: DType) -> Result<TensorData> {
-        into_data_dtype::<D, K>(self, dtype)
+        const OP: &str = "into_data_dtype";
+        let data = read_into(OP, self)?;
+        convert_read(OP, data, dtype)
     }
 }
