@@ -58,11 +58,13 @@ pub fn set_backstop_disabled(disabled: bool) {
 }
 
 /// Whether [`set_backstop_disabled`] turned the backstop off.
+#[inline]
 pub fn backstop_disabled() -> bool {
     DISABLED.load(Ordering::Relaxed)
 }
 
 /// Installs the chained, scoped hook (once per process).
+#[inline]
 fn install_hook() {
     INSTALL.call_once(|| {
         let previous = panic::take_hook();
@@ -83,6 +85,7 @@ fn install_hook() {
 struct ScopeGuard;
 
 impl ScopeGuard {
+    #[inline]
     fn enter() -> Self {
         DEPTH.with(|depth| depth.set(depth.get().saturating_add(1)));
         ScopeGuard
@@ -90,6 +93,7 @@ impl ScopeGuard {
 }
 
 impl Drop for ScopeGuard {
+    #[inline]
     fn drop(&mut self) {
         DEPTH.with(|depth| depth.set(depth.get().saturating_sub(1)));
     }
@@ -114,6 +118,7 @@ impl Drop for ScopeGuard {
 /// assert!(matches!(err, GuardError::BackendPanic { op: "divide", .. }));
 /// assert!(err.to_string().contains("division by zero"));
 /// ```
+#[inline]
 pub fn catch<T>(op: &'static str, f: impl FnOnce() -> T) -> Result<T> {
     if backstop_disabled() {
         return Ok(f());
