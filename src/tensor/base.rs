@@ -154,15 +154,27 @@ pub(super) fn cat<const D: usize, K: Basic>(
     let dim = check::dim(OP, dim.as_index(), D)?;
     with_dims(&tensors, |shapes| {
         let out = check::cat(OP, shapes, dim)?;
-        let device = same_devices(OP, &tensors)?;
-        // burn leaves out the tensors with nothing along `dim` before it dispatches.
-        let filled = tensors
-            .iter()
-            .zip(shapes)
-            .filter(|(_, shape)| shape.get(dim).is_some_and(|&size| size > 0))
-            .map(|(tensor, _)| tensor);
-        let dtype = same_dtypes(OP, filled)?;
-        fits(OP, &out, dtype, device.as_ref())
+        let Some(first) = tensors.first() else {
+            return Ok(());
+        };
+        // One pass, one read of each operand's device and dtype. burn leaves out the tensors
+        // with nothing along `dim` before it dispatches: their dtype is not checked, and with
+        // none left there is nothing to allocate.
+        let device = first.device();
+        let mut dtype = None;
+        for (index, (tensor, shape)) in tensors.iter().zip(shapes).enumerate() {
+            if index > 0 {
+                crate::capability::same_device(OP, &device, &tensor.device())?;
+            }
+            if shape.get(dim).is_some_and(|&size| size > 0) {
+                let this = tensor.dtype();
+                match dtype {
+                    Some(first) => check::elementwise::same_dtype(OP, first, this)?,
+                    None => dtype = Some(this),
+                }
+            }
+        }
+        fits(OP, &out, dtype, Some(&device))
     })?;
     catch(OP, || Tensor::cat(tensors, dim))
 }
