@@ -130,6 +130,12 @@ fn usage(device: &Device) -> Option<(u64, u64)> {
         .map(|usage| (usage.bytes_in_use, usage.bytes_reserved))
 }
 
+/// Whether any device has a budget (one atomic load).
+#[inline]
+pub(crate) fn any_budget() -> bool {
+    ANY_BUDGET.load(Ordering::Acquire)
+}
+
 /// The budget rule for `bytes` more on `device`, named `name` in errors. One atomic load when
 /// no device has a budget; a map lookup and a lock when this one has; a read of the device's
 /// usage (which drains its pending work) only when the estimate would pass the budget or the

@@ -137,6 +137,12 @@ pub fn require_fits(
     device: &Device,
 ) -> Result<u64> {
     super::health::require_healthy(op, device)?;
+    if let Some(bytes) = crate::check::bytes::tensor_bytes(shape, dtype)
+        && bytes <= SMALL_ALLOCATION
+        && !super::budget::any_budget()
+    {
+        return Ok(bytes);
+    }
     let known = known(device);
     let bytes = crate::check::bytes::allocation(op, shape, dtype, &known.limits, &known.name)?;
     if known.limits.source == LimitsSource::Host
@@ -148,6 +154,21 @@ pub fn require_fits(
     super::budget::require_budget(op, bytes, device, &known.name)?;
     Ok(bytes)
 }
+
+/// Allocations of at most this many bytes are not held against the device's limits: every
+/// device burn runs on gives one buffer at least this large (WebGPU's smallest storage binding
+/// is 128 MiB, a host allocation may reach `isize::MAX`), so the look-up would always pass.
+/// Skipping it keeps a tiny op's guard short (the instruction-cache footprint of the look-up
+/// costs more than its instructions). A budget, when one is set, still counts them.
+///
+/// ```
+/// use burn::tensor::{DType, Device};
+/// use burn_guard::capability::{SMALL_ALLOCATION, limits_of};
+///
+/// let limit = limits_of(&Device::flex()).max_buffer_bytes.unwrap_or(u64::MAX);
+/// assert!(limit >= SMALL_ALLOCATION);
+/// ```
+pub const SMALL_ALLOCATION: u64 = 64 << 10;
 
 /// Host allocations below this many bytes are not checked against the host's free memory:
 /// reading it costs tens of microseconds, which a 64 MiB allocation (milliseconds to fill)

@@ -29,8 +29,8 @@ pub use dtype::dtype_support;
 pub(crate) use health::note_execution_error;
 pub use health::{DeviceHealth, health, probe_health, require_healthy};
 pub use limits::{
-    DeviceLimits, HOST_BUDGET_FLOOR, HostMemory, LimitsSource, expand_allocates, host_memory,
-    limits_of, require_fits,
+    DeviceLimits, HOST_BUDGET_FLOOR, HostMemory, LimitsSource, SMALL_ALLOCATION, expand_allocates,
+    host_memory, limits_of, require_fits,
 };
 pub(crate) use naming::same_device;
 pub use probe::{PROBE_MAX_ELEMENTS, cached_probe, probe_quantize, probe_shape};

@@ -123,103 +123,103 @@ macro_rules! decl_binary {
 /// Sealed: implemented for `burn::Tensor<D, K>` only.
 pub trait TryElementwise<const D: usize, K: Basic>: Sealed + Sized {
     decl_binary! { "equal", "", "", "ones";
-        fn try_equal(self, other: Self) -> Result<Tensor<D, Bool>> where K: Basic; }
+    fn try_equal(self, other: Self) -> Result<Tensor<D, Bool>> where K: Basic; }
     decl_binary! { "not_equal", "", "", "ones";
-        fn try_not_equal(self, other: Self) -> Result<Tensor<D, Bool>> where K: Basic; }
+    fn try_not_equal(self, other: Self) -> Result<Tensor<D, Bool>> where K: Basic; }
     decl_binary! { "greater", "", "", "ones";
-        fn try_greater(self, other: Self) -> Result<Tensor<D, Bool>> where K: Ordered; }
+    fn try_greater(self, other: Self) -> Result<Tensor<D, Bool>> where K: Ordered; }
     decl_binary! { "greater_equal", "", "", "ones";
-        fn try_greater_equal(self, other: Self) -> Result<Tensor<D, Bool>> where K: Ordered; }
+    fn try_greater_equal(self, other: Self) -> Result<Tensor<D, Bool>> where K: Ordered; }
     decl_binary! { "lower", "", "", "ones";
-        fn try_lower(self, other: Self) -> Result<Tensor<D, Bool>> where K: Ordered; }
+    fn try_lower(self, other: Self) -> Result<Tensor<D, Bool>> where K: Ordered; }
     decl_binary! { "lower_equal", "", "", "ones";
-        fn try_lower_equal(self, other: Self) -> Result<Tensor<D, Bool>> where K: Ordered; }
+    fn try_lower_equal(self, other: Self) -> Result<Tensor<D, Bool>> where K: Ordered; }
     decl_binary! { "max_pair", "burn reaches the check through `lower`.", "", "ones";
-        fn try_max_pair(self, other: Self) -> Result<Self> where K: Ordered; }
+    fn try_max_pair(self, other: Self) -> Result<Self> where K: Ordered; }
     decl_binary! { "min_pair", "burn reaches the check through `lower`.", "", "ones";
-        fn try_min_pair(self, other: Self) -> Result<Self> where K: Ordered; }
+    fn try_min_pair(self, other: Self) -> Result<Self> where K: Ordered; }
     decl_binary! {
-        "remainder",
-        "\n\nOn an integer tensor it also reads the divisor (one synchronous read; skipped \
-         inside [`value_reads::vouched`](crate::value_reads::vouched)) and refuses a zero \
-         element with [`GuardError::OutOfRange`](crate::GuardError::OutOfRange): Flex and \
-         NdArray panic on it.",
-        "",
-        "ones";
-        fn try_remainder(self, other: Self) -> Result<Self> where K: Numeric; }
+    "remainder",
+    "\n\nOn an integer tensor it also reads the divisor (one synchronous read; skipped \
+     inside [`value_reads::vouched`](crate::value_reads::vouched)) and refuses a zero \
+     element with [`GuardError::OutOfRange`](crate::GuardError::OutOfRange): Flex and \
+     NdArray panic on it.",
+    "",
+    "ones";
+    fn try_remainder(self, other: Self) -> Result<Self> where K: Numeric; }
     decl_binary! {
-        "powi",
-        "\n\nOn an integer tensor on NdArray it also reads the exponents (one synchronous \
-         read; skipped inside [`value_reads::vouched`](crate::value_reads::vouched)) and \
-         refuses a negative one with [`GuardError::OutOfRange`](crate::GuardError::OutOfRange): \
-         NdArray converts each to `u32` and panics; Flex takes it.",
-        "Int, ",
-        "ones";
-        fn try_powi(self, other: Self) -> Result<Self> where K: Numeric; }
+    "powi",
+    "\n\nOn an integer tensor on NdArray it also reads the exponents (one synchronous \
+     read; skipped inside [`value_reads::vouched`](crate::value_reads::vouched)) and \
+     refuses a negative one with [`GuardError::OutOfRange`](crate::GuardError::OutOfRange): \
+     NdArray converts each to `u32` and panics; Flex takes it.",
+    "Int, ",
+    "ones";
+    fn try_powi(self, other: Self) -> Result<Self> where K: Numeric; }
     decl_binary! { "atan2", "", "", "ones";
-        fn try_atan2(self, other: Self) -> Result<Self> where K: FloatMath; }
+    fn try_atan2(self, other: Self) -> Result<Self> where K: FloatMath; }
 
     decl_scalar! { "equal_scalar", "";
-        fn try_equal_scalar<E: Element>(self, other: E) -> Result<Tensor<D, Bool>> where K: Basic; }
+    fn try_equal_scalar<E: Element>(self, other: E) -> Result<Tensor<D, Bool>> where K: Basic; }
     decl_scalar! { "not_equal_scalar", "";
-        fn try_not_equal_scalar<E: Element>(self, other: E) -> Result<Tensor<D, Bool>> where K: Basic; }
+    fn try_not_equal_scalar<E: Element>(self, other: E) -> Result<Tensor<D, Bool>> where K: Basic; }
     decl_scalar! { "equal_elem", "";
-        fn try_equal_elem<E: Element>(self, other: E) -> Result<Tensor<D, Bool>> where K: Basic; }
+    fn try_equal_elem<E: Element>(self, other: E) -> Result<Tensor<D, Bool>> where K: Basic; }
     decl_scalar! { "not_equal_elem", "";
-        fn try_not_equal_elem<E: Element>(self, other: E) -> Result<Tensor<D, Bool>> where K: Basic; }
+    fn try_not_equal_elem<E: Element>(self, other: E) -> Result<Tensor<D, Bool>> where K: Basic; }
     decl_scalar! {
-        "add_scalar",
-        "An element overflowing in the backend's integer arithmetic (checked in debug builds) \
-         depends on the values and is not checked: the panic backstop returns it as \
-         `GuardError::BackendPanic`.";
-        fn try_add_scalar<E: ElementConversion>(self, other: E) -> Result<Self> where K: Numeric; }
+    "add_scalar",
+    "An element overflowing in the backend's integer arithmetic (checked in debug builds) \
+     depends on the values and is not checked: the panic backstop returns it as \
+     `GuardError::BackendPanic`.";
+    fn try_add_scalar<E: ElementConversion>(self, other: E) -> Result<Self> where K: Numeric; }
     decl_scalar! {
-        "sub_scalar",
-        "An element overflowing in the backend's integer arithmetic (checked in debug builds) \
-         depends on the values and is not checked: the panic backstop returns it as \
-         `GuardError::BackendPanic`.";
-        fn try_sub_scalar<E: ElementConversion>(self, other: E) -> Result<Self> where K: Numeric; }
+    "sub_scalar",
+    "An element overflowing in the backend's integer arithmetic (checked in debug builds) \
+     depends on the values and is not checked: the panic backstop returns it as \
+     `GuardError::BackendPanic`.";
+    fn try_sub_scalar<E: ElementConversion>(self, other: E) -> Result<Self> where K: Numeric; }
     decl_scalar! {
-        "mul_scalar",
-        "An element overflowing in the backend's integer arithmetic (checked in debug builds) \
-         depends on the values and is not checked: the panic backstop returns it as \
-         `GuardError::BackendPanic`.";
-        fn try_mul_scalar<E: ElementConversion>(self, other: E) -> Result<Self> where K: Numeric; }
+    "mul_scalar",
+    "An element overflowing in the backend's integer arithmetic (checked in debug builds) \
+     depends on the values and is not checked: the panic backstop returns it as \
+     `GuardError::BackendPanic`.";
+    fn try_mul_scalar<E: ElementConversion>(self, other: E) -> Result<Self> where K: Numeric; }
     decl_scalar! {
-        "div_scalar",
-        "Beyond burn, refuses a zero divisor on an integer tensor (the backend panics); see \
-         [`check::elementwise::nonzero_divisor`](crate::check::elementwise::nonzero_divisor).";
-        fn try_div_scalar<E: ElementConversion>(self, other: E) -> Result<Self> where K: Numeric; }
+    "div_scalar",
+    "Beyond burn, refuses a zero divisor on an integer tensor (the backend panics); see \
+     [`check::elementwise::nonzero_divisor`](crate::check::elementwise::nonzero_divisor).";
+    fn try_div_scalar<E: ElementConversion>(self, other: E) -> Result<Self> where K: Numeric; }
     decl_scalar! {
-        "remainder_scalar",
-        "Beyond burn, refuses a zero divisor on an integer tensor (the backend panics); see \
-         [`check::elementwise::nonzero_divisor`](crate::check::elementwise::nonzero_divisor).";
-        fn try_remainder_scalar<E: ElementConversion>(self, other: E) -> Result<Self> where K: Numeric; }
+    "remainder_scalar",
+    "Beyond burn, refuses a zero divisor on an integer tensor (the backend panics); see \
+     [`check::elementwise::nonzero_divisor`](crate::check::elementwise::nonzero_divisor).";
+    fn try_remainder_scalar<E: ElementConversion>(self, other: E) -> Result<Self> where K: Numeric; }
     decl_scalar! {
-        "powi_scalar",
-        "Beyond burn, refuses an exponent the backends cannot convert (they `unwrap`); see \
-         [`check::elementwise::powi_exponent`](crate::check::elementwise::powi_exponent).";
-        fn try_powi_scalar<E: ElementConversion>(self, other: E) -> Result<Self> where K: Numeric; }
+    "powi_scalar",
+    "Beyond burn, refuses an exponent the backends cannot convert (they `unwrap`); see \
+     [`check::elementwise::powi_exponent`](crate::check::elementwise::powi_exponent).";
+    fn try_powi_scalar<E: ElementConversion>(self, other: E) -> Result<Self> where K: Numeric; }
     decl_scalar! { "greater_scalar", "";
-        fn try_greater_scalar<E: ElementConversion>(self, other: E) -> Result<Tensor<D, Bool>> where K: Ordered; }
+    fn try_greater_scalar<E: ElementConversion>(self, other: E) -> Result<Tensor<D, Bool>> where K: Ordered; }
     decl_scalar! { "greater_equal_scalar", "";
-        fn try_greater_equal_scalar<E: ElementConversion>(self, other: E) -> Result<Tensor<D, Bool>> where K: Ordered; }
+    fn try_greater_equal_scalar<E: ElementConversion>(self, other: E) -> Result<Tensor<D, Bool>> where K: Ordered; }
     decl_scalar! { "lower_scalar", "";
-        fn try_lower_scalar<E: ElementConversion>(self, other: E) -> Result<Tensor<D, Bool>> where K: Ordered; }
+    fn try_lower_scalar<E: ElementConversion>(self, other: E) -> Result<Tensor<D, Bool>> where K: Ordered; }
     decl_scalar! { "lower_equal_scalar", "";
-        fn try_lower_equal_scalar<E: ElementConversion>(self, other: E) -> Result<Tensor<D, Bool>> where K: Ordered; }
+    fn try_lower_equal_scalar<E: ElementConversion>(self, other: E) -> Result<Tensor<D, Bool>> where K: Ordered; }
     decl_scalar! { "greater_elem", "";
-        fn try_greater_elem<E: ElementConversion>(self, other: E) -> Result<Tensor<D, Bool>> where K: Ordered; }
+    fn try_greater_elem<E: ElementConversion>(self, other: E) -> Result<Tensor<D, Bool>> where K: Ordered; }
     decl_scalar! { "greater_equal_elem", "";
-        fn try_greater_equal_elem<E: ElementConversion>(self, other: E) -> Result<Tensor<D, Bool>> where K: Ordered; }
+    fn try_greater_equal_elem<E: ElementConversion>(self, other: E) -> Result<Tensor<D, Bool>> where K: Ordered; }
     decl_scalar! { "lower_elem", "";
-        fn try_lower_elem<E: ElementConversion>(self, other: E) -> Result<Tensor<D, Bool>> where K: Ordered; }
+    fn try_lower_elem<E: ElementConversion>(self, other: E) -> Result<Tensor<D, Bool>> where K: Ordered; }
     decl_scalar! { "lower_equal_elem", "";
-        fn try_lower_equal_elem<E: ElementConversion>(self, other: E) -> Result<Tensor<D, Bool>> where K: Ordered; }
+    fn try_lower_equal_elem<E: ElementConversion>(self, other: E) -> Result<Tensor<D, Bool>> where K: Ordered; }
     decl_scalar! { "clamp_min", "";
-        fn try_clamp_min<E: ElementConversion>(self, other: E) -> Result<Self> where K: Ordered; }
+    fn try_clamp_min<E: ElementConversion>(self, other: E) -> Result<Self> where K: Ordered; }
     decl_scalar! { "clamp_max", "";
-        fn try_clamp_max<E: ElementConversion>(self, other: E) -> Result<Self> where K: Ordered; }
+    fn try_clamp_max<E: ElementConversion>(self, other: E) -> Result<Self> where K: Ordered; }
 
     /// Fallible twin of [`Tensor::clamp`].
     ///
@@ -1002,15 +1002,15 @@ pub trait TryElementwiseInt<const D: usize>: Sealed + Sized {
         fn try_bitwise_xor_scalar(self, other: impl ElementConversion) -> Result<Self>;
     }
     decl_bitwise! {
-        "bitwise_left_shift_scalar",
-        "Beyond burn, refuses a shift amount outside `0..bits` of the dtype (NdArray panics, \
-         Flex wraps); see [`check::elementwise::shift_amount`](crate::check::elementwise::shift_amount).";
-        fn try_bitwise_left_shift_scalar(self, other: impl ElementConversion) -> Result<Self>; }
+    "bitwise_left_shift_scalar",
+    "Beyond burn, refuses a shift amount outside `0..bits` of the dtype (NdArray panics, \
+     Flex wraps); see [`check::elementwise::shift_amount`](crate::check::elementwise::shift_amount).";
+    fn try_bitwise_left_shift_scalar(self, other: impl ElementConversion) -> Result<Self>; }
     decl_bitwise! {
-        "bitwise_right_shift_scalar",
-        "Beyond burn, refuses a shift amount outside `0..bits` of the dtype (NdArray panics, \
-         Flex wraps); see [`check::elementwise::shift_amount`](crate::check::elementwise::shift_amount).";
-        fn try_bitwise_right_shift_scalar(self, other: impl ElementConversion) -> Result<Self>; }
+    "bitwise_right_shift_scalar",
+    "Beyond burn, refuses a shift amount outside `0..bits` of the dtype (NdArray panics, \
+     Flex wraps); see [`check::elementwise::shift_amount`](crate::check::elementwise::shift_amount).";
+    fn try_bitwise_right_shift_scalar(self, other: impl ElementConversion) -> Result<Self>; }
 }
 
 /// One bitwise scalar twin.

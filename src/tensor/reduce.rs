@@ -276,7 +276,7 @@ pub trait TryReduceNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     fn try_mean_dims<I: AsIndex>(self, dims: &[I]) -> Result<Self>;
 
     decl_dim! { "sum_dim", "TryReduceNumeric", "[6.0]";
-        fn try_sum_dim<I: AsIndex>(self, dim: I) -> Result<Self>; }
+    fn try_sum_dim<I: AsIndex>(self, dim: I) -> Result<Self>; }
 
     /// Fallible twin of [`Tensor::sum_dims`].
     ///
@@ -326,7 +326,7 @@ pub trait TryReduceNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     -> Result<Tensor<D2, K>>;
 
     decl_dim! { "prod_dim", "TryReduceNumeric", "[6.0]";
-        fn try_prod_dim<I: AsIndex>(self, dim: I) -> Result<Self>; }
+    fn try_prod_dim<I: AsIndex>(self, dim: I) -> Result<Self>; }
 
     /// Fallible twin of [`Tensor::prod_dims`]: every dim of the list in `-D..D`.
     ///
@@ -347,10 +347,10 @@ pub trait TryReduceNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     fn try_prod_dims<I: AsIndex>(self, dims: &[I]) -> Result<Self>;
 
     decl_dim! { "cumsum", "TryReduceNumeric", "[3.0, 4.0, 6.0]";
-        fn try_cumsum<I: AsIndex>(self, dim: I) -> Result<Self>; }
+    fn try_cumsum<I: AsIndex>(self, dim: I) -> Result<Self>; }
 
     decl_dim! { "cumprod", "TryReduceNumeric", "[3.0, 3.0, 6.0]";
-        fn try_cumprod<I: AsIndex>(self, dim: I) -> Result<Self>; }
+    fn try_cumprod<I: AsIndex>(self, dim: I) -> Result<Self>; }
 }
 
 /// Whether the tensor kind `K` is Int (whose means burn asserts non-empty).
@@ -438,7 +438,7 @@ impl<const D: usize, K: Numeric> TryReduceNumeric<D, K> for Tensor<D, K> {
 /// Sealed: implemented for `burn::Tensor<D, K>` only.
 pub trait TryReduceOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     decl_dim! { "sort", "TryReduceOrdered", "[1.0, 2.0, 3.0]";
-        fn try_sort<I: AsIndex>(self, dim: I) -> Result<Self>; }
+    fn try_sort<I: AsIndex>(self, dim: I) -> Result<Self>; }
 
     /// Fallible twin of [`Tensor::sort_descending`]; the same checks as
     /// [`TryReduceOrdered::try_sort`].
@@ -873,10 +873,10 @@ pub trait TryReduceOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     fn try_min_dim_with_indices<I: AsIndex>(self, dim: I) -> Result<(Self, Tensor<D, Int>)>;
 
     decl_dim! { "cummin", "TryReduceOrdered", "[3.0, 1.0, 1.0]";
-        fn try_cummin<I: AsIndex>(self, dim: I) -> Result<Self>; }
+    fn try_cummin<I: AsIndex>(self, dim: I) -> Result<Self>; }
 
     decl_dim! { "cummax", "TryReduceOrdered", "[3.0, 3.0, 3.0]";
-        fn try_cummax<I: AsIndex>(self, dim: I) -> Result<Self>; }
+    fn try_cummax<I: AsIndex>(self, dim: I) -> Result<Self>; }
 }
 
 /// A twin of an extremum along one dim: dim, non-empty dim, then burn's method.
