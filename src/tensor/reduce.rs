@@ -37,9 +37,10 @@ use crate::panic::catch;
 
 /// Documents one twin whose only check is its `dim`; the signature is written out at the call
 /// (so that `fn try_<name>` appears literally in the source). The example runs the twin on
-/// `[3.0, 1.0, 2.0]` along dim 0, expecting `$values`, and along dim 1, which it refuses.
+/// `[3.0, 1.0, 2.0]` along dim 0, binds the output to `$binding` and expects `out` read as
+/// `$ty` to be `$values`, then runs it along dim 1, which it refuses.
 macro_rules! decl_dim {
-    ($alias:literal, $trait:literal, $values:literal; $($sig:tt)*) => {
+    ($alias:literal, $trait:literal, $binding:literal, $ty:literal, $values:literal; $($sig:tt)*) => {
         #[doc = concat!("Fallible twin of [`Tensor::", $alias, "`].")]
         #[doc = ""]
         #[doc = "Checks that `dim` is in `-D..D`."]
@@ -53,8 +54,9 @@ macro_rules! decl_dim {
         #[doc = concat!("use burn_guard::tensor::", $trait, ";")]
         #[doc = ""]
         #[doc = "let t = Tensor::<1>::from_floats([3.0, 1.0, 2.0], &Device::flex());"]
-        #[doc = concat!("let out = t.clone().try_", $alias, "(0)?.into_data();")]
-        #[doc = concat!("assert_eq!(out.to_vec::<f32>().unwrap(), ", $values, ");")]
+        #[doc = concat!("let ", $binding, " = t.clone().try_", $alias, "(0)?;")]
+        #[doc = concat!("let out = out.into_data().convert::<", $ty, ">();")]
+        #[doc = concat!("assert_eq!(out.to_vec::<", $ty, ">().unwrap(), ", $values, ");")]
         #[doc = concat!("let err = t.try_", $alias, "(1).unwrap_err();")]
         #[doc = concat!("assert_eq!(err.to_string(), \"", $alias, ": dimension out of range; got dim 1 for rank 1\");")]
         #[doc = "# Ok::<(), burn_guard::GuardError>(())"]
@@ -275,7 +277,7 @@ pub trait TryReduceNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     #[doc(alias = "mean_dims")]
     fn try_mean_dims<I: AsIndex>(self, dims: &[I]) -> Result<Self>;
 
-    decl_dim! { "sum_dim", "TryReduceNumeric", "[6.0]";
+    decl_dim! { "sum_dim", "TryReduceNumeric", "out", "f32", "[6.0]";
     fn try_sum_dim<I: AsIndex>(self, dim: I) -> Result<Self>; }
 
     /// Fallible twin of [`Tensor::sum_dims`].
@@ -325,7 +327,7 @@ pub trait TryReduceNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     fn try_sum_dims_squeeze<const D2: usize, I: AsIndex>(self, dims: &[I])
     -> Result<Tensor<D2, K>>;
 
-    decl_dim! { "prod_dim", "TryReduceNumeric", "[6.0]";
+    decl_dim! { "prod_dim", "TryReduceNumeric", "out", "f32", "[6.0]";
     fn try_prod_dim<I: AsIndex>(self, dim: I) -> Result<Self>; }
 
     /// Fallible twin of [`Tensor::prod_dims`]: every dim of the list in `-D..D`.
@@ -346,10 +348,10 @@ pub trait TryReduceNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     #[doc(alias = "prod_dims")]
     fn try_prod_dims<I: AsIndex>(self, dims: &[I]) -> Result<Self>;
 
-    decl_dim! { "cumsum", "TryReduceNumeric", "[3.0, 4.0, 6.0]";
+    decl_dim! { "cumsum", "TryReduceNumeric", "out", "f32", "[3.0, 4.0, 6.0]";
     fn try_cumsum<I: AsIndex>(self, dim: I) -> Result<Self>; }
 
-    decl_dim! { "cumprod", "TryReduceNumeric", "[3.0, 3.0, 6.0]";
+    decl_dim! { "cumprod", "TryReduceNumeric", "out", "f32", "[3.0, 3.0, 6.0]";
     fn try_cumprod<I: AsIndex>(self, dim: I) -> Result<Self>; }
 }
 
@@ -437,108 +439,23 @@ impl<const D: usize, K: Numeric> TryReduceNumeric<D, K> for Tensor<D, K> {
 ///
 /// Sealed: implemented for `burn::Tensor<D, K>` only.
 pub trait TryReduceOrdered<const D: usize, K: Ordered>: Sealed + Sized {
-    decl_dim! { "sort", "TryReduceOrdered", "[1.0, 2.0, 3.0]";
+    decl_dim! { "sort", "TryReduceOrdered", "out", "f32", "[1.0, 2.0, 3.0]";
     fn try_sort<I: AsIndex>(self, dim: I) -> Result<Self>; }
 
-    /// Fallible twin of [`Tensor::sort_descending`]; the same checks as
-    /// [`TryReduceOrdered::try_sort`].
-    ///
-    /// # Errors
-    ///
-    /// [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
-    ///
-    /// ```
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::tensor::TryReduceOrdered;
-    ///
-    /// let t = Tensor::<1>::from_floats([3.0, 1.0, 2.0], &Device::flex());
-    /// let sorted = t.clone().try_sort_descending(-1)?;
-    /// assert_eq!(sorted.to_data().try_to_vec::<f32>().unwrap(), [3.0, 2.0, 1.0]);
-    /// assert!(t.try_sort_descending(-2).is_err());
-    /// # Ok::<(), burn_guard::GuardError>(())
-    /// ```
-    #[doc(alias = "sort_descending")]
-    fn try_sort_descending<I: AsIndex>(self, dim: I) -> Result<Self>;
+    decl_dim! { "sort_descending", "TryReduceOrdered", "out", "f32", "[3.0, 2.0, 1.0]";
+    fn try_sort_descending<I: AsIndex>(self, dim: I) -> Result<Self>; }
 
-    /// Fallible twin of [`Tensor::sort_with_indices`]; the same checks as
-    /// [`TryReduceOrdered::try_sort`].
-    ///
-    /// # Errors
-    ///
-    /// [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
-    ///
-    /// ```
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::tensor::TryReduceOrdered;
-    ///
-    /// let t = Tensor::<1>::from_floats([3.0, 1.0, 2.0], &Device::flex());
-    /// let (_, indices) = t.clone().try_sort_with_indices(0)?;
-    /// assert_eq!(indices.to_data().convert::<i64>().try_to_vec::<i64>().unwrap(), [1, 2, 0]);
-    /// assert!(t.try_sort_with_indices(1).is_err());
-    /// # Ok::<(), burn_guard::GuardError>(())
-    /// ```
-    #[doc(alias = "sort_with_indices")]
-    fn try_sort_with_indices<I: AsIndex>(self, dim: I) -> Result<(Self, Tensor<D, Int>)>;
+    decl_dim! { "sort_with_indices", "TryReduceOrdered", "(_, out)", "i64", "[1, 2, 0]";
+    fn try_sort_with_indices<I: AsIndex>(self, dim: I) -> Result<(Self, Tensor<D, Int>)>; }
 
-    /// Fallible twin of [`Tensor::sort_descending_with_indices`]; the same checks as
-    /// [`TryReduceOrdered::try_sort`].
-    ///
-    /// # Errors
-    ///
-    /// [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
-    ///
-    /// ```
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::tensor::TryReduceOrdered;
-    ///
-    /// let t = Tensor::<1>::from_floats([3.0, 1.0, 2.0], &Device::flex());
-    /// let (_, indices) = t.clone().try_sort_descending_with_indices(0)?;
-    /// assert_eq!(indices.to_data().convert::<i64>().try_to_vec::<i64>().unwrap(), [0, 2, 1]);
-    /// assert!(t.try_sort_descending_with_indices(1).is_err());
-    /// # Ok::<(), burn_guard::GuardError>(())
-    /// ```
-    #[doc(alias = "sort_descending_with_indices")]
-    fn try_sort_descending_with_indices<I: AsIndex>(self, dim: I)
-    -> Result<(Self, Tensor<D, Int>)>;
+    decl_dim! { "sort_descending_with_indices", "TryReduceOrdered", "(_, out)", "i64", "[0, 2, 1]";
+    fn try_sort_descending_with_indices<I: AsIndex>(self, dim: I) -> Result<(Self, Tensor<D, Int>)>; }
 
-    /// Fallible twin of [`Tensor::argsort`]; the same checks as [`TryReduceOrdered::try_sort`].
-    ///
-    /// # Errors
-    ///
-    /// [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
-    ///
-    /// ```
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::tensor::TryReduceOrdered;
-    ///
-    /// let t = Tensor::<1>::from_floats([3.0, 1.0, 2.0], &Device::flex());
-    /// let indices = t.clone().try_argsort(0)?;
-    /// assert_eq!(indices.to_data().convert::<i64>().try_to_vec::<i64>().unwrap(), [1, 2, 0]);
-    /// assert!(t.try_argsort(1).is_err());
-    /// # Ok::<(), burn_guard::GuardError>(())
-    /// ```
-    #[doc(alias = "argsort")]
-    fn try_argsort<I: AsIndex>(self, dim: I) -> Result<Tensor<D, Int>>;
+    decl_dim! { "argsort", "TryReduceOrdered", "out", "i64", "[1, 2, 0]";
+    fn try_argsort<I: AsIndex>(self, dim: I) -> Result<Tensor<D, Int>>; }
 
-    /// Fallible twin of [`Tensor::argsort_descending`]; the same checks as
-    /// [`TryReduceOrdered::try_sort`].
-    ///
-    /// # Errors
-    ///
-    /// [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.
-    ///
-    /// ```
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::tensor::TryReduceOrdered;
-    ///
-    /// let t = Tensor::<1>::from_floats([3.0, 1.0, 2.0], &Device::flex());
-    /// let indices = t.clone().try_argsort_descending(0)?;
-    /// assert_eq!(indices.to_data().convert::<i64>().try_to_vec::<i64>().unwrap(), [0, 2, 1]);
-    /// assert!(t.try_argsort_descending(1).is_err());
-    /// # Ok::<(), burn_guard::GuardError>(())
-    /// ```
-    #[doc(alias = "argsort_descending")]
-    fn try_argsort_descending<I: AsIndex>(self, dim: I) -> Result<Tensor<D, Int>>;
+    decl_dim! { "argsort_descending", "TryReduceOrdered", "out", "i64", "[0, 2, 1]";
+    fn try_argsort_descending<I: AsIndex>(self, dim: I) -> Result<Tensor<D, Int>>; }
 
     /// Fallible twin of [`Tensor::topk`].
     ///
@@ -872,10 +789,10 @@ pub trait TryReduceOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     #[doc(alias = "min_dim_with_indices")]
     fn try_min_dim_with_indices<I: AsIndex>(self, dim: I) -> Result<(Self, Tensor<D, Int>)>;
 
-    decl_dim! { "cummin", "TryReduceOrdered", "[3.0, 1.0, 1.0]";
+    decl_dim! { "cummin", "TryReduceOrdered", "out", "f32", "[3.0, 1.0, 1.0]";
     fn try_cummin<I: AsIndex>(self, dim: I) -> Result<Self>; }
 
-    decl_dim! { "cummax", "TryReduceOrdered", "[3.0, 3.0, 3.0]";
+    decl_dim! { "cummax", "TryReduceOrdered", "out", "f32", "[3.0, 3.0, 3.0]";
     fn try_cummax<I: AsIndex>(self, dim: I) -> Result<Self>; }
 }
 
