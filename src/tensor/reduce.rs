@@ -35,19 +35,35 @@ use crate::check::reduce;
 use crate::error::Result;
 use crate::panic::catch;
 
-/// Documents one twin whose only check is its `dim`; the signature is written out at the call
-/// (so that `fn try_<name>` appears literally in the source). The example runs the twin on
+/// Documents one twin checked along one `dim`; the signature is written out at the call (so
+/// that `fn try_<name>` appears literally in the source). The example runs the twin on
 /// `[3.0, 1.0, 2.0]` along dim 0, binds the output to `$binding` and expects `out` read as
-/// `$ty` to be `$values`, then runs it along dim 1, which it refuses.
+/// `$ty` to be `$values`, then runs it along dim 1, which it refuses. An `extremum` row is also
+/// checked, and shown refused, on an empty dimension (an empty set has no extremum).
 macro_rules! decl_dim {
     ($alias:literal, $trait:literal, $binding:literal, $ty:literal, $values:literal; $($sig:tt)*) => {
+        decl_dim! { @doc $alias, $trait, $binding, $ty, $values,
+            "Checks that `dim` is in `-D..D`.",
+            "[`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.",
+            ""; $($sig)* }
+    };
+    (extremum $alias:literal, $binding:literal, $ty:literal, $values:literal; $($sig:tt)*) => {
+        decl_dim! { @doc $alias, "TryReduceOrdered", $binding, $ty, $values,
+            "The checks of [`TryReduceOrdered::try_argmax`]: `dim` in `-D..D` and, beyond burn \
+             (Flex and NdArray panic), a dimension that is not empty.",
+            "As [`TryReduceOrdered::try_argmax`].",
+            concat!("assert!(Tensor::<1>::zeros([0], &Device::flex()).try_", $alias, "(0).is_err());");
+            $($sig)* }
+    };
+    (@doc $alias:literal, $trait:literal, $binding:literal, $ty:literal, $values:literal,
+        $checks:expr, $errors:expr, $extra:expr; $($sig:tt)*) => {
         #[doc = concat!("Fallible twin of [`Tensor::", $alias, "`].")]
         #[doc = ""]
-        #[doc = "Checks that `dim` is in `-D..D`."]
+        #[doc = $checks]
         #[doc = ""]
         #[doc = "# Errors"]
         #[doc = ""]
-        #[doc = "[`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`."]
+        #[doc = $errors]
         #[doc = ""]
         #[doc = "```"]
         #[doc = "use burn::tensor::{Device, Tensor};"]
@@ -59,6 +75,7 @@ macro_rules! decl_dim {
         #[doc = concat!("assert_eq!(out, ", $values, ");")]
         #[doc = concat!("let err = t.try_", $alias, "(1).unwrap_err();")]
         #[doc = concat!("assert_eq!(err.to_string(), \"", $alias, ": dimension out of range; got dim 1 for rank 1\");")]
+        #[doc = $extra]
         #[doc = "# Ok::<(), burn_guard::GuardError>(())"]
         #[doc = "```"]
         #[doc(alias = $alias)]
@@ -613,46 +630,11 @@ pub trait TryReduceOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     #[doc(alias = "argmax")]
     fn try_argmax(self, dim: impl AsIndex) -> Result<Tensor<D, Int>>;
 
-    /// Fallible twin of [`Tensor::argmin`]; the same checks as
-    /// [`TryReduceOrdered::try_argmax`].
-    ///
-    /// # Errors
-    ///
-    /// As [`TryReduceOrdered::try_argmax`].
-    ///
-    /// ```
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::tensor::TryReduceOrdered;
-    ///
-    /// let device = Device::flex();
-    /// let t = Tensor::<1>::from_floats([3.0, 1.0, 2.0], &device);
-    /// assert_eq!(t.try_argmin(0)?.into_scalar::<i64>(), 1);
-    /// assert!(Tensor::<1>::zeros([0], &device).try_argmin(0).is_err());
-    /// # Ok::<(), burn_guard::GuardError>(())
-    /// ```
-    #[doc(alias = "argmin")]
-    fn try_argmin(self, dim: impl AsIndex) -> Result<Tensor<D, Int>>;
+    decl_dim! { extremum "argmin", "out", "i64", "[1]";
+    fn try_argmin(self, dim: impl AsIndex) -> Result<Tensor<D, Int>>; }
 
-    /// Fallible twin of [`Tensor::max_dim`]; the same checks as
-    /// [`TryReduceOrdered::try_argmax`] (an empty dimension has no maximum).
-    ///
-    /// # Errors
-    ///
-    /// As [`TryReduceOrdered::try_argmax`].
-    ///
-    /// ```
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::tensor::TryReduceOrdered;
-    ///
-    /// let device = Device::flex();
-    /// let t = Tensor::<2>::ones([2, 3], &device);
-    /// assert_eq!(t.clone().try_max_dim(1)?.dims(), [2, 1]);
-    /// assert!(t.try_max_dim(2).is_err());
-    /// assert!(Tensor::<2>::zeros([0, 3], &device).try_max_dim(0).is_err());
-    /// # Ok::<(), burn_guard::GuardError>(())
-    /// ```
-    #[doc(alias = "max_dim")]
-    fn try_max_dim<I: AsIndex>(self, dim: I) -> Result<Self>;
+    decl_dim! { extremum "max_dim", "out", "f32", "[3.0]";
+    fn try_max_dim<I: AsIndex>(self, dim: I) -> Result<Self>; }
 
     /// Fallible twin of [`Tensor::max_dims`]: [`TryReduceOrdered::try_max_dim`]'s checks for
     /// every dim of the list.
@@ -673,44 +655,11 @@ pub trait TryReduceOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     #[doc(alias = "max_dims")]
     fn try_max_dims<I: AsIndex>(self, dims: &[I]) -> Result<Self>;
 
-    /// Fallible twin of [`Tensor::max_dim_with_indices`]; the same checks as
-    /// [`TryReduceOrdered::try_argmax`].
-    ///
-    /// # Errors
-    ///
-    /// As [`TryReduceOrdered::try_argmax`].
-    ///
-    /// ```
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::tensor::TryReduceOrdered;
-    ///
-    /// let t = Tensor::<1>::from_floats([3.0, 1.0, 2.0], &Device::flex());
-    /// let (max, index) = t.clone().try_max_dim_with_indices(0)?;
-    /// assert_eq!((max.into_scalar::<f32>(), index.into_scalar::<i64>()), (3.0, 0));
-    /// assert!(t.try_max_dim_with_indices(1).is_err());
-    /// # Ok::<(), burn_guard::GuardError>(())
-    /// ```
-    #[doc(alias = "max_dim_with_indices")]
-    fn try_max_dim_with_indices<I: AsIndex>(self, dim: I) -> Result<(Self, Tensor<D, Int>)>;
+    decl_dim! { extremum "max_dim_with_indices", "(_, out)", "i64", "[0]";
+    fn try_max_dim_with_indices<I: AsIndex>(self, dim: I) -> Result<(Self, Tensor<D, Int>)>; }
 
-    /// Fallible twin of [`Tensor::max_abs_dim`]; the same checks as
-    /// [`TryReduceOrdered::try_argmax`].
-    ///
-    /// # Errors
-    ///
-    /// As [`TryReduceOrdered::try_argmax`].
-    ///
-    /// ```
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::tensor::TryReduceOrdered;
-    ///
-    /// let t = Tensor::<1>::from_floats([-3.0, 1.0, 2.0], &Device::flex());
-    /// assert_eq!(t.clone().try_max_abs_dim(0)?.into_scalar::<f32>(), 3.0);
-    /// assert!(t.try_max_abs_dim(1).is_err());
-    /// # Ok::<(), burn_guard::GuardError>(())
-    /// ```
-    #[doc(alias = "max_abs_dim")]
-    fn try_max_abs_dim<I: AsIndex>(self, dim: I) -> Result<Self>;
+    decl_dim! { extremum "max_abs_dim", "out", "f32", "[3.0]";
+    fn try_max_abs_dim<I: AsIndex>(self, dim: I) -> Result<Self>; }
 
     /// Fallible twin of [`Tensor::max_abs_dims`]: [`TryReduceOrdered::try_max_abs_dim`]'s
     /// checks for every dim of the list (an empty list returns `abs()`, as in burn).
@@ -731,24 +680,8 @@ pub trait TryReduceOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     #[doc(alias = "max_abs_dims")]
     fn try_max_abs_dims<I: AsIndex>(self, dims: &[I]) -> Result<Self>;
 
-    /// Fallible twin of [`Tensor::min_dim`]; the same checks as
-    /// [`TryReduceOrdered::try_argmax`] (an empty dimension has no minimum).
-    ///
-    /// # Errors
-    ///
-    /// As [`TryReduceOrdered::try_argmax`].
-    ///
-    /// ```
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::tensor::TryReduceOrdered;
-    ///
-    /// let t = Tensor::<2>::ones([2, 3], &Device::flex());
-    /// assert_eq!(t.clone().try_min_dim(0)?.dims(), [1, 3]);
-    /// assert!(t.try_min_dim(-3).is_err());
-    /// # Ok::<(), burn_guard::GuardError>(())
-    /// ```
-    #[doc(alias = "min_dim")]
-    fn try_min_dim<I: AsIndex>(self, dim: I) -> Result<Self>;
+    decl_dim! { extremum "min_dim", "out", "f32", "[1.0]";
+    fn try_min_dim<I: AsIndex>(self, dim: I) -> Result<Self>; }
 
     /// Fallible twin of [`Tensor::min_dims`]: [`TryReduceOrdered::try_min_dim`]'s checks for
     /// every dim of the list.
@@ -769,25 +702,8 @@ pub trait TryReduceOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     #[doc(alias = "min_dims")]
     fn try_min_dims<I: AsIndex>(self, dims: &[I]) -> Result<Self>;
 
-    /// Fallible twin of [`Tensor::min_dim_with_indices`]; the same checks as
-    /// [`TryReduceOrdered::try_argmax`].
-    ///
-    /// # Errors
-    ///
-    /// As [`TryReduceOrdered::try_argmax`].
-    ///
-    /// ```
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::tensor::TryReduceOrdered;
-    ///
-    /// let t = Tensor::<1>::from_floats([3.0, 1.0, 2.0], &Device::flex());
-    /// let (min, index) = t.clone().try_min_dim_with_indices(0)?;
-    /// assert_eq!((min.into_scalar::<f32>(), index.into_scalar::<i64>()), (1.0, 1));
-    /// assert!(t.try_min_dim_with_indices(1).is_err());
-    /// # Ok::<(), burn_guard::GuardError>(())
-    /// ```
-    #[doc(alias = "min_dim_with_indices")]
-    fn try_min_dim_with_indices<I: AsIndex>(self, dim: I) -> Result<(Self, Tensor<D, Int>)>;
+    decl_dim! { extremum "min_dim_with_indices", "(_, out)", "i64", "[1]";
+    fn try_min_dim_with_indices<I: AsIndex>(self, dim: I) -> Result<(Self, Tensor<D, Int>)>; }
 
     decl_dim! { "cummin", "TryReduceOrdered", "out", "f32", "[3.0, 1.0, 1.0]";
     fn try_cummin<I: AsIndex>(self, dim: I) -> Result<Self>; }
