@@ -83,6 +83,32 @@ macro_rules! decl_dim {
     };
 }
 
+/// Documents one twin over a list of dims: the checks of `$single` (its one-dim form) for
+/// every dim of the list, `$note` after them. The example reduces `[2, 3, 4]` ones over dims
+/// 0 and -1, and is refused dim 3.
+macro_rules! decl_dims {
+    ($alias:literal, $trait:literal, $single:literal, $note:literal; $($sig:tt)*) => {
+        #[doc = concat!("Fallible twin of [`Tensor::", $alias, "`]: [`", $single, "`]'s checks for")]
+        #[doc = concat!("every dim of the list", $note, ".")]
+        #[doc = ""]
+        #[doc = "# Errors"]
+        #[doc = ""]
+        #[doc = concat!("As [`", $single, "`], for the first bad dim.")]
+        #[doc = ""]
+        #[doc = "```"]
+        #[doc = "use burn::tensor::{Device, Tensor};"]
+        #[doc = concat!("use burn_guard::tensor::", $trait, ";")]
+        #[doc = ""]
+        #[doc = "let t = Tensor::<3>::ones([2, 3, 4], &Device::flex());"]
+        #[doc = concat!("assert_eq!(t.clone().try_", $alias, "(&[0, -1])?.dims(), [1, 3, 1]);")]
+        #[doc = concat!("assert!(t.try_", $alias, "(&[0, 3]).is_err());")]
+        #[doc = "# Ok::<(), burn_guard::GuardError>(())"]
+        #[doc = "```"]
+        #[doc(alias = $alias)]
+        $($sig)*
+    };
+}
+
 /// Fallible twins of the reductions every tensor kind has: `any`, `all`, `any_dim` and
 /// `all_dim` (burn's `api/base.rs`).
 ///
@@ -275,47 +301,14 @@ pub trait TryReduceNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     #[doc(alias = "mean_dim")]
     fn try_mean_dim<I: AsIndex>(self, dim: I) -> Result<Self>;
 
-    /// Fallible twin of [`Tensor::mean_dims`]: [`TryReduceNumeric::try_mean_dim`]'s checks for
-    /// every dim of the list.
-    ///
-    /// # Errors
-    ///
-    /// As [`TryReduceNumeric::try_mean_dim`], for the first bad dim.
-    ///
-    /// ```
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::tensor::TryReduceNumeric;
-    ///
-    /// let t = Tensor::<3>::ones([2, 3, 4], &Device::flex());
-    /// assert_eq!(t.clone().try_mean_dims(&[0, -1])?.dims(), [1, 3, 1]);
-    /// assert!(t.try_mean_dims(&[0, 3]).is_err());
-    /// # Ok::<(), burn_guard::GuardError>(())
-    /// ```
-    #[doc(alias = "mean_dims")]
-    fn try_mean_dims<I: AsIndex>(self, dims: &[I]) -> Result<Self>;
+    decl_dims! { "mean_dims", "TryReduceNumeric", "TryReduceNumeric::try_mean_dim", "";
+    fn try_mean_dims<I: AsIndex>(self, dims: &[I]) -> Result<Self>; }
 
     decl_dim! { "sum_dim", "TryReduceNumeric", "out", "f32", "[6.0]";
     fn try_sum_dim<I: AsIndex>(self, dim: I) -> Result<Self>; }
 
-    /// Fallible twin of [`Tensor::sum_dims`].
-    ///
-    /// Checks that every dim of the list is in `-D..D` (repeats are allowed, as in burn).
-    ///
-    /// # Errors
-    ///
-    /// [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for the first bad dim.
-    ///
-    /// ```
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::tensor::TryReduceNumeric;
-    ///
-    /// let t = Tensor::<3>::ones([2, 3, 4], &Device::flex());
-    /// assert_eq!(t.clone().try_sum_dims(&[0, 2])?.dims(), [1, 3, 1]);
-    /// assert!(t.try_sum_dims(&[-4]).is_err());
-    /// # Ok::<(), burn_guard::GuardError>(())
-    /// ```
-    #[doc(alias = "sum_dims")]
-    fn try_sum_dims<I: AsIndex>(self, dims: &[I]) -> Result<Self>;
+    decl_dims! { "sum_dims", "TryReduceNumeric", "TryReduceNumeric::try_sum_dim", " (repeats are allowed, as in burn)";
+    fn try_sum_dims<I: AsIndex>(self, dims: &[I]) -> Result<Self>; }
 
     /// Fallible twin of [`Tensor::sum_dims_squeeze`].
     ///
@@ -347,23 +340,8 @@ pub trait TryReduceNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     decl_dim! { "prod_dim", "TryReduceNumeric", "out", "f32", "[6.0]";
     fn try_prod_dim<I: AsIndex>(self, dim: I) -> Result<Self>; }
 
-    /// Fallible twin of [`Tensor::prod_dims`]: every dim of the list in `-D..D`.
-    ///
-    /// # Errors
-    ///
-    /// [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for the first bad dim.
-    ///
-    /// ```
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::tensor::TryReduceNumeric;
-    ///
-    /// let t = Tensor::<2>::ones([2, 3], &Device::flex());
-    /// assert_eq!(t.clone().try_prod_dims(&[0, 1])?.dims(), [1, 1]);
-    /// assert!(t.try_prod_dims(&[0, 2]).is_err());
-    /// # Ok::<(), burn_guard::GuardError>(())
-    /// ```
-    #[doc(alias = "prod_dims")]
-    fn try_prod_dims<I: AsIndex>(self, dims: &[I]) -> Result<Self>;
+    decl_dims! { "prod_dims", "TryReduceNumeric", "TryReduceNumeric::try_prod_dim", "";
+    fn try_prod_dims<I: AsIndex>(self, dims: &[I]) -> Result<Self>; }
 
     decl_dim! { "cumsum", "TryReduceNumeric", "out", "f32", "[3.0, 4.0, 6.0]";
     fn try_cumsum<I: AsIndex>(self, dim: I) -> Result<Self>; }
@@ -636,24 +614,8 @@ pub trait TryReduceOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     decl_dim! { extremum "max_dim", "out", "f32", "[3.0]";
     fn try_max_dim<I: AsIndex>(self, dim: I) -> Result<Self>; }
 
-    /// Fallible twin of [`Tensor::max_dims`]: [`TryReduceOrdered::try_max_dim`]'s checks for
-    /// every dim of the list.
-    ///
-    /// # Errors
-    ///
-    /// As [`TryReduceOrdered::try_argmax`], for the first bad dim.
-    ///
-    /// ```
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::tensor::TryReduceOrdered;
-    ///
-    /// let t = Tensor::<2>::ones([2, 3], &Device::flex());
-    /// assert_eq!(t.clone().try_max_dims(&[0, 1])?.dims(), [1, 1]);
-    /// assert!(t.try_max_dims(&[0, 2]).is_err());
-    /// # Ok::<(), burn_guard::GuardError>(())
-    /// ```
-    #[doc(alias = "max_dims")]
-    fn try_max_dims<I: AsIndex>(self, dims: &[I]) -> Result<Self>;
+    decl_dims! { "max_dims", "TryReduceOrdered", "TryReduceOrdered::try_max_dim", "";
+    fn try_max_dims<I: AsIndex>(self, dims: &[I]) -> Result<Self>; }
 
     decl_dim! { extremum "max_dim_with_indices", "(_, out)", "i64", "[0]";
     fn try_max_dim_with_indices<I: AsIndex>(self, dim: I) -> Result<(Self, Tensor<D, Int>)>; }
@@ -661,46 +623,14 @@ pub trait TryReduceOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     decl_dim! { extremum "max_abs_dim", "out", "f32", "[3.0]";
     fn try_max_abs_dim<I: AsIndex>(self, dim: I) -> Result<Self>; }
 
-    /// Fallible twin of [`Tensor::max_abs_dims`]: [`TryReduceOrdered::try_max_abs_dim`]'s
-    /// checks for every dim of the list (an empty list returns `abs()`, as in burn).
-    ///
-    /// # Errors
-    ///
-    /// As [`TryReduceOrdered::try_argmax`], for the first bad dim.
-    ///
-    /// ```
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::tensor::TryReduceOrdered;
-    ///
-    /// let t = Tensor::<2>::ones([2, 3], &Device::flex());
-    /// assert_eq!(t.clone().try_max_abs_dims(&[1])?.dims(), [2, 1]);
-    /// assert!(t.try_max_abs_dims(&[3]).is_err());
-    /// # Ok::<(), burn_guard::GuardError>(())
-    /// ```
-    #[doc(alias = "max_abs_dims")]
-    fn try_max_abs_dims<I: AsIndex>(self, dims: &[I]) -> Result<Self>;
+    decl_dims! { "max_abs_dims", "TryReduceOrdered", "TryReduceOrdered::try_max_abs_dim", " (an empty list returns `abs()`, as in burn)";
+    fn try_max_abs_dims<I: AsIndex>(self, dims: &[I]) -> Result<Self>; }
 
     decl_dim! { extremum "min_dim", "out", "f32", "[1.0]";
     fn try_min_dim<I: AsIndex>(self, dim: I) -> Result<Self>; }
 
-    /// Fallible twin of [`Tensor::min_dims`]: [`TryReduceOrdered::try_min_dim`]'s checks for
-    /// every dim of the list.
-    ///
-    /// # Errors
-    ///
-    /// As [`TryReduceOrdered::try_argmax`], for the first bad dim.
-    ///
-    /// ```
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::tensor::TryReduceOrdered;
-    ///
-    /// let t = Tensor::<2>::ones([2, 3], &Device::flex());
-    /// assert_eq!(t.clone().try_min_dims(&[-1])?.dims(), [2, 1]);
-    /// assert!(t.try_min_dims(&[2]).is_err());
-    /// # Ok::<(), burn_guard::GuardError>(())
-    /// ```
-    #[doc(alias = "min_dims")]
-    fn try_min_dims<I: AsIndex>(self, dims: &[I]) -> Result<Self>;
+    decl_dims! { "min_dims", "TryReduceOrdered", "TryReduceOrdered::try_min_dim", "";
+    fn try_min_dims<I: AsIndex>(self, dims: &[I]) -> Result<Self>; }
 
     decl_dim! { extremum "min_dim_with_indices", "(_, out)", "i64", "[1]";
     fn try_min_dim_with_indices<I: AsIndex>(self, dim: I) -> Result<(Self, Tensor<D, Int>)>; }
