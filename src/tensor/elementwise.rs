@@ -88,6 +88,9 @@ macro_rules! decl_scalar {
 /// out at the call.
 macro_rules! decl_binary {
     ($alias:literal, $note:literal, $kind:literal, $ctor:literal; $($sig:tt)*) => {
+        decl_binary! { in "TryElementwise"; $alias, $note, $kind, $ctor; $($sig)* }
+    };
+    (in $trait:literal; $alias:literal, $note:literal, $kind:literal, $ctor:literal; $($sig:tt)*) => {
         #[doc = concat!("Fallible twin of [`Tensor::", $alias, "`].")]
         #[doc = ""]
         #[doc = "Checks, as burn's `TensorCheck::binary_ops_ew`, that both tensors are on the"]
@@ -101,7 +104,7 @@ macro_rules! decl_binary {
         #[doc = ""]
         #[doc = "```"]
         #[doc = concat!("use burn::tensor::{Device, ", $kind, "Tensor};")]
-        #[doc = "use burn_guard::tensor::TryElementwise;"]
+        #[doc = concat!("use burn_guard::tensor::", $trait, ";")]
         #[doc = ""]
         #[doc = "let device = Device::flex();"]
         #[doc = concat!("let a = Tensor::<2, ", $kind, ">::", $ctor, "([2, 3], &device);")]
@@ -550,69 +553,14 @@ macro_rules! impl_rounding {
 ///
 /// Sealed: implemented for `burn::Tensor<D>` (float) only.
 pub trait TryElementwiseFloat<const D: usize>: Sealed + Sized {
-    /// Fallible twin of [`Tensor::hypot`].
-    ///
-    /// Checks, as `TensorCheck::binary_ops_ew`, the device and that the shapes broadcast.
-    ///
-    /// # Errors
-    ///
-    /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) with both shapes.
-    /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
-    ///
-    /// ```
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::tensor::TryElementwiseFloat;
-    ///
-    /// let device = Device::flex();
-    /// let a = Tensor::<1>::from_floats([3.0, 0.0], &device);
-    /// let b = Tensor::<1>::from_floats([4.0], &device);
-    /// assert_eq!(a.clone().try_hypot(b)?.into_data().to_vec::<f32>().unwrap(), [5.0, 4.0]);
-    /// assert!(a.try_hypot(Tensor::zeros([3], &device)).is_err());
-    /// # Ok::<(), burn_guard::GuardError>(())
-    /// ```
-    #[doc(alias = "hypot")]
-    fn try_hypot(self, other: Self) -> Result<Self>;
+    decl_binary! { in "TryElementwiseFloat"; "hypot", "", "", "ones";
+    fn try_hypot(self, other: Self) -> Result<Self>; }
 
-    /// Fallible twin of [`Tensor::powf`]; the same checks as
-    /// [`TryElementwiseFloat::try_hypot`].
-    ///
-    /// # Errors
-    ///
-    /// As [`TryElementwiseFloat::try_hypot`].
-    ///
-    /// ```
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::tensor::TryElementwiseFloat;
-    ///
-    /// let device = Device::flex();
-    /// let a = Tensor::<1>::from_floats([2.0, 3.0], &device);
-    /// assert_eq!(a.clone().try_powf(Tensor::from_floats([2.0, 2.0], &device))?.dims(), [2]);
-    /// assert!(a.try_powf(Tensor::from_floats([2.0, 2.0, 2.0], &device)).is_err());
-    /// # Ok::<(), burn_guard::GuardError>(())
-    /// ```
-    #[doc(alias = "powf")]
-    fn try_powf(self, other: Self) -> Result<Self>;
+    decl_binary! { in "TryElementwiseFloat"; "powf", "", "", "ones";
+    fn try_powf(self, other: Self) -> Result<Self>; }
 
-    /// Fallible twin of [`Tensor::fmod`]; the same checks as
-    /// [`TryElementwiseFloat::try_hypot`] (burn reaches them through `div`).
-    ///
-    /// # Errors
-    ///
-    /// As [`TryElementwiseFloat::try_hypot`].
-    ///
-    /// ```
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::tensor::TryElementwiseFloat;
-    ///
-    /// let device = Device::flex();
-    /// let a = Tensor::<1>::from_floats([5.0, -5.0], &device);
-    /// let b = Tensor::<1>::from_floats([3.0], &device);
-    /// assert_eq!(a.clone().try_fmod(b)?.into_data().to_vec::<f32>().unwrap(), [2.0, -2.0]);
-    /// assert!(a.try_fmod(Tensor::from_floats([1.0, 2.0, 3.0], &device)).is_err());
-    /// # Ok::<(), burn_guard::GuardError>(())
-    /// ```
-    #[doc(alias = "fmod")]
-    fn try_fmod(self, other: Self) -> Result<Self>;
+    decl_binary! { in "TryElementwiseFloat"; "fmod", "burn reaches them through `div`.", "", "ones";
+    fn try_fmod(self, other: Self) -> Result<Self>; }
 
     /// Fallible twin of [`Tensor::is_close`]; the same checks as
     /// [`TryElementwiseFloat::try_hypot`] (burn reaches them through `sub`).
