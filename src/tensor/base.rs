@@ -4,7 +4,7 @@
 //! `creation.rs`.
 
 use burn::tensor::kind::Basic;
-use burn::tensor::{AsIndex, DType, Device, Int, Tensor, TensorData};
+use burn::tensor::{AsIndex, Int, Tensor, TensorData};
 
 use super::sealed::Sealed;
 use super::view::TryView;
@@ -154,27 +154,14 @@ pub(super) fn cat<const D: usize, K: Basic>(
     let dim = check::dim(OP, dim.as_index(), D)?;
     with_dims(&tensors, |shapes| {
         let out = check::cat(OP, shapes, dim)?;
-        let Some(first) = tensors.first() else {
-            return Ok(());
-        };
-        // One pass, one read of each operand's device and dtype. burn leaves out the tensors
-        // with nothing along `dim` before it dispatches: their dtype is not checked, and with
-        // none left there is nothing to allocate.
-        let device = first.device();
-        let mut dtype = None;
-        for (index, (tensor, shape)) in tensors.iter().zip(shapes).enumerate() {
-            if index > 0 {
-                crate::capability::same_device(OP, &device, &tensor.device())?;
-            }
-            if shape.get(dim).is_some_and(|&size| size > 0) {
-                let this = tensor.dtype();
-                match dtype {
-                    Some(first) => check::elementwise::same_dtype(OP, first, this)?,
-                    None => dtype = Some(this),
-                }
-            }
-        }
-        fits(OP, &out, dtype, Some(&device))
+        // burn leaves out the tensors with nothing along `dim` before it dispatches.
+        let along = |index: usize| shapes.get(index).and_then(|shape| shape.get(dim)).copied();
+        placed(
+            OP,
+            &tensors,
+            |index| along(index).is_some_and(|size| size > 0),
+            &out,
+        )
     })?;
     catch(OP, || Tensor::cat(tensors, dim))
 }
@@ -205,12 +192,10 @@ pub(super) fn stack<const D: usize, const D2: usize, K: Basic>(
     let dim = check::dim(OP, dim.as_index(), D + 1)?;
     let shapes: Vec<[usize; D]> = tensors.iter().map(Tensor::dims).collect();
     check::stack(OP, &shapes, D, D2)?;
-    let device = same_devices(OP, &tensors)?;
-    let dtype = same_dtypes(OP, &tensors)?;
     if let Some(shape) = shapes.first() {
         let mut out = shape.to_vec();
         out.insert(dim.min(out.len()), tensors.len());
-        fits(OP, &out, dtype, device.as_ref())?;
+        placed(OP, &tensors, |_| true, &out)?;
     }
     if shapes.first().is_some_and(|shape| shape.contains(&0)) {
         // burn's stack unsqueezes through `reshape`, which reads a 0 as "keep the source dim"
@@ -224,49 +209,35 @@ pub(super) fn stack<const D: usize, const D2: usize, K: Basic>(
     catch(OP, || Tensor::stack::<D2>(tensors, dim))
 }
 
-/// Every tensor of the first one's dtype (Flex and NdArray panic on a mismatch); returns it.
-fn same_dtypes<'a, const D: usize, K: Basic + 'a>(
-    op: &'static str,
-    tensors: impl IntoIterator<Item = &'a Tensor<D, K>>,
-) -> Result<Option<DType>> {
-    let mut tensors = tensors.into_iter();
-    let Some(first) = tensors.next() else {
-        return Ok(None);
-    };
-    let dtype = first.dtype();
-    for tensor in tensors {
-        check::elementwise::same_dtype(op, dtype, tensor.dtype())?;
-    }
-    Ok(Some(dtype))
-}
-
-/// Every tensor on the first one's device; returns it.
-fn same_devices<const D: usize, K: Basic>(
+/// One pass, one read of each operand's device and dtype: every operand on the first one's
+/// device, and every operand that `counts` of the first such one's dtype (Flex and NdArray
+/// panic on a mismatch); then the byte rule for the output `out`. With no operand that counts
+/// there is no dtype to check and nothing to allocate.
+fn placed<const D: usize, K: Basic>(
     op: &'static str,
     tensors: &[Tensor<D, K>],
-) -> Result<Option<Device>> {
-    let Some((first, rest)) = tensors.split_first() else {
-        return Ok(None);
+    counts: impl Fn(usize) -> bool,
+    out: &[usize],
+) -> Result<()> {
+    let Some(first) = tensors.first() else {
+        return Ok(());
     };
     let device = first.device();
-    for tensor in rest {
-        crate::capability::same_device(op, &device, &tensor.device())?;
-    }
-    Ok(Some(device))
-}
-
-/// The byte rule for the output of `cat` or `stack`, when there is a device and a dtype (every
-/// input empty along `dim` leaves no dtype to check, and nothing to allocate).
-fn fits(
-    op: &'static str,
-    out: &[usize],
-    dtype: Option<DType>,
-    device: Option<&Device>,
-) -> Result<()> {
-    match (dtype, device) {
-        (Some(dtype), Some(device)) => {
-            crate::capability::require_fits(op, out, dtype, device).map(|_| ())
+    let mut dtype = None;
+    for (index, tensor) in tensors.iter().enumerate() {
+        if index > 0 {
+            crate::capability::same_device(op, &device, &tensor.device())?;
         }
-        _ => Ok(()),
+        if counts(index) {
+            let this = tensor.dtype();
+            match dtype {
+                Some(first) => check::elementwise::same_dtype(op, first, this)?,
+                None => dtype = Some(this),
+            }
+        }
+    }
+    match dtype {
+        Some(dtype) => crate::capability::require_fits(op, out, dtype, &device).map(drop),
+        None => Ok(()),
     }
 }

@@ -1658,13 +1658,19 @@ impl<const D: usize> TryCreateBool<D> for Tensor<D, Bool> {
         catch(OP, || Tensor::<D, Bool>::from_bool(data, device))
     }
     fn try_triu_mask<S: Into<Shape>>(shape: S, offset: i64, device: &Device) -> Result<Self> {
-        super::indexing::triu_mask::<D, S>(shape, offset, device)
+        super::indexing::tri_mask("triu_mask", shape.into(), device, |shape| {
+            Tensor::<D, Bool>::triu_mask(shape, offset, device)
+        })
     }
     fn try_tril_mask<S: Into<Shape>>(shape: S, offset: i64, device: &Device) -> Result<Self> {
-        super::indexing::tril_mask::<D, S>(shape, offset, device)
+        super::indexing::tri_mask("tril_mask", shape.into(), device, |shape| {
+            Tensor::<D, Bool>::tril_mask(shape, offset, device)
+        })
     }
     fn try_diag_mask<S: Into<Shape>>(shape: S, offset: i64, device: &Device) -> Result<Self> {
-        super::indexing::diag_mask::<D, S>(shape, offset, device)
+        super::indexing::tri_mask("diag_mask", shape.into(), device, |shape| {
+            Tensor::<D, Bool>::diag_mask(shape, offset, device)
+        })
     }
 }
 

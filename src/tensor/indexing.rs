@@ -936,7 +936,7 @@ impl<const D: usize, K: Ordered> TryIndexingOrdered<D, K> for Tensor<D, K> {
 }
 
 /// One mask constructor: checks, then burn, or an empty mask where burn's `reshape` would fail.
-fn tri_mask<const D: usize>(
+pub(super) fn tri_mask<const D: usize>(
     op: &'static str,
     shape: Shape,
     device: &Device,
@@ -950,37 +950,4 @@ fn tri_mask<const D: usize>(
         return catch(op, || Tensor::<D, Bool>::empty(out, device));
     }
     catch(op, || build(shape))
-}
-
-/// Body of the twin of `triu_mask`.
-pub(super) fn triu_mask<const D: usize, S: Into<Shape>>(
-    shape: S,
-    offset: i64,
-    device: &Device,
-) -> Result<Tensor<D, Bool>> {
-    tri_mask("triu_mask", shape.into(), device, |shape| {
-        Tensor::<D, Bool>::triu_mask(shape, offset, device)
-    })
-}
-
-/// Body of the twin of `tril_mask`.
-pub(super) fn tril_mask<const D: usize, S: Into<Shape>>(
-    shape: S,
-    offset: i64,
-    device: &Device,
-) -> Result<Tensor<D, Bool>> {
-    tri_mask("tril_mask", shape.into(), device, |shape| {
-        Tensor::<D, Bool>::tril_mask(shape, offset, device)
-    })
-}
-
-/// Body of the twin of `diag_mask`.
-pub(super) fn diag_mask<const D: usize, S: Into<Shape>>(
-    shape: S,
-    offset: i64,
-    device: &Device,
-) -> Result<Tensor<D, Bool>> {
-    tri_mask("diag_mask", shape.into(), device, |shape| {
-        Tensor::<D, Bool>::diag_mask(shape, offset, device)
-    })
 }
