@@ -56,6 +56,13 @@ fn records() -> &'static Records {
     RECORDS.get_or_init(|| RwLock::new(HashMap::new()))
 }
 
+/// Whether any device was recorded poisoned (one atomic load): while none was,
+/// [`require_healthy`] passes everything.
+#[inline]
+pub(crate) fn any_poisoned() -> bool {
+    ANY_POISONED.load(Ordering::Acquire)
+}
+
 /// The key of a device's record: its dispatch id, the autodiff layer looked through.
 pub(crate) fn device_key(device: &Device) -> (u16, u16) {
     let id = device.clone().inner().as_dispatch().to_id();

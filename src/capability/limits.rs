@@ -130,7 +130,48 @@ pub fn limits_of(device: &Device) -> DeviceLimits {
 /// assert_eq!(err.kind(), ErrorKind::TooLarge);
 /// # Ok::<(), burn_guard::GuardError>(())
 /// ```
+#[inline]
 pub fn require_fits(
+    op: &'static str,
+    shape: &[usize],
+    dtype: DType,
+    device: &Device,
+) -> Result<u64> {
+    // Inlined into every allocating twin: a few multiplies and two atomic loads. Everything
+    // else (the device's limits, the host's memory, the budget, a poisoned device) is one call
+    // away, so a tiny op's guard stays short in the instruction cache.
+    match small_plain_bytes(shape, dtype) {
+        Some(bytes) if !super::health::any_poisoned() && !super::budget::any_budget() => Ok(bytes),
+        _ => require_fits_checked(op, shape, dtype, device),
+    }
+}
+
+/// The bytes of a tensor of a plain (not quantized) dtype when they are at most
+/// [`SMALL_ALLOCATION`]; `None` for anything else, including an overflow. Equal to
+/// [`check::bytes::tensor_bytes`](crate::check::bytes::tensor_bytes) where it answers.
+#[inline]
+fn small_plain_bytes(shape: &[usize], dtype: DType) -> Option<u64> {
+    if matches!(dtype, DType::QFloat(_)) {
+        return None;
+    }
+    // As `check::bytes::elements`: the non-zero dims must multiply without overflow even when
+    // a zero dim empties the tensor (burn's strides are that product).
+    let (mut nonzero, mut empty) = (1usize, false);
+    for &size in shape {
+        if size == 0 {
+            empty = true;
+        } else {
+            nonzero = nonzero.checked_mul(size)?;
+        }
+    }
+    let elements = u64::try_from(if empty { 0 } else { nonzero }).ok()?;
+    let bytes = elements.checked_mul(u64::try_from(dtype.size()).ok()?)?;
+    (bytes <= SMALL_ALLOCATION).then_some(bytes)
+}
+
+/// [`require_fits`] beyond its fast path.
+#[inline(never)]
+fn require_fits_checked(
     op: &'static str,
     shape: &[usize],
     dtype: DType,
@@ -320,6 +361,50 @@ mod tests {
             Some(3892 * 1024)
         );
         assert_eq!(parse_vm_size("Name:\tx\n"), None);
+    }
+
+    #[test]
+    fn the_fast_path_counts_bytes_as_the_full_rule_does() {
+        use burn::tensor::quantization::QuantScheme;
+
+        let huge = 1usize << 62;
+        let shapes: [&[usize]; 9] = [
+            &[],
+            &[0],
+            &[4],
+            &[2, 3],
+            &[16 << 10],
+            &[(16 << 10) + 1],
+            &[huge, huge, 0],
+            &[0, huge, huge],
+            &[huge, 4],
+        ];
+        let dtypes = [
+            DType::F32,
+            DType::F16,
+            DType::F64,
+            DType::Bool(burn::tensor::BoolStore::Native),
+            DType::QFloat(QuantScheme::default()),
+        ];
+        for shape in shapes {
+            for dtype in dtypes {
+                let full = crate::check::bytes::tensor_bytes(shape, dtype);
+                match small_plain_bytes(shape, dtype) {
+                    // Where the fast path answers, it answers as the full rule does.
+                    Some(bytes) => {
+                        assert_eq!(Some(bytes), full, "{shape:?} {dtype:?}");
+                        assert!(bytes <= SMALL_ALLOCATION);
+                    }
+                    // Where it does not, the full rule runs: only a quantized dtype, a size
+                    // over the small limit or an overflow end up there.
+                    None => assert!(
+                        matches!(dtype, DType::QFloat(_))
+                            || full.is_none_or(|bytes| bytes > SMALL_ALLOCATION),
+                        "{shape:?} {dtype:?}"
+                    ),
+                }
+            }
+        }
     }
 
     #[cfg(feature = "flex")]
