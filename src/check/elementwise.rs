@@ -360,6 +360,7 @@ pub fn clamp_bounds(op: &'static str, min: ScalarValue, max: ScalarValue) -> Res
 /// assert!(same_dtype("add", DType::F32, DType::F32).is_ok());
 /// assert!(same_dtype("add", DType::F64, DType::F32).is_err());
 /// ```
+#[inline]
 pub fn same_dtype(op: &'static str, lhs: DType, rhs: DType) -> Result<()> {
     let quantized = matches!(lhs, DType::QFloat(_)) || matches!(rhs, DType::QFloat(_));
     if quantized || lhs == rhs {

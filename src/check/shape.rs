@@ -18,6 +18,7 @@ use crate::error::{GuardError, Limit, Result, ScalarValue};
 /// assert_eq!(check::dim("narrow", -1, 3).unwrap(), 2);
 /// assert!(check::dim("narrow", 3, 3).is_err());
 /// ```
+#[inline]
 pub fn dim(op: &'static str, dim: isize, rank: usize) -> Result<usize> {
     let out_of_range = || GuardError::DimOutOfRange { op, dim, rank };
     let signed_rank = isize::try_from(rank).map_err(|_| out_of_range())?;
@@ -73,6 +74,7 @@ pub fn indices(op: &'static str, indices: &[i64], size: usize, dim: usize) -> Re
 /// assert!(check::same_device("add", &0, &0, name).is_ok());
 /// assert!(check::same_device("add", &0, &1, name).is_err());
 /// ```
+#[inline]
 pub fn same_device<Dev: PartialEq>(
     op: &'static str,
     lhs: &Dev,
@@ -82,10 +84,22 @@ pub fn same_device<Dev: PartialEq>(
     if lhs == rhs {
         Ok(())
     } else {
-        Err(GuardError::DeviceMismatch {
-            op,
-            devices: vec![name(lhs), name(rhs)],
-        })
+        Err(device_mismatch(op, lhs, rhs, name))
+    }
+}
+
+/// [`same_device`]'s error, out of line: the check itself is one comparison.
+#[cold]
+#[inline(never)]
+fn device_mismatch<Dev>(
+    op: &'static str,
+    lhs: &Dev,
+    rhs: &Dev,
+    name: impl Fn(&Dev) -> String,
+) -> GuardError {
+    GuardError::DeviceMismatch {
+        op,
+        devices: vec![name(lhs), name(rhs)],
     }
 }
 
@@ -300,6 +314,7 @@ fn empty_list(op: &'static str) -> GuardError {
 /// assert_eq!(check::cat("cat", &[[2, 3], [4, 3]], 0).unwrap(), [6, 3]);
 /// assert!(check::cat("cat", &[[2, 3], [4, 2]], 0).is_err());
 /// ```
+#[inline]
 pub fn cat<S>(op: &'static str, shapes: &[S], dim: usize) -> Result<S>
 where
     S: AsRef<[usize]> + AsMut<[usize]> + Clone,
@@ -311,11 +326,7 @@ where
     let mut total = 0usize;
     for shape in shapes.iter().map(AsRef::as_ref) {
         if !agree_except(shape, first_dims, dim) {
-            return Err(GuardError::ShapeMismatch {
-                op,
-                rule: "shapes must agree except along the concatenation dimension",
-                shapes: shapes.iter().map(|s| s.as_ref().to_vec()).collect(),
-            });
+            return Err(cat_mismatch(op, shapes));
         }
         total = total.saturating_add(shape.get(dim).copied().unwrap_or(0));
     }
@@ -326,7 +337,19 @@ where
     Ok(out)
 }
 
+/// [`cat`]'s error, out of line.
+#[cold]
+#[inline(never)]
+fn cat_mismatch<S: AsRef<[usize]>>(op: &'static str, shapes: &[S]) -> GuardError {
+    GuardError::ShapeMismatch {
+        op,
+        rule: "shapes must agree except along the concatenation dimension",
+        shapes: shapes.iter().map(|s| s.as_ref().to_vec()).collect(),
+    }
+}
+
 /// Whether two shapes have the same rank and the same size in every dim but `dim`.
+#[inline]
 pub(crate) fn agree_except(lhs: &[usize], rhs: &[usize], dim: usize) -> bool {
     let mut pairs = lhs.iter().zip(rhs).enumerate();
     lhs.len() == rhs.len() && pairs.all(|(i, (a, b))| i == dim || a == b)
