@@ -4,17 +4,19 @@
 //! cargo bench --bench overhead
 //! ```
 //! Criterion prints both medians; the ratio (ours / raw) and the nanoseconds added per call are
-//! computed from them in BENCHMARKS.md.
+//! computed from them in BENCHMARKS.md. For the tiny ops a second group measures the added
+//! nanoseconds directly, raw and guarded calls interleaved (`tiny [4] flex, added …`): on a
+//! machine whose speed drifts between the two medians, that figure is the steadier one.
 
 use std::hint::black_box;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use burn::tensor::quantization::QuantScheme;
 use burn::tensor::{Device, Tensor};
 use burn_guard::capability::{BackendStack, quantize_support, stack_of};
 use burn_guard::policy::{Op, Policy};
 use burn_guard::prelude::*;
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
 
 fn matmul(c: &mut Criterion) {
     let device = Device::flex();
@@ -74,6 +76,80 @@ fn tiny_ops(c: &mut Criterion) {
         bench.iter(|| black_box(Tensor::try_cat(vec![a.clone(), b.clone()], 0).unwrap()))
     });
     group.finish();
+
+    // The same pairs, interleaved: blocks of raw and guarded calls alternate within each
+    // sample, so a machine that slows down or speeds up over seconds (another tenant, a clock
+    // change) moves both sides alike. Each sample's figure is guarded minus raw, per call:
+    // criterion's "time" here is the nanoseconds the guard adds.
+    let mut paired = c.benchmark_group("tiny [4] flex, added (guarded − raw, interleaved)");
+    // Criterion sizes a sample by the time it is told; the real time is about ten times that.
+    // Flat sampling gives every sample the same, large number of calls (a short sample is
+    // all noise, and criterion refuses a sample of zero).
+    paired
+        .sampling_mode(SamplingMode::Flat)
+        .sample_size(30)
+        .warm_up_time(Duration::from_millis(50))
+        .measurement_time(Duration::from_millis(300));
+    paired.bench_function("add", |bench| {
+        bench.iter_custom(|iters| {
+            added(
+                iters,
+                || black_box(a.clone().add(b.clone())),
+                || black_box(a.clone().try_add(b.clone()).unwrap()),
+            )
+        })
+    });
+    paired.bench_function("reshape", |bench| {
+        bench.iter_custom(|iters| {
+            added(
+                iters,
+                || black_box(a.clone().reshape([2, 2])),
+                || black_box(a.clone().try_reshape([2, 2]).unwrap()),
+            )
+        })
+    });
+    paired.bench_function("slice", |bench| {
+        bench.iter_custom(|iters| {
+            added(
+                iters,
+                || black_box(a.clone().slice([1..3])),
+                || black_box(a.clone().try_slice([1..3]).unwrap()),
+            )
+        })
+    });
+    paired.bench_function("cat", |bench| {
+        bench.iter_custom(|iters| {
+            added(
+                iters,
+                || black_box(Tensor::cat(vec![a.clone(), b.clone()], 0)),
+                || black_box(Tensor::try_cat(vec![a.clone(), b.clone()], 0).unwrap()),
+            )
+        })
+    });
+    paired.finish();
+}
+
+/// Runs `iters` raw and `iters` guarded calls in alternating blocks of [`BLOCK`] and returns
+/// the guarded time minus the raw time (zero if the guarded calls were faster).
+fn added<R, G>(iters: u64, mut raw: impl FnMut() -> R, mut guarded: impl FnMut() -> G) -> Duration {
+    const BLOCK: u64 = 100;
+    let (mut raw_time, mut guarded_time) = (Duration::ZERO, Duration::ZERO);
+    let mut left = iters;
+    while left > 0 {
+        let block = left.min(BLOCK);
+        let start = Instant::now();
+        for _ in 0..block {
+            drop(raw());
+        }
+        raw_time += start.elapsed();
+        let start = Instant::now();
+        for _ in 0..block {
+            drop(guarded());
+        }
+        guarded_time += start.elapsed();
+        left -= block;
+    }
+    guarded_time.saturating_sub(raw_time)
 }
 
 fn decisions(c: &mut Criterion) {
