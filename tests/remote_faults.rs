@@ -91,13 +91,32 @@ fn summary(name: &str, times: &mut [Duration]) {
     );
 }
 
-/// A port that was free a moment ago: nothing listens there.
+/// Ports this process has connected a burn-remote client to. burn-remote keeps one client per
+/// address and hands it back on the next connect without a handshake, so a test that expects
+/// no answer must not land on one of them when the OS reuses the port.
+static CONNECTED: Mutex<Vec<u16>> = Mutex::new(Vec::new());
+
+/// Records the port of `address` (`ws://127.0.0.1:<port>`) in [`CONNECTED`].
+fn note_connected(address: &str) {
+    let port = address.rsplit(':').next().unwrap().parse().unwrap();
+    CONNECTED.lock().unwrap().push(port);
+}
+
+/// A listener on a port no client of this process was connected to.
+fn fresh_listener() -> TcpListener {
+    loop {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        if !CONNECTED.lock().unwrap().contains(&port) {
+            return listener;
+        }
+    }
+}
+
+/// A port that was free a moment ago (nothing listens there), and not one a client of this
+/// process was connected to.
 fn released_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    fresh_listener().local_addr().unwrap().port()
 }
 
 #[test]
@@ -110,6 +129,7 @@ fn server_stopped_mid_run_gives_err_within_the_bound() {
     let (mut first_message, mut fallback_message) = (None, None);
     for _ in 0..TRIALS {
         let mut remote = LoopbackRemote::start().unwrap();
+        note_connected(remote.address());
         let device = remote.device().clone();
         run_ok(&device, BOUND);
 
@@ -177,7 +197,7 @@ fn server_that_never_answers_gives_err_at_the_bound() {
     for _ in 0..HUNG_TRIALS {
         // Bound and listening, never accepting: the kernel completes the TCP handshake, the
         // WebSocket handshake never gets an answer. burn-remote's connect blocks forever here.
-        let silent = TcpListener::bind("127.0.0.1:0").unwrap();
+        let silent = fresh_listener();
         let address = format!("ws://{}", silent.local_addr().unwrap());
         let start = Instant::now();
         let err = connect_remote(&address, 0, HUNG_BOUND).unwrap_err();
@@ -204,7 +224,9 @@ fn server_frozen_mid_run_gives_timeout_at_the_bound() {
     let mut message = None;
     for _ in 0..HUNG_TRIALS {
         let mut remote = LoopbackRemote::start().unwrap();
+        note_connected(remote.address());
         let proxy = proxy::FreezableProxy::in_front_of(remote.address());
+        note_connected(&proxy.address());
         let device = connect_remote(&proxy.address(), 0, BOUND).unwrap();
         run_ok(&device, BOUND);
 
