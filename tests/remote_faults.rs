@@ -306,3 +306,29 @@ fn server_frozen_mid_run_gives_timeout_at_the_bound() {
         &mut after_sync,
     );
 }
+
+/// A limit, pinned: burn-remote keeps one client per address, so once a server on an address
+/// is gone and anything else accepts TCP there, a new connect is answered by the old client at
+/// once, with no handshake. burn-guard's probe sees a listening port and cannot tell.
+/// RELIABILITY.md lists it; when burn-remote stops doing this, this test fails and the entry goes.
+#[test]
+fn a_reused_address_is_answered_by_the_stale_client() {
+    let _serial = serial();
+    let remote = LoopbackRemote::start().unwrap();
+    let address = remote.address().to_owned();
+    note_connected(&address);
+    drop(remote);
+    let port: u16 = address.rsplit(':').next().unwrap().parse().unwrap();
+    // The server's socket takes a moment to close.
+    let silent = (0..100)
+        .find_map(|_| {
+            std::thread::sleep(Duration::from_millis(20));
+            TcpListener::bind(("127.0.0.1", port)).ok()
+        })
+        .unwrap();
+    let start = Instant::now();
+    let connected = connect_remote(&address, 0, HUNG_BOUND);
+    assert!(connected.is_ok(), "{:?}", connected.err());
+    assert!(start.elapsed() < HUNG_BOUND);
+    drop(silent);
+}
