@@ -178,6 +178,8 @@ fn require_fits_checked(
     device: &Device,
 ) -> Result<u64> {
     super::health::require_healthy(op, device)?;
+    // The inline answer leaves out quantized dtypes; a small quantized tensor skips the
+    // look-up here for the same reason.
     if let Some(bytes) = crate::check::bytes::tensor_bytes(shape, dtype)
         && bytes <= SMALL_ALLOCATION
         && !super::budget::any_budget()
