@@ -41,8 +41,9 @@ static INSTALL: Once = Once::new();
 
 static DISABLED: AtomicBool = AtomicBool::new(false);
 
-/// Turns the backstop off (or back on) for the whole process: with it off, [`catch`] runs its
-/// closure directly and a panic unwinds to the caller as if burn-guard were not there.
+/// Turns the backstop off (or back on) for the whole process: with it off, a panic inside
+/// [`catch`] is printed by the process's hook and unwinds to the caller as if burn-guard were
+/// not there.
 ///
 /// For debugging and for tests that prove a check refuses *before* dispatch: with the
 /// backstop off, an input that reached a panicking backend would fail loudly instead of
@@ -69,7 +70,7 @@ fn install_hook() {
     INSTALL.call_once(|| {
         let previous = panic::take_hook();
         panic::set_hook(Box::new(move |info: &PanicHookInfo<'_>| {
-            if DEPTH.with(Cell::get) > 0 {
+            if DEPTH.with(Cell::get) > 0 && !backstop_disabled() {
                 let location = info
                     .location()
                     .map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()));
@@ -120,9 +121,6 @@ impl Drop for ScopeGuard {
 /// ```
 #[inline]
 pub fn catch<T>(op: &'static str, f: impl FnOnce() -> T) -> Result<T> {
-    if backstop_disabled() {
-        return Ok(f());
-    }
     install_hook();
     let outcome = {
         let _scope = ScopeGuard::enter();
@@ -134,9 +132,17 @@ pub fn catch<T>(op: &'static str, f: impl FnOnce() -> T) -> Result<T> {
 }
 
 /// The error for a panic `catch` caught: its message and the location the hook recorded.
+///
+/// With the backstop off the panic goes on unwinding from here, as if it had never been
+/// caught (the hook printed it as usual). Deciding this here rather than before the call keeps
+/// one copy of the closure's call in every twin: a second, unguarded copy cost the hot path
+/// its moves twice over.
 #[cold]
 #[inline(never)]
 fn caught(op: &'static str, payload: Box<dyn std::any::Any + Send>) -> GuardError {
+    if backstop_disabled() {
+        panic::resume_unwind(payload);
+    }
     let message = payload
         .downcast_ref::<&'static str>()
         .map(|s| (*s).to_owned())

@@ -101,6 +101,11 @@ fn the_invalid_grid_never_reaches_a_backend() {
         );
         refused += 1;
     }
+    // And with the backstop off, a panic that does reach a backend is not turned into an error.
+    let escaped = std::panic::catch_unwind(|| {
+        burn_guard::panic::catch("probe", || -> () { panic!("reached the backend") })
+    });
+    assert!(escaped.is_err(), "the disabled backstop caught {escaped:?}");
     burn_guard::panic::set_backstop_disabled(false);
     println!("{refused} invalid (scheme, backend) pairs refused before dispatch");
 }
