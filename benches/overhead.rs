@@ -4,10 +4,13 @@
 //! cargo bench --bench overhead
 //! ```
 //! Criterion prints both medians; the ratio (ours / raw) and the nanoseconds added per call are
-//! computed from them in BENCHMARKS.md. For the tiny ops a second group measures the added
-//! nanoseconds directly, raw and guarded calls interleaved (`tiny [4] flex, added …`): on a
-//! machine whose speed drifts between the two medians, that figure is the steadier one.
+//! computed from them in BENCHMARKS.md. For the tiny ops a second group runs raw and guarded
+//! calls interleaved (`tiny [4] flex, interleaved …`) and prints the nanoseconds added per call
+//! from its own sums (lines starting `tiny [4] flex <op>: raw …`): on a machine whose speed
+//! drifts between the two medians, that figure is the steadier one. A control pair, raw burn
+//! on both sides, shows the method's own bias in the same run.
 
+use std::cell::RefCell;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -79,59 +82,90 @@ fn tiny_ops(c: &mut Criterion) {
 
     // The same pairs, interleaved: blocks of raw and guarded calls alternate within each
     // sample, so a machine that slows down or speeds up over seconds (another tenant, a clock
-    // change) moves both sides alike. Each sample's figure is guarded minus raw, per call:
-    // criterion's "time" here is the nanoseconds the guard adds.
-    let mut paired = c.benchmark_group("tiny [4] flex, added (guarded − raw, interleaved)");
+    // change) moves both sides alike. Criterion's "time" here is one raw plus one guarded call;
+    // the added nanoseconds are printed after each pair from the run's own sums (see `report`).
+    let mut paired = c.benchmark_group("tiny [4] flex, interleaved (raw + guarded)");
     // Criterion sizes a sample by the time it is told; the real time is about ten times that.
     // Flat sampling gives every sample the same, large number of calls (a short sample is
-    // all noise, and criterion refuses a sample of zero).
+    // all noise).
     paired
         .sampling_mode(SamplingMode::Flat)
         .sample_size(30)
         .warm_up_time(Duration::from_millis(50))
         .measurement_time(Duration::from_millis(300));
+    let samples = RefCell::new(Vec::new());
+    // The method's own bias: raw burn on both sides must read about 0 ns added.
+    paired.bench_function("add, raw on both sides (control)", |bench| {
+        bench.iter_custom(|iters| {
+            interleaved(
+                iters,
+                &samples,
+                || black_box(a.clone().add(b.clone())),
+                || black_box(a.clone().add(b.clone())),
+            )
+        })
+    });
+    report("add, raw on both sides (control)", &samples.take());
     paired.bench_function("add", |bench| {
         bench.iter_custom(|iters| {
-            added(
+            interleaved(
                 iters,
+                &samples,
                 || black_box(a.clone().add(b.clone())),
                 || black_box(a.clone().try_add(b.clone()).unwrap()),
             )
         })
     });
+    report("add", &samples.take());
     paired.bench_function("reshape", |bench| {
         bench.iter_custom(|iters| {
-            added(
+            interleaved(
                 iters,
+                &samples,
                 || black_box(a.clone().reshape([2, 2])),
                 || black_box(a.clone().try_reshape([2, 2]).unwrap()),
             )
         })
     });
+    report("reshape", &samples.take());
     paired.bench_function("slice", |bench| {
         bench.iter_custom(|iters| {
-            added(
+            interleaved(
                 iters,
+                &samples,
                 || black_box(a.clone().slice([1..3])),
                 || black_box(a.clone().try_slice([1..3]).unwrap()),
             )
         })
     });
+    report("slice", &samples.take());
     paired.bench_function("cat", |bench| {
         bench.iter_custom(|iters| {
-            added(
+            interleaved(
                 iters,
+                &samples,
                 || black_box(Tensor::cat(vec![a.clone(), b.clone()], 0)),
                 || black_box(Tensor::try_cat(vec![a.clone(), b.clone()], 0).unwrap()),
             )
         })
     });
+    report("cat", &samples.take());
     paired.finish();
 }
 
-/// Runs `iters` raw and `iters` guarded calls in alternating blocks of [`BLOCK`] and returns
-/// the guarded time minus the raw time (zero if the guarded calls were faster).
-fn added<R, G>(iters: u64, mut raw: impl FnMut() -> R, mut guarded: impl FnMut() -> G) -> Duration {
+/// One sample of an interleaved pair: raw time, guarded time, calls of each.
+type Sample = (Duration, Duration, u64);
+
+/// Runs `iters` raw and `iters` guarded calls in alternating blocks of `BLOCK`, records both
+/// times in `samples` and returns their sum, the time of `iters` pairs. Criterion gets the sum
+/// because a difference can be negative in a noisy sample, and a duration cannot: clamping it
+/// at zero would bias the figure upwards.
+fn interleaved<R, G>(
+    iters: u64,
+    samples: &RefCell<Vec<Sample>>,
+    mut raw: impl FnMut() -> R,
+    mut guarded: impl FnMut() -> G,
+) -> Duration {
     const BLOCK: u64 = 100;
     let (mut raw_time, mut guarded_time) = (Duration::ZERO, Duration::ZERO);
     let mut left = iters;
@@ -149,7 +183,36 @@ fn added<R, G>(iters: u64, mut raw: impl FnMut() -> R, mut guarded: impl FnMut()
         guarded_time += start.elapsed();
         left -= block;
     }
-    guarded_time.saturating_sub(raw_time)
+    samples.borrow_mut().push((raw_time, guarded_time, iters));
+    raw_time + guarded_time
+}
+
+/// Prints what the guard adds per call over every sample of one pair, criterion's warm-up
+/// included: the run's mean (sum of guarded − sum of raw, over the calls), and the first
+/// quartile, median and third quartile of the per-sample figure, which show the spread.
+fn report(name: &str, samples: &[Sample]) {
+    let calls: u64 = samples.iter().map(|&(_, _, n)| n).sum();
+    if calls == 0 {
+        return;
+    }
+    let per_call = |time: Duration| time.as_secs_f64() * 1e9 / calls as f64;
+    let raw = per_call(samples.iter().map(|&(r, _, _)| r).sum());
+    let guarded = per_call(samples.iter().map(|&(_, g, _)| g).sum());
+    let mut added: Vec<f64> = samples
+        .iter()
+        .map(|&(r, g, n)| (g.as_secs_f64() - r.as_secs_f64()) * 1e9 / n as f64)
+        .collect();
+    added.sort_by(f64::total_cmp);
+    let quantile = |q: f64| added[((added.len() - 1) as f64 * q).round() as usize];
+    println!(
+        "tiny [4] flex {name}: raw {raw:.1} ns, guarded {guarded:.1} ns, added {:+.1} ns \
+         [q1 {:+.1}, median {:+.1}, q3 {:+.1}] over {} samples, {calls} calls",
+        guarded - raw,
+        quantile(0.25),
+        quantile(0.5),
+        quantile(0.75),
+        samples.len(),
+    );
 }
 
 fn decisions(c: &mut Criterion) {
