@@ -19,7 +19,8 @@ use burn::tensor::{Device, Tensor};
 use burn_guard::capability::{BackendStack, quantize_support, stack_of};
 use burn_guard::policy::{Op, Policy};
 use burn_guard::prelude::*;
-use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, Criterion, SamplingMode, criterion_group, criterion_main};
 
 fn matmul(c: &mut Criterion) {
     let device = Device::flex();
@@ -93,64 +94,52 @@ fn tiny_ops(c: &mut Criterion) {
         .sample_size(30)
         .warm_up_time(Duration::from_millis(50))
         .measurement_time(Duration::from_millis(300));
-    let samples = RefCell::new(Vec::new());
     // The method's own bias: raw burn on both sides must read about 0 ns added.
-    paired.bench_function("add, raw on both sides (control)", |bench| {
-        bench.iter_custom(|iters| {
-            interleaved(
-                iters,
-                &samples,
-                || black_box(a.clone().add(b.clone())),
-                || black_box(a.clone().add(b.clone())),
-            )
-        })
-    });
-    report("add, raw on both sides (control)", &samples.take());
-    paired.bench_function("add", |bench| {
-        bench.iter_custom(|iters| {
-            interleaved(
-                iters,
-                &samples,
-                || black_box(a.clone().add(b.clone())),
-                || black_box(a.clone().try_add(b.clone()).unwrap()),
-            )
-        })
-    });
-    report("add", &samples.take());
-    paired.bench_function("reshape", |bench| {
-        bench.iter_custom(|iters| {
-            interleaved(
-                iters,
-                &samples,
-                || black_box(a.clone().reshape([2, 2])),
-                || black_box(a.clone().try_reshape([2, 2]).unwrap()),
-            )
-        })
-    });
-    report("reshape", &samples.take());
-    paired.bench_function("slice", |bench| {
-        bench.iter_custom(|iters| {
-            interleaved(
-                iters,
-                &samples,
-                || black_box(a.clone().slice([1..3])),
-                || black_box(a.clone().try_slice([1..3]).unwrap()),
-            )
-        })
-    });
-    report("slice", &samples.take());
-    paired.bench_function("cat", |bench| {
-        bench.iter_custom(|iters| {
-            interleaved(
-                iters,
-                &samples,
-                || black_box(Tensor::cat(vec![a.clone(), b.clone()], 0)),
-                || black_box(Tensor::try_cat(vec![a.clone(), b.clone()], 0).unwrap()),
-            )
-        })
-    });
-    report("cat", &samples.take());
+    pair(
+        &mut paired,
+        "add, raw on both sides (control)",
+        || black_box(a.clone().add(b.clone())),
+        || black_box(a.clone().add(b.clone())),
+    );
+    pair(
+        &mut paired,
+        "add",
+        || black_box(a.clone().add(b.clone())),
+        || black_box(a.clone().try_add(b.clone()).unwrap()),
+    );
+    pair(
+        &mut paired,
+        "reshape",
+        || black_box(a.clone().reshape([2, 2])),
+        || black_box(a.clone().try_reshape([2, 2]).unwrap()),
+    );
+    pair(
+        &mut paired,
+        "slice",
+        || black_box(a.clone().slice([1..3])),
+        || black_box(a.clone().try_slice([1..3]).unwrap()),
+    );
+    pair(
+        &mut paired,
+        "cat",
+        || black_box(Tensor::cat(vec![a.clone(), b.clone()], 0)),
+        || black_box(Tensor::try_cat(vec![a.clone(), b.clone()], 0).unwrap()),
+    );
     paired.finish();
+}
+
+/// Benchmarks one interleaved pair in `group` and prints what the guard adds (see `report`).
+fn pair<R, G>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    mut raw: impl FnMut() -> R,
+    mut guarded: impl FnMut() -> G,
+) {
+    let samples = RefCell::new(Vec::new());
+    group.bench_function(name, |bench| {
+        bench.iter_custom(|iters| interleaved(iters, &samples, &mut raw, &mut guarded))
+    });
+    report(name, &samples.into_inner());
 }
 
 /// One sample of an interleaved pair: raw time, guarded time, calls of each.
