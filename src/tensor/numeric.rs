@@ -151,6 +151,7 @@ macro_rules! binary_ew {
 /// dtype; and, when the shapes differ, the byte rule on the broadcast output (`[n, 1] + [1, n]`
 /// allocates `n²` elements from `2n`). Equal shapes give an output the size of an operand
 /// that already exists, so the common case computes no output shape.
+#[inline]
 fn broadcast_fits<const D: usize, K: Numeric>(
     op: &'static str,
     lhs: &Tensor<D, K>,
