@@ -89,6 +89,8 @@ pub mod policy;
 pub mod prelude;
 pub mod tensor;
 mod transfer;
+#[doc = include_str!("../docs/twins.md")]
+pub mod twins {}
 mod upstream;
 pub mod value_reads;
 

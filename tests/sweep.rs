@@ -1,17 +1,19 @@
 //! A sweep of burn-tensor's public `Tensor` methods on Flex and NdArray with empty
 //! (`[0]`, `[2, 0]`, `[0, 3]`), zero-sized and out-of-range inputs, raw under `catch_unwind`.
 //!
-//! Every call that panics must be listed in `tests/data/burn_panicking_methods.txt` (under
-//! any class): the test fails naming the method, the backend and burn's message otherwise.
+//! Every call that panics must have a row in `tests/data/twins.tsv` (any class): the test fails naming the method, the backend and burn's message otherwise.
 //! Run with `--nocapture` to see every panic it met. A second test runs the twins on the
 //! empty inputs where raw burn panics: each answers, or refuses by a check (never the
 //! backstop), on Flex, NdArray and wgpu. Raw burn is not swept on wgpu: a kernel panic there
 //! poisons the device for the rest of the process.
 
 mod common;
+#[path = "common/manifest.rs"]
+mod manifest;
+#[path = "common/sources.rs"]
+mod sources;
 
 use std::collections::BTreeSet;
-use std::path::Path;
 
 use burn::tensor::activation;
 use burn::tensor::{Bool, Device, Int, Tensor};
@@ -19,14 +21,20 @@ use burn::tensor::{Bool, Device, Int, Tensor};
 /// A panic met: (method, backend, case, message).
 type Found = Vec<(&'static str, &'static str, String, String)>;
 
+/// The names of burn-tensor's functions that fail, as the sweep names its calls: `narrow` for
+/// `Tensor::narrow`.
 fn listed() -> BTreeSet<String> {
-    let text = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/burn_panicking_methods.txt"),
-    )
-    .unwrap();
-    text.lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .filter_map(|l| l.split('\t').nth(1).map(str::to_owned))
+    manifest::read()
+        .rows
+        .iter()
+        .filter(|row| row.krate() == "burn-tensor" && row.is_entry())
+        .map(|row| {
+            row.function
+                .rsplit("::")
+                .next()
+                .unwrap_or_default()
+                .to_owned()
+        })
         .collect()
 }
 
@@ -548,7 +556,7 @@ fn assert_listed(found: &Found) {
     }
     assert!(
         unlisted.is_empty(),
-        "panics not in burn_panicking_methods.txt:\n{}",
+        "panics with no row in tests/data/twins.tsv:\n{}",
         unlisted.join("\n")
     );
 }

@@ -29,6 +29,7 @@ pub mod layer;
 pub mod loss;
 pub mod module;
 pub mod norm;
+pub mod numeric;
 pub mod pool;
 pub mod quant;
 pub mod quirks;

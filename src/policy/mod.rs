@@ -156,8 +156,9 @@ impl Policy {
         STRICT.get_or_init(Policy::strict)
     }
 
-    /// The shared statistics, for recording.
-    pub(crate) fn recorder(&self) -> &Stats {
+    /// The shared statistics, for recording: only the engine (`Policy::record`) records, so
+    /// only the policy's modules can reach it.
+    fn recorder(&self) -> &Stats {
         &self.stats
     }
 }

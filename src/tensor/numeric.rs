@@ -1,10 +1,11 @@
 //! Twins of the arithmetic operators and `matmul` of numeric tensors (float, int), from
-//! burn-tensor's `src/tensor/api/numeric.rs`. The other methods of that file have their twins
+//! burn-tensor's `src/tensor/api/numeric.rs`, and of `einsum` (its `api/einsum/`), the
+//! contraction `matmul` generalises. The other methods of that file have their twins
 //! by family (scalar ops in `elementwise.rs`, sums and means in `reduce.rs`, `eye` and
 //! `random` in `creation.rs`, `tril` and `triu` in `indexing.rs`).
 
 use burn::tensor::kind::Numeric;
-use burn::tensor::{DType, Tensor, TensorCreationOptions};
+use burn::tensor::{DType, Device, Float, Tensor, TensorCreationOptions};
 
 use super::sealed::Sealed;
 use crate::check;
@@ -227,5 +228,114 @@ pub(super) fn zero_sized_product<const D: usize, K: Numeric>(
         Tensor::empty(out, options)
     } else {
         Tensor::zeros(out, options)
+    }
+}
+
+/// An operand of [`TryEinsum::try_einsum`]: a tensor of any rank, built with `.into()` from a
+/// `Tensor<D, K>` (or `&Tensor<D, K>`), as burn's `EinsumOperand` is.
+///
+/// burn's own operand keeps its tensor private, so nothing outside burn can read its shape
+/// before the call; this one keeps the shape, dtype and device beside it.
+#[derive(Clone, Debug)]
+pub struct EinsumOperand<K: Numeric = Float> {
+    shape: Vec<usize>,
+    dtype: DType,
+    device: Device,
+    operand: burn::tensor::EinsumOperand<K>,
+}
+
+impl<const D: usize, K: Numeric> From<Tensor<D, K>> for EinsumOperand<K> {
+    fn from(tensor: Tensor<D, K>) -> Self {
+        Self {
+            shape: tensor.dims().to_vec(),
+            dtype: tensor.dtype(),
+            device: tensor.device(),
+            operand: tensor.into(),
+        }
+    }
+}
+
+impl<const D: usize, K: Numeric> From<&Tensor<D, K>> for EinsumOperand<K> {
+    fn from(tensor: &Tensor<D, K>) -> Self {
+        tensor.clone().into()
+    }
+}
+
+/// The fallible twin of `Tensor::einsum` (burn's `api/einsum/`), an associated function of
+/// every numeric kind: `Tensor::<2>::try_einsum("ij,jk->ik", [a.into(), b.into()])?`.
+///
+/// Sealed: implemented for `burn::Tensor<D, K>` only.
+pub trait TryEinsum<const D: usize, K: Numeric>: Sealed + Sized {
+    /// Fallible twin of [`Tensor::einsum`]: Einstein summation over `operands` by a runtime
+    /// `equation` (explicit `"ij,jk->ik"` or implicit `"ij,jk"`, ellipses, repeated labels).
+    ///
+    /// Checks the equation and the operands by [`check::numeric::einsum`] (it parses, one
+    /// operand per subscript of the rank it names, one dtype and not quantized, repeated labels
+    /// of equal size, every label's sizes equal or 1 across operands, the output rank `D`),
+    /// that the operands share a device, and that the output fits on it; then runs burn's
+    /// `einsum`: the values are burn's.
+    ///
+    /// # Errors
+    ///
+    /// - As [`check::numeric::einsum`].
+    /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch) for operands on
+    ///   different devices.
+    /// - [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's
+    ///   largest buffer.
+    /// - [`GuardError::BackendPanic`](crate::GuardError::BackendPanic) if burn panics anyway.
+    ///
+    /// # Fallback
+    ///
+    /// Never.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::tensor::TryEinsum;
+    ///
+    /// let device = Device::flex();
+    /// let a = Tensor::<2>::ones([2, 3], &device);
+    /// let b = Tensor::<2>::ones([3, 5], &device);
+    /// let c = Tensor::<2>::try_einsum("ij,jk->ik", [(&a).into(), b.into()])?;
+    /// assert_eq!(c.dims(), [2, 5]);
+    ///
+    /// // burn panics "incompatible broadcast dimensions for label 'j'".
+    /// let err = Tensor::<2>::try_einsum("ij,jk->ik", [a.into(), Tensor::<2>::ones([4, 5], &device).into()])
+    ///     .unwrap_err();
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "einsum: every label's sizes must agree across operands, or be 1; got label 'j': operand 0 has size 3, operand 1 has size 4"
+    /// );
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "einsum")]
+    fn try_einsum(
+        equation: &str,
+        operands: impl IntoIterator<Item = EinsumOperand<K>>,
+    ) -> Result<Self>;
+}
+
+impl<const D: usize, K: Numeric> TryEinsum<D, K> for Tensor<D, K> {
+    fn try_einsum(
+        equation: &str,
+        operands: impl IntoIterator<Item = EinsumOperand<K>>,
+    ) -> Result<Self> {
+        const OP: &str = "einsum";
+        let operands: Vec<EinsumOperand<K>> = operands.into_iter().collect();
+        let shapes: Vec<check::numeric::EinsumOperand<'_>> = operands
+            .iter()
+            .map(|o| check::numeric::EinsumOperand {
+                shape: &o.shape,
+                dtype: o.dtype,
+            })
+            .collect();
+        let out = check::numeric::einsum(OP, equation, &shapes, D)?;
+        let devices: Vec<Device> = operands.iter().map(|o| o.device.clone()).collect();
+        super::same_devices(OP, &devices)?;
+        if let Some(first) = operands.first() {
+            crate::capability::require_fits(OP, &out, first.dtype, &first.device)?;
+        }
+        catch(OP, || {
+            Tensor::einsum(equation, operands.into_iter().map(|o| o.operand))
+        })
     }
 }

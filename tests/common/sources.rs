@@ -1,5 +1,5 @@
-//! Reading Rust sources in tests: this crate's (`rust_files`) and burn's as cargo keeps them
-//! (`tests/nn_coverage.rs`, `tests/burn_mirrors.rs`). Plain std: a test that includes this
+//! Finding Rust sources in tests: this crate's (`rust_files`) and burn's as cargo keeps them
+//! (`tests/twins.rs`). Plain std: a test that includes this
 //! module (`#[path = "common/sources.rs"] mod sources;`) links no burn.
 //!
 //! The burn version comes from one place, the `burn` pin in `Cargo.toml`; a crate's sources are

@@ -5,7 +5,7 @@ use crate::common;
 
 use burn::tensor::{Device, Int, Tensor};
 use burn_guard::GuardError;
-use burn_guard::tensor::{TryCreate, TryNumeric, TryTensor};
+use burn_guard::tensor::{TryCreate, TryEinsum, TryNumeric, TryTensor};
 use proptest::prelude::*;
 
 use crate::common::{assert_parity, raw, snapshot};
@@ -193,4 +193,134 @@ fn wgpu_matmul_and_broadcast_parity() {
             a.try_add(b).map(snapshot),
         );
     }
+}
+
+// ---------------------------------------------------------------- einsum
+
+/// Equations over one to three operands: matrix products, transposes, diagonals (repeated
+/// labels), broadcasting, ellipses, scalars and implicit outputs.
+const EQUATIONS: &[&str] = &[
+    "ij,jk->ik",
+    "ij,kj->ik",
+    "bij,bjk->bik",
+    "ij->ji",
+    "ii->i",
+    "ii",
+    "ij,j->i",
+    "i,i->",
+    "ij,ij->ij",
+    "...ij,...jk->...ik",
+    "i,j->ij",
+    "ij,jk,kl->il",
+    "ij,jk",
+    "ab,,bc->ac",
+    "ij->k",
+    "i..j->i",
+];
+
+/// The operand ranks an equation's subscripts name, an ellipsis drawn as `extra` more dims.
+fn operand_ranks(equation: &str, extra: usize) -> Vec<usize> {
+    let inputs = equation.split("->").next().unwrap_or("");
+    inputs
+        .split(',')
+        .map(|s| {
+            let named = s.chars().filter(|c| c.is_ascii_alphabetic()).count();
+            let rank = named + if s.contains("...") { extra } else { 0 };
+            // An empty subscript is a scalar operand, `[1]`.
+            rank.max(1)
+        })
+        .collect()
+}
+
+/// A tensor of `dims` (rank 1 to 4) as burn's operand and as ours.
+fn einsum_operands(
+    dims: &[usize],
+    device: &Device,
+) -> (
+    burn::tensor::EinsumOperand,
+    burn_guard::tensor::EinsumOperand,
+) {
+    macro_rules! both {
+        ($d:literal) => {{
+            let t = tensor::<$d>(dims.try_into().unwrap(), device);
+            ((&t).into(), t.into())
+        }};
+    }
+    match dims.len() {
+        1 => both!(1),
+        2 => both!(2),
+        3 => both!(3),
+        _ => both!(4),
+    }
+}
+
+fn einsum_case<const D: usize>(equation: &str, shapes: &[Vec<usize>], device: &Device) -> String {
+    let (burn_ops, our_ops): (Vec<_>, Vec<_>) =
+        shapes.iter().map(|d| einsum_operands(d, device)).unzip();
+    let case = format!("einsum {equation:?} {shapes:?} -> rank {D}");
+    let burn = raw(|| snapshot(Tensor::<D>::einsum(equation, burn_ops)));
+    let ours = Tensor::<D>::try_einsum(equation, our_ops).map(snapshot);
+    assert_parity(&case, burn, ours);
+    case
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+    /// Sizes drawn per dimension from 1..4, so that labels agree, broadcast from 1, or clash;
+    /// the output rank drawn 1 or 2, so that it matches the equation or not.
+    #[test]
+    fn einsum_parity(
+        equation in proptest::sample::select(EQUATIONS),
+        extra in 0usize..2,
+        sizes in proptest::collection::vec(1usize..4, 12),
+        rank_two in any::<bool>(),
+    ) {
+        let mut sizes = sizes.into_iter().cycle();
+        let shapes: Vec<Vec<usize>> = operand_ranks(equation, extra)
+            .into_iter()
+            .map(|rank| (0..rank).map(|_| sizes.next().unwrap()).collect())
+            .collect();
+        for (name, device) in devices() {
+            let case = if rank_two {
+                einsum_case::<2>(equation, &shapes, &device)
+            } else {
+                einsum_case::<1>(equation, &shapes, &device)
+            };
+            let _ = (name, case);
+        }
+    }
+}
+
+/// The cases the issue and burn's own tests name, each refused by a check where burn panics.
+#[test]
+fn einsum_refusals_name_the_rule() {
+    let device = Device::flex();
+    let t = |dims: &[usize]| einsum_operands(dims, &device).1;
+    let err = |result: burn_guard::Result<Tensor<2>>| result.unwrap_err().to_string();
+    assert_eq!(
+        err(Tensor::try_einsum("ij,jk->ik", [t(&[2, 3]), t(&[4, 5])])),
+        "einsum: every label's sizes must agree across operands, or be 1; got label 'j': operand 0 has size 3, operand 1 has size 4"
+    );
+    assert!(
+        err(Tensor::try_einsum("ij,jk->i$", [t(&[2, 3]), t(&[3, 5])]))
+            .contains("invalid character")
+    );
+    assert!(
+        err(Tensor::try_einsum("ij,jk->ik", [t(&[2, 3])])).contains("1 operands for 2 subscripts")
+    );
+    assert!(err(Tensor::try_einsum("ii->ii", [t(&[2, 3])])).contains("output subscript"));
+    assert!(
+        err(Tensor::try_einsum("ij->i", [t(&[2, 3])]))
+            .contains("rank 2 for an equation whose output has rank 1")
+    );
+    let diagonal: burn_guard::Result<Tensor<1>> = Tensor::try_einsum("ii->i", [t(&[2, 3])]);
+    assert!(
+        diagonal
+            .unwrap_err()
+            .to_string()
+            .contains("label 'i' has sizes 2 and 3")
+    );
+    let none: burn_guard::Result<Tensor<1>> = Tensor::try_einsum("", Vec::new());
+    assert!(none.is_err());
 }

@@ -1,5 +1,5 @@
 //! Config `init`s measured with degenerate fields (zero sizes, NaN, negative and extreme
-//! numbers): the ones that panic are twinned (`tests/nn_coverage.rs` names them); the rest are
+//! numbers): the ones that panic are twinned (rows of `tests/data/twins.tsv`); the rest are
 //! shown here not to panic, which is why they have no twin.
 
 use burn::module::{Module, ModuleVisitor, Param};
@@ -136,8 +136,9 @@ fn inits_without_a_twin_do_not_panic_on_degenerate_fields() {
     );
 }
 
-/// The inits `tests/nn_coverage.rs` lists as panicking through helpers its source scan does
-/// not follow: each does panic on the field shown.
+/// Inits that panic through helpers a scan of their body cannot see (a table builder's index, a
+/// remainder by a zero field, a layer another module builds, a parameter drawn lazily with a fan
+/// of 0): each does panic on the field shown, which is why each has a row and a twin.
 #[test]
 fn measured_panicking_inits_do_panic() {
     let d = Device::flex();
