@@ -13,7 +13,7 @@ pub use crate::nn::layers::*;
 pub use crate::nn::{TryInit, TryInitStateless};
 pub use crate::tensor::{
     CheckedRead, TryConvert, TryConvertFloat, TryCreate, TryCreateBool, TryCreateFloat,
-    TryCreateInt, TryCreateMatrix, TryCreateNumeric, TryCreateRange, TryEinsum, TryElementwise,
+    TryCreateInt, TryCreateMatrix, TryCreateNumeric, TryCreateRange, TryElementwise,
     TryElementwiseBool, TryElementwiseFloat, TryElementwiseInt, TryElementwiseVector, TryIndexing,
     TryIndexingNumeric, TryIndexingOrdered, TryNumeric, TryOversize, TryQuantize, TryReduce,
     TryReduceFloat, TryReduceNumeric, TryReduceOrdered, TryTensor, TryView,

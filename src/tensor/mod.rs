@@ -152,7 +152,7 @@ pub use elementwise::{
     TryElementwiseVector,
 };
 pub use indexing::{TryIndexing, TryIndexingNumeric, TryIndexingOrdered};
-pub use numeric::{EinsumOperand, TryEinsum, TryNumeric};
+pub use numeric::{EinsumOperand, TryNumeric};
 pub use oversize::TryOversize;
 pub use quant::TryQuantize;
 pub(crate) use quant::dispatch_targets;

@@ -12,7 +12,9 @@ use crate::check;
 use crate::error::Result;
 use crate::panic::catch;
 
-/// Fallible twins of `add`, `sub`, `mul`, `div` and `matmul` (burn's `api/numeric.rs`).
+/// Fallible twins of `add`, `sub`, `mul`, `div` and `matmul` (burn's `api/numeric.rs`), and
+/// of the associated function `einsum` (burn's `api/einsum/`):
+/// `Tensor::<2>::try_einsum("ij,jk->ik", [a.into(), b.into()])?`.
 ///
 /// Sealed: implemented for `burn::Tensor<D, K>` only.
 pub trait TryNumeric<const D: usize, K: Numeric>: Sealed + Sized {
@@ -135,6 +137,53 @@ pub trait TryNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     /// ```
     #[doc(alias = "matmul")]
     fn try_matmul(self, other: Self) -> Result<Self>;
+
+    /// Fallible twin of [`Tensor::einsum`]: Einstein summation over `operands` by a runtime
+    /// `equation` (explicit `"ij,jk->ik"` or implicit `"ij,jk"`, ellipses, repeated labels).
+    ///
+    /// Checks the equation and the operands by [`check::numeric::einsum`] (it parses, one
+    /// operand per subscript of the rank it names, one dtype and not quantized, repeated labels
+    /// of equal size, every label's sizes equal or 1 across operands, the output rank `D`),
+    /// that the operands share a device, and that the output fits on it; then runs burn's
+    /// `einsum`: the values are burn's.
+    ///
+    /// # Errors
+    ///
+    /// - As [`check::numeric::einsum`].
+    /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch) for operands on
+    ///   different devices.
+    /// - [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's
+    ///   largest buffer.
+    /// - [`GuardError::BackendPanic`](crate::GuardError::BackendPanic) if burn panics anyway.
+    ///
+    /// # Fallback
+    ///
+    /// Never.
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::tensor::TryNumeric;
+    ///
+    /// let device = Device::flex();
+    /// let a = Tensor::<2>::ones([2, 3], &device);
+    /// let b = Tensor::<2>::ones([3, 5], &device);
+    /// let c = Tensor::<2>::try_einsum("ij,jk->ik", [(&a).into(), b.into()])?;
+    /// assert_eq!(c.dims(), [2, 5]);
+    ///
+    /// // burn panics "incompatible broadcast dimensions for label 'j'".
+    /// let err = Tensor::<2>::try_einsum("ij,jk->ik", [a.into(), Tensor::<2>::ones([4, 5], &device).into()])
+    ///     .unwrap_err();
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "einsum: every label's sizes must agree across operands, or be 1; got label 'j': operand 0 has size 3, operand 1 has size 4"
+    /// );
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "einsum")]
+    fn try_einsum(
+        equation: &str,
+        operands: impl IntoIterator<Item = EinsumOperand<K>>,
+    ) -> Result<Self>;
 }
 
 /// One element-wise binary twin: device, broadcast, then burn's method.
@@ -207,6 +256,30 @@ impl<const D: usize, K: Numeric> TryNumeric<D, K> for Tensor<D, K> {
         }
         catch(OP, || self.matmul(other))
     }
+
+    fn try_einsum(
+        equation: &str,
+        operands: impl IntoIterator<Item = EinsumOperand<K>>,
+    ) -> Result<Self> {
+        const OP: &str = "einsum";
+        let operands: Vec<EinsumOperand<K>> = operands.into_iter().collect();
+        let shapes: Vec<check::numeric::EinsumOperand<'_>> = operands
+            .iter()
+            .map(|o| check::numeric::EinsumOperand {
+                shape: &o.shape,
+                dtype: o.dtype,
+            })
+            .collect();
+        let out = check::numeric::einsum(OP, equation, &shapes, D)?;
+        let devices: Vec<Device> = operands.iter().map(|o| o.device.clone()).collect();
+        super::same_devices(OP, &devices)?;
+        if let Some(first) = operands.first() {
+            crate::capability::require_fits(OP, &out, first.dtype, &first.device)?;
+        }
+        catch(OP, || {
+            Tensor::einsum(equation, operands.into_iter().map(|o| o.operand))
+        })
+    }
 }
 
 /// The product of operands of which one has no elements, built without a matmul kernel: an
@@ -231,7 +304,7 @@ pub(super) fn zero_sized_product<const D: usize, K: Numeric>(
     }
 }
 
-/// An operand of [`TryEinsum::try_einsum`]: a tensor of any rank, built with `.into()` from a
+/// An operand of [`TryNumeric::try_einsum`]: a tensor of any rank, built with `.into()` from a
 /// `Tensor<D, K>` (or `&Tensor<D, K>`), as burn's `EinsumOperand` is.
 ///
 /// burn's own operand keeps its tensor private, so nothing outside burn can read its shape
@@ -258,84 +331,5 @@ impl<const D: usize, K: Numeric> From<Tensor<D, K>> for EinsumOperand<K> {
 impl<const D: usize, K: Numeric> From<&Tensor<D, K>> for EinsumOperand<K> {
     fn from(tensor: &Tensor<D, K>) -> Self {
         tensor.clone().into()
-    }
-}
-
-/// The fallible twin of `Tensor::einsum` (burn's `api/einsum/`), an associated function of
-/// every numeric kind: `Tensor::<2>::try_einsum("ij,jk->ik", [a.into(), b.into()])?`.
-///
-/// Sealed: implemented for `burn::Tensor<D, K>` only.
-pub trait TryEinsum<const D: usize, K: Numeric>: Sealed + Sized {
-    /// Fallible twin of [`Tensor::einsum`]: Einstein summation over `operands` by a runtime
-    /// `equation` (explicit `"ij,jk->ik"` or implicit `"ij,jk"`, ellipses, repeated labels).
-    ///
-    /// Checks the equation and the operands by [`check::numeric::einsum`] (it parses, one
-    /// operand per subscript of the rank it names, one dtype and not quantized, repeated labels
-    /// of equal size, every label's sizes equal or 1 across operands, the output rank `D`),
-    /// that the operands share a device, and that the output fits on it; then runs burn's
-    /// `einsum`: the values are burn's.
-    ///
-    /// # Errors
-    ///
-    /// - As [`check::numeric::einsum`].
-    /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch) for operands on
-    ///   different devices.
-    /// - [`GuardError::TooLarge`](crate::GuardError::TooLarge) for an output over the device's
-    ///   largest buffer.
-    /// - [`GuardError::BackendPanic`](crate::GuardError::BackendPanic) if burn panics anyway.
-    ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
-    /// ```
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::tensor::TryEinsum;
-    ///
-    /// let device = Device::flex();
-    /// let a = Tensor::<2>::ones([2, 3], &device);
-    /// let b = Tensor::<2>::ones([3, 5], &device);
-    /// let c = Tensor::<2>::try_einsum("ij,jk->ik", [(&a).into(), b.into()])?;
-    /// assert_eq!(c.dims(), [2, 5]);
-    ///
-    /// // burn panics "incompatible broadcast dimensions for label 'j'".
-    /// let err = Tensor::<2>::try_einsum("ij,jk->ik", [a.into(), Tensor::<2>::ones([4, 5], &device).into()])
-    ///     .unwrap_err();
-    /// assert_eq!(
-    ///     err.to_string(),
-    ///     "einsum: every label's sizes must agree across operands, or be 1; got label 'j': operand 0 has size 3, operand 1 has size 4"
-    /// );
-    /// # Ok::<(), burn_guard::GuardError>(())
-    /// ```
-    #[doc(alias = "einsum")]
-    fn try_einsum(
-        equation: &str,
-        operands: impl IntoIterator<Item = EinsumOperand<K>>,
-    ) -> Result<Self>;
-}
-
-impl<const D: usize, K: Numeric> TryEinsum<D, K> for Tensor<D, K> {
-    fn try_einsum(
-        equation: &str,
-        operands: impl IntoIterator<Item = EinsumOperand<K>>,
-    ) -> Result<Self> {
-        const OP: &str = "einsum";
-        let operands: Vec<EinsumOperand<K>> = operands.into_iter().collect();
-        let shapes: Vec<check::numeric::EinsumOperand<'_>> = operands
-            .iter()
-            .map(|o| check::numeric::EinsumOperand {
-                shape: &o.shape,
-                dtype: o.dtype,
-            })
-            .collect();
-        let out = check::numeric::einsum(OP, equation, &shapes, D)?;
-        let devices: Vec<Device> = operands.iter().map(|o| o.device.clone()).collect();
-        super::same_devices(OP, &devices)?;
-        if let Some(first) = operands.first() {
-            crate::capability::require_fits(OP, &out, first.dtype, &first.device)?;
-        }
-        catch(OP, || {
-            Tensor::einsum(equation, operands.into_iter().map(|o| o.operand))
-        })
     }
 }

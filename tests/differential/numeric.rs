@@ -5,7 +5,7 @@ use crate::common;
 
 use burn::tensor::{Device, Int, Tensor};
 use burn_guard::GuardError;
-use burn_guard::tensor::{TryCreate, TryEinsum, TryNumeric, TryTensor};
+use burn_guard::tensor::{TryCreate, TryNumeric, TryTensor};
 use proptest::prelude::*;
 
 use crate::common::{assert_parity, raw, snapshot};
