@@ -80,8 +80,13 @@ pub fn cpu_devices() -> Vec<(&'static str, Device)> {
     vec![("flex", Device::flex()), ("ndarray", ndarray)]
 }
 
-/// A deterministic float tensor of the given shape with small integer-valued entries.
+/// A deterministic float tensor of the given shape with small integer-valued entries; zeros
+/// when it has no elements (burn's `reshape` reads a 0 in the target shape as "keep this dim",
+/// so an empty tensor cannot be reshaped into shape).
 pub fn float_tensor<const D: usize>(dims: [usize; D], device: &Device) -> burn::tensor::Tensor<D> {
+    if dims.contains(&0) {
+        return burn::tensor::Tensor::zeros(dims, device);
+    }
     let n: usize = dims.iter().product();
     let values: Vec<f32> = (0..n).map(|i| ((i * 7 % 13) as f32) - 6.0).collect();
     burn::tensor::Tensor::<1>::from_floats(values.as_slice(), device).reshape(dims)
