@@ -27,6 +27,21 @@ pub fn raw<T>(f: impl FnOnce() -> T) -> Option<T> {
     burn_guard::panic::catch("raw burn", f).ok()
 }
 
+/// Raw burn and the twin on the row of a table of methods that `op` selects, each row
+/// `i => burn / twin (args) wrap;`: `(raw(|| wrap(make().burn(args))), make().twin(args).map(wrap))`,
+/// `wrap` turning either output into what is compared.
+#[allow(unused_macros)] // Not every test binary that includes `common` runs such a table.
+macro_rules! both {
+    ($make:expr, $op:expr; $($i:pat => $burn:ident / $twin:ident ($($arg:expr),*) $wrap:expr;)+) => {
+        (
+            $crate::common::raw(|| match $op { $($i => $wrap($make().$burn($($arg),*)),)+ }),
+            match $op { $($i => $make().$twin($($arg),*).map($wrap),)+ },
+        )
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use both;
+
 /// A float tensor's shape and values, for comparing outcomes.
 pub fn snapshot<const D: usize>(t: burn::tensor::Tensor<D>) -> (Vec<usize>, Vec<f32>) {
     let dims = t.dims().to_vec();
