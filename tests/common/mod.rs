@@ -88,6 +88,25 @@ pub fn assert_parity<T: PartialEq + std::fmt::Debug>(
     }
 }
 
+/// Every quantization value burn defines: the integer ones (Q8F..Q2S) first, then the floats.
+pub const QUANT_VALUES: [burn::tensor::quantization::QuantValue; 9] = {
+    use burn::tensor::quantization::QuantValue::*;
+    [Q8F, Q8S, Q4F, Q4S, Q2F, Q2S, E4M3, E5M2, E2M1]
+};
+
+/// Every value in every store, as a per-tensor scheme to build on (value-major).
+pub fn quant_bases() -> impl Iterator<Item = burn::tensor::quantization::QuantScheme> {
+    use burn::tensor::quantization::{QuantScheme, QuantStore};
+    let stores = [
+        QuantStore::Native,
+        QuantStore::PackedU32(0),
+        QuantStore::PackedNative(0),
+    ];
+    QUANT_VALUES.into_iter().flat_map(move |value| {
+        stores.map(|store| QuantScheme::default().with_value(value).with_store(store))
+    })
+}
+
 /// Flex and NdArray, the CPU backends every family runs on.
 pub fn cpu_devices() -> Vec<(&'static str, Device)> {
     #[allow(deprecated)] // NdArray is deprecated upstream; still supported.
