@@ -39,7 +39,7 @@ mod common;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use burn::tensor::quantization::{QuantScheme, QuantStore, QuantValue, ScaleDtype};
+use burn::tensor::quantization::{QuantScheme, QuantStore, ScaleDtype};
 use burn::tensor::{Bool, Device, FloatDType, IndexingUpdateOp, Int, Slice, Tensor, TensorData};
 use burn_backend::ops::{FloatTensorOps, QTensorOps};
 use burn_backend::tensor::FloatTensor;
@@ -545,19 +545,10 @@ fn partner<const D: usize>(r: &mut Rng, dims: [usize; D]) -> [usize; D] {
 // ---------------------------------------------------------------------------------------------
 // Quantization schemes
 
-const VALUES: [QuantValue; 6] = [
-    QuantValue::Q8F,
-    QuantValue::Q8S,
-    QuantValue::Q4F,
-    QuantValue::Q4S,
-    QuantValue::Q2F,
-    QuantValue::Q2S,
-];
-
 /// A scheme: values Q8F..Q2S, store Native or PackedU32(0), per tensor or per block with a
 /// block that divides the last dim about half the time. `gpu` keeps to what wgpu declares.
 fn scheme(r: &mut Rng, dims: &[usize], gpu: bool) -> QuantScheme {
-    let value = r.pick(&VALUES);
+    let value = r.pick(&common::QUANT_VALUES[..6]);
     let store = if gpu || r.coin() {
         QuantStore::PackedU32(0)
     } else {

@@ -5,24 +5,12 @@
 
 mod common;
 
-use burn::tensor::quantization::{QuantScheme, QuantStore, QuantValue, ScaleDtype};
+use burn::tensor::quantization::{QuantScheme, ScaleDtype};
 use burn_backend::Backend;
 use burn_guard::capability::{
     BackendStack, Effect, Support, cached_probe, probe_quantize, quantize_support,
 };
 use burn_guard::check::{self, SchemeName};
-
-const VALUES: [QuantValue; 9] = [
-    QuantValue::Q8F,
-    QuantValue::Q8S,
-    QuantValue::Q4F,
-    QuantValue::Q4S,
-    QuantValue::Q2F,
-    QuantValue::Q2S,
-    QuantValue::E4M3,
-    QuantValue::E5M2,
-    QuantValue::E2M1,
-];
 
 const SHAPES: [[usize; 2]; 2] = [[4, 64], [8, 32]];
 
@@ -30,25 +18,18 @@ const SHAPES: [[usize; 2]; 2] = [[4, 64], [8, 32]];
 /// backend, so they have no capability to compare).
 fn grid() -> Vec<QuantScheme> {
     let mut schemes = Vec::new();
-    for value in VALUES {
-        for store in [
-            QuantStore::Native,
-            QuantStore::PackedU32(0),
-            QuantStore::PackedNative(0),
+    for base in common::quant_bases() {
+        for scheme in [
+            base,
+            base.per_block([32], ScaleDtype::F32),
+            base.per_block([16], ScaleDtype::UE4M3)
+                .per_tensor(ScaleDtype::F32),
         ] {
-            let base = QuantScheme::default().with_value(value).with_store(store);
-            for scheme in [
-                base,
-                base.per_block([32], ScaleDtype::F32),
-                base.per_block([16], ScaleDtype::UE4M3)
-                    .per_tensor(ScaleDtype::F32),
-            ] {
-                if SHAPES
-                    .iter()
-                    .all(|shape| check::quant_scheme("grid", &scheme, shape).is_ok())
-                {
-                    schemes.push(scheme);
-                }
+            if SHAPES
+                .iter()
+                .all(|shape| check::quant_scheme("grid", &scheme, shape).is_ok())
+            {
+                schemes.push(scheme);
             }
         }
     }

@@ -4,7 +4,7 @@
 
 mod common;
 
-use burn::tensor::quantization::{QuantScheme, QuantStore, QuantValue, ScaleDtype};
+use burn::tensor::quantization::{QuantScheme, QuantStore, ScaleDtype};
 use burn::tensor::{Device, Tensor};
 use burn_backend::TensorData;
 use burn_backend::ops::FloatTensorOps;
@@ -15,47 +15,28 @@ use burn_guard::policy::Policy;
 use burn_guard::tensor::TryQuantize;
 use burn_remote::RemoteBackend;
 
-const VALUES: [QuantValue; 9] = [
-    QuantValue::Q8F,
-    QuantValue::Q8S,
-    QuantValue::Q4F,
-    QuantValue::Q4S,
-    QuantValue::Q2F,
-    QuantValue::Q2S,
-    QuantValue::E4M3,
-    QuantValue::E5M2,
-    QuantValue::E2M1,
-];
-
 /// Schemes no backend can apply to a [4, 24] tensor: blocks that do not divide it, zero
 /// extents, sub-byte values stored natively, two-level schemes burn's generic path asserts on.
 fn invalid_grid() -> Vec<QuantScheme> {
     let mut grid = Vec::new();
-    for value in VALUES {
-        for store in [
-            QuantStore::Native,
-            QuantStore::PackedU32(0),
-            QuantStore::PackedNative(0),
-        ] {
-            let base = QuantScheme::default().with_value(value).with_store(store);
-            grid.push(base.per_block([32], ScaleDtype::F32));
-            grid.push(base.per_block([16], ScaleDtype::F32));
-            grid.push(base.per_block([0], ScaleDtype::F32));
-            grid.push(
-                base.per_block([8], ScaleDtype::UE8M0)
-                    .per_tensor(ScaleDtype::F32),
-            );
-            grid.push(
-                base.per_block([8], ScaleDtype::BF16)
-                    .per_tensor(ScaleDtype::F32),
-            );
-            grid.push(
-                base.per_block([8], ScaleDtype::UE4M3)
-                    .per_tensor(ScaleDtype::F16),
-            );
-            if value.size_bits() < 8 {
-                grid.push(base.with_store(QuantStore::Native));
-            }
+    for base in common::quant_bases() {
+        grid.push(base.per_block([32], ScaleDtype::F32));
+        grid.push(base.per_block([16], ScaleDtype::F32));
+        grid.push(base.per_block([0], ScaleDtype::F32));
+        grid.push(
+            base.per_block([8], ScaleDtype::UE8M0)
+                .per_tensor(ScaleDtype::F32),
+        );
+        grid.push(
+            base.per_block([8], ScaleDtype::BF16)
+                .per_tensor(ScaleDtype::F32),
+        );
+        grid.push(
+            base.per_block([8], ScaleDtype::UE4M3)
+                .per_tensor(ScaleDtype::F16),
+        );
+        if base.value.size_bits() < 8 {
+            grid.push(base.with_store(QuantStore::Native));
         }
     }
     grid

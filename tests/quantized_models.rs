@@ -8,26 +8,8 @@
 
 use serde_json::Value;
 
-fn run_example() -> Value {
-    let exe = std::env::current_exe().unwrap();
-    let examples = exe.parent().unwrap().parent().unwrap().join("examples");
-    let binary = examples.join(format!("quantized_models{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        binary.exists(),
-        "{} is missing: `cargo test --all-features` builds it",
-        binary.display()
-    );
-    let output = std::process::Command::new(&binary)
-        .args(["--quick", "--json"])
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).unwrap()
-}
+#[path = "common/example.rs"]
+mod example;
 
 fn kept_paths(row: &Value) -> Vec<&str> {
     row["kept_in_float"]
@@ -49,7 +31,9 @@ fn kept_paths(row: &Value) -> Vec<&str> {
 
 #[test]
 fn the_quick_run_parses_and_keeps_in_float_what_blocks_cannot_divide() {
-    let report = run_example();
+    let args = ["--quick", "--json"];
+    let stdout = example::run_example("quantized_models", &args, "`cargo test --all-features`");
+    let report: Value = serde_json::from_slice(&stdout).unwrap();
     assert_eq!(report["in_place_matches"], true, "{report:#}");
     let models = report["models"].as_array().unwrap();
     assert_eq!(models.len(), 2);

@@ -5,6 +5,8 @@
 //! twins, quantization under both policies, the module quantizer, the layer twins and the
 //! deadline helpers. Built only with the `remote-device` feature.
 
+#[path = "common/example.rs"]
+mod example;
 #[path = "common/proxy.rs"]
 mod proxy;
 
@@ -530,24 +532,12 @@ fn server_frozen_mid_run_gives_timeout_at_the_bound() {
 /// binary `cargo test` builds beside the test binaries.
 #[test]
 fn the_capability_report_lists_the_remote_device() {
-    let exe = std::env::current_exe().unwrap();
-    let examples = exe.parent().unwrap().parent().unwrap().join("examples");
-    let binary = examples.join(format!("capabilities{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        binary.exists(),
-        "{} is missing: `cargo test --features remote-device` builds it",
-        binary.display()
+    let stdout = example::run_example(
+        "capabilities",
+        &["--json"],
+        "`cargo test --features remote-device`",
     );
-    let output = std::process::Command::new(&binary)
-        .arg("--json")
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let records: Vec<serde_json::Value> = serde_json::from_slice(&output.stdout).unwrap();
+    let records: Vec<serde_json::Value> = serde_json::from_slice(&stdout).unwrap();
     let remote: Vec<_> = records
         .iter()
         .filter(|r| r["backend"] == "remote-device")

@@ -27,6 +27,21 @@ pub fn raw<T>(f: impl FnOnce() -> T) -> Option<T> {
     burn_guard::panic::catch("raw burn", f).ok()
 }
 
+/// Raw burn and the twin on the row of a table of methods that `op` selects, each row
+/// `i => burn / twin (args) wrap;`: `(raw(|| wrap(make().burn(args))), make().twin(args).map(wrap))`,
+/// `wrap` turning either output into what is compared.
+#[allow(unused_macros)] // Not every test binary that includes `common` runs such a table.
+macro_rules! both {
+    ($make:expr, $op:expr; $($i:pat => $burn:ident / $twin:ident ($($arg:expr),*) $wrap:expr;)+) => {
+        (
+            $crate::common::raw(|| match $op { $($i => $wrap($make().$burn($($arg),*)),)+ }),
+            match $op { $($i => $make().$twin($($arg),*).map($wrap),)+ },
+        )
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use both;
+
 /// A float tensor's shape and values, for comparing outcomes.
 pub fn snapshot<const D: usize>(t: burn::tensor::Tensor<D>) -> (Vec<usize>, Vec<f32>) {
     let dims = t.dims().to_vec();
@@ -73,6 +88,25 @@ pub fn assert_parity<T: PartialEq + std::fmt::Debug>(
     }
 }
 
+/// Every quantization value burn defines: the integer ones (Q8F..Q2S) first, then the floats.
+pub const QUANT_VALUES: [burn::tensor::quantization::QuantValue; 9] = {
+    use burn::tensor::quantization::QuantValue::*;
+    [Q8F, Q8S, Q4F, Q4S, Q2F, Q2S, E4M3, E5M2, E2M1]
+};
+
+/// Every value in every store, as a per-tensor scheme to build on (value-major).
+pub fn quant_bases() -> impl Iterator<Item = burn::tensor::quantization::QuantScheme> {
+    use burn::tensor::quantization::{QuantScheme, QuantStore};
+    let stores = [
+        QuantStore::Native,
+        QuantStore::PackedU32(0),
+        QuantStore::PackedNative(0),
+    ];
+    QUANT_VALUES.into_iter().flat_map(move |value| {
+        stores.map(|store| QuantScheme::default().with_value(value).with_store(store))
+    })
+}
+
 /// Flex and NdArray, the CPU backends every family runs on.
 pub fn cpu_devices() -> Vec<(&'static str, Device)> {
     #[allow(deprecated)] // NdArray is deprecated upstream; still supported.
@@ -80,8 +114,13 @@ pub fn cpu_devices() -> Vec<(&'static str, Device)> {
     vec![("flex", Device::flex()), ("ndarray", ndarray)]
 }
 
-/// A deterministic float tensor of the given shape with small integer-valued entries.
+/// A deterministic float tensor of the given shape with small integer-valued entries; zeros
+/// when it has no elements (burn's `reshape` reads a 0 in the target shape as "keep this dim",
+/// so an empty tensor cannot be reshaped into shape).
 pub fn float_tensor<const D: usize>(dims: [usize; D], device: &Device) -> burn::tensor::Tensor<D> {
+    if dims.contains(&0) {
+        return burn::tensor::Tensor::zeros(dims, device);
+    }
     let n: usize = dims.iter().product();
     let values: Vec<f32> = (0..n).map(|i| ((i * 7 % 13) as f32) - 6.0).collect();
     burn::tensor::Tensor::<1>::from_floats(values.as_slice(), device).reshape(dims)

@@ -21,11 +21,9 @@ use burn_guard::tensor::{
 use burn_guard::{GuardError, ScalarValue};
 use proptest::prelude::*;
 
-use crate::common::{assert_parity, raw, snapshot, snapshot_bool, snapshot_int};
-
-fn devices() -> Vec<(&'static str, Device)> {
-    common::cpu_devices()
-}
+use crate::common::{
+    assert_parity, cpu_devices as devices, raw, snapshot, snapshot_bool, snapshot_int,
+};
 
 /// Where burn panics on a legitimate input that we compute correctly: we must succeed, and
 /// agree with burn whenever burn succeeds too.

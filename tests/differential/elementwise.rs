@@ -13,7 +13,7 @@ use burn_guard::tensor::{
 use burn_guard::{GuardError, ScalarValue};
 use proptest::prelude::*;
 
-use crate::common::{assert_parity, raw};
+use crate::common::{assert_parity, both, raw};
 
 type Snap = (Vec<usize>, Vec<String>);
 
@@ -130,92 +130,29 @@ macro_rules! scalar_case {
     ($case:expr, $name:expr, $narrow:expr, $op:expr, $make:expr, $x:expr, $snap:ident) => {{
         let make = $make;
         let x = $x;
-        let (burn, ours): (Option<Snap>, Result<Snap, GuardError>) = match $op {
-            0 => (
-                raw(|| $snap(make().add_scalar(x))),
-                make().try_add_scalar(x).map($snap),
-            ),
-            1 => (
-                raw(|| $snap(make().sub_scalar(x))),
-                make().try_sub_scalar(x).map($snap),
-            ),
-            2 => (
-                raw(|| $snap(make().mul_scalar(x))),
-                make().try_mul_scalar(x).map($snap),
-            ),
-            3 => (
-                raw(|| $snap(make().div_scalar(x))),
-                make().try_div_scalar(x).map($snap),
-            ),
-            4 => (
-                raw(|| $snap(make().remainder_scalar(x))),
-                make().try_remainder_scalar(x).map($snap),
-            ),
-            5 => (
-                raw(|| $snap(make().clamp_min(x))),
-                make().try_clamp_min(x).map($snap),
-            ),
-            6 => (
-                raw(|| $snap(make().clamp_max(x))),
-                make().try_clamp_max(x).map($snap),
-            ),
-            7 => (
-                raw(|| $snap(make().clamp(x, x))),
-                make().try_clamp(x, x).map($snap),
-            ),
-            8 => (
-                raw(|| bsnap(make().greater_scalar(x))),
-                make().try_greater_scalar(x).map(bsnap),
-            ),
-            9 => (
-                raw(|| bsnap(make().greater_equal_scalar(x))),
-                make().try_greater_equal_scalar(x).map(bsnap),
-            ),
-            10 => (
-                raw(|| bsnap(make().lower_scalar(x))),
-                make().try_lower_scalar(x).map(bsnap),
-            ),
-            11 => (
-                raw(|| bsnap(make().lower_equal_scalar(x))),
-                make().try_lower_equal_scalar(x).map(bsnap),
-            ),
-            12 => (
-                raw(|| bsnap(make().greater_elem(x))),
-                make().try_greater_elem(x).map(bsnap),
-            ),
-            13 => (
-                raw(|| bsnap(make().greater_equal_elem(x))),
-                make().try_greater_equal_elem(x).map(bsnap),
-            ),
-            14 => (
-                raw(|| bsnap(make().lower_elem(x))),
-                make().try_lower_elem(x).map(bsnap),
-            ),
-            15 => (
-                raw(|| bsnap(make().lower_equal_elem(x))),
-                make().try_lower_equal_elem(x).map(bsnap),
-            ),
-            16 => (
-                raw(|| bsnap(make().equal_scalar(x))),
-                make().try_equal_scalar(x).map(bsnap),
-            ),
-            17 => (
-                raw(|| bsnap(make().not_equal_scalar(x))),
-                make().try_not_equal_scalar(x).map(bsnap),
-            ),
-            18 => (
-                raw(|| bsnap(make().equal_elem(x))),
-                make().try_equal_elem(x).map(bsnap),
-            ),
-            19 => (
-                raw(|| bsnap(make().not_equal_elem(x))),
-                make().try_not_equal_elem(x).map(bsnap),
-            ),
-            _ => (
-                raw(|| $snap(make().powi_scalar(x))),
-                make().try_powi_scalar(x).map($snap),
-            ),
-        };
+        let (burn, ours): (Option<Snap>, Result<Snap, GuardError>) = both!(make, $op;
+            0 => add_scalar / try_add_scalar (x) $snap;
+            1 => sub_scalar / try_sub_scalar (x) $snap;
+            2 => mul_scalar / try_mul_scalar (x) $snap;
+            3 => div_scalar / try_div_scalar (x) $snap;
+            4 => remainder_scalar / try_remainder_scalar (x) $snap;
+            5 => clamp_min / try_clamp_min (x) $snap;
+            6 => clamp_max / try_clamp_max (x) $snap;
+            7 => clamp / try_clamp (x, x) $snap;
+            8 => greater_scalar / try_greater_scalar (x) bsnap;
+            9 => greater_equal_scalar / try_greater_equal_scalar (x) bsnap;
+            10 => lower_scalar / try_lower_scalar (x) bsnap;
+            11 => lower_equal_scalar / try_lower_equal_scalar (x) bsnap;
+            12 => greater_elem / try_greater_elem (x) bsnap;
+            13 => greater_equal_elem / try_greater_equal_elem (x) bsnap;
+            14 => lower_elem / try_lower_elem (x) bsnap;
+            15 => lower_equal_elem / try_lower_equal_elem (x) bsnap;
+            16 => equal_scalar / try_equal_scalar (x) bsnap;
+            17 => not_equal_scalar / try_not_equal_scalar (x) bsnap;
+            18 => equal_elem / try_equal_elem (x) bsnap;
+            19 => not_equal_elem / try_not_equal_elem (x) bsnap;
+            _ => powi_scalar / try_powi_scalar (x) $snap;
+        );
         assert_parity_or_wrap(&$case, $name, $narrow, burn, ours);
     }};
 }

@@ -10,24 +10,15 @@ use burn_guard::GuardError;
 use burn_guard::tensor::{TryCreateBool, TryIndexing, TryIndexingNumeric, TryIndexingOrdered};
 use proptest::prelude::*;
 
-use crate::common::{assert_parity, raw, snapshot, snapshot_bool, snapshot_int};
-
-/// The values of `common::float_tensor`, built from data: burn's `reshape` reads a 0 in the
-/// target shape as "keep this dim", so it cannot build tensors with zero-sized dims.
-fn tensor<const D: usize>(dims: [usize; D], device: &Device) -> Tensor<D> {
-    let n: usize = dims.iter().product();
-    let values: Vec<f32> = (0..n).map(|i| ((i * 7 % 13) as f32) - 6.0).collect();
-    Tensor::from_data(TensorData::new(values, dims), device)
-}
+use crate::common::{
+    assert_parity, cpu_devices as devices, float_tensor as tensor, raw, snapshot, snapshot_bool,
+    snapshot_int,
+};
 
 fn int_tensor<const D: usize>(dims: [usize; D], device: &Device) -> Tensor<D, Int> {
     let n: usize = dims.iter().product();
     let values: Vec<i64> = (0..n as i64).map(|i| i * 3 % 7 - 2).collect();
     Tensor::from_data(TensorData::new(values, dims), device)
-}
-
-fn devices() -> Vec<(&'static str, Device)> {
-    common::cpu_devices()
 }
 
 /// A dim drawn to be valid about half the time for rank `rank` (negatives included).
@@ -67,6 +58,22 @@ fn int2(v: &[i64], dims: [usize; 2], device: &Device) -> Tensor<2, Int> {
 
 fn bool2(v: &[bool], dims: [usize; 2], device: &Device) -> Tensor<2, Bool> {
     Tensor::from_data(TensorData::new(v.to_vec(), dims), device)
+}
+
+/// The shape of `gather`/`scatter` indices (or `select_assign` values) along `d`: `dims` with
+/// `n` at `d` when `matching`, else `other`.
+fn shape_along(
+    matching: bool,
+    d: isize,
+    dims: [usize; 2],
+    n: usize,
+    other: [usize; 2],
+) -> [usize; 2] {
+    match (matching, d) {
+        (true, 0) => [n, dims[1]],
+        (true, 1) => [dims[0], n],
+        _ => other,
+    }
 }
 
 /// Our refusal of an out-of-range index (beyond burn: the backend panics or reads garbage).
@@ -166,11 +173,7 @@ proptest! {
     ) {
         for (name, device) in devices() {
             let d = if dim < 0 { dim + 2 } else { dim };
-            let idims = match (matching, d) {
-                (true, 0) => [along, dims[1]],
-                (true, 1) => [dims[0], along],
-                _ => other,
-            };
+            let idims = shape_along(matching, d, dims, along, other);
             let n = idims[0] * idims[1];
             let values = &raw_values[..n];
             let case = format!("{name} gather {dims:?} dim={dim} indices {idims:?} {values:?}");
@@ -198,11 +201,7 @@ proptest! {
     ) {
         for (name, device) in devices() {
             let d = if dim < 0 { dim + 2 } else { dim };
-            let idims = match (matching, d) {
-                (true, 0) => [along, dims[1]],
-                (true, 1) => [dims[0], along],
-                _ => other,
-            };
+            let idims = shape_along(matching, d, dims, along, other);
             let vdims = if values_match { idims } else { other };
             let values = &raw_values[..idims[0] * idims[1]];
             let case = format!("{name} scatter {dims:?} dim={dim} indices {idims:?} {values:?} values {vdims:?} {update:?}");
@@ -232,11 +231,7 @@ proptest! {
     ) {
         for (name, device) in devices() {
             let d = if dim < 0 { dim + 2 } else { dim };
-            let vdims = match (matching, d) {
-                (true, 0) => [indices.len(), dims[1]],
-                (true, 1) => [dims[0], indices.len()],
-                _ => other,
-            };
+            let vdims = shape_along(matching, d, dims, indices.len(), other);
             let index = || Tensor::<1, Int>::from_ints(indices.as_slice(), &device);
             let case = format!("{name} select_assign {dims:?} dim={dim} {indices:?} values {vdims:?} {update:?}");
             let burn = raw(|| snapshot(tensor(dims, &device).select_assign(dim, index(), tensor(vdims, &device), update)));

@@ -23,7 +23,7 @@ use burn_guard::tensor::module::{
 };
 use proptest::prelude::*;
 
-use crate::common::{assert_parity, raw};
+use crate::common::{assert_parity, cpu_devices as devices, float_tensor as tensor, raw};
 
 /// Shape and values as bits, with every NaN made canonical, so that equal NaN-bearing results
 /// compare equal (affine grids of width or height 1 divide 0 by 0).
@@ -40,19 +40,6 @@ fn snapshot<const D: usize>(t: Tensor<D>) -> (Vec<usize>, Vec<u32>) {
         })
         .collect();
     (dims, bits)
-}
-
-fn tensor<const D: usize>(dims: [usize; D], device: &Device) -> Tensor<D> {
-    if dims.contains(&0) {
-        // `float_tensor` reshapes, and burn's reshape reads a 0 as "keep the source dim".
-        Tensor::zeros(dims, device)
-    } else {
-        common::float_tensor(dims, device)
-    }
-}
-
-fn devices() -> Vec<(&'static str, Device)> {
-    common::cpu_devices()
 }
 
 /// Rules on which the twins refuse beyond burn (burn leaves them to the backend, which may

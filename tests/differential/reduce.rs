@@ -12,7 +12,7 @@ use burn_guard::GuardError;
 use burn_guard::tensor::{TryReduce, TryReduceFloat, TryReduceNumeric, TryReduceOrdered};
 use proptest::prelude::*;
 
-use crate::common::{assert_parity, raw};
+use crate::common::{assert_parity, both, cpu_devices as devices, raw};
 
 /// A result's shape and values as `f64` bits (`NaN` canonical), comparable with `==`.
 type Snap = (Vec<usize>, Vec<u64>);
@@ -47,23 +47,12 @@ fn bit(b: bool) -> u64 {
     f64::from(u8::from(b)).to_bits()
 }
 
-/// A float tensor with small integer values; `zeros` when it has no elements (burn's
-/// `reshape` reads a 0 in the target shape as "keep this dim", so an empty tensor cannot be
-/// reshaped into shape).
 fn float3(dims: [usize; 3], device: &Device) -> Tensor<3> {
-    if dims.contains(&0) {
-        Tensor::zeros(dims, device)
-    } else {
-        common::float_tensor(dims, device)
-    }
+    common::float_tensor(dims, device)
 }
 
 fn int3(dims: [usize; 3], device: &Device) -> Tensor<3, Int> {
-    if dims.contains(&0) {
-        Tensor::zeros(dims, device)
-    } else {
-        common::float_tensor(dims, device).int()
-    }
+    common::float_tensor(dims, device).int()
 }
 
 fn size() -> impl Strategy<Value = usize> {
@@ -83,34 +72,22 @@ fn dim_list() -> impl Strategy<Value = Vec<isize>> {
     proptest::collection::vec(prop_oneof![3 => -3isize..3, 1 => -5isize..5], 0..3)
 }
 
-fn devices() -> Vec<(&'static str, Device)> {
-    common::cpu_devices()
-}
+/// Raw burn's and the twin's outcome on the same input.
+type Outcome<T> = (Option<T>, Result<T, GuardError>);
 
 /// One numeric dim reduction, raw and twin.
 fn numeric_dim<K: Numeric>(
     make: &dyn Fn() -> Tensor<3, K>,
     op: usize,
     dim: isize,
-) -> (Option<Snap>, Result<Snap, GuardError>) {
-    let burn = raw(|| {
-        snap(match op {
-            0 => make().sum_dim(dim),
-            1 => make().mean_dim(dim),
-            2 => make().prod_dim(dim),
-            3 => make().cumsum(dim),
-            _ => make().cumprod(dim),
-        })
-    });
-    let ours = match op {
-        0 => make().try_sum_dim(dim),
-        1 => make().try_mean_dim(dim),
-        2 => make().try_prod_dim(dim),
-        3 => make().try_cumsum(dim),
-        _ => make().try_cumprod(dim),
-    }
-    .map(snap);
-    (burn, ours)
+) -> Outcome<Snap> {
+    both!(make, op;
+        0 => sum_dim / try_sum_dim (dim) snap;
+        1 => mean_dim / try_mean_dim (dim) snap;
+        2 => prod_dim / try_prod_dim (dim) snap;
+        3 => cumsum / try_cumsum (dim) snap;
+        _ => cumprod / try_cumprod (dim) snap;
+    )
 }
 
 /// One numeric reduction over a list of dims, raw and twin.
@@ -118,21 +95,12 @@ fn numeric_dims<K: Numeric>(
     make: &dyn Fn() -> Tensor<3, K>,
     op: usize,
     dims: &[isize],
-) -> (Option<Snap>, Result<Snap, GuardError>) {
-    let burn = raw(|| {
-        snap(match op {
-            0 => make().sum_dims(dims),
-            1 => make().mean_dims(dims),
-            _ => make().prod_dims(dims),
-        })
-    });
-    let ours = match op {
-        0 => make().try_sum_dims(dims),
-        1 => make().try_mean_dims(dims),
-        _ => make().try_prod_dims(dims),
-    }
-    .map(snap);
-    (burn, ours)
+) -> Outcome<Snap> {
+    both!(make, op;
+        0 => sum_dims / try_sum_dims (dims) snap;
+        1 => mean_dims / try_mean_dims (dims) snap;
+        _ => prod_dims / try_prod_dims (dims) snap;
+    )
 }
 
 /// One ordering reduction along a dim, raw and twin.
@@ -140,45 +108,27 @@ fn ordered_dim<K: Ordered>(
     make: &dyn Fn() -> Tensor<3, K>,
     op: usize,
     dim: isize,
-) -> (Option<Vec<Snap>>, Result<Vec<Snap>, GuardError>) {
+) -> Outcome<Vec<Snap>> {
     let pair = |(a, b): (Tensor<3, K>, Tensor<3, Int>)| vec![snap(a), snap(b)];
     let one = |a: Tensor<3, K>| vec![snap(a)];
     let idx = |a: Tensor<3, Int>| vec![snap(a)];
-    let burn = raw(|| match op {
-        0 => one(make().sort(dim)),
-        1 => one(make().sort_descending(dim)),
-        2 => pair(make().sort_with_indices(dim)),
-        3 => pair(make().sort_descending_with_indices(dim)),
-        4 => idx(make().argsort(dim)),
-        5 => idx(make().argsort_descending(dim)),
-        6 => idx(make().argmax(dim)),
-        7 => idx(make().argmin(dim)),
-        8 => one(make().max_dim(dim)),
-        9 => one(make().min_dim(dim)),
-        10 => pair(make().max_dim_with_indices(dim)),
-        11 => pair(make().min_dim_with_indices(dim)),
-        12 => one(make().max_abs_dim(dim)),
-        13 => one(make().cummin(dim)),
-        _ => one(make().cummax(dim)),
-    });
-    let ours = match op {
-        0 => make().try_sort(dim).map(one),
-        1 => make().try_sort_descending(dim).map(one),
-        2 => make().try_sort_with_indices(dim).map(pair),
-        3 => make().try_sort_descending_with_indices(dim).map(pair),
-        4 => make().try_argsort(dim).map(idx),
-        5 => make().try_argsort_descending(dim).map(idx),
-        6 => make().try_argmax(dim).map(idx),
-        7 => make().try_argmin(dim).map(idx),
-        8 => make().try_max_dim(dim).map(one),
-        9 => make().try_min_dim(dim).map(one),
-        10 => make().try_max_dim_with_indices(dim).map(pair),
-        11 => make().try_min_dim_with_indices(dim).map(pair),
-        12 => make().try_max_abs_dim(dim).map(one),
-        13 => make().try_cummin(dim).map(one),
-        _ => make().try_cummax(dim).map(one),
-    };
-    (burn, ours)
+    both!(make, op;
+        0 => sort / try_sort (dim) one;
+        1 => sort_descending / try_sort_descending (dim) one;
+        2 => sort_with_indices / try_sort_with_indices (dim) pair;
+        3 => sort_descending_with_indices / try_sort_descending_with_indices (dim) pair;
+        4 => argsort / try_argsort (dim) idx;
+        5 => argsort_descending / try_argsort_descending (dim) idx;
+        6 => argmax / try_argmax (dim) idx;
+        7 => argmin / try_argmin (dim) idx;
+        8 => max_dim / try_max_dim (dim) one;
+        9 => min_dim / try_min_dim (dim) one;
+        10 => max_dim_with_indices / try_max_dim_with_indices (dim) pair;
+        11 => min_dim_with_indices / try_min_dim_with_indices (dim) pair;
+        12 => max_abs_dim / try_max_abs_dim (dim) one;
+        13 => cummin / try_cummin (dim) one;
+        _ => cummax / try_cummax (dim) one;
+    )
 }
 
 /// One ordering reduction over a list of dims, raw and twin.
@@ -186,21 +136,12 @@ fn ordered_dims<K: Ordered>(
     make: &dyn Fn() -> Tensor<3, K>,
     op: usize,
     dims: &[isize],
-) -> (Option<Snap>, Result<Snap, GuardError>) {
-    let burn = raw(|| {
-        snap(match op {
-            0 => make().max_dims(dims),
-            1 => make().min_dims(dims),
-            _ => make().max_abs_dims(dims),
-        })
-    });
-    let ours = match op {
-        0 => make().try_max_dims(dims),
-        1 => make().try_min_dims(dims),
-        _ => make().try_max_abs_dims(dims),
-    }
-    .map(snap);
-    (burn, ours)
+) -> Outcome<Snap> {
+    both!(make, op;
+        0 => max_dims / try_max_dims (dims) snap;
+        1 => min_dims / try_min_dims (dims) snap;
+        _ => max_abs_dims / try_max_abs_dims (dims) snap;
+    )
 }
 
 /// topk, topk_with_indices or argtopk, raw and twin.
@@ -209,23 +150,39 @@ fn top<K: Ordered>(
     op: usize,
     k: usize,
     dim: isize,
-) -> (Option<Vec<Snap>>, Result<Vec<Snap>, GuardError>) {
-    let burn = raw(|| match op {
-        0 => vec![snap(make().topk(k, dim))],
-        1 => {
-            let (v, i) = make().topk_with_indices(k, dim);
-            vec![snap(v), snap(i)]
+) -> Outcome<Vec<Snap>> {
+    let pair = |(a, b): (Tensor<3, K>, Tensor<3, Int>)| vec![snap(a), snap(b)];
+    let one = |a: Tensor<3, K>| vec![snap(a)];
+    let idx = |a: Tensor<3, Int>| vec![snap(a)];
+    both!(make, op;
+        0 => topk / try_topk (k, dim) one;
+        1 => topk_with_indices / try_topk_with_indices (k, dim) pair;
+        _ => argtopk / try_argtopk (k, dim) idx;
+    )
+}
+
+/// Every op `0..ops` of a family on Float and on Int, per CPU device; `float` and `int` run the
+/// same family, one closure per kind.
+fn float_and_int<T: PartialEq + std::fmt::Debug>(
+    what: &str,
+    dims: [usize; 3],
+    ops: usize,
+    float: impl Fn(&dyn Fn() -> Tensor<3>, usize) -> Outcome<T>,
+    int: impl Fn(&dyn Fn() -> Tensor<3, Int>, usize) -> Outcome<T>,
+) {
+    for (name, device) in devices() {
+        for op in 0..ops {
+            for int_kind in [false, true] {
+                let case = format!("{name} {what} op{op} int={int_kind} {dims:?}");
+                let (burn, ours) = if int_kind {
+                    int(&|| int3(dims, &device), op)
+                } else {
+                    float(&|| float3(dims, &device), op)
+                };
+                assert_parity(&case, burn, ours);
+            }
         }
-        _ => vec![snap(make().argtopk(k, dim))],
-    });
-    let ours = match op {
-        0 => make().try_topk(k, dim).map(|v| vec![snap(v)]),
-        1 => make()
-            .try_topk_with_indices(k, dim)
-            .map(|(v, i)| vec![snap(v), snap(i)]),
-        _ => make().try_argtopk(k, dim).map(|i| vec![snap(i)]),
-    };
-    (burn, ours)
+    }
 }
 
 proptest! {
@@ -284,36 +241,26 @@ proptest! {
 
 /// sum_dim, mean_dim, prod_dim, cumsum, cumprod on Float and Int.
 fn numeric_dim_case(dims: [usize; 3], dim: isize) {
-    for (name, device) in devices() {
-        for op in 0..5 {
-            for int in [false, true] {
-                let case = format!("{name} numeric op{op} int={int} {dims:?} dim={dim}");
-                let (burn, ours) = if int {
-                    numeric_dim(&|| int3(dims, &device), op, dim)
-                } else {
-                    numeric_dim(&|| float3(dims, &device), op, dim)
-                };
-                assert_parity(&case, burn, ours);
-            }
-        }
-    }
+    let what = format!("numeric dim={dim}");
+    float_and_int(
+        &what,
+        dims,
+        5,
+        |m, op| numeric_dim(m, op, dim),
+        |m, op| numeric_dim(m, op, dim),
+    );
 }
 
 /// sum_dims, mean_dims, prod_dims on Float and Int.
 fn numeric_dims_case(dims: [usize; 3], list: &[isize]) {
-    for (name, device) in devices() {
-        for op in 0..3 {
-            for int in [false, true] {
-                let case = format!("{name} numeric dims op{op} int={int} {dims:?} {list:?}");
-                let (burn, ours) = if int {
-                    numeric_dims(&|| int3(dims, &device), op, list)
-                } else {
-                    numeric_dims(&|| float3(dims, &device), op, list)
-                };
-                assert_parity(&case, burn, ours);
-            }
-        }
-    }
+    let what = format!("numeric dims {list:?}");
+    float_and_int(
+        &what,
+        dims,
+        3,
+        |m, op| numeric_dims(m, op, list),
+        |m, op| numeric_dims(m, op, list),
+    );
 }
 
 /// mean on Float (`NaN` when empty) and Int (burn asserts non-empty).
@@ -330,118 +277,74 @@ fn mean_case(dims: [usize; 3]) {
 
 /// sum_dims_squeeze to ranks 1 to 4 (only `3 - distinct dims` is right).
 fn sum_dims_squeeze_case(dims: [usize; 3], list: &[isize]) {
+    macro_rules! to_ranks {
+        ($t:expr, $name:expr; $($rank:literal)+) => {$(
+            assert_parity(
+                &format!("{} sum_dims_squeeze::<{}> {dims:?} {list:?}", $name, $rank),
+                raw(|| snap($t().sum_dims_squeeze::<$rank, isize>(list))),
+                $t().try_sum_dims_squeeze::<$rank, isize>(list).map(snap),
+            );
+        )+};
+    }
     for (name, device) in devices() {
         let t = || float3(dims, &device);
-        let case = |rank: usize| format!("{name} sum_dims_squeeze::<{rank}> {dims:?} {list:?}");
-        assert_parity(
-            &case(1),
-            raw(|| snap(t().sum_dims_squeeze::<1, isize>(list))),
-            t().try_sum_dims_squeeze::<1, isize>(list).map(snap),
-        );
-        assert_parity(
-            &case(2),
-            raw(|| snap(t().sum_dims_squeeze::<2, isize>(list))),
-            t().try_sum_dims_squeeze::<2, isize>(list).map(snap),
-        );
-        assert_parity(
-            &case(3),
-            raw(|| snap(t().sum_dims_squeeze::<3, isize>(list))),
-            t().try_sum_dims_squeeze::<3, isize>(list).map(snap),
-        );
-        assert_parity(
-            &case(4),
-            raw(|| snap(t().sum_dims_squeeze::<4, isize>(list))),
-            t().try_sum_dims_squeeze::<4, isize>(list).map(snap),
-        );
+        to_ranks!(t, name; 1 2 3 4);
     }
 }
 
 /// Every ordering method along one dim, on Float and Int.
 fn ordered_dim_case(dims: [usize; 3], dim: isize) {
-    for (name, device) in devices() {
-        for op in 0..15 {
-            for int in [false, true] {
-                let case = format!("{name} ordered op{op} int={int} {dims:?} dim={dim}");
-                let (burn, ours) = if int {
-                    ordered_dim(&|| int3(dims, &device), op, dim)
-                } else {
-                    ordered_dim(&|| float3(dims, &device), op, dim)
-                };
-                assert_parity(&case, burn, ours);
-            }
-        }
-    }
+    let what = format!("ordered dim={dim}");
+    float_and_int(
+        &what,
+        dims,
+        15,
+        |m, op| ordered_dim(m, op, dim),
+        |m, op| ordered_dim(m, op, dim),
+    );
 }
 
 /// max_dims, min_dims, max_abs_dims on Float and Int.
 fn ordered_dims_case(dims: [usize; 3], list: &[isize]) {
-    for (name, device) in devices() {
-        for op in 0..3 {
-            for int in [false, true] {
-                let case = format!("{name} ordered dims op{op} int={int} {dims:?} {list:?}");
-                let (burn, ours) = if int {
-                    ordered_dims(&|| int3(dims, &device), op, list)
-                } else {
-                    ordered_dims(&|| float3(dims, &device), op, list)
-                };
-                assert_parity(&case, burn, ours);
-            }
-        }
-    }
+    let what = format!("ordered dims {list:?}");
+    float_and_int(
+        &what,
+        dims,
+        3,
+        |m, op| ordered_dims(m, op, list),
+        |m, op| ordered_dims(m, op, list),
+    );
 }
 
 /// topk, topk_with_indices, argtopk on Float and Int.
 fn topk_case(dims: [usize; 3], dim: isize, k: usize) {
-    for (name, device) in devices() {
-        for op in 0..3 {
-            for int in [false, true] {
-                let case = format!("{name} top op{op} int={int} {dims:?} k={k} dim={dim}");
-                let (burn, ours) = if int {
-                    top(&|| int3(dims, &device), op, k, dim)
-                } else {
-                    top(&|| float3(dims, &device), op, k, dim)
-                };
-                assert_parity(&case, burn, ours);
-            }
-        }
-    }
+    let what = format!("top k={k} dim={dim}");
+    float_and_int(
+        &what,
+        dims,
+        3,
+        |m, op| top(m, op, k, dim),
+        |m, op| top(m, op, k, dim),
+    );
 }
 
 /// var, var_bias, var_mean, var_mean_bias, median, median_with_indices.
 fn float_stats_case(dims: [usize; 3], dim: isize) {
+    let one = |v| vec![snap(v)];
+    let pair = |(v, m)| vec![snap(v), snap(m)];
+    let with_indices = |(v, i)| vec![snap(v), snap::<3, Int>(i)];
     for (name, device) in devices() {
         for op in 0..6 {
             let case = format!("{name} stats op{op} {dims:?} dim={dim}");
             let t = || float3(dims, &device);
-            let burn = raw(|| match op {
-                0 => vec![snap(t().var(dim))],
-                1 => vec![snap(t().var_bias(dim))],
-                2 => {
-                    let (v, m) = t().var_mean(dim);
-                    vec![snap(v), snap(m)]
-                }
-                3 => {
-                    let (v, m) = t().var_mean_bias(dim);
-                    vec![snap(v), snap(m)]
-                }
-                4 => vec![snap(t().median(dim))],
-                _ => {
-                    let (v, i) = t().median_with_indices(dim);
-                    vec![snap(v), snap(i)]
-                }
-            });
-            let ours = match op {
-                0 => t().try_var(dim).map(|v| vec![snap(v)]),
-                1 => t().try_var_bias(dim).map(|v| vec![snap(v)]),
-                2 => t().try_var_mean(dim).map(|(v, m)| vec![snap(v), snap(m)]),
-                3 => t()
-                    .try_var_mean_bias(dim)
-                    .map(|(v, m)| vec![snap(v), snap(m)]),
-                4 => t().try_median(dim).map(|v| vec![snap(v)]),
-                _ => t()
-                    .try_median_with_indices(dim)
-                    .map(|(v, i)| vec![snap(v), snap(i)]),
-            };
+            let (burn, ours) = both!(t, op;
+                0 => var / try_var (dim) one;
+                1 => var_bias / try_var_bias (dim) one;
+                2 => var_mean / try_var_mean (dim) pair;
+                3 => var_mean_bias / try_var_mean_bias (dim) pair;
+                4 => median / try_median (dim) one;
+                _ => median_with_indices / try_median_with_indices (dim) with_indices;
+            );
             assert_parity(&case, burn, ours);
         }
     }

@@ -14,26 +14,14 @@ use burn_guard::tensor::TryView;
 use burn_guard::tensor::grid::{try_meshgrid, try_meshgrid_stack};
 use proptest::prelude::*;
 
-use crate::common::{assert_parity, raw, snapshot, snapshot_bool, snapshot_int};
+use crate::common::{
+    assert_parity, float_tensor as tensor, raw, snapshot, snapshot_bool, snapshot_int,
+};
 
 type Snap = (Vec<usize>, Vec<f32>);
 
-/// A float tensor with small integer values; `zeros` when empty (burn's reshape cannot build
-/// every empty shape).
-fn tensor<const D: usize>(dims: [usize; D], device: &Device) -> Tensor<D> {
-    if dims.contains(&0) {
-        Tensor::zeros(dims, device)
-    } else {
-        common::float_tensor(dims, device)
-    }
-}
-
 fn int_tensor<const D: usize>(dims: [usize; D], device: &Device) -> Tensor<D, Int> {
-    if dims.contains(&0) {
-        Tensor::zeros(dims, device)
-    } else {
-        common::float_tensor(dims, device).int()
-    }
+    tensor(dims, device).int()
 }
 
 fn snaps<const D: usize>(list: Vec<Tensor<D>>) -> Vec<Snap> {

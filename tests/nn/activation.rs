@@ -3,30 +3,14 @@
 
 use burn::nn::activation::*;
 use burn::nn::{PReluConfig, SwiGluConfig};
-use burn::tensor::{Device, Tensor};
-use burn_guard::GuardError;
+use burn::tensor::Device;
 use burn_guard::prelude::*;
 use proptest::prelude::*;
 
-use crate::support::{cpu_devices, float_tensor, parity_on_cpus, raw, refused, snapshot};
-
-fn input<const D: usize>(dims: [usize; D], device: &Device) -> Tensor<D> {
-    if dims.contains(&0) {
-        Tensor::zeros(dims, device)
-    } else {
-        float_tensor(dims, device)
-    }
-}
-
-/// Raw burn panics ⇔ the twin refuses by a check; otherwise both build.
-fn init_parity<M, N>(case: &str, burn: Option<M>, ours: Result<N, GuardError>) {
-    match burn {
-        None => {
-            refused("none", case, ours);
-        }
-        Some(_) => assert!(ours.is_ok(), "{case}: burn builds, the twin refuses"),
-    }
-}
+use crate::support::{
+    cpu_devices, float_tensor as input, init_parity, parity_on_cpus, raw, refusals, refused,
+    snapshot,
+};
 
 /// One parity case per activation on `dims`: raw forward vs the twin.
 macro_rules! sweep {
@@ -143,23 +127,33 @@ proptest! {
 fn activation_bad_inputs_are_refused_by_checks() {
     for (name, device) in cpu_devices() {
         let d = &device;
+        let ad = device.clone().autodiff();
         let prelu = PReluConfig::new().with_num_parameters(3).init(d);
-        let err = refused(
-            name,
-            "prelu channels",
-            prelu.try_forward(input([2, 4, 2], d)),
-        );
-        assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
-        let err = refused(name, "prelu rank 1", prelu.try_forward(input([3], d)));
-        assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
-
-        let glu = GLU::new(1);
-        let err = refused(name, "glu odd", glu.try_forward(input([2, 3], d)));
-        assert_eq!(err.kind(), ErrorKind::InvalidArgument);
-        let err = refused(name, "glu dim", GLU::new(2).try_forward(input([2, 4], d)));
-        assert_eq!(err.kind(), ErrorKind::DimOutOfRange);
-
         let swiglu = SwiGluConfig::new(3, 2).init(d);
+        let mut hardtanh = HardtanhConfig::new().init();
+        hardtanh.min_val = 2.0;
+        let mut rrelu = RReluConfig::new().init();
+        rrelu.lower = 0.5;
+        rrelu.upper = 0.1;
+        let wrapped_prelu =
+            ActivationConfig::PRelu(PReluConfig::new().with_num_parameters(2)).init(d);
+        let wrapped_swiglu = ActivationConfig::SwiGlu(SwiGluConfig::new(2, 2)).init(d);
+        // Flex's clamp kernel panics; NdArray returns values: refused on both, beyond burn on
+        // NdArray.
+        let burn_panics = raw(|| snapshot(hardtanh.forward(input([2, 3], d)))).is_none();
+        assert_eq!(burn_panics, name == "flex");
+        let burn_panics = raw(|| snapshot(rrelu.forward(input([2, 3], &ad)))).is_none();
+        assert!(burn_panics, "{name}: rrelu lower > upper");
+        refusals! { name;
+            "prelu channels", ShapeMismatch => prelu.try_forward(input([2, 4, 2], d));
+            "prelu rank 1", ShapeMismatch => prelu.try_forward(input([3], d));
+            "glu odd", InvalidArgument => GLU::new(1).try_forward(input([2, 3], d));
+            "glu dim", DimOutOfRange => GLU::new(2).try_forward(input([2, 4], d));
+            "hardtanh min > max", OutOfOrder => hardtanh.try_forward(input([2, 3], d));
+            "rrelu lower > upper", OutOfOrder => rrelu.try_forward(input([2, 3], &ad));
+            "wrapped prelu", ShapeMismatch => wrapped_prelu.try_forward(input([2, 3], d));
+            "wrapped swiglu", ShapeMismatch => wrapped_swiglu.try_forward(input([2, 3], d));
+        }
         let err = refused(
             name,
             "swiglu features",
@@ -170,45 +164,8 @@ fn activation_bad_inputs_are_refused_by_checks() {
             err.to_string().starts_with("swiglu: linear_inner: linear:"),
             "{err}"
         );
-
-        let mut hardtanh = HardtanhConfig::new().init();
-        hardtanh.min_val = 2.0;
-        // Flex's clamp kernel panics; NdArray returns values: refused on both, beyond burn on
-        // NdArray.
-        let burn_panics = raw(|| snapshot(hardtanh.forward(input([2, 3], d)))).is_none();
-        assert_eq!(burn_panics, name == "flex");
-        let err = refused(
-            name,
-            "hardtanh min > max",
-            hardtanh.try_forward(input([2, 3], d)),
-        );
-        assert_eq!(err.kind(), ErrorKind::OutOfOrder);
-
-        let ad = device.clone().autodiff();
-        let mut rrelu = RReluConfig::new().init();
-        rrelu.lower = 0.5;
-        rrelu.upper = 0.1;
-        let burn_panics = raw(|| snapshot(rrelu.forward(input([2, 3], &ad)))).is_none();
-        assert!(burn_panics, "{name}: rrelu lower > upper");
-        let err = refused(
-            name,
-            "rrelu lower > upper",
-            rrelu.try_forward(input([2, 3], &ad)),
-        );
-        assert_eq!(err.kind(), ErrorKind::OutOfOrder);
         // Off the training path the bounds only set the mean slope: no panic, no refusal.
         assert!(rrelu.try_forward(input([2, 3], d)).is_ok());
-
-        let wrapped = ActivationConfig::PRelu(PReluConfig::new().with_num_parameters(2)).init(d);
-        let err = refused(name, "wrapped prelu", wrapped.try_forward(input([2, 3], d)));
-        assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
-        let wrapped = ActivationConfig::SwiGlu(SwiGluConfig::new(2, 2)).init(d);
-        let err = refused(
-            name,
-            "wrapped swiglu",
-            wrapped.try_forward(input([2, 3], d)),
-        );
-        assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
     }
 }
 

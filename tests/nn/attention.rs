@@ -20,7 +20,7 @@ use burn_guard::prelude::*;
 use burn_guard::tensor::module::{try_attention, try_attention_fallback};
 use proptest::prelude::*;
 
-use crate::support::{cpu_devices, float_tensor, parity_on_cpus, raw, refused, snapshot};
+use crate::support::{cpu_devices, float_tensor, parity_on_cpus, raw, refusals, refused, snapshot};
 
 fn t<const D: usize>(dims: [usize; D], device: &Device) -> Tensor<D> {
     if dims.contains(&0) {
@@ -566,52 +566,23 @@ fn mha_bad_inputs_are_refused_by_checks() {
 #[test]
 fn mha_with_indivisible_heads_is_refused_at_init_and_at_forward() {
     let device = Device::flex();
-    let err = refused(
-        "none",
-        "5 / 2",
-        MultiHeadAttentionConfig::new(5, 2).try_init(&device),
-    );
-    assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
-    // burn's init takes it; its forward panics.
+    // burn's init takes 5 / 2; its forward panics. n_heads 0: burn's init divides by it.
     let mha = MultiHeadAttentionConfig::new(5, 2).init(&device);
     assert!(raw(|| mha.forward(BurnMhaInput::self_attn(t([1, 2, 5], &device)))).is_none());
-    refused(
-        "flex",
-        "forward 5 / 2",
-        mha.try_forward(MhaInput::self_attn(t([1, 2, 5], &device))),
-    );
-    // n_heads 0: burn's init divides by it.
     assert!(raw(|| MultiHeadAttentionConfig::new(4, 0).init(&device)).is_none());
-    refused(
-        "none",
-        "0 heads",
-        MultiHeadAttentionConfig::new(4, 0).try_init(&device),
-    );
-    let err = refused(
-        "none",
-        "dropout 1",
-        MultiHeadAttentionConfig::new(4, 2)
-            .with_dropout(1.0)
-            .try_init(&device),
-    );
-    assert_eq!(err.kind(), ErrorKind::OutOfRange);
-    refused(
-        "none",
-        "encoder 0 heads",
-        TransformerEncoderConfig::new(4, 8, 0, 2).try_init(&device),
-    );
-    refused(
-        "none",
-        "encoder 4 / 3",
-        TransformerEncoderConfig::new(4, 8, 3, 2).try_init(&device),
-    );
-    refused(
-        "none",
-        "pwff dropout",
-        PositionWiseFeedForwardConfig::new(4, 8)
-            .with_dropout(-0.5)
-            .try_init(&device),
-    );
+    refusals! { "flex";
+        "forward 5 / 2" => mha.try_forward(MhaInput::self_attn(t([1, 2, 5], &device)));
+    }
+    refusals! { "none";
+        "5 / 2", ShapeMismatch => MultiHeadAttentionConfig::new(5, 2).try_init(&device);
+        "0 heads" => MultiHeadAttentionConfig::new(4, 0).try_init(&device);
+        "dropout 1", OutOfRange =>
+            MultiHeadAttentionConfig::new(4, 2).with_dropout(1.0).try_init(&device);
+        "encoder 0 heads" => TransformerEncoderConfig::new(4, 8, 0, 2).try_init(&device);
+        "encoder 4 / 3" => TransformerEncoderConfig::new(4, 8, 3, 2).try_init(&device);
+        "pwff dropout" =>
+            PositionWiseFeedForwardConfig::new(4, 8).with_dropout(-0.5).try_init(&device);
+    }
 }
 
 #[test]
@@ -827,67 +798,34 @@ fn cross_attention_bad_inputs_are_refused_by_checks() {
         let layer = CrossAttentionConfig::new(4, 6, 2, 1, 3).init(&device);
         let q = || t([2, 3, 4], &device);
         let c = || t([2, 5, 6], &device);
-        // A transposed mask has as many elements: burn reshapes it and runs (beyond burn).
-        assert!(raw(|| layer.forward(q(), c(), Some(mask([5, 2], &device)))).is_some());
-        refused(
-            name,
-            "transposed mask",
-            layer.try_forward(q(), c(), Some(mask([5, 2], &device))),
-        );
-        // A mask for another length: burn's reshape panics.
-        assert!(raw(|| layer.forward(q(), c(), Some(mask([2, 4], &device)))).is_none());
-        refused(
-            name,
-            "mask length",
-            layer.try_forward(q(), c(), Some(mask([2, 4], &device))),
-        );
-        refused(
-            name,
-            "context width",
-            layer.try_forward(q(), t([2, 5, 4], &device), None),
-        );
-        refused(
-            name,
-            "query width",
-            layer.try_forward(t([2, 3, 6], &device), c(), None),
-        );
-        // An empty batch crashes Flex (raw burn is not run on it); refused everywhere.
-        refused(
-            name,
-            "batch 0",
-            layer.try_forward(t([0, 3, 4], &device), t([0, 5, 6], &device), None),
-        );
-        refused(
-            name,
-            "context seq 0",
-            layer.try_forward(q(), t([2, 0, 6], &device), None),
-        );
+        let m = |dims| Some(mask(dims, &device));
+        // A transposed mask has as many elements: burn reshapes it and runs (beyond burn). A
+        // mask for another length: burn's reshape panics.
+        assert!(raw(|| layer.forward(q(), c(), m([5, 2]))).is_some());
+        assert!(raw(|| layer.forward(q(), c(), m([2, 4]))).is_none());
         let mut cache = CrossAttentionCache::new();
-        refused(
-            name,
-            "cache batch",
-            layer.try_forward_cache(q(), t([1, 5, 6], &device), None, &mut cache),
-        );
+        // An empty batch crashes Flex (raw burn is not run on it); refused everywhere.
+        refusals! { name;
+            "transposed mask" => layer.try_forward(q(), c(), m([5, 2]));
+            "mask length" => layer.try_forward(q(), c(), m([2, 4]));
+            "context width" => layer.try_forward(q(), t([2, 5, 4], &device), None);
+            "query width" => layer.try_forward(t([2, 3, 6], &device), c(), None);
+            "batch 0" => layer.try_forward(t([0, 3, 4], &device), t([0, 5, 6], &device), None);
+            "context seq 0" => layer.try_forward(q(), t([2, 0, 6], &device), None);
+            "cache batch" => layer.try_forward_cache(q(), t([1, 5, 6], &device), None, &mut cache);
+        }
     }
     let device = Device::flex();
     for (n_heads, n_kv) in [(3, 2), (2, 0)] {
         assert!(raw(|| CrossAttentionConfig::new(4, 6, n_heads, n_kv, 3).init(&device)).is_none());
-        refused(
-            "none",
-            "cross init",
-            CrossAttentionConfig::new(4, 6, n_heads, n_kv, 3).try_init(&device),
-        );
+        refusals! { "none";
+            "cross init" => CrossAttentionConfig::new(4, 6, n_heads, n_kv, 3).try_init(&device);
+        }
     }
-    refused(
-        "none",
-        "cross init d_head 0",
-        CrossAttentionConfig::new(4, 6, 2, 1, 0).try_init(&device),
-    );
-    refused(
-        "none",
-        "decoder 4 / 3",
-        TransformerDecoderConfig::new(4, 8, 3, 2).try_init(&device),
-    );
+    refusals! { "none";
+        "cross init d_head 0" => CrossAttentionConfig::new(4, 6, 2, 1, 0).try_init(&device);
+        "decoder 4 / 3" => TransformerDecoderConfig::new(4, 8, 3, 2).try_init(&device);
+    }
 }
 
 #[test]
@@ -1042,25 +980,16 @@ fn attention_and_transformer_devices_are_refused_by_checks() {
     assert_eq!(err.path().as_deref(), Some("value"));
 
     let pwff = PositionWiseFeedForwardConfig::new(4, 8).init(&flex);
-    let err = refused("flex", "pwff input", pwff.try_forward(t(x, &other)));
-    assert_eq!(err.kind(), ErrorKind::DeviceMismatch);
-
     let enc = encoder(4, 2, false, &flex);
-    let err = refused(
-        "flex",
-        "encoder input",
-        enc.try_forward(encoder_input(x, true, true, &other)),
-    );
-    assert_eq!(err.kind(), ErrorKind::DeviceMismatch);
     let input = TransformerEncoderInput::new(t(x, &flex)).mask_attn(mask([2, 3, 3], &other));
-    let err = refused("flex", "encoder mask", enc.try_forward(input));
-    assert_eq!(err.kind(), ErrorKind::DeviceMismatch);
-    let err = refused(
-        "flex",
-        "encoder layer mask",
-        enc.layers[0].try_forward(t(x, &flex), Some(mask([2, 3], &other)), None),
-    );
-    assert_eq!(err.kind(), ErrorKind::DeviceMismatch);
+    refusals! { "flex";
+        "pwff input", DeviceMismatch => pwff.try_forward(t(x, &other));
+        "encoder input", DeviceMismatch =>
+            enc.try_forward(encoder_input(x, true, true, &other));
+        "encoder mask", DeviceMismatch => enc.try_forward(input);
+        "encoder layer mask", DeviceMismatch =>
+            enc.layers[0].try_forward(t(x, &flex), Some(mask([2, 3], &other)), None);
+    }
     for (path, setup) in [
         (
             "layers.1.norm_1",
@@ -1090,15 +1019,11 @@ fn attention_and_transformer_devices_are_refused_by_checks() {
     }
 
     let dec = decoder(4, 2, false, &flex);
-    let input = TransformerDecoderInput::new(t(x, &flex), t([2, 5, 4], &other));
-    let err = refused("flex", "decoder memory", dec.try_forward(input));
-    assert_eq!(err.kind(), ErrorKind::DeviceMismatch);
-    let input = TransformerDecoderInput::new(t(x, &flex), t([2, 5, 4], &flex))
+    let memory = TransformerDecoderInput::new(t(x, &flex), t([2, 5, 4], &other));
+    let memory_mask = TransformerDecoderInput::new(t(x, &flex), t([2, 5, 4], &flex))
         .memory_mask_pad(mask([2, 5], &other));
-    let err = refused(
-        "flex",
-        "decoder layer mask",
-        dec.layers[0].try_forward(input),
-    );
-    assert_eq!(err.kind(), ErrorKind::DeviceMismatch);
+    refusals! { "flex";
+        "decoder memory", DeviceMismatch => dec.try_forward(memory);
+        "decoder layer mask", DeviceMismatch => dec.layers[0].try_forward(memory_mask);
+    }
 }

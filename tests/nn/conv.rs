@@ -29,7 +29,9 @@ use burn_guard::tensor::module::{
 use proptest::prelude::*;
 
 use crate::common::snapshot_int;
-use crate::support::{cpu_devices, float_tensor, parity_on_cpus, raw, refused};
+use crate::support::{
+    cpu_devices, float_tensor as input, init_parity, parity_on_cpus, raw, refusals, refused,
+};
 
 /// A float tensor's shape and value bits: average pooling over windows of padding only gives
 /// NaN on NdArray, which must compare equal to itself.
@@ -84,14 +86,6 @@ fn parity<L, S: PartialEq + Clone + std::fmt::Debug>(
         return;
     }
     parity_on_cpus(case, setup, burn, ours);
-}
-
-fn input<const D: usize>(dims: [usize; D], device: &Device) -> Tensor<D> {
-    if dims.contains(&0) {
-        Tensor::zeros(dims, device)
-    } else {
-        float_tensor(dims, device)
-    }
 }
 
 fn padding1d() -> impl Strategy<Value = PaddingConfig1d> {
@@ -445,22 +439,6 @@ proptest! {
     }
 }
 
-/// raw burn's `init` panics ⇔ the twin refuses (by a check).
-fn init_parity<M>(
-    case: &str,
-    burn: impl FnOnce() -> M,
-    ours: impl FnOnce() -> Result<M, burn_guard::GuardError>,
-) {
-    let raw_panicked = raw(burn).is_none();
-    match ours() {
-        Ok(_) => assert!(!raw_panicked, "{case}: burn panics but we return Ok"),
-        Err(err) => {
-            assert!(raw_panicked, "{case}: burn succeeds but we refuse: {err}");
-            refused("flex", case, Err::<(), _>(err));
-        }
-    }
-}
-
 /// Draws a module's lazily initialized weight and bias, where burn-nn's initializer runs.
 macro_rules! drawn {
     ($module:expr) => {{
@@ -468,6 +446,14 @@ macro_rules! drawn {
         let _ = m.weight.val();
         let _ = m.bias.as_ref().map(|b| b.val());
     }};
+}
+
+/// Each row: raw burn's `init`, drawn, panics ⇔ the twin's `try_init` refuses by a check.
+macro_rules! init_rows {
+    ($d:expr; $($case:expr => $config:expr;)+) => {$({
+        let c = $config;
+        init_parity(&$case, raw(|| drawn!(c.init($d))), c.try_init($d).map(|m| drawn!(m)));
+    })+};
 }
 
 #[test]
@@ -500,103 +486,53 @@ fn conv_inits_refuse_what_burn_panics_on() {
             for init in &inits {
                 for bias in [true, false] {
                     let case = format!("channels {c_in}->{c_out} groups {g} {init:?} bias={bias}");
-                    let c1 = Conv1dConfig::new(c_in, c_out, 3)
-                        .with_groups(g)
-                        .with_initializer(init.clone())
-                        .with_bias(bias);
-                    init_parity(
-                        &format!("conv1d {case}"),
-                        || drawn!(c1.init(d)),
-                        || c1.try_init(d).map(|m| drawn!(m)),
-                    );
-                    let c2 = Conv2dConfig::new([c_in, c_out], [3, 3])
-                        .with_groups(g)
-                        .with_initializer(init.clone())
-                        .with_bias(bias);
-                    init_parity(
-                        &format!("conv2d {case}"),
-                        || drawn!(c2.init(d)),
-                        || c2.try_init(d).map(|m| drawn!(m)),
-                    );
-                    let c3 = Conv3dConfig::new([c_in, c_out], [3, 3, 3])
-                        .with_groups(g)
-                        .with_initializer(init.clone())
-                        .with_bias(bias);
-                    init_parity(
-                        &format!("conv3d {case}"),
-                        || drawn!(c3.init(d)),
-                        || c3.try_init(d).map(|m| drawn!(m)),
-                    );
-                    let t1 = ConvTranspose1dConfig::new([c_in, c_out], 3)
-                        .with_groups(g)
-                        .with_initializer(init.clone())
-                        .with_bias(bias);
-                    init_parity(
-                        &format!("conv_transpose1d {case}"),
-                        || drawn!(t1.init(d)),
-                        || t1.try_init(d).map(|m| drawn!(m)),
-                    );
-                    let t2 = ConvTranspose2dConfig::new([c_in, c_out], [3, 3])
-                        .with_groups(g)
-                        .with_initializer(init.clone())
-                        .with_bias(bias);
-                    init_parity(
-                        &format!("conv_transpose2d {case}"),
-                        || drawn!(t2.init(d)),
-                        || t2.try_init(d).map(|m| drawn!(m)),
-                    );
-                    let t3 = ConvTranspose3dConfig::new([c_in, c_out], [3, 3, 3])
-                        .with_groups(g)
-                        .with_initializer(init.clone())
-                        .with_bias(bias);
-                    init_parity(
-                        &format!("conv_transpose3d {case}"),
-                        || drawn!(t3.init(d)),
-                        || t3.try_init(d).map(|m| drawn!(m)),
-                    );
+                    let i = || init.clone();
+                    init_rows! { d;
+                        format!("conv1d {case}") => Conv1dConfig::new(c_in, c_out, 3)
+                            .with_groups(g).with_initializer(i()).with_bias(bias);
+                        format!("conv2d {case}") => Conv2dConfig::new([c_in, c_out], [3, 3])
+                            .with_groups(g).with_initializer(i()).with_bias(bias);
+                        format!("conv3d {case}") => Conv3dConfig::new([c_in, c_out], [3, 3, 3])
+                            .with_groups(g).with_initializer(i()).with_bias(bias);
+                        format!("conv_transpose1d {case}") =>
+                            ConvTranspose1dConfig::new([c_in, c_out], 3)
+                                .with_groups(g).with_initializer(i()).with_bias(bias);
+                        format!("conv_transpose2d {case}") =>
+                            ConvTranspose2dConfig::new([c_in, c_out], [3, 3])
+                                .with_groups(g).with_initializer(i()).with_bias(bias);
+                        format!("conv_transpose3d {case}") =>
+                            ConvTranspose3dConfig::new([c_in, c_out], [3, 3, 3])
+                                .with_groups(g).with_initializer(i()).with_bias(bias);
+                    }
                     for offset_groups in [1, 2, 0] {
-                        let dc = DeformConv2dConfig::new([c_in, c_out], [3, 3])
-                            .with_weight_groups(g.max(1))
-                            .with_offset_groups(offset_groups)
-                            .with_initializer(init.clone())
-                            .with_bias(bias);
-                        init_parity(
-                            &format!("deform_conv2d {case} offset_groups {offset_groups}"),
-                            || drawn!(dc.init(d)),
-                            || dc.try_init(d).map(|m| drawn!(m)),
-                        );
+                        init_rows! { d;
+                            format!("deform_conv2d {case} offset_groups {offset_groups}") =>
+                                DeformConv2dConfig::new([c_in, c_out], [3, 3])
+                                    .with_weight_groups(g.max(1))
+                                    .with_offset_groups(offset_groups)
+                                    .with_initializer(i())
+                                    .with_bias(bias);
+                        }
                     }
                 }
             }
         }
         for kernel in [[3, 3, 3], [2, 3, 3], [3, 3, 4], [1, 1, 1]] {
-            let c3 = Conv3dConfig::new([2, 2], kernel).with_padding(PaddingConfig3d::Same);
-            init_parity(
-                &format!("conv3d same {kernel:?}"),
-                || drawn!(c3.init(d)),
-                || c3.try_init(d).map(|m| drawn!(m)),
-            );
-            let dc = DeformConv2dConfig::new([2, 2], [kernel[0], kernel[2]])
-                .with_padding(PaddingConfig2d::Same);
-            init_parity(
-                &format!("deform_conv2d same {kernel:?}"),
-                || drawn!(dc.init(d)),
-                || dc.try_init(d).map(|m| drawn!(m)),
-            );
+            init_rows! { d;
+                format!("conv3d same {kernel:?}") =>
+                    Conv3dConfig::new([2, 2], kernel).with_padding(PaddingConfig3d::Same);
+                format!("deform_conv2d same {kernel:?}") =>
+                    DeformConv2dConfig::new([2, 2], [kernel[0], kernel[2]])
+                        .with_padding(PaddingConfig2d::Same);
+            }
         }
         // A zero kernel size: no fan for the default (Kaiming) initializer.
-        let c2 = Conv2dConfig::new([2, 2], [0, 3]);
-        init_parity(
-            "conv2d kernel 0",
-            || drawn!(c2.init(d)),
-            || c2.try_init(d).map(|m| drawn!(m)),
-        );
+        init_rows! { d; "conv2d kernel 0" => Conv2dConfig::new([2, 2], [0, 3]); }
     }
 }
 
 #[test]
 fn conv_and_pool_bad_inputs_are_refused_by_checks() {
-    use burn_guard::ErrorKind::{Empty, InvalidArgument, OutOfRange, ShapeMismatch};
     for (name, device) in cpu_devices() {
         let d = &device;
         let c1 = Conv1dConfig::new(2, 4, 3).init(d);
@@ -605,109 +541,17 @@ fn conv_and_pool_bad_inputs_are_refused_by_checks() {
         let t1 = ConvTranspose1dConfig::new([2, 4], 3).init(d);
         let t2 = ConvTranspose2dConfig::new([2, 4], [3, 3]).init(d);
         let t3 = ConvTranspose3dConfig::new([2, 4], [3, 3, 3]).init(d);
-        let kind = |case: &str, err: burn_guard::GuardError| (case.to_string(), err.kind());
-        let mut seen = vec![
-            kind(
-                "conv1d channels",
-                refused(name, "conv1d channels", c1.try_forward(input([1, 3, 5], d))),
-            ),
-            kind(
-                "conv1d kernel > input",
-                refused(name, "conv1d kernel", c1.try_forward(input([1, 2, 2], d))),
-            ),
-            kind(
-                "conv1d empty length",
-                refused(name, "conv1d empty", c1.try_forward(input([1, 2, 0], d))),
-            ),
-            kind(
-                "conv2d channels",
-                refused(
-                    name,
-                    "conv2d channels",
-                    c2.try_forward(input([1, 1, 5, 5], d)),
-                ),
-            ),
-            kind(
-                "conv2d kernel > input",
-                refused(
-                    name,
-                    "conv2d kernel",
-                    c2.try_forward(input([1, 2, 5, 2], d)),
-                ),
-            ),
-            kind(
-                "conv3d channels",
-                refused(
-                    name,
-                    "conv3d channels",
-                    c3.try_forward(input([1, 3, 3, 3, 3], d)),
-                ),
-            ),
-            kind(
-                "conv3d kernel > input",
-                refused(
-                    name,
-                    "conv3d kernel",
-                    c3.try_forward(input([1, 2, 3, 1, 3], d)),
-                ),
-            ),
-            kind(
-                "conv_transpose1d channels",
-                refused(name, "ct1 channels", t1.try_forward(input([1, 4, 5], d))),
-            ),
-            kind(
-                "conv_transpose1d empty",
-                refused(name, "ct1 empty", t1.try_forward(input([1, 2, 0], d))),
-            ),
-            kind(
-                "conv_transpose2d channels",
-                refused(name, "ct2 channels", t2.try_forward(input([1, 3, 2, 2], d))),
-            ),
-            kind(
-                "conv_transpose3d channels",
-                refused(
-                    name,
-                    "ct3 channels",
-                    t3.try_forward(input([1, 1, 2, 2, 2], d)),
-                ),
-            ),
-        ];
         // Modules loaded from a record can hold what the configs never build.
         let mut zero_stride = Conv2dConfig::new([2, 4], [3, 3]).init(d);
         zero_stride.stride = [0, 1];
-        seen.push(kind(
-            "conv2d stride 0",
-            refused(
-                name,
-                "conv2d stride 0",
-                zero_stride.try_forward(input([1, 2, 5, 5], d)),
-            ),
-        ));
         let mut same_zero = Conv1dConfig::new(2, 4, 3)
             .with_padding(PaddingConfig1d::Same)
             .init(d);
         same_zero.stride = 0;
-        seen.push(kind(
-            "conv1d same, stride 0",
-            refused(
-                name,
-                "conv1d same stride 0",
-                same_zero.try_forward(input([1, 2, 5], d)),
-            ),
-        ));
         let same3 = Conv3dConfig::new([2, 4], [3, 3, 3])
             .with_stride([2, 1, 1])
             .with_padding(PaddingConfig3d::Same)
             .init(d);
-        seen.push(kind(
-            "conv3d same asymmetric",
-            refused(
-                name,
-                "conv3d same asym",
-                same3.try_forward(input([1, 2, 4, 3, 3], d)),
-            ),
-        ));
-
         let mp1 = MaxPool1dConfig::new(3).init();
         let mp2 = MaxPool2dConfig::new([3, 3]).init();
         let ap1 = AvgPool1dConfig::new(3).init();
@@ -715,75 +559,40 @@ fn conv_and_pool_bad_inputs_are_refused_by_checks() {
         let aa1 = AdaptiveAvgPool1dConfig::new(2).init();
         let aa2 = AdaptiveAvgPool2dConfig::new([2, 2]).init();
         let aa3 = AdaptiveAvgPool3dConfig::new([2, 2, 2]).init();
-        seen.extend([
-            kind(
-                "max_pool1d kernel > input",
-                refused(name, "mp1", mp1.try_forward(input([1, 2, 2], d))),
-            ),
-            kind(
-                "max_pool1d empty",
-                refused(name, "mp1 empty", mp1.try_forward(input([1, 2, 0], d))),
-            ),
-            kind(
-                "max_pool2d kernel > input",
-                refused(name, "mp2", mp2.try_forward(input([1, 2, 5, 2], d))),
-            ),
-            kind(
-                "avg_pool1d kernel > input",
-                refused(name, "ap1", ap1.try_forward(input([1, 2, 2], d))),
-            ),
-            kind(
-                "avg_pool2d kernel > input",
-                refused(name, "ap2", ap2.try_forward(input([1, 2, 2, 5], d))),
-            ),
-            kind(
-                "avg_pool2d empty",
-                refused(name, "ap2 empty", ap2.try_forward(input([1, 2, 0, 5], d))),
-            ),
-            kind(
-                "adaptive_avg_pool1d empty",
-                refused(name, "aa1", aa1.try_forward(input([1, 2, 0], d))),
-            ),
-            kind(
-                "adaptive_avg_pool2d empty",
-                refused(name, "aa2", aa2.try_forward(input([1, 2, 3, 0], d))),
-            ),
-            kind(
-                "adaptive_avg_pool3d empty",
-                refused(name, "aa3", aa3.try_forward(input([1, 2, 0, 3, 3], d))),
-            ),
-        ]);
         let mut mp_zero = MaxPool2dConfig::new([3, 3]).init();
         mp_zero.dilation = [1, 0];
-        seen.push(kind(
-            "max_pool2d dilation 0",
-            refused(
-                name,
-                "mp2 dilation 0",
-                mp_zero.try_forward(input([1, 2, 5, 5], d)),
-            ),
-        ));
         let mut ap_zero = AvgPool1dConfig::new(3)
             .with_padding(PaddingConfig1d::Same)
             .init();
         ap_zero.stride = 0;
-        seen.push(kind(
-            "avg_pool1d same, stride 0",
-            refused(
-                name,
-                "ap1 stride 0",
-                ap_zero.try_forward(input([1, 2, 5], d)),
-            ),
-        ));
-
-        for (case, got) in &seen {
-            let expected = match case.as_str() {
-                c if c.contains("channels") => ShapeMismatch,
-                c if c.contains("stride 0") || c.contains("dilation 0") => OutOfRange,
-                c if c.contains("empty") && !c.starts_with("conv") => Empty,
-                _ => InvalidArgument,
-            };
-            assert_eq!(*got, expected, "{name}: {case}");
+        refusals! { name;
+            "conv1d channels", ShapeMismatch => c1.try_forward(input([1, 3, 5], d));
+            "conv1d kernel > input", InvalidArgument => c1.try_forward(input([1, 2, 2], d));
+            "conv1d empty length", InvalidArgument => c1.try_forward(input([1, 2, 0], d));
+            "conv2d channels", ShapeMismatch => c2.try_forward(input([1, 1, 5, 5], d));
+            "conv2d kernel > input", InvalidArgument => c2.try_forward(input([1, 2, 5, 2], d));
+            "conv3d channels", ShapeMismatch => c3.try_forward(input([1, 3, 3, 3, 3], d));
+            "conv3d kernel > input", InvalidArgument => c3.try_forward(input([1, 2, 3, 1, 3], d));
+            "conv_transpose1d channels", ShapeMismatch => t1.try_forward(input([1, 4, 5], d));
+            "conv_transpose1d empty", InvalidArgument => t1.try_forward(input([1, 2, 0], d));
+            "conv_transpose2d channels", ShapeMismatch => t2.try_forward(input([1, 3, 2, 2], d));
+            "conv_transpose3d channels", ShapeMismatch =>
+                t3.try_forward(input([1, 1, 2, 2, 2], d));
+            "conv2d stride 0", OutOfRange => zero_stride.try_forward(input([1, 2, 5, 5], d));
+            "conv1d same, stride 0", OutOfRange => same_zero.try_forward(input([1, 2, 5], d));
+            "conv3d same asymmetric", InvalidArgument =>
+                same3.try_forward(input([1, 2, 4, 3, 3], d));
+            "max_pool1d kernel > input", InvalidArgument => mp1.try_forward(input([1, 2, 2], d));
+            "max_pool1d empty", Empty => mp1.try_forward(input([1, 2, 0], d));
+            "max_pool2d kernel > input", InvalidArgument => mp2.try_forward(input([1, 2, 5, 2], d));
+            "avg_pool1d kernel > input", InvalidArgument => ap1.try_forward(input([1, 2, 2], d));
+            "avg_pool2d kernel > input", InvalidArgument => ap2.try_forward(input([1, 2, 2, 5], d));
+            "avg_pool2d empty", Empty => ap2.try_forward(input([1, 2, 0, 5], d));
+            "adaptive_avg_pool1d empty", Empty => aa1.try_forward(input([1, 2, 0], d));
+            "adaptive_avg_pool2d empty", Empty => aa2.try_forward(input([1, 2, 3, 0], d));
+            "adaptive_avg_pool3d empty", Empty => aa3.try_forward(input([1, 2, 0, 3, 3], d));
+            "max_pool2d dilation 0", OutOfRange => mp_zero.try_forward(input([1, 2, 5, 5], d));
+            "avg_pool1d same, stride 0", OutOfRange => ap_zero.try_forward(input([1, 2, 5], d));
         }
 
         // An empty batch is not bad input: burn computes it on both backends.
@@ -804,9 +613,6 @@ fn conv_and_pool_bad_inputs_are_refused_by_checks() {
 
 #[test]
 fn spatial_bad_inputs_are_refused_by_checks() {
-    use burn_guard::ErrorKind::{
-        Empty, IndexOutOfRange, InvalidArgument, OutOfRange, ShapeMismatch,
-    };
     for (name, device) in cpu_devices() {
         let d = &device;
         let unfold = Unfold4dConfig::new([3, 3]).init();
@@ -823,165 +629,36 @@ fn spatial_bad_inputs_are_refused_by_checks() {
         zero_factor.upscale_factor = 0;
         let mut zero_stride = Unfold4dConfig::new([2, 2]).init();
         zero_stride.stride = [0, 1];
-        let cases: Vec<(&str, burn_guard::ErrorKind, burn_guard::GuardError)> = vec![
-            (
-                "unfold4d kernel > input",
-                InvalidArgument,
-                refused(name, "unfold", unfold.try_forward(input([1, 2, 2, 5], d))),
-            ),
-            (
-                "unfold4d stride 0",
-                OutOfRange,
-                refused(
-                    name,
-                    "unfold stride",
-                    zero_stride.try_forward(input([1, 2, 4, 4], d)),
-                ),
-            ),
-            (
-                "fold4d blocks",
-                ShapeMismatch,
-                refused(name, "fold blocks", fold.try_forward(input([1, 8, 5], d))),
-            ),
-            (
-                "fold4d columns",
-                ShapeMismatch,
-                refused(name, "fold columns", fold.try_forward(input([1, 7, 4], d))),
-            ),
-            (
-                "pixel_shuffle channels",
-                ShapeMismatch,
-                refused(name, "shuffle", shuffle.try_forward(input([1, 6, 2, 2], d))),
-            ),
-            (
-                "pixel_shuffle factor 0",
-                OutOfRange,
-                refused(
-                    name,
-                    "shuffle 0",
-                    zero_factor.try_forward(input([1, 4, 2, 2], d)),
-                ),
-            ),
-            (
-                "pixel_shuffle empty",
-                Empty,
-                refused(
-                    name,
-                    "shuffle empty",
-                    shuffle.try_forward(input([1, 0, 0, 0], d)),
-                ),
-            ),
-            (
-                "pixel_unshuffle height",
-                ShapeMismatch,
-                refused(
-                    name,
-                    "unshuffle",
-                    unshuffle.try_forward(input([1, 2, 3, 4], d)),
-                ),
-            ),
-            (
-                "interpolate1d empty",
-                Empty,
-                refused(name, "interp1d", up1.try_forward(input([1, 2, 0], d))),
-            ),
-            (
-                "interpolate2d empty",
-                Empty,
-                refused(name, "interp2d", up2.try_forward(input([1, 2, 3, 0], d))),
-            ),
-            (
-                "deform_conv2d channels",
-                ShapeMismatch,
-                refused(
-                    name,
-                    "deform channels",
-                    deform.try_forward(input([1, 3, 5, 5], d), offset(3, 3), None),
-                ),
-            ),
-            (
-                "deform_conv2d offset",
-                ShapeMismatch,
-                refused(
-                    name,
-                    "deform offset",
-                    deform.try_forward(input([1, 2, 5, 5], d), offset(2, 3), None),
-                ),
-            ),
-            (
-                "deform_conv2d kernel > input",
-                InvalidArgument,
-                refused(
-                    name,
-                    "deform kernel",
-                    deform.try_forward(input([1, 2, 2, 5], d), offset(1, 3), None),
-                ),
-            ),
-            (
-                "deform_conv2d mask",
-                ShapeMismatch,
-                refused(
-                    name,
-                    "deform mask",
-                    deform.try_forward(
-                        input([1, 2, 5, 5], d),
-                        offset(3, 3),
-                        Some(Tensor::ones([1, 8, 3, 3], d)),
-                    ),
-                ),
-            ),
-            (
-                "avg_pool2d_backward grad",
-                ShapeMismatch,
-                refused(
-                    name,
-                    "avg back",
-                    try_avg_pool2d_backward(
-                        input([1, 1, 4, 4], d),
-                        input([1, 1, 3, 2], d),
-                        [2, 2],
-                        [2, 2],
-                        [0, 0],
-                        true,
-                        false,
-                    ),
-                ),
-            ),
-            (
-                "max_pool2d_with_indices_backward index",
-                IndexOutOfRange,
-                refused(
-                    name,
-                    "max back",
-                    try_max_pool2d_with_indices_backward(
-                        input([1, 1, 4, 4], d),
-                        [2, 2],
-                        [2, 2],
-                        [0, 0],
-                        [1, 1],
-                        false,
-                        input([1, 1, 2, 2], d),
-                        Tensor::full([1, 1, 2, 2], 16, d),
-                    ),
-                ),
-            ),
-            (
-                "conv2d_weight_backward grad",
-                ShapeMismatch,
-                refused(
-                    name,
-                    "conv back",
-                    try_conv2d_weight_backward(
-                        input([1, 2, 4, 4], d),
-                        input([3, 2, 3, 3], d),
-                        input([1, 3, 3, 2], d),
-                        burn::tensor::ops::ConvOptions::new([1, 1], [0, 0], [1, 1], 1),
-                    ),
-                ),
-            ),
-        ];
-        for (case, expected, err) in cases {
-            assert_eq!(err.kind(), expected, "{name}: {case}: {err}");
+        let mask = Some(Tensor::ones([1, 8, 3, 3], d));
+        let conv_options = burn::tensor::ops::ConvOptions::new([1, 1], [0, 0], [1, 1], 1);
+        let x4 = |dims: [usize; 4]| input(dims, d);
+        refusals! { name;
+            "unfold4d kernel > input", InvalidArgument => unfold.try_forward(x4([1, 2, 2, 5]));
+            "unfold4d stride 0", OutOfRange => zero_stride.try_forward(x4([1, 2, 4, 4]));
+            "fold4d blocks", ShapeMismatch => fold.try_forward(input([1, 8, 5], d));
+            "fold4d columns", ShapeMismatch => fold.try_forward(input([1, 7, 4], d));
+            "pixel_shuffle channels", ShapeMismatch => shuffle.try_forward(x4([1, 6, 2, 2]));
+            "pixel_shuffle factor 0", OutOfRange => zero_factor.try_forward(x4([1, 4, 2, 2]));
+            "pixel_shuffle empty", Empty => shuffle.try_forward(x4([1, 0, 0, 0]));
+            "pixel_unshuffle height", ShapeMismatch => unshuffle.try_forward(x4([1, 2, 3, 4]));
+            "interpolate1d empty", Empty => up1.try_forward(input([1, 2, 0], d));
+            "interpolate2d empty", Empty => up2.try_forward(x4([1, 2, 3, 0]));
+            "deform_conv2d channels", ShapeMismatch =>
+                deform.try_forward(x4([1, 3, 5, 5]), offset(3, 3), None);
+            "deform_conv2d offset", ShapeMismatch =>
+                deform.try_forward(x4([1, 2, 5, 5]), offset(2, 3), None);
+            "deform_conv2d kernel > input", InvalidArgument =>
+                deform.try_forward(x4([1, 2, 2, 5]), offset(1, 3), None);
+            "deform_conv2d mask", ShapeMismatch =>
+                deform.try_forward(x4([1, 2, 5, 5]), offset(3, 3), mask);
+            "avg_pool2d_backward grad", ShapeMismatch => try_avg_pool2d_backward(
+                x4([1, 1, 4, 4]), x4([1, 1, 3, 2]), [2, 2], [2, 2], [0, 0], true, false);
+            "max_pool2d_with_indices_backward index", IndexOutOfRange =>
+                try_max_pool2d_with_indices_backward(
+                    x4([1, 1, 4, 4]), [2, 2], [2, 2], [0, 0], [1, 1], false, x4([1, 1, 2, 2]),
+                    Tensor::full([1, 1, 2, 2], 16, d));
+            "conv2d_weight_backward grad", ShapeMismatch => try_conv2d_weight_backward(
+                x4([1, 2, 4, 4]), x4([3, 2, 3, 3]), x4([1, 3, 3, 2]), conv_options);
         }
     }
 }

@@ -5,15 +5,9 @@ use burn::tensor::{Device, Tensor};
 use burn_guard::prelude::*;
 use proptest::prelude::*;
 
-use crate::support::{cpu_devices, float_tensor, parity_on_cpus, raw, refused, snapshot};
-
-fn input<const D: usize>(dims: [usize; D], device: &Device) -> Tensor<D> {
-    if dims.contains(&0) {
-        Tensor::zeros(dims, device)
-    } else {
-        float_tensor(dims, device)
-    }
-}
+use crate::support::{
+    cpu_devices, float_tensor as input, parity_on_cpus, raw, refusals, refused, snapshot,
+};
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
@@ -33,13 +27,9 @@ proptest! {
 fn linear_bad_inputs_are_refused_by_checks() {
     for (name, device) in cpu_devices() {
         let layer = LinearConfig::new(3, 2).init(&device);
-        let err = refused(
-            name,
-            "wrong features",
-            layer.try_forward(input([2, 4], &device)),
-        );
-        assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
-        assert_eq!(err.op(), "linear");
+        refusals! { name;
+            "wrong features", ShapeMismatch, "linear" => layer.try_forward(input([2, 4], &device));
+        }
     }
 }
 

@@ -14,15 +14,10 @@ use burn_guard::tensor::module::{try_embedding, try_layer_norm};
 use burn_guard::{GuardError, value_reads};
 use proptest::prelude::*;
 
-use crate::support::{cpu_devices, float_tensor, parity_on_cpus, raw, refused, snapshot};
-
-fn input<const D: usize>(dims: [usize; D], device: &Device) -> Tensor<D> {
-    if dims.contains(&0) {
-        Tensor::zeros(dims, device)
-    } else {
-        float_tensor(dims, device)
-    }
-}
+use crate::support::{
+    cpu_devices, float_tensor as input, init_parity, parity_on_cpus, raw, refusals, refused,
+    snapshot,
+};
 
 /// Token ids `[batch, seq]` counting from `first` (so some fall out of range).
 fn ids(batch: usize, seq: usize, first: i64, device: &Device) -> Tensor<2, Int> {
@@ -32,16 +27,6 @@ fn ids(batch: usize, seq: usize, first: i64, device: &Device) -> Tensor<2, Int> 
     }
     let values: Vec<i64> = (0..n as i64).map(|i| first + i).collect();
     Tensor::<1, Int>::from_ints(values.as_slice(), device).reshape([batch, seq])
-}
-
-/// Raw burn panics ⇔ the twin refuses by a check; otherwise both build.
-fn init_parity<M, N>(case: &str, burn: Option<M>, ours: Result<N, GuardError>) {
-    match burn {
-        None => {
-            refused("none", case, ours);
-        }
-        Some(_) => assert!(ours.is_ok(), "{case}: burn builds, the twin refuses"),
-    }
 }
 
 proptest! {
@@ -255,285 +240,74 @@ proptest! {
 fn norm_bad_inputs_are_refused_by_checks() {
     for (name, device) in cpu_devices() {
         let d = &device;
-        let case = |what: &str, err: GuardError, kind: ErrorKind, op: &str| {
-            assert_eq!(err.kind(), kind, "{name}: {what}: {err}");
-            assert_eq!(err.op(), op, "{name}: {what}");
-        };
         let layer = LayerNormConfig::new(4).init(d);
-        let err = refused(
-            name,
-            "layer_norm d_model",
-            layer.try_forward(input([2, 3], d)),
-        );
-        case(
-            "layer_norm d_model",
-            err,
-            ErrorKind::ShapeMismatch,
-            "layer_norm",
-        );
-
-        let err = refused(
-            name,
-            "layer_norm fn beta",
-            try_layer_norm(
-                input([2, 3], d),
-                Tensor::ones([3], d),
-                Some(Tensor::ones([2], d)),
-                1e-5,
-            ),
-        );
-        case(
-            "layer_norm fn beta",
-            err,
-            ErrorKind::ShapeMismatch,
-            "layer_norm",
-        );
-
         let rms = RmsNormConfig::new(4).init(d);
-        let err = refused(name, "rms d_model", rms.try_forward(input([2, 5], d)));
-        case("rms d_model", err, ErrorKind::ShapeMismatch, "rms_norm");
-
         let bn = BatchNormConfig::new(3).init(d);
-        let err = refused(
-            name,
-            "batch_norm channels",
-            bn.try_forward(input([2, 4, 2], d)),
-        );
-        case(
-            "batch_norm channels",
-            err,
-            ErrorKind::ShapeMismatch,
-            "batch_norm",
-        );
-        let err = refused(name, "batch_norm rank 1", bn.try_forward(input([3], d)));
-        case(
-            "batch_norm rank 1",
-            err,
-            ErrorKind::RankMismatch,
-            "batch_norm",
-        );
-
         let gn = GroupNormConfig::new(2, 4).init(d);
-        let err = refused(
-            name,
-            "group_norm channels",
-            gn.try_forward(input([2, 3, 2], d)),
-        );
-        case(
-            "group_norm channels",
-            err,
-            ErrorKind::ShapeMismatch,
-            "group_norm",
-        );
-        let err = refused(
-            name,
-            "group_norm empty",
-            gn.try_forward(input([0, 4, 2], d)),
-        );
-        case("group_norm empty", err, ErrorKind::Empty, "group_norm");
         let mut no_gamma = GroupNormConfig::new(2, 4).init(d);
         no_gamma.gamma = None;
-        let err = refused(
-            name,
-            "group_norm no gamma",
-            no_gamma.try_forward(input([2, 4, 2], d)),
-        );
-        case(
-            "group_norm no gamma",
-            err,
-            ErrorKind::InvalidArgument,
-            "group_norm",
-        );
         let mut zero_groups = GroupNormConfig::new(2, 4).init(d);
         zero_groups.num_groups = 0;
-        let err = refused(
-            name,
-            "group_norm 0 groups",
-            zero_groups.try_forward(input([2, 4, 2], d)),
-        );
-        case(
-            "group_norm 0 groups",
-            err,
-            ErrorKind::OutOfRange,
-            "group_norm",
-        );
-
+        let gn1 = GroupNormConfig::new(1, 2).init(d);
         let inorm = InstanceNormConfig::new(3).init(d);
-        let err = refused(
-            name,
-            "instance_norm channels",
-            inorm.try_forward(input([2, 2, 2], d)),
-        );
-        case(
-            "instance_norm channels",
-            err,
-            ErrorKind::ShapeMismatch,
-            "instance_norm",
-        );
-
         let lrn = LocalResponseNormConfig::new(3).init();
-        let err = refused(name, "lrn rank", lrn.try_forward(input([2, 3], d)));
-        case(
-            "lrn rank",
-            err,
-            ErrorKind::RankMismatch,
-            "local_response_norm",
-        );
-        let err = refused(
-            name,
-            "lrn empty spatial",
-            lrn.try_forward(input([1, 3, 0], d)),
-        );
-        case(
-            "lrn empty spatial",
-            err,
-            ErrorKind::Empty,
-            "local_response_norm",
-        );
-        let err = refused(
-            name,
-            "group_norm 2 elements",
-            GroupNormConfig::new(1, 2)
-                .init(d)
-                .try_forward(input([1, 2, 1], d)),
-        );
-        case("group_norm 2 elements", err, ErrorKind::Empty, "group_norm");
         let pd_inf = PairwiseDistanceConfig::new().with_p(f64::INFINITY).init();
-        let err = refused(
-            name,
-            "pairwise inf empty",
-            pd_inf.try_forward(input([2, 0], d), input([2, 0], d)),
-        );
-        case(
-            "pairwise inf empty",
-            err,
-            ErrorKind::Empty,
-            "pairwise_distance",
-        );
-        let err = refused(
-            name,
-            "layer_norm fn gamma",
-            try_layer_norm(input([2, 3], d), Tensor::ones([4], d), None, 1e-5),
-        );
-        case(
-            "layer_norm fn gamma",
-            err,
-            ErrorKind::ShapeMismatch,
-            "layer_norm",
-        );
-        let err = refused(
-            name,
-            "embedding fn id 1000",
-            try_embedding(input([3, 2], d), ids(1, 1, 1000, d)),
-        );
-        case(
-            "embedding fn id 1000",
-            err,
-            ErrorKind::IndexOutOfRange,
-            "embedding",
-        );
-
         let emb = EmbeddingConfig::new(5, 2).init(d);
-        let err = refused(name, "embedding id 5", emb.try_forward(ids(1, 2, 4, d)));
-        case(
-            "embedding id 5",
-            err,
-            ErrorKind::IndexOutOfRange,
-            "embedding",
-        );
-        let err = refused(name, "embedding id -1", emb.try_forward(ids(1, 1, -1, d)));
-        case(
-            "embedding id -1",
-            err,
-            ErrorKind::IndexOutOfRange,
-            "embedding",
-        );
-
         let pe = PositionalEncodingConfig::new(4)
             .with_max_sequence_size(3)
             .init(d);
-        let err = refused(name, "positional seq", pe.try_forward(input([1, 4, 4], d)));
-        case(
-            "positional seq",
-            err,
-            ErrorKind::OutOfRange,
-            "positional_encoding",
-        );
-        let err = refused(
-            name,
-            "positional d_model",
-            pe.try_forward(input([1, 2, 6], d)),
-        );
-        case(
-            "positional d_model",
-            err,
-            ErrorKind::ShapeMismatch,
-            "positional_encoding",
-        );
-
         let rope = RotaryEncodingConfig::new(4, 4).init(d);
-        let err = refused(
-            name,
-            "rope past table",
-            rope.try_apply(input([1, 2, 4], d), 3),
-        );
-        case(
-            "rope past table",
-            err,
-            ErrorKind::OutOfRange,
-            "rotary_encoding",
-        );
-        let err = refused(name, "rope d_model", rope.try_forward(input([1, 2, 6], d)));
-        case(
-            "rope d_model",
-            err,
-            ErrorKind::ShapeMismatch,
-            "rotary_encoding",
-        );
-        let err = refused(
-            name,
-            "rope empty seq",
-            rope.try_forward(input([1, 0, 4], d)),
-        );
-        case("rope empty seq", err, ErrorKind::Empty, "rotary_encoding");
-        let err = refused(name, "rope rank 1", rope.try_forward(input([4], d)));
-        case(
-            "rope rank 1",
-            err,
-            ErrorKind::RankMismatch,
-            "rotary_encoding",
-        );
-
         let pd = PairwiseDistanceConfig::new().init();
-        let err = refused(
-            name,
-            "pairwise shapes",
-            pd.try_forward(input([2, 3], d), input([2, 4], d)),
-        );
-        case(
-            "pairwise shapes",
-            err,
-            ErrorKind::ShapeMismatch,
-            "pairwise_distance",
-        );
-
         let cs = CosineSimilarityConfig::new().with_dim(2).init();
-        let err = refused(
-            name,
-            "cosine dim",
-            cs.try_forward(input([2, 3], d), input([2, 3], d)),
-        );
-        case(
-            "cosine dim",
-            err,
-            ErrorKind::DimOutOfRange,
-            "cosine_similarity",
-        );
-
         let mut noise = GaussianNoiseConfig::new(0.1).init();
         noise.std = f64::NAN;
-        let err = refused(name, "noise std", noise.try_forward(input([2, 3], d)));
-        case("noise std", err, ErrorKind::OutOfRange, "gaussian_noise");
+        let ones = |n: usize| Tensor::<1>::ones([n], d);
+        refusals! { name;
+            "layer_norm d_model", ShapeMismatch, "layer_norm" =>
+                layer.try_forward(input([2, 3], d));
+            "layer_norm fn beta", ShapeMismatch, "layer_norm" =>
+                try_layer_norm(input([2, 3], d), ones(3), Some(ones(2)), 1e-5);
+            "rms d_model", ShapeMismatch, "rms_norm" => rms.try_forward(input([2, 5], d));
+            "batch_norm channels", ShapeMismatch, "batch_norm" =>
+                bn.try_forward(input([2, 4, 2], d));
+            "batch_norm rank 1", RankMismatch, "batch_norm" => bn.try_forward(input([3], d));
+            "group_norm channels", ShapeMismatch, "group_norm" =>
+                gn.try_forward(input([2, 3, 2], d));
+            "group_norm empty", Empty, "group_norm" => gn.try_forward(input([0, 4, 2], d));
+            "group_norm no gamma", InvalidArgument, "group_norm" =>
+                no_gamma.try_forward(input([2, 4, 2], d));
+            "group_norm 0 groups", OutOfRange, "group_norm" =>
+                zero_groups.try_forward(input([2, 4, 2], d));
+            "instance_norm channels", ShapeMismatch, "instance_norm" =>
+                inorm.try_forward(input([2, 2, 2], d));
+            "lrn rank", RankMismatch, "local_response_norm" => lrn.try_forward(input([2, 3], d));
+            "lrn empty spatial", Empty, "local_response_norm" =>
+                lrn.try_forward(input([1, 3, 0], d));
+            "group_norm 2 elements", Empty, "group_norm" => gn1.try_forward(input([1, 2, 1], d));
+            "pairwise inf empty", Empty, "pairwise_distance" =>
+                pd_inf.try_forward(input([2, 0], d), input([2, 0], d));
+            "layer_norm fn gamma", ShapeMismatch, "layer_norm" =>
+                try_layer_norm(input([2, 3], d), ones(4), None, 1e-5);
+            "embedding fn id 1000", IndexOutOfRange, "embedding" =>
+                try_embedding(input([3, 2], d), ids(1, 1, 1000, d));
+            "embedding id 5", IndexOutOfRange, "embedding" => emb.try_forward(ids(1, 2, 4, d));
+            "embedding id -1", IndexOutOfRange, "embedding" => emb.try_forward(ids(1, 1, -1, d));
+            "positional seq", OutOfRange, "positional_encoding" =>
+                pe.try_forward(input([1, 4, 4], d));
+            "positional d_model", ShapeMismatch, "positional_encoding" =>
+                pe.try_forward(input([1, 2, 6], d));
+            "rope past table", OutOfRange, "rotary_encoding" =>
+                rope.try_apply(input([1, 2, 4], d), 3);
+            "rope d_model", ShapeMismatch, "rotary_encoding" =>
+                rope.try_forward(input([1, 2, 6], d));
+            "rope empty seq", Empty, "rotary_encoding" => rope.try_forward(input([1, 0, 4], d));
+            "rope rank 1", RankMismatch, "rotary_encoding" => rope.try_forward(input([4], d));
+            "pairwise shapes", ShapeMismatch, "pairwise_distance" =>
+                pd.try_forward(input([2, 3], d), input([2, 4], d));
+            "cosine dim", DimOutOfRange, "cosine_similarity" =>
+                cs.try_forward(input([2, 3], d), input([2, 3], d));
+            "noise std", OutOfRange, "gaussian_noise" => noise.try_forward(input([2, 3], d));
+        }
     }
 }
 

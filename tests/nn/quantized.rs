@@ -318,63 +318,39 @@ fn ids(device: &Device) -> Tensor<2, Int> {
     Tensor::<2, Int>::from_ints([[0, 17, 99, 42, 5], [63, 1, 88, 30, 71]], device)
 }
 
+/// A family whose forward takes one input, `x(dims)`, and returns one tensor.
+macro_rules! unary {
+    ($name:literal, $dims:expr => $build:expr) => {
+        subject(
+            $name,
+            $build,
+            |m, d| one(m.forward(x($dims, d))),
+            |m, d| m.try_forward(x($dims, d)).map(one),
+        )
+    };
+}
+
 /// Every layer family with parameters in `burn::nn`.
 fn subjects() -> Vec<Box<dyn Family>> {
     vec![
-        subject(
-            "linear 64→32",
-            |d| LinearConfig::new(64, 32).init(d),
-            |m, d| one(m.forward(x([4, 64], d))),
-            |m, d| m.try_forward(x([4, 64], d)).map(one),
-        ),
-        subject(
-            "linear 64→10 (head)",
-            |d| LinearConfig::new(64, 10).init(d),
-            |m, d| one(m.forward(x([4, 64], d))),
-            |m, d| m.try_forward(x([4, 64], d)).map(one),
-        ),
+        unary!("linear 64→32", [4, 64] => |d| LinearConfig::new(64, 32).init(d)),
+        unary!("linear 64→10 (head)", [4, 64] => |d| LinearConfig::new(64, 10).init(d)),
         subject(
             "embedding 100×64",
             |d| EmbeddingConfig::new(100, 64).init(d),
             |m, d| one(m.forward(ids(d))),
             |m, d| m.try_forward(ids(d)).map(one),
         ),
-        subject(
-            "conv1d 32→32 k4",
-            |d| Conv1dConfig::new(32, 32, 4).init(d),
-            |m, d| one(m.forward(x([1, 32, 12], d))),
-            |m, d| m.try_forward(x([1, 32, 12], d)).map(one),
-        ),
-        subject(
-            "conv2d 32→32 k3",
-            |d| Conv2dConfig::new([32, 32], [3, 3]).init(d),
-            |m, d| one(m.forward(x([1, 32, 6, 6], d))),
-            |m, d| m.try_forward(x([1, 32, 6, 6], d)).map(one),
-        ),
-        subject(
-            "conv3d 8→8 k3",
-            |d| Conv3dConfig::new([8, 8], [3, 3, 3]).init(d),
-            |m, d| one(m.forward(x([1, 8, 4, 4, 4], d))),
-            |m, d| m.try_forward(x([1, 8, 4, 4, 4], d)).map(one),
-        ),
-        subject(
-            "conv_transpose1d k4",
-            |d| ConvTranspose1dConfig::new([32, 32], 4).init(d),
-            |m, d| one(m.forward(x([1, 32, 6], d))),
-            |m, d| m.try_forward(x([1, 32, 6], d)).map(one),
-        ),
-        subject(
-            "conv_transpose2d k3",
-            |d| ConvTranspose2dConfig::new([32, 32], [3, 3]).init(d),
-            |m, d| one(m.forward(x([1, 32, 4, 4], d))),
-            |m, d| m.try_forward(x([1, 32, 4, 4], d)).map(one),
-        ),
-        subject(
-            "conv_transpose3d k2",
-            |d| ConvTranspose3dConfig::new([8, 8], [2, 2, 2]).init(d),
-            |m, d| one(m.forward(x([1, 8, 3, 3, 3], d))),
-            |m, d| m.try_forward(x([1, 8, 3, 3, 3], d)).map(one),
-        ),
+        unary!("conv1d 32→32 k4", [1, 32, 12] => |d| Conv1dConfig::new(32, 32, 4).init(d)),
+        unary!("conv2d 32→32 k3", [1, 32, 6, 6] => |d| Conv2dConfig::new([32, 32], [3, 3]).init(d)),
+        unary!("conv3d 8→8 k3", [1, 8, 4, 4, 4] =>
+            |d| Conv3dConfig::new([8, 8], [3, 3, 3]).init(d)),
+        unary!("conv_transpose1d k4", [1, 32, 6] =>
+            |d| ConvTranspose1dConfig::new([32, 32], 4).init(d)),
+        unary!("conv_transpose2d k3", [1, 32, 4, 4] =>
+            |d| ConvTranspose2dConfig::new([32, 32], [3, 3]).init(d)),
+        unary!("conv_transpose3d k2", [1, 8, 3, 3, 3] =>
+            |d| ConvTranspose3dConfig::new([8, 8], [2, 2, 2]).init(d)),
         subject(
             "deform_conv2d 8→8 k3",
             |d| DeformConv2dConfig::new([8, 8], [3, 3]).init(d),
@@ -394,66 +370,17 @@ fn subjects() -> Vec<Box<dyn Family>> {
                 .map(one)
             },
         ),
-        subject(
-            "layer_norm 64",
-            |d| LayerNormConfig::new(64).init(d),
-            |m, d| one(m.forward(x([2, 5, 64], d))),
-            |m, d| m.try_forward(x([2, 5, 64], d)).map(one),
-        ),
-        subject(
-            "group_norm 4×64",
-            |d| GroupNormConfig::new(4, 64).init(d),
-            |m, d| one(m.forward(x([2, 64, 8], d))),
-            |m, d| m.try_forward(x([2, 64, 8], d)).map(one),
-        ),
-        subject(
-            "group_norm 4×64 on [n, 64]",
-            |d| GroupNormConfig::new(4, 64).init(d),
-            |m, d| one(m.forward(x([3, 64], d))),
-            |m, d| m.try_forward(x([3, 64], d)).map(one),
-        ),
-        subject(
-            "batch_norm 64",
-            |d| BatchNormConfig::new(64).init(d),
-            |m, d| one(m.forward(x([2, 64, 8], d))),
-            |m, d| m.try_forward(x([2, 64, 8], d)).map(one),
-        ),
-        subject(
-            "instance_norm 64",
-            |d| InstanceNormConfig::new(64).init(d),
-            |m, d| one(m.forward(x([2, 64, 8], d))),
-            |m, d| m.try_forward(x([2, 64, 8], d)).map(one),
-        ),
-        subject(
-            "rms_norm 64",
-            |d| RmsNormConfig::new(64).init(d),
-            |m, d| one(m.forward(x([2, 5, 64], d))),
-            |m, d| m.try_forward(x([2, 5, 64], d)).map(one),
-        ),
-        subject(
-            "prelu 64",
-            |d| PReluConfig::new().with_num_parameters(64).init(d),
-            |m, d| one(m.forward(x([2, 64, 8], d))),
-            |m, d| m.try_forward(x([2, 64, 8], d)).map(one),
-        ),
-        subject(
-            "prelu 64 on [n, 64]",
-            |d| PReluConfig::new().with_num_parameters(64).init(d),
-            |m, d| one(m.forward(x([3, 64], d))),
-            |m, d| m.try_forward(x([3, 64], d)).map(one),
-        ),
-        subject(
-            "prelu 1 (default)",
-            |d| PReluConfig::new().init(d),
-            |m, d| one(m.forward(x([2, 64, 8], d))),
-            |m, d| m.try_forward(x([2, 64, 8], d)).map(one),
-        ),
-        subject(
-            "swiglu 64→64",
-            |d| SwiGluConfig::new(64, 64).init(d),
-            |m, d| one(m.forward(x([2, 5, 64], d))),
-            |m, d| m.try_forward(x([2, 5, 64], d)).map(one),
-        ),
+        unary!("layer_norm 64", [2, 5, 64] => |d| LayerNormConfig::new(64).init(d)),
+        unary!("group_norm 4×64", [2, 64, 8] => |d| GroupNormConfig::new(4, 64).init(d)),
+        unary!("group_norm 4×64 on [n, 64]", [3, 64] => |d| GroupNormConfig::new(4, 64).init(d)),
+        unary!("batch_norm 64", [2, 64, 8] => |d| BatchNormConfig::new(64).init(d)),
+        unary!("instance_norm 64", [2, 64, 8] => |d| InstanceNormConfig::new(64).init(d)),
+        unary!("rms_norm 64", [2, 5, 64] => |d| RmsNormConfig::new(64).init(d)),
+        unary!("prelu 64", [2, 64, 8] => |d| PReluConfig::new().with_num_parameters(64).init(d)),
+        unary!("prelu 64 on [n, 64]", [3, 64] =>
+            |d| PReluConfig::new().with_num_parameters(64).init(d)),
+        unary!("prelu 1 (default)", [2, 64, 8] => |d| PReluConfig::new().init(d)),
+        unary!("swiglu 64→64", [2, 5, 64] => |d| SwiGluConfig::new(64, 64).init(d)),
         subject(
             "mha d64 h4",
             |d| MultiHeadAttentionConfig::new(64, 4).init(d),
@@ -472,12 +399,8 @@ fn subjects() -> Vec<Box<dyn Family>> {
                     .map(one)
             },
         ),
-        subject(
-            "pwff 64→128",
-            |d| PositionWiseFeedForwardConfig::new(64, 128).init(d),
-            |m, d| one(m.forward(x([2, 6, 64], d))),
-            |m, d| m.try_forward(x([2, 6, 64], d)).map(one),
-        ),
+        unary!("pwff 64→128", [2, 6, 64] =>
+            |d| PositionWiseFeedForwardConfig::new(64, 128).init(d)),
         subject(
             "encoder d64 ff128 h4 ×2",
             |d| TransformerEncoderConfig::new(64, 128, 4, 2).init(d),

@@ -8,16 +8,12 @@ use burn::tensor::{Device, Tensor};
 use burn_guard::prelude::*;
 use proptest::prelude::*;
 
-use crate::support::{cpu_devices, float_tensor, parity_on_cpus, raw, refused, snapshot};
+use crate::support::{cpu_devices, float_tensor, parity_on_cpus, raw, refusals, refused, snapshot};
 
 type Snap = (Vec<usize>, Vec<f32>);
 
 fn tensor<const D: usize>(dims: [usize; D], device: &Device) -> Tensor<D> {
-    if dims.contains(&0) {
-        Tensor::zeros(dims, device)
-    } else {
-        float_tensor(dims, device).div_scalar(4.0)
-    }
+    float_tensor(dims, device).div_scalar(4.0)
 }
 
 /// A state's batch: the input's, 1 (broadcast) or one more (wrong). Its hidden size is
@@ -214,134 +210,51 @@ fn recurrent_bad_inputs_are_refused_by_checks() {
         let rnn = RnnConfig::new(4, 5, true).init(d);
         let gru = GruConfig::new(4, 5, true).init(d);
         let bilstm = BiLstmConfig::new(4, 5, true).init(d);
-
-        // Wrong feature count: every layer names the gate's input transform.
-        let err = refused(name, "lstm features", lstm.try_forward(x([2, 3, 6]), None));
-        assert_eq!(err.path().as_deref(), Some("input_gate.input_transform"));
-        assert_eq!(err.op(), "linear");
-        let err = refused(name, "rnn features", rnn.try_forward(x([2, 3, 3]), None));
-        assert_eq!(err.path().as_deref(), Some("gate.input_transform"));
-        let err = refused(name, "gru features", gru.try_forward(x([2, 3, 3]), None));
-        assert_eq!(err.path().as_deref(), Some("update_gate.input_transform"));
-        let err = refused(
-            name,
-            "bilstm features",
-            bilstm.try_forward(x([2, 3, 6]), None),
-        );
-        assert_eq!(
-            err.path().as_deref(),
-            Some("forward.input_gate.input_transform")
-        );
-
-        // A state of the wrong batch (burn: `add` panics) or hidden size (burn: linear).
-        let err = refused(
-            name,
-            "lstm state batch",
-            lstm.try_forward(x([2, 3, 4]), Some(lstm_state([3, 5], d))),
-        );
-        assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
-        assert_eq!(err.op(), "lstm");
-        let err = refused(
-            name,
-            "lstm state hidden",
-            lstm.try_forward(x([2, 3, 4]), Some(lstm_state([2, 6], d))),
-        );
-        assert_eq!(err.path().as_deref(), Some("input_gate.hidden_transform"));
+        let birnn = BiRnnConfig::new(4, 5, true).init(d);
+        let bigru = BiGruConfig::new(4, 5, true).init(d);
         let mixed = LstmState {
             cell: tensor([2, 5], d),
             hidden: tensor([3, 5], d),
         };
-        refused(
-            name,
-            "lstm cell unlike hidden",
-            lstm.try_forward(x([2, 3, 4]), Some(mixed)),
-        );
-        refused(
-            name,
-            "rnn state batch",
-            rnn.try_forward(x([2, 3, 4]), Some(RnnState::new(tensor([3, 5], d)))),
-        );
-        refused(
-            name,
-            "gru state hidden",
-            gru.try_forward(x([2, 3, 4]), Some(tensor([2, 6], d))),
-        );
-
-        // BiLstm: a state of one direction; an empty batch (burn panics on both backends).
-        let one = LstmState::new(tensor([1, 2, 5], d), tensor([1, 2, 5], d));
-        let err = refused(
-            name,
-            "bilstm one direction",
-            bilstm.try_forward(x([2, 3, 4]), Some(one)),
-        );
-        assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
-        let err = refused(
-            name,
-            "bilstm empty batch",
-            bilstm.try_forward(x([0, 3, 4]), None),
-        );
-        assert_eq!(err.kind(), ErrorKind::Empty);
-        let two = LstmState::new(tensor([2, 3, 5], d), tensor([2, 3, 5], d));
-        let err = refused(
-            name,
-            "bilstm state batch",
-            bilstm.try_forward(x([2, 3, 4]), Some(two)),
-        );
-        assert_eq!(err.path().as_deref(), Some("forward"));
-
-        // BiRnn/BiGru: one direction, an empty batch, a state too small for the hidden size.
-        let birnn = BiRnnConfig::new(4, 5, true).init(d);
-        let bigru = BiGruConfig::new(4, 5, true).init(d);
+        let bi_state = |dims: [usize; 3]| LstmState::new(tensor(dims, d), tensor(dims, d));
         let one = || tensor([1, 2, 5], d);
-        refused(
-            name,
-            "birnn one direction",
-            birnn.try_forward(x([2, 3, 4]), Some(RnnState::new(one()))),
-        );
-        refused(
-            name,
-            "bigru one direction",
-            bigru.try_forward(x([2, 3, 4]), Some(one())),
-        );
-        refused(
-            name,
-            "birnn empty batch",
-            birnn.try_forward(x([0, 3, 4]), None),
-        );
-        refused(
-            name,
-            "bigru empty batch",
-            bigru.try_forward(x([0, 3, 4]), None),
-        );
-        let err = refused(
-            name,
-            "bigru state hidden",
-            bigru.try_forward(x([2, 3, 4]), Some(tensor([2, 2, 4], d))),
-        );
-        assert_eq!(
-            err.path().as_deref(),
-            Some("forward.update_gate.hidden_transform")
-        );
-
         // A hidden size of 0: burn's step panics (Flex: index out of bounds; NdArray: divide
         // by zero).
         let zero = LstmConfig::new(4, 0, true).init(d);
         assert!(raw(|| zero.forward(x([2, 3, 4]), None)).is_none());
-        let err = refused(
-            name,
-            "lstm d_hidden 0",
-            zero.try_forward(x([2, 3, 4]), None),
-        );
-        assert_eq!(err.kind(), ErrorKind::OutOfRange);
-
-        // Beyond burn: no features. NdArray's matmul divides by zero; Flex computes it.
         let featureless = LstmConfig::new(0, 3, true).init(d);
-        let err = refused(
-            name,
-            "lstm no features",
-            featureless.try_forward(x([2, 3, 0]), None),
-        );
-        assert_eq!(err.kind(), ErrorKind::Empty);
+        refusals! { name;
+            // Wrong feature count: every layer names the gate's input transform.
+            "lstm features", ShapeMismatch, "linear" at "input_gate.input_transform" =>
+                lstm.try_forward(x([2, 3, 6]), None);
+            "rnn features" at "gate.input_transform" => rnn.try_forward(x([2, 3, 3]), None);
+            "gru features" at "update_gate.input_transform" => gru.try_forward(x([2, 3, 3]), None);
+            "bilstm features" at "forward.input_gate.input_transform" =>
+                bilstm.try_forward(x([2, 3, 6]), None);
+            // A state of the wrong batch (burn: `add` panics) or hidden size (burn: linear).
+            "lstm state batch", ShapeMismatch, "lstm" =>
+                lstm.try_forward(x([2, 3, 4]), Some(lstm_state([3, 5], d)));
+            "lstm state hidden" at "input_gate.hidden_transform" =>
+                lstm.try_forward(x([2, 3, 4]), Some(lstm_state([2, 6], d)));
+            "lstm cell unlike hidden" => lstm.try_forward(x([2, 3, 4]), Some(mixed));
+            "rnn state batch" =>
+                rnn.try_forward(x([2, 3, 4]), Some(RnnState::new(tensor([3, 5], d))));
+            "gru state hidden" => gru.try_forward(x([2, 3, 4]), Some(tensor([2, 6], d)));
+            // BiLstm: a state of one direction; an empty batch (burn panics on both backends).
+            "bilstm one direction", ShapeMismatch => bilstm.try_forward(x([2, 3, 4]), Some(bi_state([1, 2, 5])));
+            "bilstm empty batch", Empty => bilstm.try_forward(x([0, 3, 4]), None);
+            "bilstm state batch" at "forward" => bilstm.try_forward(x([2, 3, 4]), Some(bi_state([2, 3, 5])));
+            // BiRnn/BiGru: one direction, an empty batch, a state too small for the hidden size.
+            "birnn one direction" => birnn.try_forward(x([2, 3, 4]), Some(RnnState::new(one())));
+            "bigru one direction" => bigru.try_forward(x([2, 3, 4]), Some(one()));
+            "birnn empty batch" => birnn.try_forward(x([0, 3, 4]), None);
+            "bigru empty batch" => bigru.try_forward(x([0, 3, 4]), None);
+            "bigru state hidden" at "forward.update_gate.hidden_transform" =>
+                bigru.try_forward(x([2, 3, 4]), Some(tensor([2, 2, 4], d)));
+            "lstm d_hidden 0", OutOfRange => zero.try_forward(x([2, 3, 4]), None);
+            // Beyond burn: no features. NdArray's matmul divides by zero; Flex computes it.
+            "lstm no features", Empty => featureless.try_forward(x([2, 3, 0]), None);
+        }
     }
 }
 
@@ -403,16 +316,10 @@ fn activations_with_parameters_are_checked_against_the_hidden_size() {
 fn inputs_on_another_device_are_refused() {
     let [(_, flex), (_, ndarray)] = <[_; 2]>::try_from(cpu_devices()).unwrap();
     let lstm = LstmConfig::new(4, 5, true).init(&flex);
-    let err = refused(
-        "flex+ndarray",
-        "lstm input on ndarray",
-        lstm.try_forward(tensor([2, 3, 4], &ndarray), None),
-    );
-    assert_eq!(err.kind(), ErrorKind::DeviceMismatch);
-    let err = refused(
-        "flex+ndarray",
-        "lstm state on ndarray",
-        lstm.try_forward(tensor([2, 3, 4], &flex), Some(lstm_state([2, 5], &ndarray))),
-    );
-    assert_eq!(err.kind(), ErrorKind::DeviceMismatch);
+    refusals! { "flex+ndarray";
+        "lstm input on ndarray", DeviceMismatch =>
+            lstm.try_forward(tensor([2, 3, 4], &ndarray), None);
+        "lstm state on ndarray", DeviceMismatch =>
+            lstm.try_forward(tensor([2, 3, 4], &flex), Some(lstm_state([2, 5], &ndarray)));
+    }
 }

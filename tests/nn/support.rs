@@ -40,6 +40,37 @@ pub fn refused<T>(backend: &'static str, case: &str, ours: Result<T, GuardError>
     err
 }
 
+/// A bad-input table: each row `"case", Kind, "op" at "path" => call;` must be refused by a
+/// check (see [`refused`]), with an error of that kind, from that op, at that layer path; the
+/// kind, op (after a kind) and path are each optional. A failure names `backend` and the row.
+macro_rules! refusals {
+    ($backend:expr;
+     $($case:literal $(, $kind:ident $(, $op:literal)?)? $(at $path:literal)? => $call:expr;)+) => {$({
+        let _err = $crate::support::refused($backend, $case, $call);
+        $(
+            assert_eq!(_err.kind(), burn_guard::ErrorKind::$kind, "{}: {}: {_err}", $backend, $case);
+            $(assert_eq!(_err.op(), $op, "{}: {}: {_err}", $backend, $case);)?
+        )?
+        $(assert_eq!(_err.path().as_deref(), Some($path), "{}: {}: {_err}", $backend, $case);)?
+    })+};
+}
+pub(crate) use refusals;
+
+/// A config's `init` against raw burn's (`burn`, run under `raw`): burn panics ⇔ the twin
+/// refuses by a check; otherwise both build.
+pub fn init_parity<M, N>(case: &str, burn: Option<M>, ours: Result<N, GuardError>) {
+    match burn {
+        None => {
+            refused("none", case, ours);
+        }
+        Some(_) => {
+            if let Err(err) = ours {
+                panic!("{case}: burn builds, the twin refuses: {err}");
+            }
+        }
+    }
+}
+
 /// The tally so far, printed by the tables (`cargo test -- --nocapture` shows it).
 pub fn tally() -> BTreeMap<(&'static str, &'static str), usize> {
     TALLY.lock().map(|t| t.clone()).unwrap_or_default()
