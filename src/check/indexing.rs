@@ -542,9 +542,8 @@ pub fn one_hot_values(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check::test_support::TestResult;
     use crate::error::ErrorKind;
-
-    type TestResult = std::result::Result<(), Box<dyn std::error::Error>>;
 
     use super::super::test_support::{bound, ranks, refused, shape_rule};
     use crate::error::Limit::{AtLeast, AtMost};

@@ -7,7 +7,9 @@
 //! [`GuardError::ShapeMismatch`] are the ones the rule compares, in argument order.
 
 use burn::tensor::DType;
+use burn::tensor::ops::InterpolateMode;
 
+use super::quirks::{Modes, Quirks};
 use crate::error::{GuardError, Limit, Result, ScalarValue};
 
 /// One rule of one operation: the operation as burn names it (`.0`) and the rule's text (`.1`),
@@ -184,6 +186,19 @@ impl Rule {
     pub(crate) fn dtype_allowed(self, allows: bool, dtype: DType) -> Result<()> {
         let (op, rule) = (self.0, self.1);
         unless(allows, || GuardError::InvalidDType { op, rule, dtype })
+    }
+
+    /// `mode` among the `modes` the backend of `quirks` runs, else
+    /// [`GuardError::InvalidArgument`] naming the mode and the backend.
+    pub(crate) fn mode_implemented(
+        self,
+        modes: Modes,
+        mode: &InterpolateMode,
+        quirks: &Quirks,
+    ) -> Result<()> {
+        unless(modes.contains(mode), || {
+            self.invalid(format!("mode={mode:?}, backend={}", quirks.backend))
+        })
     }
 
     /// [`GuardError::InvalidArgument`] with the offending values, formatted as `name=value`.

@@ -639,10 +639,10 @@ pub trait TryElementwiseFloat<const D: usize>: Sealed + Sized {
     ///
     /// burn checks nothing here; the backends assert. Checks that the input is
     /// `[N, C, H_in, W_in]` and the grid `[N, H_out, W_out, 2]` (see
-    /// [`check::module::grid_sample_2d`](crate::check::module::grid_sample_2d)), the device,
+    /// [`check::grid::grid_sample_2d`](crate::check::grid::grid_sample_2d)), the device,
     /// that both have the same dtype, and that the CPU backend implements the mode (Flex:
     /// bilinear and nearest; NdArray: bilinear; see
-    /// [`check::module::grid_sample_mode`](crate::check::module::grid_sample_mode)).
+    /// [`check::grid::grid_sample_mode`](crate::check::grid::grid_sample_mode)).
     ///
     /// # Errors
     ///
@@ -789,10 +789,10 @@ impl<const D: usize> TryElementwiseFloat<D> for Tensor<D> {
     ) -> Result<Tensor<D>> {
         const OP: &str = "grid_sample_2d";
         let options = options.into();
-        check::module::grid_sample_2d(OP, &self.dims(), &grid.dims())?;
+        check::grid::grid_sample_2d(OP, &self.dims(), &grid.dims())?;
         crate::capability::same_device(OP, &self.device(), &grid.device())?;
         check::elementwise::same_dtype(OP, self.dtype(), grid.dtype())?;
-        check::module::grid_sample_mode(
+        check::grid::grid_sample_mode(
             OP,
             &options.mode,
             &crate::capability::quirks_of(&self.device()),

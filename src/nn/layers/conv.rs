@@ -4,8 +4,8 @@
 //! options (whose constructors panic on a zero stride, dilation or group count) and runs
 //! the tensor convolution. The twins compute the same padding, then check the input against
 //! the layer's weight and bias by the rule of the tensor twin
-//! ([`check::module::conv`](crate::check::module::conv),
-//! [`check::module::conv_transpose`](crate::check::module::conv_transpose)), byte rule
+//! ([`check::conv::conv`](crate::check::conv::conv),
+//! [`check::conv::conv_transpose`](crate::check::conv::conv_transpose)), byte rule
 //! included, then run burn's forward. The convolutions and transposed convolutions are rows of
 //! [`layer_twins!`](super::support), one per dimension. The config twins check what the
 //! configs' `init` asserts, and the fans burn-nn's initializer needs when it draws the
@@ -27,8 +27,8 @@ use burn::tensor::{Device, Tensor};
 use super::pool::Padding;
 use super::support::{Sealed, weight_and_bias};
 use crate::GuardError;
+use crate::check::conv::{conv_groups, same_padding_kernel};
 use crate::check::layer::initializer_fans;
-use crate::check::pool::{conv_groups, same_padding_kernel};
 use crate::error::Result;
 use crate::nn::init::{TryInit, init_fitting};
 use crate::panic::catch;

@@ -4,7 +4,7 @@ use burn::module::Param;
 use burn::nn::Linear;
 use burn::tensor::{Device, Tensor};
 
-use crate::check::module::{LinearFeatures, linear_features};
+use crate::check::linear::{LinearFeatures, linear_features};
 use crate::error::Result;
 use crate::panic::catch;
 
@@ -162,7 +162,7 @@ macro_rules! layer_twins {
 /// One row per config twin whose `try_init` is rules on the config's fields, then burn's
 /// `init`: `impl TryInit for Config = Module("op"), |config| [rule(args), ..];`
 /// (`|config, device|` to name the device too). Each rule is a call to which the op name is
-/// prepended (`rules::nonzero("size", config.size)` runs `rules::nonzero(OP, "size",
+/// prepended (`layer::nonzero("size", config.size)` runs `layer::nonzero(OP, "size",
 /// config.size)?`), in order. A `TryInit` row builds the module with
 /// [`init_fitting`](crate::nn::init::init_fitting) (burn's `init` under the backstop, then the
 /// byte rule on its parameters); a `TryInitStateless` row runs `init` under the backstop.
@@ -211,7 +211,7 @@ macro_rules! config_twins {
 /// impl's method. A method is either a row, `=> burn_method(args) [rule(args), ..];` (`(..)`
 /// passes the twin's arguments as they are), which
 /// runs the rules in order (each a call to which the op name is prepended:
-/// `rules::reduction(&reduction)` runs `rules::reduction(OP, &reduction)?`) and then burn's
+/// `loss::reduction(&reduction)` runs `loss::reduction(OP, &reduction)?`) and then burn's
 /// method under the backstop, or a body in braces (where `OP` is the op name too).
 ///
 /// A trait's header, `pub trait TryLoss for Loss = "loss_op" {`, starts at the margin, as the
