@@ -98,15 +98,7 @@ pub fn float_to_int(op: &'static str, values: &[f64], quirks: &Quirks) -> Result
     if !quirks.float_to_int_unrepresentable_panics {
         return Ok(());
     }
-    let count = values.iter().filter(|v| !v.is_finite()).count();
-    if count > 0 {
-        return Err(GuardError::NonFinite {
-            op,
-            rule: "values must be finite to become integers",
-            count: count as u64,
-            total: values.len() as u64,
-        });
-    }
+    Rule(op, "values must be finite to become integers").finite(values)?;
     // `i64::MIN` is -2^63 exactly; `i64::MAX as f64` rounds up to 2^63, itself out of range.
     let limit = 9_223_372_036_854_775_808.0_f64;
     match values

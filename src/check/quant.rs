@@ -356,14 +356,11 @@ impl ValueRange {
 /// assert!(quant_values("quantize_dynamic", &f16, big).is_err());
 /// ```
 pub fn quant_values(op: &'static str, scheme: &QuantScheme, values: ValueRange) -> Result<()> {
-    if values.non_finite > 0 {
-        return Err(GuardError::NonFinite {
-            op,
-            rule: "values must be finite; a scale computed from NaN or ±inf is meaningless",
-            count: values.non_finite,
-            total: values.len,
-        });
-    }
+    Rule(
+        op,
+        "values must be finite; a scale computed from NaN or ±inf is meaningless",
+    )
+    .finite_count(values.non_finite, values.len)?;
     let (a, b) = scheme.value.range();
     let scale = 2.0 * values.max_abs / (b - a);
     let dtype = if is_two_level(scheme) {

@@ -177,6 +177,23 @@ impl Rule {
         }
     }
 
+    /// [`GuardError::NonFinite`] when `count` of `total` values are NaN or ±inf (`count > 0`).
+    pub(crate) fn finite_count(self, count: u64, total: u64) -> Result<()> {
+        let (op, rule) = (self.0, self.1);
+        unless(count == 0, || GuardError::NonFinite {
+            op,
+            rule,
+            count,
+            total,
+        })
+    }
+
+    /// Every value finite, else [`GuardError::NonFinite`] with how many are not.
+    pub(crate) fn finite(self, values: &[f64]) -> Result<()> {
+        let count = values.iter().filter(|v| !v.is_finite()).count();
+        self.finite_count(count as u64, values.len() as u64)
+    }
+
     /// `Ok` when `value` `fits` in `dtype`, else [`GuardError::NotRepresentable`].
     pub(crate) fn representable(self, fits: bool, value: ScalarValue, dtype: DType) -> Result<()> {
         unless(fits, || self.not_representable(value, dtype))

@@ -19,13 +19,12 @@ use burn::tensor::{
     Shape, Tensor, TensorCreationOptions, TensorData, Transaction,
 };
 
-use burn_backend::ExecutionError;
-
 use super::sealed::Sealed;
 use crate::capability::require_fits;
 use crate::check::{creation, quant};
 use crate::error::{GuardError, Limit, Result, Unsupported};
 use crate::panic::catch;
+use crate::value_reads::{read_data, read_data_into, read_failed, read_values};
 
 /// The dtype burn will create a `K` tensor with (burn's `TensorCreationOptions::resolve_dtype`):
 /// the explicit dtype for Float and Int, else the device default; Bool always uses the device
@@ -124,31 +123,6 @@ pub fn try_transaction_register<const D: usize, K: TransactionKind>(
     const OP: &str = "register";
     creation::not_quantized(OP, tensor.dtype())?;
     catch(OP, || transaction.register(tensor))
-}
-
-/// Reads `tensor`'s data under the backstop, consuming it; see [`read_failed`].
-fn read_into<const D: usize, K: Basic>(
-    op: &'static str,
-    tensor: Tensor<D, K>,
-) -> Result<TensorData> {
-    let device = tensor.device();
-    catch(op, || tensor.try_into_data())?.map_err(|source| read_failed(op, &device, source))
-}
-
-/// Reads `tensor`'s data under the backstop; see [`read_failed`].
-fn read_to<const D: usize, K: Basic>(
-    op: &'static str,
-    tensor: &Tensor<D, K>,
-) -> Result<TensorData> {
-    catch(op, || tensor.try_to_data())?.map_err(|source| read_failed(op, &tensor.device(), source))
-}
-
-/// The error of a failed read; a read that found its device poisoned records it
-/// ([`devices::health`](crate::devices::health)), so that later twins refuse the device at
-/// once.
-fn read_failed(op: &'static str, device: &Device, source: ExecutionError) -> GuardError {
-    crate::capability::note_execution_error(op, device, &source);
-    GuardError::from_read(op, source.into())
 }
 
 /// Checks the read value against `E`, then converts it as burn does.
@@ -753,14 +727,8 @@ impl<const D: usize> TryConvertFloat<D> for Tensor<D> {
     fn try_int(self) -> Result<Tensor<D, burn::tensor::Int>> {
         const OP: &str = "int";
         let quirks = crate::capability::quirks_of(&self.device());
-        if quirks.float_to_int_unrepresentable_panics && crate::value_reads::should_read() {
-            let data = catch(OP, || self.try_to_data())?
-                .map_err(|source| GuardError::from_execution(OP, source))?;
-            let values = catch(OP, || {
-                data.try_cast_as::<f64>()
-                    .and_then(TensorData::try_into_vec::<f64>)
-            })?
-            .map_err(|source| GuardError::from_data(OP, source))?;
+        if quirks.float_to_int_unrepresentable_panics {
+            let values: Vec<f64> = read_values(OP, &self)?;
             creation::float_to_int(OP, &values, &quirks)?;
         }
         catch(OP, || self.int())
@@ -1811,7 +1779,7 @@ impl<const D: usize, K: Basic> CheckedRead<D, K> for Tensor<D, K> {
     fn into_scalar_checked<E: Element>(self) -> Result<E> {
         const OP: &str = "into_scalar";
         creation::scalar_read(OP, &self.dims())?;
-        let data = read_into(OP, self)?;
+        let data = read_data_into(OP, self)?;
         unpack_scalar(OP, data)
     }
     fn into_scalar_async_checked<E: Element>(self) -> impl Future<Output = Result<E>> + Send {
@@ -1819,22 +1787,22 @@ impl<const D: usize, K: Basic> CheckedRead<D, K> for Tensor<D, K> {
     }
     fn to_data_as_checked<E: Element>(&self) -> Result<TensorData> {
         const OP: &str = "to_data_as";
-        let data = read_to(OP, self)?;
+        let data = read_data(OP, self)?;
         convert_read(OP, data, E::dtype())
     }
     fn into_data_as_checked<E: Element>(self) -> Result<TensorData> {
         const OP: &str = "into_data_as";
-        let data = read_into(OP, self)?;
+        let data = read_data_into(OP, self)?;
         convert_read(OP, data, E::dtype())
     }
     fn to_data_dtype_checked(&self, dtype: DType) -> Result<TensorData> {
         const OP: &str = "to_data_dtype";
-        let data = read_to(OP, self)?;
+        let data = read_data(OP, self)?;
         convert_read(OP, data, dtype)
     }
     fn into_data_dtype_checked(self, dtype: DType) -> Result<TensorData> {
         const OP: &str = "into_data_dtype";
-        let data = read_into(OP, self)?;
+        let data = read_data_into(OP, self)?;
         convert_read(OP, data, dtype)
     }
 }

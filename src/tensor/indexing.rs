@@ -8,7 +8,7 @@ use std::future::Future;
 use burn::tensor::kind::{Basic, Numeric, Ordered};
 use burn::tensor::{
     AsIndex, Bool, Device, Element, ElementConversion, IndexingUpdateOp, Int, Scalar, Shape, Slice,
-    SliceArg, Tensor, TensorData,
+    SliceArg, Tensor,
 };
 
 use super::base::read_indices;
@@ -16,8 +16,9 @@ use super::convert;
 use super::sealed::Sealed;
 use crate::check;
 use crate::check::indexing;
-use crate::error::{GuardError, Result, ScalarValue};
+use crate::error::{Result, ScalarValue};
 use crate::panic::catch;
+use crate::value_reads::read_values;
 
 /// Fallible twins of the indexing family: slice*, select_dim, select_assign, gather*, scatter*, mask_select*, mask_fill, take, one_hot*, tril/triu and their masks.
 ///
@@ -850,32 +851,13 @@ pub trait TryIndexingOrdered<const D: usize, K: Ordered>: Sealed + Sized {
 }
 
 /// The values of a one-hot input as burn sees them: compared as floats, converted to `i64`
-/// (truncated; burn's conversion panics on a non-finite value, refused here first).
+/// (truncated, saturating: a value beyond `i64` is out of every class range, and refused as
+/// such; a non-finite one is refused first, by [`indexing::one_hot_values`]).
 fn read_classes<const D: usize, K: Ordered>(
     op: &'static str,
     tensor: &Tensor<D, K>,
 ) -> Result<(Vec<f64>, Vec<i64>)> {
-    if !crate::value_reads::should_read() {
-        // Vouched for by the caller: nothing to check.
-        return Ok((Vec::new(), Vec::new()));
-    }
-    let data = catch(op, || tensor.try_to_data())?
-        .map_err(|source| GuardError::from_execution(op, source))?;
-    let values = catch(op, || {
-        data.try_cast_as::<f64>()
-            .and_then(TensorData::try_into_vec::<f64>)
-    })?
-    .map_err(|source| GuardError::from_data(op, source))?;
-    let count = values.iter().filter(|v| !v.is_finite()).count();
-    if count > 0 {
-        return Err(GuardError::NonFinite {
-            op,
-            rule: "class values must be finite numbers",
-            count: count as u64,
-            total: values.len() as u64,
-        });
-    }
-    // Saturating: a value beyond `i64` is out of every class range, and refused as such.
+    let values: Vec<f64> = read_values(op, tensor)?;
     let truncated = values.iter().map(|v| v.trunc() as i64).collect();
     Ok((values, truncated))
 }

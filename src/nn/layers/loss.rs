@@ -24,23 +24,11 @@ use crate::error::{GuardError, Result};
 use crate::nn::init::{TryInit, TryInitStateless};
 use crate::panic::catch;
 use crate::tensor::{check_ctc, read_indices};
+use crate::value_reads::read_values;
 
 /// The devices of float tensors.
 fn devices<const D: usize>(tensors: &[&Tensor<D>]) -> Vec<Device> {
     tensors.iter().map(|t| t.device()).collect()
-}
-
-/// The values of a float tensor, for value rules: one synchronous read, counted; `None`
-/// inside [`value_reads::vouched`](crate::value_reads::vouched).
-fn read_floats<const D: usize>(op: &'static str, tensor: &Tensor<D>) -> Result<Option<Vec<f32>>> {
-    if !crate::value_reads::should_read() {
-        return Ok(None);
-    }
-    let data = catch(op, || tensor.try_to_data())?
-        .map_err(|source| GuardError::from_execution(op, source))?;
-    catch(op, || data.convert::<f32>().try_into_vec::<f32>())?
-        .map(Some)
-        .map_err(|source| GuardError::from_data(op, source))
 }
 
 /// The shapes of element-wise operands.
@@ -385,12 +373,10 @@ fn poisson<const D: usize>(
 ) -> Result<()> {
     loss::same_shape(op, &predictions.dims(), &targets.dims())?;
     same_devices(op, &[predictions.device(), targets.device()])?;
-    if let Some(values) = read_floats(op, targets)? {
-        loss::non_negative_values(op, "targets", &values)?;
-    }
-    if !layer.log_input
-        && let Some(values) = read_floats(op, predictions)?
-    {
+    let values: Vec<f32> = read_values(op, targets)?;
+    loss::non_negative_values(op, "targets", &values)?;
+    if !layer.log_input {
+        let values: Vec<f32> = read_values(op, predictions)?;
         loss::non_negative_values(op, "predictions", &values)?;
     }
     Ok(())
