@@ -17,11 +17,12 @@ use burn::nn::activation::{
 use burn::tensor::{Device, Tensor};
 
 use super::TryLinear;
-use super::support::{Sealed, dims, in_layer, param_values};
+use super::support::{Sealed, dims, in_layer};
 use crate::check::quant::quantized_reshape;
 use crate::check::{activation, layer};
 use crate::error::{GuardError, Result, ResultExt};
 use crate::nn::init::{TryInit, TryInitStateless, init_fitting};
+use crate::nn::params;
 use crate::panic::catch;
 use crate::tensor::activation::try_prelu;
 
@@ -226,7 +227,7 @@ pub trait TryPRelu for PRelu = "prelu" {
         // burn's forward is `prelu(input, alpha)`; the tensor twin runs it after its checks.
         // The shape rule first (the reshape below is only defined for valid weights), then
         // the reshape burn applies to the weights, for a quantized layer.
-        let [alpha] = param_values(OP, [&self.alpha])?;
+        let [alpha] = params::values(OP, [&self.alpha])?;
         let alpha_dims = dims(&alpha);
         activation::prelu(OP, &dims(&input), &alpha_dims)?;
         let weights = alpha_dims.first().copied().unwrap_or(0);

@@ -9,12 +9,13 @@ use burn::nn::{
 };
 use burn::tensor::{Device, Tensor};
 
-use super::support::{Sealed, all_on, dims, in_layer, param_layout, param_values, same_devices};
+use super::support::{Sealed, all_on, dims, in_layer, same_devices};
 use crate::check;
 use crate::check::norm::{batch_norm, batch_norm_train};
 use crate::check::{layer, norm};
 use crate::error::{GuardError, Result, ResultExt};
 use crate::nn::init::{TryInit, TryInitStateless, init_fitting};
+use crate::nn::params;
 use crate::panic::catch;
 
 impl Sealed for GroupNorm {}
@@ -97,7 +98,7 @@ pub trait TryBatchNorm for BatchNorm = "batch_norm" {
         } else {
             (OP, batch_norm)
         };
-        let [gamma, beta] = param_values(op, [&self.gamma, &self.beta])?;
+        let [gamma, beta] = params::values(op, [&self.gamma, &self.beta])?;
         let params = [
             ("gamma", dims(&gamma)),
             ("beta", dims(&beta)),
@@ -147,9 +148,9 @@ pub trait TryLayerNorm for LayerNorm = "layer_norm" {
 /// checks of the layer-norm twin and of the transformers' norms.
 pub(super) fn check_layer_norm(norm: &LayerNorm, input: &[usize], device: &Device) -> Result<()> {
     const OP: &str = "layer_norm";
-    let (gamma, gamma_device) = param_layout(OP, &norm.gamma)?;
+    let (gamma, gamma_device) = params::layout(OP, &norm.gamma)?;
     let beta = match &norm.beta {
-        Some(beta) => Some(param_layout(OP, beta)?),
+        Some(beta) => Some(params::layout(OP, beta)?),
         None => None,
     };
     norm::layer_norm(OP, input, &gamma, beta.as_ref().map(|(dims, _)| &dims[..]))?;
@@ -170,7 +171,7 @@ fn check_group_norm<const D: usize>(
 ) -> Result<()> {
     let params = match (affine, gamma, beta) {
         (false, _, _) => None,
-        (true, Some(gamma), Some(beta)) => Some(param_values(op, [gamma, beta])?),
+        (true, Some(gamma), Some(beta)) => Some(params::values(op, [gamma, beta])?),
         (true, _, _) => {
             return Err(GuardError::InvalidArgument {
                 op,
@@ -309,7 +310,7 @@ pub trait TryRmsNorm for RmsNorm = "rms_norm" {
     /// # Ok::<(), GuardError>(())
     /// ```
     fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Tensor<D> {
-        let (gamma, gamma_device) = param_layout(OP, &self.gamma)?;
+        let (gamma, gamma_device) = params::layout(OP, &self.gamma)?;
         norm::last_dim(
             OP,
             "the input's last dim must equal gamma's length, d_model",
