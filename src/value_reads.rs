@@ -34,6 +34,12 @@
 
 use std::cell::Cell;
 
+use burn::tensor::kind::Basic;
+use burn::tensor::{Device, Element, ExecutionError, Tensor, TensorData};
+
+use crate::error::{GuardError, Result};
+use crate::panic::catch;
+
 thread_local! {
     static VOUCHED: Cell<bool> = const { Cell::new(false) };
     static READS: Cell<u64> = const { Cell::new(0) };
@@ -66,4 +72,48 @@ pub(crate) fn should_read() -> bool {
     }
     READS.with(|reads| reads.set(reads.get().saturating_add(1)));
     true
+}
+
+/// The values of `tensor` as `E`, for a check on values (index ranges, divisors, class ids):
+/// one synchronous read ([`read_data`]), counted in [`count`]; empty inside [`vouched`], where
+/// there is nothing to check. Every value check of the crate reads through it.
+pub(crate) fn read_values<E: Element, const D: usize, K: Basic>(
+    op: &'static str,
+    tensor: &Tensor<D, K>,
+) -> Result<Vec<E>> {
+    if !should_read() {
+        return Ok(Vec::new());
+    }
+    let data = read_data(op, tensor)?;
+    catch(op, || {
+        data.try_cast_as::<E>()
+            .and_then(TensorData::try_into_vec::<E>)
+    })?
+    .map_err(|source| GuardError::from_data(op, source))
+}
+
+/// `tensor`'s data, read under the backstop; see [`read_failed`]. Not counted: the value
+/// checks count through [`read_values`], and a twin of burn's own reads is the caller's read.
+pub(crate) fn read_data<const D: usize, K: Basic>(
+    op: &'static str,
+    tensor: &Tensor<D, K>,
+) -> Result<TensorData> {
+    catch(op, || tensor.try_to_data())?.map_err(|source| read_failed(op, &tensor.device(), source))
+}
+
+/// As [`read_data`], consuming `tensor`.
+pub(crate) fn read_data_into<const D: usize, K: Basic>(
+    op: &'static str,
+    tensor: Tensor<D, K>,
+) -> Result<TensorData> {
+    let device = tensor.device();
+    catch(op, || tensor.try_into_data())?.map_err(|source| read_failed(op, &device, source))
+}
+
+/// The error of a failed read; a read that found its device poisoned records it
+/// ([`devices::health`](crate::devices::health)), so that later twins refuse the device at
+/// once.
+pub(crate) fn read_failed(op: &'static str, device: &Device, source: ExecutionError) -> GuardError {
+    crate::capability::note_execution_error(op, device, &source);
+    GuardError::from_read(op, source.into())
 }

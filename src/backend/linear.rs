@@ -4,7 +4,7 @@ use burn_backend::tensor::FloatTensor;
 use burn_backend::{Backend, Shape, TensorMetadata};
 
 use crate::capability::BackendStack;
-use crate::check::module as check;
+use crate::check;
 use crate::error::Result;
 use crate::panic;
 
@@ -67,7 +67,7 @@ fn reshape<B: Backend>(tensor: FloatTensor<B>, dims: &[usize]) -> FloatTensor<B>
 /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) /
 ///   [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) /
 ///   [`GuardError::Empty`](crate::GuardError::Empty) (an empty rank-1 `x`, where burn's
-///   `linear` panics) from [`check::linear`], the rule every linear in the crate follows,
+///   `linear` panics) from [`check::linear::linear`], the rule every linear in the crate follows,
 ///   before anything is dispatched.
 /// - [`GuardError::BackendPanic`](crate::GuardError::BackendPanic) if the backend still panics.
 ///
@@ -139,21 +139,21 @@ pub fn linear_decomposed<B: Backend>(
 /// The operation's name in the errors of [`linear`] and [`linear_decomposed`].
 const LINEAR: &str = "linear";
 
-/// The one linear rule ([`check::linear`]) on the operands' shapes.
+/// The one linear rule ([`check::linear::linear`]) on the operands' shapes.
 fn linear_shapes<B: Backend>(
     x: &FloatTensor<B>,
     weight: &FloatTensor<B>,
     bias: Option<&FloatTensor<B>>,
-) -> Result<check::LinearShapes> {
+) -> Result<check::linear::LinearShapes> {
     let bias = bias.map(TensorMetadata::shape);
-    check::linear(LINEAR, &x.shape(), &weight.shape(), bias.as_deref())
+    check::linear::linear(LINEAR, &x.shape(), &weight.shape(), bias.as_deref())
 }
 
 fn decomposed<B: Backend>(
     x: FloatTensor<B>,
     weight: FloatTensor<B>,
     bias: Option<FloatTensor<B>>,
-    shapes: &check::LinearShapes,
+    shapes: &check::linear::LinearShapes,
 ) -> FloatTensor<B> {
     let x = reshape::<B>(x, &[shapes.rows, shapes.d_input]);
     let mut y = B::float_matmul(x, weight);
@@ -175,7 +175,7 @@ fn decomposed<B: Backend>(
 ///
 /// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) /
 ///   [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) from
-///   [`check::linear_backward`], before anything is dispatched.
+///   [`check::linear::linear_backward`], before anything is dispatched.
 /// - [`GuardError::BackendPanic`](crate::GuardError::BackendPanic) if the backend still panics.
 ///
 /// ```
@@ -201,7 +201,7 @@ pub fn linear_backward<B: Backend>(
     output_grad: FloatTensor<B>,
 ) -> Result<LinearGrads<B>> {
     const OP: &str = "linear_backward";
-    let shapes = check::linear_backward(
+    let shapes = check::linear::linear_backward(
         OP,
         x.shape().as_slice(),
         weight.shape().as_slice(),

@@ -5,7 +5,7 @@
 use burn_backend::tensor::FloatTensor;
 use burn_backend::{Backend, TensorMetadata};
 
-use crate::check::module as check;
+use crate::check;
 use crate::check::rule::Rule;
 #[cfg(doc)]
 use crate::error::GuardError;
@@ -141,7 +141,8 @@ impl<B: Backend> Mlp<B> {
             let bias = layer.bias.as_ref().map(TensorMetadata::shape);
             let d_input = weight.as_slice().first().copied().unwrap_or(0);
             // One row of `d_input` features: the layer's own shapes, whatever the batch.
-            let shapes = check::linear(OP, &[1, d_input], weight.as_slice(), bias.as_deref())?;
+            let shapes =
+                check::linear::linear(OP, &[1, d_input], weight.as_slice(), bias.as_deref())?;
             if let Some((d_output, previous_weight)) = &previous
                 && *d_output != d_input
             {

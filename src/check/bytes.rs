@@ -37,6 +37,16 @@ pub fn elements(shape: &[usize]) -> Option<usize> {
     Some(if shape.contains(&0) { 0 } else { nonzero })
 }
 
+/// The dtype an operation's output is counted in, from its input's: a quantized input's
+/// result comes back in float (burn dequantizes before the operation), counted as `F32`, burn's
+/// default float; any other input keeps its dtype.
+pub(crate) fn output_dtype(input: DType) -> DType {
+    match input {
+        DType::QFloat(_) => DType::F32,
+        dtype => dtype,
+    }
+}
+
 /// The bytes a tensor of `shape` and `dtype` occupies: elements × dtype size, or for a quantized
 /// dtype the packed values, the block scales and the per-tensor scale, as burn-std's
 /// `quantized_data_len` lays them out. `None` when the element count overflows `usize` or the

@@ -6,15 +6,12 @@
 //! element and panics on the first that does not fit the target type.
 
 use burn::tensor::kind::Kind;
-use burn::tensor::quantization::{QuantScheme, global_scale_dtype};
 use burn::tensor::{BoolStore, DType, Distribution, TensorData};
 
 use super::rule::Rule;
 use crate::check::quirks::Quirks;
 use crate::error::{GuardError, Limit, Result, ScalarValue};
 
-/// f16's largest finite value.
-const F16_MAX: f32 = 65504.0;
 /// `2^63` as `f64`: the first float that no `i64` holds.
 const I64_END: f64 = 9_223_372_036_854_775_808.0;
 /// `2^64` as `f64`: the first float that no `u64` holds.
@@ -101,15 +98,7 @@ pub fn float_to_int(op: &'static str, values: &[f64], quirks: &Quirks) -> Result
     if !quirks.float_to_int_unrepresentable_panics {
         return Ok(());
     }
-    let count = values.iter().filter(|v| !v.is_finite()).count();
-    if count > 0 {
-        return Err(GuardError::NonFinite {
-            op,
-            rule: "values must be finite to become integers",
-            count: count as u64,
-            total: values.len() as u64,
-        });
-    }
+    Rule(op, "values must be finite to become integers").finite(values)?;
     // `i64::MIN` is -2^63 exactly; `i64::MAX as f64` rounds up to 2^63, itself out of range.
     let limit = 9_223_372_036_854_775_808.0_f64;
     match values
@@ -752,79 +741,11 @@ pub fn quantize_params(
     }
 }
 
-/// `compute_range` on a block scheme: every block extent is at least 1 and divides the
-/// matching dimension (burn-backend `reduce_blocks`: "must be evenly divisible by block size",
-/// or a division by zero for a zero extent). Per-tensor schemes always pass.
-///
-/// # Errors
-///
-/// [`GuardError::InvalidQuantScheme`] naming the block.
-pub fn quant_blocks(op: &'static str, scheme: &QuantScheme, shape: &[usize]) -> Result<()> {
-    let Some(block) = scheme.block_size() else {
-        return Ok(());
-    };
-    let extents: Vec<usize> = block
-        .to_dim_vec(shape.len())
-        .into_iter()
-        .map(usize::from)
-        .collect();
-    let reason = if extents.contains(&0) {
-        Some(format!(
-            "block extents must be at least 1; block {extents:?}"
-        ))
-    } else if !shape
-        .iter()
-        .zip(&extents)
-        .all(|(&dim, &extent)| dim.is_multiple_of(extent))
-    {
-        Some(format!(
-            "block size must divide every dimension; block {extents:?}"
-        ))
-    } else {
-        None
-    };
-    match reason {
-        None => Ok(()),
-        Some(reason) => Err(GuardError::InvalidQuantScheme {
-            op,
-            scheme: *scheme,
-            shape: shape.to_vec(),
-            reason,
-        }),
-    }
-}
-
-/// `compute_q_params` with a two-level scheme (a per-tensor scale over block scales): the block
-/// scale dtype must stay within f16's range (burn-backend `normalize_scales` asserts it).
-///
-/// # Errors
-///
-/// [`GuardError::InvalidQuantScheme`] naming the block scale dtype.
-pub fn quant_two_level(op: &'static str, scheme: &QuantScheme, shape: &[usize]) -> Result<()> {
-    if global_scale_dtype(scheme).is_none() {
-        return Ok(());
-    }
-    let block = scheme.scale_dtype();
-    if block.max_representable() <= F16_MAX {
-        Ok(())
-    } else {
-        Err(GuardError::InvalidQuantScheme {
-            op,
-            scheme: *scheme,
-            shape: shape.to_vec(),
-            reason: format!(
-                "a two-level scheme needs block scales no wider than F16, which a per-tensor scale can absorb; block scale {block:?}"
-            ),
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check::test_support::TestResult;
     use crate::error::ErrorKind;
-
-    type TestResult = std::result::Result<(), Box<dyn std::error::Error>>;
 
     use super::super::test_support::{bound, ranks, refused};
     use crate::error::Limit::{AtLeast, Exactly};

@@ -524,9 +524,8 @@ pub fn mask_where(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check::test_support::TestResult;
     use crate::check::test_support::shape_rule;
-
-    type TestResult = std::result::Result<(), Box<dyn std::error::Error>>;
 
     /// The failure of a table row whose outcome is not the one it expects.
     fn unexpected(

@@ -506,13 +506,15 @@ pub fn one_hot_classes(op: &'static str, num_classes: usize) -> Result<()> {
 }
 
 /// The class values of a one-hot input: `values` as burn compares them (`f64`) and `truncated`
-/// as it converts them (`i64`). burn refuses `value >= num_classes` (for `one_hot` only); a
-/// negative value `v` addresses class `num_classes + trunc(v)`; every resulting class must be in
+/// as it converts them (`i64`). Every value finite (burn's conversion to `i64` panics on a
+/// non-finite one); burn refuses `value >= num_classes` (for `one_hot` only); a negative value
+/// `v` addresses class `num_classes + trunc(v)`; every resulting class must be in
 /// `0..num_classes` (burn leaves that to the backend).
 ///
 /// # Errors
 ///
-/// [`GuardError::IndexOutOfRange`] naming the first bad value (truncated).
+/// [`GuardError::NonFinite`] with the count of NaN and ±inf; [`GuardError::IndexOutOfRange`]
+/// naming the first bad value (truncated).
 pub fn one_hot_values(
     op: &'static str,
     values: &[f64],
@@ -520,6 +522,7 @@ pub fn one_hot_values(
     num_classes: usize,
     axis: usize,
 ) -> Result<()> {
+    Rule(op, "class values must be finite numbers").finite(values)?;
     let classes = i64::try_from(num_classes).unwrap_or(i64::MAX);
     for (&value, &index) in values.iter().zip(truncated) {
         let class = if value < 0.0 {
@@ -542,9 +545,8 @@ pub fn one_hot_values(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check::test_support::TestResult;
     use crate::error::ErrorKind;
-
-    type TestResult = std::result::Result<(), Box<dyn std::error::Error>>;
 
     use super::super::test_support::{bound, ranks, refused, shape_rule};
     use crate::error::Limit::{AtLeast, AtMost};

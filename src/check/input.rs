@@ -23,15 +23,7 @@ use crate::error::{GuardError, Limit, Result, ScalarValue};
 /// assert_eq!(err.to_string(), "features: values must be finite; got 3 non-finite of 64 values");
 /// ```
 pub fn finite(op: &'static str, count: u64, total: u64) -> Result<()> {
-    if count == 0 {
-        return Ok(());
-    }
-    Err(GuardError::NonFinite {
-        op,
-        rule: "values must be finite",
-        count,
-        total,
-    })
+    Rule(op, "values must be finite").finite_count(count, total)
 }
 
 /// Refuses a rank other than `expected`.

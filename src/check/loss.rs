@@ -1,6 +1,7 @@
-//! Rules of burn's losses: `burn::tensor::module::ctc_loss` and the modules of
-//! `burn::nn::loss` (their `forward*` asserts, the shapes their bodies need, and their configs'
-//! `init` asserts). Class ids and lengths are values: the twins read them (see
+//! Rules of burn's losses: `burn::tensor::module::ctc_loss` (twinned in `tensor/ctc.rs`),
+//! `burn::tensor::loss::cross_entropy_with_logits` (`tensor/loss.rs`) and the modules of
+//! `burn::nn::loss` (`nn/layers/loss.rs`: their `forward*` asserts, the shapes their bodies
+//! need, and their configs' `init` asserts). Class ids and lengths are values: the twins read them (see
 //! [`value_reads`](crate::value_reads)) and hand them to [`class_ids`] and [`ctc_lengths`].
 
 use super::rule::Rule;
@@ -615,6 +616,20 @@ pub fn multi_margin_p(op: &'static str, p: i32) -> Result<()> {
     }
 }
 
+/// `cross_entropy_with_logits(logits, target_probs)`: the shapes broadcast
+/// (`TensorCheck::binary_ops_ew` through `mul`). Returns the broadcast shape.
+///
+/// # Errors
+///
+/// [`GuardError::ShapeMismatch`] with both shapes.
+pub fn cross_entropy_with_logits(
+    op: &'static str,
+    logits: &[usize],
+    target: &[usize],
+) -> Result<Vec<usize>> {
+    shape::broadcast(op, logits, target)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -633,5 +648,16 @@ mod tests {
         assert!(ctc_lengths("ctc_loss", &[3], &[3], 3, 2).is_err());
         assert!(ctc_lengths("ctc_loss", &[0], &[0], 3, 2).is_ok());
         assert!(ctc_lengths("ctc_loss", &[4], &[0], 3, 2).is_err());
+    }
+
+    #[test]
+    fn cross_entropy_rules() -> std::result::Result<(), String> {
+        let err = crate::check::test_support::refused(
+            "cross_entropy_with_logits",
+            cross_entropy_with_logits("c", &[2, 3], &[2, 4]),
+        )?;
+        assert!(matches!(&err, GuardError::ShapeMismatch { shapes, .. }
+            if shapes == &[vec![2, 3], vec![2, 4]]));
+        Ok(())
     }
 }

@@ -7,27 +7,40 @@
 //! | module | mirrors |
 //! |---|---|
 //! | [`shape`] | burn-tensor `TensorCheck` (`src/tensor/api/check.rs`) and `unwrap_dim_index` |
-//! | [`view`], [`indexing`], [`elementwise`], [`reduce`], [`module`], [`creation`] | burn-tensor `TensorCheck` and the asserts of each family's methods |
-//! | [`norm`] | the asserts of `burn::nn`'s norm, embedding and positional layers and of their configs' `init`s |
+//! | [`view`], [`indexing`], [`elementwise`], [`reduce`], [`creation`] | burn-tensor `TensorCheck` and the asserts of each family's methods |
+//! | [`activation`], [`linear`], [`conv`], [`norm`], [`embedding`], [`interpolate`], [`grid`] | the asserts of `burn::tensor::module`'s functions and `burn::nn`'s layers of that family, and what the backends assert there |
 //! | [`quant`] | burn-backend `quantization/scheme.rs`, burn-std `tensor/quantization.rs` |
 //! | [`pool`] | the sizes burn leaves to the backends in pooling, unfold and fold, and burn-nn's `Same` padding |
 //! | [`loss`] | burn-tensor `module::ctc_loss` and the backend's CTC recursion; the asserts of `burn::nn::loss` modules and their configs |
 //! | [`rnn`] | the shape needs of burn-nn's recurrent layers (`Rnn`, `Gru`, `Lstm` and their `Bi` forms): gates, states, sizes their step panics on |
-//! | [`layer`] | the asserts of `burn::nn` layers and config `init`s that no tensor op shares |
+//! | [`misc`] | the asserts of burn-nn's positional and rotary encodings and pairwise distance |
+//! | [`layer`] | the asserts of `burn::nn` config `init`s that several layer families share, and the fans an initializer needs |
 //! | [`attention`] | the backends' asserts in `attention` (burn-flex `ops/attention.rs`, burn-backend's `attention_fallback`), the asserts of `MultiHeadAttention` and the transformer layers (their layer norms use [`norm`]) |
 //! | [`bytes`] | burn-std `Shape::num_elements`, `DType::size` and `quantized_data_len` in checked arithmetic, against a device's [`DeviceLimits`](crate::capability::DeviceLimits): what burn leaves to the allocator |
 //! | [`input`] | nothing in burn: what a service promises about a user's input ([`InputSpec`](crate::input::InputSpec)) |
+//!
+//! Each module sits beside the twin family that uses it (`check/conv.rs` beside
+//! `tensor/conv.rs` and `nn/layers/conv.rs`), and each rule is written once, in one module,
+//! and called from every layer that runs it: the tensor twins, the backend-level wrappers and
+//! the `burn::nn` twins. A check's `# Errors` section is the rule's error list; the twins link
+//! to it.
 
+pub mod activation;
 pub mod attention;
 pub mod bytes;
+pub mod conv;
 pub mod creation;
 pub mod device_limits;
 pub mod elementwise;
+pub mod embedding;
+pub mod grid;
 pub mod indexing;
 pub mod input;
+pub mod interpolate;
 pub mod layer;
+pub mod linear;
 pub mod loss;
-pub mod module;
+pub mod misc;
 pub mod norm;
 pub mod numeric;
 pub mod pool;
@@ -49,6 +62,9 @@ pub use shape::{broadcast, cat, dim, indices, matmul, narrow, same_device, stack
 mod test_support {
     use crate::error::{GuardError, Limit, Result, ScalarValue};
 
+    /// A unit test's result: a failure is any error, the message shown.
+    pub(super) type TestResult = std::result::Result<(), Box<dyn std::error::Error>>;
+
     /// The error of `result`, or a test failure naming `what`.
     pub(super) fn refused<T: std::fmt::Debug>(
         what: &str,
@@ -58,6 +74,23 @@ mod test_support {
             Err(err) => Ok(err),
             Ok(value) => Err(format!("{what}: expected an error, got {value:?}")),
         }
+    }
+
+    /// A refusal case of a rule table: what, the rule's result, the error it must be.
+    pub(super) type Case = (&'static str, Result<()>, fn(&GuardError) -> bool);
+
+    /// Every case refused with the error it names, on one line.
+    pub(super) fn each_refused(cases: Vec<Case>) -> std::result::Result<(), String> {
+        for (what, result, expected) in cases {
+            let err = refused(what, result)?;
+            if !expected(&err) {
+                return Err(format!("{what}: unexpected {err:?}"));
+            }
+            if err.to_string().contains('\n') {
+                return Err(format!("{what}: not one line"));
+            }
+        }
+        Ok(())
     }
 
     /// The `(name, value, limit)` of a [`GuardError::OutOfRange`], `None` for another error.
@@ -79,6 +112,18 @@ mod test_support {
             {
                 Some(rule)
             }
+            _ => None,
+        }
+    }
+
+    /// The rule of the variants that carry a static one.
+    pub(super) fn rule_of(err: &GuardError) -> Option<&'static str> {
+        match err {
+            GuardError::ShapeMismatch { rule, .. }
+            | GuardError::RankMismatch { rule, .. }
+            | GuardError::InvalidArgument { rule, .. }
+            | GuardError::OutOfRange { rule, .. }
+            | GuardError::Empty { rule, .. } => Some(rule),
             _ => None,
         }
     }

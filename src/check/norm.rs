@@ -1,11 +1,15 @@
-//! Rules of the normalization, embedding and positional layers and of their configs:
-//! `layer_norm`, `embedding`, group norm, rms norm, positional and rotary encodings, and the
-//! numbers their `init`s assert on.
+//! Rules of the normalizations: `burn::tensor::module`'s `layer_norm`, `batch_norm` and
+//! `batch_norm_train` (twinned in `tensor/norm.rs`) and the `burn::nn` norm layers
+//! (`nn/layers/norm.rs`: batch, layer, group, instance, rms and local response norms). The
+//! numbers their configs assert on are config rules other layers share, in
+//! [`layer`](super::layer).
 //!
-//! Pure functions over shapes and numbers; each names the burn assertion it mirrors.
+//! Pure functions over shapes; each names the burn assertion it mirrors.
 
 use super::rule::Rule;
-use crate::error::{GuardError, Limit, Result};
+#[cfg(doc)]
+use crate::error::GuardError;
+use crate::error::{Limit, Result};
 
 /// `layer_norm(input, gamma, beta, epsilon)`: `input` has rank ≥ 1 and `gamma` (and `beta`,
 /// when given) has shape `[d_model]`, `d_model` being the input's last dimension
@@ -69,51 +73,6 @@ pub fn last_dim(
     let last = Rule(op, "the input must have rank 1 or more").last(input)?;
     Rule(op, rule).shapes_agree(param == [last], &[input, param])?;
     Ok(last)
-}
-
-/// `embedding(weights, indices)`: `weights` is `[n_embedding, d_model]` and `indices` is
-/// `[batch, seq]` (both ranks fixed by the types). burn checks nothing: the backend's gather
-/// panics on an id out of range (Flex, NdArray) or reads whatever is there (wgpu). Returns
-/// `n_embedding`, the bound for [`embedding_ids`].
-///
-/// # Errors
-///
-/// [`GuardError::RankMismatch`] when `weights` is not rank 2 or `indices` not rank 2.
-///
-/// ```
-/// use burn_guard::check::norm;
-/// assert_eq!(norm::embedding("embedding", &[10, 4], &[2, 3]).unwrap(), 10);
-/// assert!(norm::embedding("embedding", &[10], &[2, 3]).is_err());
-/// ```
-pub fn embedding(op: &'static str, weights: &[usize], indices: &[usize]) -> Result<usize> {
-    Rule(op, "embedding weights must be [n_embedding, d_model]").rank(weights, 2)?;
-    Rule(op, "embedding indices must be [batch, seq]").rank(indices, 2)?;
-    Ok(weights.first().copied().unwrap_or(0))
-}
-
-/// Every token id in `0..n_embedding`: the ids index the weight's rows.
-///
-/// # Errors
-///
-/// [`GuardError::IndexOutOfRange`] with the first bad id (`dim` 0: the weight's rows).
-///
-/// ```
-/// use burn_guard::check::norm;
-/// assert!(norm::embedding_ids("embedding", &[0, 9], 10).is_ok());
-/// assert!(norm::embedding_ids("embedding", &[10], 10).is_err());
-/// assert!(norm::embedding_ids("embedding", &[-1], 10).is_err());
-/// ```
-pub fn embedding_ids(op: &'static str, ids: &[i64], n_embedding: usize) -> Result<()> {
-    let bound = i64::try_from(n_embedding).unwrap_or(i64::MAX);
-    match ids.iter().find(|&&id| id < 0 || id >= bound) {
-        Some(&index) => Err(GuardError::IndexOutOfRange {
-            op,
-            index,
-            size: n_embedding,
-            dim: 0,
-        }),
-        None => Ok(()),
-    }
 }
 
 /// `[_, channels, ..]`: the input's dim 1 equals the layer's channel count
@@ -234,257 +193,6 @@ pub fn groups(op: &'static str, num_channels: usize, num_groups: usize) -> Resul
     Ok(())
 }
 
-/// `PositionalEncoding::forward`: the input is `[batch, seq, d_model]` with the encoding's
-/// `d_model`, and `seq` at most its `max_sequence_size`.
-///
-/// # Errors
-///
-/// [`GuardError::ShapeMismatch`] for another `d_model`; [`GuardError::OutOfRange`] for a
-/// sequence longer than the table.
-///
-/// ```
-/// use burn_guard::check::norm;
-/// assert!(norm::positional("positional_encoding", &[2, 5, 6], 6, 8).is_ok());
-/// assert!(norm::positional("positional_encoding", &[2, 9, 6], 6, 8).is_err());
-/// assert!(norm::positional("positional_encoding", &[2, 5, 4], 6, 8).is_err());
-/// ```
-pub fn positional(
-    op: &'static str,
-    input: &[usize],
-    d_model: usize,
-    max_sequence_size: usize,
-) -> Result<()> {
-    encoding_width(op, input, d_model)?;
-    let seq = input
-        .len()
-        .checked_sub(2)
-        .and_then(|i| input.get(i))
-        .copied()
-        .unwrap_or(0);
-    Rule(
-        op,
-        "the sequence must not be longer than the encoding's max_sequence_size",
-    )
-    .at_most("seq_length", seq, max_sequence_size)
-}
-
-/// The input's last dim is a positional encoding's `d_model`.
-fn encoding_width(op: &'static str, input: &[usize], d_model: usize) -> Result<usize> {
-    let rule = "the input's last dim must equal the encoding's d_model";
-    last_dim(op, rule, input, &[d_model])
-}
-
-/// `RotaryEncoding::apply(x, start)`: `x` is `[.., seq, d_model]` (rank ≥ 2) with the
-/// encoding's `d_model`; `start + seq` at most the frequency table's length (burn slices the
-/// table); and — burn divides the element count by `seq · d_model` — neither 0.
-///
-/// # Errors
-///
-/// [`GuardError::RankMismatch`] for a rank below 2; [`GuardError::ShapeMismatch`] for another
-/// `d_model`; [`GuardError::OutOfRange`] for `start + seq` past the table;
-/// [`GuardError::Empty`] for an empty sequence or feature dim.
-///
-/// ```
-/// use burn_guard::check::norm;
-/// assert!(norm::rotary("rotary_encoding", &[1, 4, 8], 8, 16, 0).is_ok());
-/// assert!(norm::rotary("rotary_encoding", &[1, 4, 8], 8, 16, 13).is_err());
-/// assert!(norm::rotary("rotary_encoding", &[1, 4, 6], 8, 16, 0).is_err());
-/// ```
-pub fn rotary(
-    op: &'static str,
-    input: &[usize],
-    d_model: usize,
-    max_sequence_length: usize,
-    start: usize,
-) -> Result<()> {
-    Rule(
-        op,
-        "rotary encoding requires an input [.., seq, d_model] of rank 2 or more",
-    )
-    .rank_at_least(input, 2)?;
-    encoding_width(op, input, d_model)?;
-    let seq_dim = input.len() - 2;
-    let seq = input.get(seq_dim).copied().unwrap_or(0);
-    if seq == 0 || d_model == 0 {
-        return Err(Rule(
-            op,
-            "rotary encoding needs a non-empty sequence and feature dim",
-        )
-        .empty(input, Some(if seq == 0 { seq_dim } else { seq_dim + 1 })));
-    }
-    let end = start.saturating_add(seq);
-    Rule(
-        op,
-        "start + seq must not exceed the encoding's max_sequence_length",
-    )
-    .at_most("start + seq", end, max_sequence_length)
-}
-
-/// A float that must be finite and greater than 0 (batch norm's epsilon, rms norm's epsilon —
-/// burn's `RmsNormConfig::init` asserts only `> 0`, so an infinite epsilon passes: `finite`
-/// says which).
-///
-/// # Errors
-///
-/// [`GuardError::OutOfRange`] naming `name`.
-///
-/// ```
-/// use burn_guard::check::norm;
-/// assert!(norm::positive("batch_norm_init", "epsilon", 1e-5, true).is_ok());
-/// assert!(norm::positive("batch_norm_init", "epsilon", 0.0, true).is_err());
-/// assert!(norm::positive("rms_norm_init", "epsilon", f64::INFINITY, false).is_ok());
-/// ```
-pub fn positive(op: &'static str, name: &'static str, value: f64, finite: bool) -> Result<()> {
-    let bad = value.is_nan() || value <= 0.0 || (finite && value.is_infinite());
-    if !bad {
-        return Ok(());
-    }
-    Err(GuardError::OutOfRange {
-        op,
-        rule: if finite {
-            "the value must be finite and greater than 0"
-        } else {
-            "the value must be greater than 0"
-        },
-        name,
-        value: value.into(),
-        limit: Limit::Above(0.0.into()),
-    })
-}
-
-/// A float that must be finite and in `[low, high]` (batch norm's momentum in `[0, 1]`) or,
-/// with `high` infinite, at least `low` (a noise's standard deviation).
-///
-/// # Errors
-///
-/// [`GuardError::OutOfRange`] naming `name`.
-///
-/// ```
-/// use burn_guard::check::norm;
-/// assert!(norm::finite_in("batch_norm_init", "momentum", 0.1, 0.0, 1.0).is_ok());
-/// assert!(norm::finite_in("batch_norm_init", "momentum", 1.5, 0.0, 1.0).is_err());
-/// assert!(norm::finite_in("gaussian_noise", "std", f64::NAN, 0.0, f64::INFINITY).is_err());
-/// ```
-pub fn finite_in(
-    op: &'static str,
-    name: &'static str,
-    value: f64,
-    low: f64,
-    high: f64,
-) -> Result<()> {
-    if value.is_finite() && value >= low && value <= high {
-        return Ok(());
-    }
-    let limit = if high.is_infinite() {
-        Limit::AtLeast(low.into())
-    } else {
-        Limit::Between(low.into(), high.into())
-    };
-    Err(Rule(op, "the value must be finite and within its range").out_of_range(name, value, limit))
-}
-
-/// A size that must not be 0 (local response norm's window).
-///
-/// # Errors
-///
-/// [`GuardError::OutOfRange`] naming `name`.
-///
-/// ```
-/// use burn_guard::check::norm;
-/// assert!(norm::nonzero("local_response_norm_init", "size", 3).is_ok());
-/// assert!(norm::nonzero("local_response_norm_init", "size", 0).is_err());
-/// ```
-pub fn nonzero(op: &'static str, name: &'static str, value: usize) -> Result<()> {
-    if value != 0 {
-        return Ok(());
-    }
-    Err(Rule(op, "the size must not be 0").out_of_range(name, value, Limit::NonZero))
-}
-
-/// An even size (rotary and sinusoidal encodings pair the features).
-///
-/// # Errors
-///
-/// [`GuardError::InvalidArgument`] naming `name`.
-///
-/// ```
-/// use burn_guard::check::norm;
-/// assert!(norm::even("rotary_encoding_init", "d_model", 8).is_ok());
-/// assert!(norm::even("rotary_encoding_init", "d_model", 7).is_err());
-/// ```
-pub fn even(op: &'static str, name: &'static str, value: usize) -> Result<()> {
-    if value.is_multiple_of(2) {
-        return Ok(());
-    }
-    Err(Rule(op, "the size must be even").invalid(format!("{name}={value}")))
-}
-
-/// Two finite bounds with `lower <= upper` (hardtanh's `min_val`/`max_val`; rrelu's
-/// `lower`/`upper`, for which burn asserts only the order: `finite` false).
-///
-/// # Errors
-///
-/// [`GuardError::OutOfRange`] for a non-finite bound when `finite`;
-/// [`GuardError::OutOfOrder`] when `lower > upper` (or either is NaN).
-///
-/// ```
-/// use burn_guard::check::norm;
-/// assert!(norm::ordered("hardtanh_init", ("min_val", -1.0), ("max_val", 1.0), true).is_ok());
-/// assert!(norm::ordered("hardtanh_init", ("min_val", 2.0), ("max_val", 1.0), true).is_err());
-/// assert!(norm::ordered("hardtanh_init", ("min_val", f64::NEG_INFINITY), ("max_val", 1.0), true).is_err());
-/// ```
-pub fn ordered(
-    op: &'static str,
-    (lower_name, lower): (&'static str, f64),
-    (upper_name, upper): (&'static str, f64),
-    finite: bool,
-) -> Result<()> {
-    if finite {
-        for (name, value) in [(lower_name, lower), (upper_name, upper)] {
-            if !value.is_finite() {
-                return Err(Rule(op, "the bound must be finite").out_of_range(
-                    name,
-                    value,
-                    Limit::Between(f64::MIN.into(), f64::MAX.into()),
-                ));
-            }
-        }
-    }
-    // `!(lower <= upper)`: burn's assert fails on NaN as well.
-    if lower
-        .partial_cmp(&upper)
-        .is_none_or(|o| o == std::cmp::Ordering::Greater)
-    {
-        return Err(GuardError::OutOfOrder {
-            op,
-            rule: "the lower bound must not exceed the upper bound",
-            lower_name,
-            lower: lower.into(),
-            upper_name,
-            upper: upper.into(),
-        });
-    }
-    Ok(())
-}
-
-/// A finite, non-zero float (celu's `alpha`, by which burn divides).
-///
-/// # Errors
-///
-/// [`GuardError::OutOfRange`] naming `name`.
-///
-/// ```
-/// use burn_guard::check::norm;
-/// assert!(norm::finite_nonzero("celu_init", "alpha", 1.0).is_ok());
-/// assert!(norm::finite_nonzero("celu_init", "alpha", 0.0).is_err());
-/// ```
-pub fn finite_nonzero(op: &'static str, name: &'static str, value: f64) -> Result<()> {
-    if value.is_finite() && value != 0.0 {
-        return Ok(());
-    }
-    Err(Rule(op, "the value must be finite and not 0").out_of_range(name, value, Limit::NonZero))
-}
-
 /// A rank of at least `min` (`assert_shape!(input, [_, _, _, ..])` for `min` 3).
 ///
 /// # Errors
@@ -501,40 +209,6 @@ pub fn min_rank(op: &'static str, rule: &'static str, input: &[usize], min: usiz
         return Ok(());
     }
     Err(Rule(op, rule).rank_mismatch(min, input.len(), input))
-}
-
-/// `PairwiseDistance::forward(x1, x2)`: the shapes broadcast (burn's `sub` check), and — for
-/// `p = ±∞`, whose norm is a max/min over the features — the broadcast feature dim is not
-/// empty (Flex and NdArray panic reducing an empty dim with max/min). Returns the broadcast
-/// shape.
-///
-/// # Errors
-///
-/// [`GuardError::ShapeMismatch`] for shapes that do not broadcast; [`GuardError::Empty`] for
-/// no features with an infinite `p`.
-///
-/// ```
-/// use burn_guard::check::norm;
-/// assert_eq!(norm::pairwise_distance("pairwise_distance", &[2, 3], &[1, 3], 2.0).unwrap(), vec![2, 3]);
-/// assert!(norm::pairwise_distance("pairwise_distance", &[2, 0], &[2, 0], 2.0).is_ok());
-/// assert!(norm::pairwise_distance("pairwise_distance", &[2, 0], &[2, 0], f64::INFINITY).is_err());
-/// ```
-pub fn pairwise_distance(
-    op: &'static str,
-    x1: &[usize],
-    x2: &[usize],
-    p: f64,
-) -> Result<Vec<usize>> {
-    let shape = crate::check::broadcast(op, x1, x2)?;
-    if p.is_infinite() && shape.get(1) == Some(&0) {
-        return Err(GuardError::Empty {
-            op,
-            rule: "an infinite-order norm needs at least one feature",
-            shape,
-            dim: Some(1),
-        });
-    }
-    Ok(shape)
 }
 
 /// `LocalResponseNorm::forward`: rank ≥ 3 (`assert_shape!(input, [_, _, _, ..])`), and not
@@ -572,13 +246,68 @@ pub fn local_response_norm(op: &'static str, input: &[usize]) -> Result<()> {
     Ok(())
 }
 
+/// Parameters by name, each with its shape (`("gamma", [channels])`).
+type NamedShapes = [(&'static str, Vec<usize>)];
+
+/// `batch_norm` and `batch_norm_train`: input rank ≥ 2 and every parameter of shape
+/// `[channels]` with `channels = input[1]` (the `assert!`s of `module::batch_norm`). `params`
+/// names each parameter with its shape. Returns the channel count.
+///
+/// # Errors
+///
+/// [`GuardError::RankMismatch`] for a rank below 2; [`GuardError::ShapeMismatch`] naming the
+/// first bad parameter's rule, with the input and parameter shapes.
+///
+/// ```
+/// use burn_guard::check::norm;
+/// let params = [("gamma", vec![3]), ("beta", vec![3])];
+/// assert_eq!(norm::batch_norm("batch_norm", &[2, 3, 4], &params).unwrap(), 3);
+/// let params = [("gamma", vec![3]), ("beta", vec![4])];
+/// assert!(norm::batch_norm("batch_norm", &[2, 3, 4], &params).is_err());
+/// ```
+pub fn batch_norm(op: &'static str, input: &[usize], params: &NamedShapes) -> Result<usize> {
+    let channels = Rule(op, "batch norm requires an input rank of at least 2").dim(input, 1)?;
+    for (name, shape) in params {
+        if shape.as_slice() != [channels] {
+            let rule = match *name {
+                "gamma" => "gamma must have shape [channels]",
+                "beta" => "beta must have shape [channels]",
+                "mean" => "mean must have shape [channels]",
+                "variance" => "variance must have shape [channels]",
+                _ => "parameters must have shape [channels]",
+            };
+            return Err(Rule(op, rule).shape_mismatch(&[input, shape]));
+        }
+    }
+    Ok(channels)
+}
+
+/// `batch_norm_train`: the [`batch_norm`] rules, and — beyond burn — at least one channel and
+/// one sample per channel: burn-backend's default `batch_norm_train` divides by the channel
+/// count, and the batch statistics of an empty batch are undefined. Returns the channel count.
+///
+/// # Errors
+///
+/// As [`batch_norm`]; [`GuardError::Empty`] for an empty input.
+///
+/// ```
+/// use burn_guard::check::norm;
+/// let params = [("gamma", vec![3]), ("beta", vec![3])];
+/// assert!(norm::batch_norm_train("batch_norm_train", &[2, 3, 4], &params).is_ok());
+/// assert!(norm::batch_norm_train("batch_norm_train", &[0, 3, 4], &params).is_err());
+/// ```
+pub fn batch_norm_train(op: &'static str, input: &[usize], params: &NamedShapes) -> Result<usize> {
+    let channels = batch_norm(op, input, params)?;
+    Rule(op, "batch statistics need a non-empty input").nonempty(input)?;
+    Ok(channels)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::test_support::refused;
-
-    /// A case: what, the rule's result, the error it must be.
-    type Case = (&'static str, Result<()>, fn(&GuardError) -> bool);
+    use crate::check::test_support::TestResult;
+    use crate::check::test_support::{Case, each_refused, ranks, refused, rule_of};
+    use crate::error::GuardError;
 
     #[test]
     fn each_rule_names_its_variant() -> std::result::Result<(), String> {
@@ -603,31 +332,6 @@ mod tests {
                 layer_norm(op, &[2, 3], &[2], None).map(drop),
                 |e| matches!(e, GuardError::ShapeMismatch { shapes, .. } if shapes == &[vec![2, 3], vec![2]]),
             ),
-            (
-                "embedding rank",
-                embedding(op, &[3, 2], &[3]).map(drop),
-                |e| {
-                    matches!(
-                        e,
-                        GuardError::RankMismatch {
-                            expected: 2,
-                            got: 1,
-                            ..
-                        }
-                    )
-                },
-            ),
-            ("embedding id", embedding_ids(op, &[0, 3, 5], 3), |e| {
-                matches!(
-                    e,
-                    GuardError::IndexOutOfRange {
-                        index: 3,
-                        size: 3,
-                        dim: 0,
-                        ..
-                    }
-                )
-            }),
             (
                 "channels",
                 channels(op, &[1, 2], 3),
@@ -655,105 +359,39 @@ mod tests {
                 group_norm(op, &[1, 2, 2], 1, 2, Some((&[2], &[3]))),
                 |e| matches!(e, GuardError::ShapeMismatch { rule, .. } if rule.starts_with("beta")),
             ),
-            ("positional seq", positional(op, &[1, 5, 2], 2, 4), |e| {
-                matches!(
-                    e,
-                    GuardError::OutOfRange {
-                        name: "seq_length",
-                        ..
-                    }
-                )
-            }),
-            ("rotary empty seq", rotary(op, &[1, 0, 4], 4, 8, 0), |e| {
-                matches!(e, GuardError::Empty { dim: Some(1), .. })
-            }),
-            ("rotary past", rotary(op, &[1, 2, 4], 4, 8, 7), |e| {
-                matches!(
-                    e,
-                    GuardError::OutOfRange {
-                        name: "start + seq",
-                        ..
-                    }
-                )
-            }),
-            (
-                "positive nan",
-                positive(op, "epsilon", f64::NAN, false),
-                |e| {
-                    matches!(
-                        e,
-                        GuardError::OutOfRange {
-                            name: "epsilon",
-                            ..
-                        }
-                    )
-                },
-            ),
-            ("finite_in", finite_in(op, "momentum", 1.5, 0.0, 1.0), |e| {
-                matches!(
-                    e,
-                    GuardError::OutOfRange {
-                        limit: Limit::Between(..),
-                        ..
-                    }
-                )
-            }),
-            ("even", even(op, "d_model", 3), |e| {
-                matches!(e, GuardError::InvalidArgument { .. })
-            }),
-            (
-                "ordered nan",
-                ordered(op, ("lower", f64::NAN), ("upper", 1.0), false),
-                |e| {
-                    matches!(
-                        e,
-                        GuardError::OutOfOrder {
-                            lower_name: "lower",
-                            ..
-                        }
-                    )
-                },
-            ),
-            (
-                "ordered infinite",
-                ordered(op, ("min_val", 0.0), ("max_val", f64::INFINITY), true),
-                |e| {
-                    matches!(
-                        e,
-                        GuardError::OutOfRange {
-                            name: "max_val",
-                            ..
-                        }
-                    )
-                },
-            ),
-            ("finite_nonzero", finite_nonzero(op, "alpha", -0.0), |e| {
-                matches!(
-                    e,
-                    GuardError::OutOfRange {
-                        limit: Limit::NonZero,
-                        ..
-                    }
-                )
-            }),
-            (
-                "pairwise inf",
-                pairwise_distance(op, &[2, 0], &[1, 0], f64::NEG_INFINITY).map(drop),
-                |e| matches!(e, GuardError::Empty { dim: Some(1), .. }),
-            ),
             ("lrn spatial", local_response_norm(op, &[1, 1, 2, 0]), |e| {
                 matches!(e, GuardError::Empty { .. })
             }),
         ];
-        for (what, result, expected) in cases {
-            let err = refused(what, result)?;
-            if !expected(&err) {
-                return Err(format!("{what}: unexpected {err:?}"));
-            }
-            if err.to_string().contains('\n') {
-                return Err(format!("{what}: not one line"));
-            }
-        }
+        each_refused(cases)
+    }
+
+    #[test]
+    fn batch_norm_rules() -> TestResult {
+        let err = refused("batch_norm", batch_norm("batch_norm", &[3], &[]))?;
+        assert_eq!(ranks(&err), Some((2, 1)));
+        let err = refused(
+            "batch_norm",
+            batch_norm(
+                "batch_norm",
+                &[2, 3],
+                &[("gamma", vec![3]), ("variance", vec![2])],
+            ),
+        )?;
+        assert!(matches!(&err, GuardError::ShapeMismatch { shapes, .. }
+            if shapes == &[vec![2, 3], vec![2]]));
+        assert_eq!(rule_of(&err), Some("variance must have shape [channels]"));
+        Ok(())
+    }
+
+    #[test]
+    fn batch_norm_train_rules() -> TestResult {
+        let params = [("gamma", vec![0]), ("beta", vec![0])];
+        let err = refused(
+            "batch_norm_train",
+            batch_norm_train("batch_norm_train", &[2, 0, 3], &params),
+        )?;
+        assert!(matches!(&err, GuardError::Empty { shape, dim: None, .. } if shape == &[2, 0, 3]));
         Ok(())
     }
 }

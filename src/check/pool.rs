@@ -1,5 +1,6 @@
-//! Rules of the pooling, unfold and fold functions of `burn::tensor::module` and of the
-//! `burn::nn` layers that pad for themselves (`PaddingConfig*::Same`).
+//! Rules of the pooling, unfold and fold functions of `burn::tensor::module` (twinned in
+//! `tensor/pool.rs`) and of the `burn::nn` pooling, unfold, fold and pixel shuffle layers
+//! (`nn/layers/pool.rs`), whose padding may be `PaddingConfig*::Same`.
 //!
 //! burn's front end checks none of these sizes: the backends compute the output size with
 //! unsigned arithmetic (`calculate_pool_output_size`, `calculate_conv_output_size` in
@@ -346,67 +347,6 @@ pub fn fold(
     Ok(out)
 }
 
-/// A convolution config's channels and groups (`checks_channels_div_groups` in burn-nn's
-/// conv `init`s): a non-zero group count that divides both channel counts. burn panics on a
-/// group count of 0 too (a division by zero when the channels are 0).
-///
-/// # Errors
-///
-/// [`GuardError::OutOfRange`] for 0 groups; [`GuardError::InvalidArgument`] for channels the
-/// groups do not divide.
-///
-/// ```
-/// use burn_guard::check::pool::conv_groups;
-/// assert!(conv_groups("conv2d_init", 4, 6, 2).is_ok());
-/// assert!(conv_groups("conv2d_init", 4, 6, 4).is_err());
-/// assert!(conv_groups("conv2d_init", 4, 6, 0).is_err());
-/// ```
-pub fn conv_groups(
-    op: &'static str,
-    channels_in: usize,
-    channels_out: usize,
-    groups: usize,
-) -> Result<()> {
-    if groups == 0 {
-        return Err(Rule(op, "the group count must be non-zero").out_of_range(
-            "groups",
-            0usize,
-            Limit::AtLeast(1usize.into()),
-        ));
-    }
-    if !channels_in.is_multiple_of(groups) || !channels_out.is_multiple_of(groups) {
-        return Err(Rule(
-            op,
-            "both channel counts must be divisible by the number of groups",
-        )
-        .invalid(format!(
-            "channels_in={channels_in}, channels_out={channels_out}, groups={groups}"
-        )));
-    }
-    Ok(())
-}
-
-/// `Same` padding in a config whose layer only pads symmetrically (`Conv3dConfig`,
-/// `DeformConv2dConfig`): odd kernel sizes (`check_same_padding_support` in burn-nn, which
-/// panics with `unimplemented!`).
-///
-/// # Errors
-///
-/// [`GuardError::InvalidArgument`] naming the kernel.
-///
-/// ```
-/// use burn_guard::check::pool::same_padding_kernel;
-/// assert!(same_padding_kernel("conv3d_init", &[3, 3, 5]).is_ok());
-/// assert!(same_padding_kernel("conv3d_init", &[3, 2, 5]).is_err());
-/// ```
-pub fn same_padding_kernel(op: &'static str, kernel: &[usize]) -> Result<()> {
-    if kernel.iter().any(|k| k % 2 == 0) {
-        return Err(Rule(op, "same padding needs odd kernel sizes here")
-            .invalid(format!("kernel_size={kernel:?}")));
-    }
-    Ok(())
-}
-
 /// `PixelShuffle::forward` (`upscale`) and `PixelUnshuffle::forward` (`!upscale`) on an input
 /// `[batch, channels, height, width]`: a non-zero factor (burn asserts), and channels
 /// divisible by `factor²` (shuffle) or height and width divisible by `factor` (unshuffle),
@@ -590,8 +530,6 @@ mod tests {
         assert!(
             matches!(&err, GuardError::ShapeMismatch { shapes, .. } if shapes == &[vec![1, 8, 5], vec![2, 2]])
         );
-        let err = refused("groups", conv_groups("conv1d_init", 3, 4, 2))?;
-        assert!(matches!(err, GuardError::InvalidArgument { .. }));
         let err = refused(
             "shuffle",
             pixel_shuffle("pixel_shuffle", &[1, 0, 0, 0], 1, true),

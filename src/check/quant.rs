@@ -97,20 +97,15 @@ pub fn quant_scheme(
 
     let block = block_extents(scheme, shape).map_err(fail)?;
 
-    let two_level = scheme.block_scale().is_some() && scheme.tensor_scale().is_some();
-    if let (Some(block_scale), Some(global)) = (scheme.block_scale(), scheme.tensor_scale()) {
-        if global != ScaleDtype::F32 {
-            return Err(fail(format!(
-                "a two-level scheme stores its per-tensor scale as F32; per-tensor scale {global:?}"
-            )));
-        }
-        if block_scale.dtype.max_representable() > TWO_LEVEL_BLOCK_SCALE_MAX {
-            return Err(fail(format!(
-                "a two-level scheme needs block scales no wider than F16, which a per-tensor scale can absorb; block scale {:?}",
-                block_scale.dtype
-            )));
-        }
+    let two_level = is_two_level(scheme);
+    if let Some(global) = scheme.tensor_scale().filter(|_| two_level)
+        && global != ScaleDtype::F32
+    {
+        return Err(fail(format!(
+            "a two-level scheme stores its per-tensor scale as F32; per-tensor scale {global:?}"
+        )));
     }
+    two_level_block_scale(scheme).map_err(fail)?;
 
     let num_scales = match &block {
         None => 1,
@@ -125,6 +120,82 @@ pub fn quant_scheme(
         num_scales,
         two_level,
     })
+}
+
+/// `compute_range` on a block scheme: the block rule of [`quant_scheme`] alone, every block
+/// extent at least 1 and dividing the matching dimension (burn-backend `reduce_blocks`: "must
+/// be evenly divisible by block size", or a division by zero for a zero extent). Per-tensor
+/// schemes always pass.
+///
+/// # Errors
+///
+/// [`GuardError::InvalidQuantScheme`] naming the block.
+///
+/// ```
+/// use burn::tensor::quantization::{QuantScheme, ScaleDtype};
+/// use burn_guard::check::quant::quant_blocks;
+///
+/// let scheme = QuantScheme::default().per_block([32], ScaleDtype::F32);
+/// assert!(quant_blocks("compute_range", &scheme, &[4, 64]).is_ok());
+/// assert!(quant_blocks("compute_range", &scheme, &[4, 24]).is_err());
+/// ```
+pub fn quant_blocks(op: &'static str, scheme: &QuantScheme, shape: &[usize]) -> Result<()> {
+    block_extents(scheme, shape)
+        .map(drop)
+        .map_err(|reason| GuardError::InvalidQuantScheme {
+            op,
+            scheme: *scheme,
+            shape: shape.to_vec(),
+            reason,
+        })
+}
+
+/// `compute_q_params` with a two-level scheme (a per-tensor scale over block scales): the
+/// block-scale rule of [`quant_scheme`] alone, a block scale dtype within f16's range
+/// (burn-backend `normalize_scales` asserts it).
+///
+/// # Errors
+///
+/// [`GuardError::InvalidQuantScheme`] naming the block scale dtype.
+///
+/// ```
+/// use burn::tensor::quantization::{QuantScheme, ScaleDtype};
+/// use burn_guard::check::quant::quant_two_level;
+///
+/// let f16 = QuantScheme::default().per_block([16], ScaleDtype::F16).per_tensor(ScaleDtype::F32);
+/// assert!(quant_two_level("compute_q_params", &f16, &[32]).is_ok());
+/// let f32 = QuantScheme::default().per_block([16], ScaleDtype::F32).per_tensor(ScaleDtype::F32);
+/// assert!(quant_two_level("compute_q_params", &f32, &[32]).is_err());
+/// ```
+pub fn quant_two_level(op: &'static str, scheme: &QuantScheme, shape: &[usize]) -> Result<()> {
+    two_level_block_scale(scheme).map_err(|reason| GuardError::InvalidQuantScheme {
+        op,
+        scheme: *scheme,
+        shape: shape.to_vec(),
+        reason,
+    })
+}
+
+/// Whether a per-tensor scale rides on block scales (burn-std `global_scale_dtype` is `Some`).
+fn is_two_level(scheme: &QuantScheme) -> bool {
+    scheme.block_scale().is_some() && scheme.tensor_scale().is_some()
+}
+
+/// A two-level scheme's block scales no wider than f16, which the per-tensor scale can absorb;
+/// otherwise the rule broken. Other schemes always pass.
+fn two_level_block_scale(scheme: &QuantScheme) -> std::result::Result<(), String> {
+    match scheme.block_scale() {
+        Some(block_scale)
+            if is_two_level(scheme)
+                && block_scale.dtype.max_representable() > TWO_LEVEL_BLOCK_SCALE_MAX =>
+        {
+            Err(format!(
+                "a two-level scheme needs block scales no wider than F16, which a per-tensor scale can absorb; block scale {:?}",
+                block_scale.dtype
+            ))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// The block extent per dimension of `shape` (`None` for a per-tensor scheme), when every
@@ -285,18 +356,14 @@ impl ValueRange {
 /// assert!(quant_values("quantize_dynamic", &f16, big).is_err());
 /// ```
 pub fn quant_values(op: &'static str, scheme: &QuantScheme, values: ValueRange) -> Result<()> {
-    if values.non_finite > 0 {
-        return Err(GuardError::NonFinite {
-            op,
-            rule: "values must be finite; a scale computed from NaN or ±inf is meaningless",
-            count: values.non_finite,
-            total: values.len,
-        });
-    }
+    Rule(
+        op,
+        "values must be finite; a scale computed from NaN or ±inf is meaningless",
+    )
+    .finite_count(values.non_finite, values.len)?;
     let (a, b) = scheme.value.range();
     let scale = 2.0 * values.max_abs / (b - a);
-    let two_level = scheme.block_scale().is_some() && scheme.tensor_scale().is_some();
-    let dtype = if two_level {
+    let dtype = if is_two_level(scheme) {
         ScaleDtype::F32
     } else {
         scheme.scale_dtype()
@@ -333,8 +400,7 @@ pub fn quant_calibration(
     calibration: &Calibration,
     shape: &[usize],
 ) -> Result<()> {
-    let two_level = scheme.block_scale().is_some() && scheme.tensor_scale().is_some();
-    if matches!(calibration, Calibration::AbsMean) && two_level {
+    if matches!(calibration, Calibration::AbsMean) && is_two_level(scheme) {
         return Err(GuardError::InvalidQuantScheme {
             op,
             scheme: *scheme,
@@ -418,6 +484,7 @@ pub fn quantized_reshape(op: &'static str, dtype: DType, shape: &[usize]) -> Res
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check::test_support::TestResult;
     use burn::tensor::quantization::QuantValue;
 
     /// A quantized tensor reshaped: whole blocks and whole words pass; a split block, a split
@@ -491,8 +558,6 @@ mod tests {
         }
         Ok(())
     }
-
-    type TestResult = std::result::Result<(), Box<dyn std::error::Error>>;
 
     fn q(value: QuantValue, store: QuantStore) -> QuantScheme {
         QuantScheme::default().with_value(value).with_store(store)

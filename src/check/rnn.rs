@@ -11,7 +11,7 @@ use super::rule::Rule;
 use crate::error::GuardError;
 use crate::error::{Result, ResultExt};
 
-use super::module::linear;
+use super::linear::linear;
 
 /// The parameter shapes of one `GateController`, as a recurrent layer holds it.
 #[derive(Debug, Clone, Copy)]
@@ -350,7 +350,7 @@ pub enum ActivationShapes<'a> {
 }
 
 /// A recurrent layer's activation on one step's `[batch, d_hidden]`: a `PRelu`'s `alpha` by
-/// the [`prelu`](super::module::prelu) rule, a `SwiGlu`'s linears by the [`linear`] rule and
+/// the [`prelu`](super::activation::prelu) rule, a `SwiGlu`'s linears by the [`linear`] rule and
 /// its output width equal to `d_hidden` (burn writes the result into `[batch, seq,
 /// d_hidden]` and feeds it to the next step: another width panics there).
 ///
@@ -367,7 +367,7 @@ pub enum ActivationShapes<'a> {
 pub fn activation(op: &'static str, step: &[usize], shapes: ActivationShapes<'_>) -> Result<()> {
     match shapes {
         ActivationShapes::Elementwise => Ok(()),
-        ActivationShapes::PRelu { alpha } => super::module::prelu("prelu", step, alpha),
+        ActivationShapes::PRelu { alpha } => super::activation::prelu("prelu", step, alpha),
         ActivationShapes::SwiGlu {
             inner_weight,
             inner_bias,

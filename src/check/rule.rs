@@ -7,7 +7,9 @@
 //! [`GuardError::ShapeMismatch`] are the ones the rule compares, in argument order.
 
 use burn::tensor::DType;
+use burn::tensor::ops::InterpolateMode;
 
+use super::quirks::{Modes, Quirks};
 use crate::error::{GuardError, Limit, Result, ScalarValue};
 
 /// One rule of one operation: the operation as burn names it (`.0`) and the rule's text (`.1`),
@@ -175,6 +177,23 @@ impl Rule {
         }
     }
 
+    /// [`GuardError::NonFinite`] when `count` of `total` values are NaN or ±inf (`count > 0`).
+    pub(crate) fn finite_count(self, count: u64, total: u64) -> Result<()> {
+        let (op, rule) = (self.0, self.1);
+        unless(count == 0, || GuardError::NonFinite {
+            op,
+            rule,
+            count,
+            total,
+        })
+    }
+
+    /// Every value finite, else [`GuardError::NonFinite`] with how many are not.
+    pub(crate) fn finite(self, values: &[f64]) -> Result<()> {
+        let count = values.iter().filter(|v| !v.is_finite()).count();
+        self.finite_count(count as u64, values.len() as u64)
+    }
+
     /// `Ok` when `value` `fits` in `dtype`, else [`GuardError::NotRepresentable`].
     pub(crate) fn representable(self, fits: bool, value: ScalarValue, dtype: DType) -> Result<()> {
         unless(fits, || self.not_representable(value, dtype))
@@ -184,6 +203,19 @@ impl Rule {
     pub(crate) fn dtype_allowed(self, allows: bool, dtype: DType) -> Result<()> {
         let (op, rule) = (self.0, self.1);
         unless(allows, || GuardError::InvalidDType { op, rule, dtype })
+    }
+
+    /// `mode` among the `modes` the backend of `quirks` runs, else
+    /// [`GuardError::InvalidArgument`] naming the mode and the backend.
+    pub(crate) fn mode_implemented(
+        self,
+        modes: Modes,
+        mode: &InterpolateMode,
+        quirks: &Quirks,
+    ) -> Result<()> {
+        unless(modes.contains(mode), || {
+            self.invalid(format!("mode={mode:?}, backend={}", quirks.backend))
+        })
     }
 
     /// [`GuardError::InvalidArgument`] with the offending values, formatted as `name=value`.

@@ -1186,9 +1186,8 @@ pub fn inserted_units(source: &[usize], target: &[usize]) -> Option<Vec<bool>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check::test_support::TestResult;
     use crate::error::{ErrorKind, ScalarValue};
-
-    type TestResult = std::result::Result<(), Box<dyn std::error::Error>>;
 
     /// Asserts `result` is an error that `check` accepts.
     fn refused<T: std::fmt::Debug>(result: Result<T>, check: impl Fn(&GuardError) -> bool) {

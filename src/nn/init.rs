@@ -129,18 +129,9 @@ impl burn::module::ModuleVisitor for LazySizes {
         &mut self,
         param: &burn::module::Param<burn::tensor::Tensor<D>>,
     ) {
-        let device = param.lazy_device();
-        let dtype = if param.is_initialized() {
-            param.base().dtype()
-        } else {
-            device.settings().float_dtype.into()
-        };
-        self.params.push((
-            self.path.join("."),
-            param.lazy_shape().to_vec(),
-            dtype,
-            device,
-        ));
+        let (shape, dtype, device) = crate::nn::params::declared(param);
+        self.params
+            .push((self.path.join("."), shape, dtype, device));
     }
 }
 

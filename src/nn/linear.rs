@@ -135,8 +135,11 @@ impl QuantizedLinear {
         policy: &Policy,
         invalid: InvalidLayer,
     ) -> Result<Self> {
-        let weight = linear.weight.val();
-        let bias = linear.bias.as_ref().map(|b| b.val());
+        let (weight, bias) = crate::nn::params::weight_and_bias(
+            "quantize_linear",
+            &linear.weight,
+            linear.bias.as_ref(),
+        )?;
         let home = weight.device();
         let bias_device = bias.as_ref().map(Tensor::device);
         let parts = Parts::check(weight.into_dispatch(), bias.map(Tensor::into_dispatch))?;

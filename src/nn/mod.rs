@@ -91,6 +91,7 @@
 mod init;
 pub(crate) mod layers;
 mod linear;
+pub(crate) mod params;
 mod placed;
 mod quantizer;
 pub(crate) mod report;

@@ -14,7 +14,8 @@ use super::report::{LayerReport, Placement};
 use crate::backend::quant::{Held, Placed, no_kernel_product, q_product, quantize_routed};
 use crate::capability::BackendStack;
 use crate::check;
-use crate::check::module::{self as shapes, LinearShapes};
+use crate::check::linear;
+use crate::check::linear::LinearShapes;
 use crate::devices::{default_timeout, read_with_deadline};
 use crate::error::Result;
 use crate::panic::catch;
@@ -74,7 +75,7 @@ impl<B: Backend> Parts<B> {
         let bias_shape = bias.as_ref().map(|b| b.shape().to_vec());
         let (d_input, d_output) = match weight_shape.as_slice() {
             [d_input, _] => {
-                let checked = shapes::linear(
+                let checked = linear::linear(
                     QUANTIZE,
                     &[1, *d_input],
                     &weight_shape,
@@ -84,7 +85,7 @@ impl<B: Backend> Parts<B> {
             }
             _ => {
                 // The check names the rank rule.
-                shapes::linear(QUANTIZE, &[0], &weight_shape, None)?;
+                linear::linear(QUANTIZE, &[0], &weight_shape, None)?;
                 (0, 0)
             }
         };
@@ -337,7 +338,7 @@ impl<B: Backend, C: Backend> PlacedLinear<B, C> {
         home: &Dev,
     ) -> Result<LinearShapes> {
         let checked =
-            shapes::linear(FORWARD, x, &[self.d_input, self.d_output], None).and_then(|checked| {
+            linear::linear(FORWARD, x, &[self.d_input, self.d_output], None).and_then(|checked| {
                 crate::capability::same_device(FORWARD, device, home).map(|()| checked)
             });
         self.policy.checked(op, checked)

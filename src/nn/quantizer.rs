@@ -7,6 +7,7 @@ use burn::tensor::Tensor;
 use burn::tensor::quantization::QuantScheme;
 
 use super::linear::QuantizedLinear;
+use super::params;
 use super::placed::InvalidLayer;
 use super::report::QuantReport;
 use crate::error::{GuardError, Result};
@@ -103,10 +104,13 @@ impl ModuleQuantizer {
     /// cannot, [`GuardError::InvalidArgument`] when the module has no `Linear` at all.
     pub fn quantize<M: Module>(&self, module: &M) -> Result<QuantizedLayers> {
         let mut finder = LinearFinder::default();
-        catch("quantize_module", || module.visit(&mut finder))?;
+        catch(QUANTIZE_MODULE, || module.visit(&mut finder))?;
+        if let Some(err) = finder.unreadable {
+            return Err(err);
+        }
         if finder.found.is_empty() {
             return Err(GuardError::InvalidArgument {
-                op: "quantize_module",
+                op: QUANTIZE_MODULE,
                 rule: "the module must contain at least one burn::nn::Linear",
                 got: "no Linear layer".into(),
             });
@@ -184,6 +188,9 @@ impl QuantizedLayers {
     }
 }
 
+/// The op name of [`ModuleQuantizer::quantize`]'s own errors.
+const QUANTIZE_MODULE: &str = "quantize_module";
+
 /// Collects every `burn::nn::Linear` of a module with its path. Burn's derive calls
 /// `enter_module(field, container)` before a Linear's own parameters, with the container type
 /// [`upstream::is_linear_container`](crate::upstream::is_linear_container) recognizes.
@@ -191,6 +198,8 @@ impl QuantizedLayers {
 struct LinearFinder {
     path: Vec<(String, String)>,
     found: Vec<(String, Linear)>,
+    /// The first parameter that could not be read (its initializer panicked when drawn).
+    unreadable: Option<GuardError>,
 }
 
 impl LinearFinder {
@@ -219,9 +228,23 @@ impl ModuleVisitor for LinearFinder {
     }
 
     fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
+        if self.unreadable.is_some() {
+            return;
+        }
+        // The drawn value and its dims, not the lazy shape: see `nn::params`.
+        let value = |finder: &mut Self| match params::values(QUANTIZE_MODULE, [param]) {
+            Ok([value]) => Some(value),
+            Err(err) => {
+                finder.unreadable = Some(err);
+                None
+            }
+        };
         if let (2, Some(path)) = (D, self.linear_path("weight")) {
-            let [rows, cols] = first_two(&param.lazy_shape().to_vec());
-            let weight = param.val().reshape([rows, cols]);
+            let Some(weight) = value(self) else {
+                return;
+            };
+            let [rows, cols] = first_two(&weight.dims());
+            let weight = weight.reshape([rows, cols]);
             self.found.push((
                 path,
                 Linear {
@@ -231,11 +254,15 @@ impl ModuleVisitor for LinearFinder {
             ));
         } else if let (1, Some(path)) = (D, self.linear_path("bias")) {
             // Burn visits a Linear's weight before its bias.
-            if let Some((last, linear)) = self.found.last_mut()
-                && *last == path
-            {
-                let size = param.lazy_shape().to_vec().first().copied().unwrap_or(0);
-                linear.bias = Some(Param::from_tensor(param.val().reshape([size])));
+            if self.found.last().is_none_or(|(last, _)| *last != path) {
+                return;
+            }
+            let Some(bias) = value(self) else {
+                return;
+            };
+            let size = bias.dims().first().copied().unwrap_or(0);
+            if let Some((_, linear)) = self.found.last_mut() {
+                linear.bias = Some(Param::from_tensor(bias.reshape([size])));
             }
         }
     }

@@ -8,7 +8,7 @@
 use burn::tensor::{AsIndex, Tensor, activation};
 
 use super::same_devices;
-use crate::check::{self, module as rules};
+use crate::check;
 use crate::error::Result;
 use crate::panic::catch;
 
@@ -84,7 +84,7 @@ softmax_twins! {
 #[doc(alias = "glu")]
 pub fn try_glu<const D: usize>(tensor: Tensor<D>, dim: impl AsIndex) -> Result<Tensor<D>> {
     const OP: &str = "glu";
-    let (dim, _) = rules::glu(OP, &tensor.dims(), dim.as_index())?;
+    let (dim, _) = check::activation::glu(OP, &tensor.dims(), dim.as_index())?;
     catch(OP, || activation::glu(tensor, dim))
 }
 
@@ -112,7 +112,7 @@ pub fn try_glu<const D: usize>(tensor: Tensor<D>, dim: impl AsIndex) -> Result<T
 #[doc(alias = "prelu")]
 pub fn try_prelu<const D: usize>(tensor: Tensor<D>, alpha: Tensor<1>) -> Result<Tensor<D>> {
     const OP: &str = "prelu";
-    rules::prelu(OP, &tensor.dims(), &alpha.dims())?;
+    check::activation::prelu(OP, &tensor.dims(), &alpha.dims())?;
     same_devices(OP, &[tensor.device(), alpha.device()])?;
     catch(OP, || activation::prelu(tensor, alpha))
 }

@@ -4,12 +4,12 @@
 //! `creation.rs`.
 
 use burn::tensor::kind::Basic;
-use burn::tensor::{AsIndex, Int, Tensor, TensorData};
+use burn::tensor::{AsIndex, Int, Tensor};
 
 use super::sealed::Sealed;
 use super::view::TryView;
 use crate::check;
-use crate::error::{GuardError, Result};
+use crate::error::Result;
 use crate::panic::catch;
 
 /// Fallible twins of `narrow`, `swap_dims` and `select`, which every kind has (burn's
@@ -126,23 +126,14 @@ impl<const D: usize, K: Basic> TryTensor<D, K> for Tensor<D, K> {
     }
 }
 
-/// The values of an index tensor, as `i64`, for range checks: one synchronous read, counted
-/// in [`value_reads`](crate::value_reads). None (nothing to check) inside
-/// [`value_reads::vouched`](crate::value_reads::vouched).
+/// The values of an index tensor, as `i64`, for range checks
+/// ([`value_reads::read_values`](crate::value_reads::read_values): one synchronous read,
+/// counted; empty inside [`value_reads::vouched`](crate::value_reads::vouched)).
 pub(crate) fn read_indices<const D: usize, K: Basic>(
     op: &'static str,
     indices: &Tensor<D, K>,
 ) -> Result<Vec<i64>> {
-    if !crate::value_reads::should_read() {
-        return Ok(Vec::new());
-    }
-    let data = catch(op, || indices.try_to_data())?
-        .map_err(|source| GuardError::from_execution(op, source))?;
-    catch(op, || {
-        data.try_cast_as::<i64>()
-            .and_then(TensorData::try_into_vec::<i64>)
-    })?
-    .map_err(|source| GuardError::from_data(op, source))
+    crate::value_reads::read_values(op, indices)
 }
 
 /// Body of the twin of `cat`.

@@ -13,7 +13,7 @@ use burn::tensor::module as burn_module;
 use burn::tensor::ops::{ConvOptions, ConvTransposeOptions, DeformConvOptions};
 
 use super::{output_fits, same_devices};
-use crate::check::module as rules;
+use crate::check::conv;
 use crate::error::{GuardError, Result};
 use crate::panic::catch;
 
@@ -29,13 +29,13 @@ pub(crate) trait ConvRule {
 /// burn's `conv3d` alone asserts symmetric padding (`module::conv3d` panics).
 impl<const N: usize> ConvRule for ConvOptions<N> {
     fn output(&self, op: &'static str, (x, w, bias): Operands<'_>) -> Result<Vec<usize>> {
-        rules::conv(op, x, w, bias, self, N == 3)
+        conv::conv(op, x, w, bias, self, N == 3)
     }
 }
 
 impl<const N: usize> ConvRule for ConvTransposeOptions<N> {
     fn output(&self, op: &'static str, (x, w, bias): Operands<'_>) -> Result<Vec<usize>> {
-        rules::conv_transpose(op, x, w, bias, self)
+        conv::conv_transpose(op, x, w, bias, self)
     }
 }
 
@@ -72,7 +72,7 @@ pub(crate) fn check_deform_conv2d(
 ) -> Result<()> {
     let mask_dims = mask.map(Tensor::dims);
     let bias_dims = bias.map(Tensor::dims);
-    let out = rules::deform_conv2d(
+    let out = conv::deform_conv2d(
         op,
         &x.dims(),
         &offset.dims(),
@@ -283,7 +283,7 @@ pub fn try_conv2d_weight_backward(
     options: ConvOptions<2>,
 ) -> Result<Tensor<4>> {
     const OP: &str = "conv2d_weight_backward";
-    let expected = rules::conv(OP, &x.dims(), &weight.dims(), None, &options, false)?;
+    let expected = conv::conv(OP, &x.dims(), &weight.dims(), None, &options, false)?;
     if output_grad.dims().as_slice() != expected.as_slice() {
         return Err(GuardError::ShapeMismatch {
             op: OP,

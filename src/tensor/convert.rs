@@ -10,7 +10,7 @@
 
 use burn::tensor::{ElementConversion, Scalar, Shape, Slice, SliceArg};
 
-use crate::check::indexing as rules;
+use crate::check::indexing;
 use crate::error::{GuardError, Result, ScalarValue};
 use crate::panic::catch;
 
@@ -49,7 +49,7 @@ pub(crate) fn slice<S: Into<Slice>>(op: &'static str, slice: S) -> Result<Slice>
         rule: "the slice argument cannot be converted: an index overflows",
         got: format!("type={}", core::any::type_name::<S>()),
     })?;
-    rules::slice_step(op, &slice)?;
+    indexing::slice_step(op, &slice)?;
     Ok(slice)
 }
 

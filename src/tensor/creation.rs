@@ -19,13 +19,12 @@ use burn::tensor::{
     Shape, Tensor, TensorCreationOptions, TensorData, Transaction,
 };
 
-use burn_backend::ExecutionError;
-
 use super::sealed::Sealed;
 use crate::capability::require_fits;
-use crate::check::creation as rules;
+use crate::check::{creation, quant};
 use crate::error::{GuardError, Limit, Result, Unsupported};
 use crate::panic::catch;
+use crate::value_reads::{read_data, read_data_into, read_failed, read_values};
 
 /// The dtype burn will create a `K` tensor with (burn's `TensorCreationOptions::resolve_dtype`):
 /// the explicit dtype for Float and Int, else the device default; Bool always uses the device
@@ -50,8 +49,8 @@ fn creation_checks<const D: usize, K: Basic>(
     shape: &Shape,
     options: &TensorCreationOptions,
 ) -> Result<DType> {
-    rules::creation_rank(op, &dims_of(shape), D)?;
-    rules::creation_dtype(op, <K as TensorKind>::KIND, resolve_dtype::<K>(options))
+    creation::creation_rank(op, &dims_of(shape), D)?;
+    creation::creation_dtype(op, <K as TensorKind>::KIND, resolve_dtype::<K>(options))
 }
 
 /// The byte rule for a new tensor of `shape` and `dtype` on the options' device, after the
@@ -71,15 +70,15 @@ fn from_data_checks<const D: usize, K: Basic>(
     data: &TensorData,
     options: &TensorCreationOptions,
 ) -> Result<()> {
-    rules::creation_rank(op, &dims_of(data.shape()), D)?;
+    creation::creation_rank(op, &dims_of(data.shape()), D)?;
     let kind = <K as TensorKind>::KIND;
-    if !rules::from_data_converts(kind, data.dtype()) {
+    if !creation::from_data_converts(kind, data.dtype()) {
         // The host holds the data already; the device allocates it again (on wgpu, one buffer).
         require_fits(op, &dims_of(data.shape()), data.dtype(), &options.device)?;
         return Ok(());
     }
-    let dtype = rules::creation_dtype(op, kind, resolve_dtype::<K>(options))?;
-    rules::data_fits(op, data, dtype)?;
+    let dtype = creation::creation_dtype(op, kind, resolve_dtype::<K>(options))?;
+    creation::data_fits(op, data, dtype)?;
     require_fits(op, &dims_of(data.shape()), dtype, &options.device)?;
     Ok(())
 }
@@ -91,11 +90,11 @@ fn checked_from_dispatch<const D: usize, K: Basic>(
 ) -> Result<Tensor<D, K>> {
     use burn_backend::TensorMetadata;
 
-    rules::creation_rank(op, &dims_of(&tensor.shape()), D)?;
+    creation::creation_rank(op, &dims_of(&tensor.shape()), D)?;
     let kind = <K as TensorKind>::KIND;
     let dtype = tensor.dtype();
-    if rules::from_data_converts(kind, dtype) {
-        rules::creation_dtype(op, kind, dtype)?;
+    if creation::from_data_converts(kind, dtype) {
+        creation::creation_dtype(op, kind, dtype)?;
     }
     catch(op, || Tensor::<D, K>::from_dispatch(tensor))
 }
@@ -122,38 +121,13 @@ pub fn try_transaction_register<const D: usize, K: TransactionKind>(
     tensor: Tensor<D, K>,
 ) -> Result<Transaction> {
     const OP: &str = "register";
-    rules::not_quantized(OP, tensor.dtype())?;
+    creation::not_quantized(OP, tensor.dtype())?;
     catch(OP, || transaction.register(tensor))
-}
-
-/// Reads `tensor`'s data under the backstop, consuming it; see [`read_failed`].
-fn read_into<const D: usize, K: Basic>(
-    op: &'static str,
-    tensor: Tensor<D, K>,
-) -> Result<TensorData> {
-    let device = tensor.device();
-    catch(op, || tensor.try_into_data())?.map_err(|source| read_failed(op, &device, source))
-}
-
-/// Reads `tensor`'s data under the backstop; see [`read_failed`].
-fn read_to<const D: usize, K: Basic>(
-    op: &'static str,
-    tensor: &Tensor<D, K>,
-) -> Result<TensorData> {
-    catch(op, || tensor.try_to_data())?.map_err(|source| read_failed(op, &tensor.device(), source))
-}
-
-/// The error of a failed read; a read that found its device poisoned records it
-/// ([`devices::health`](crate::devices::health)), so that later twins refuse the device at
-/// once.
-fn read_failed(op: &'static str, device: &Device, source: ExecutionError) -> GuardError {
-    crate::capability::note_execution_error(op, device, &source);
-    GuardError::from_read(op, source.into())
 }
 
 /// Checks the read value against `E`, then converts it as burn does.
 fn unpack_scalar<E: Element>(op: &'static str, data: TensorData) -> Result<E> {
-    rules::data_fits(op, &data, E::dtype())?;
+    creation::data_fits(op, &data, E::dtype())?;
     let values = catch(op, || data.try_into_vec_as::<E>())?
         .map_err(|e| GuardError::from_read(op, e.into()))?;
     let count = values.len();
@@ -175,7 +149,7 @@ pub(super) async fn into_scalar_async<const D: usize, K: Basic, E: Element>(
     tensor: Tensor<D, K>,
 ) -> Result<E> {
     const OP: &str = "into_scalar_async";
-    rules::scalar_read(OP, &tensor.dims())?;
+    creation::scalar_read(OP, &tensor.dims())?;
     let device = tensor.device();
     let data = tensor
         .into_data_async()
@@ -186,7 +160,7 @@ pub(super) async fn into_scalar_async<const D: usize, K: Basic, E: Element>(
 
 /// Reads `data` as `target`: the conversion must exist and every value must fit.
 fn convert_read(op: &'static str, data: TensorData, target: DType) -> Result<TensorData> {
-    rules::data_fits(op, &data, target)?;
+    creation::data_fits(op, &data, target)?;
     catch(op, || data.try_cast(target))?.map_err(|e| GuardError::from_read(op, e.into()))
 }
 
@@ -218,8 +192,8 @@ pub fn try_compute_range<const D: usize>(
     calibration: &Calibration,
 ) -> Result<CalibrationRange> {
     const OP: &str = "compute_range";
-    rules::not_quantized(OP, tensor.dtype())?;
-    rules::quant_blocks(OP, scheme, &tensor.dims())?;
+    creation::not_quantized(OP, tensor.dtype())?;
+    quant::quant_blocks(OP, scheme, &tensor.dims())?;
     crate::check::quant_calibration(OP, scheme, calibration, &tensor.dims())?;
     catch(OP, || {
         burn::tensor::quantization::compute_range(scheme, tensor, calibration)
@@ -255,9 +229,9 @@ pub fn try_compute_q_params(
     range: CalibrationRange,
 ) -> Result<QuantizationParameters> {
     const OP: &str = "compute_q_params";
-    rules::not_quantized(OP, range.min.dtype())?;
-    rules::not_quantized(OP, range.max.dtype())?;
-    rules::quant_two_level(OP, scheme, &range.min.dims())?;
+    creation::not_quantized(OP, range.min.dtype())?;
+    creation::not_quantized(OP, range.max.dtype())?;
+    quant::quant_two_level(OP, scheme, &range.min.dims())?;
     catch(OP, || {
         burn::tensor::quantization::compute_q_params(scheme, range)
     })
@@ -432,7 +406,7 @@ impl<const D: usize, K: Basic> TryConvert<D, K> for Tensor<D, K> {
     fn try_full_like<E: ElementConversion + Copy>(&self, fill_value: E) -> Result<Self> {
         const OP: &str = "full_like";
         let dtype = self.like_checks(OP)?;
-        rules::scalar_fits(OP, fill_value.elem::<f64>(), dtype)?;
+        creation::scalar_fits(OP, fill_value.elem::<f64>(), dtype)?;
         self.like_fits(OP, dtype)?;
         catch(OP, || self.full_like(fill_value))
     }
@@ -443,7 +417,7 @@ impl<const D: usize, K: Basic> TryConvert<D, K> for Tensor<D, K> {
     {
         const OP: &str = "cast";
         let plain = TypeId::of::<T>() == TypeId::of::<DType>();
-        rules::cast(
+        creation::cast(
             OP,
             <K as TensorKind>::KIND,
             self.dtype(),
@@ -479,7 +453,7 @@ impl<const D: usize, K: Basic> TryConvert<D, K> for Tensor<D, K> {
         K: burn::tensor::kind::Autodiff,
     {
         const OP: &str = "with_gradient_checkpointing_strategy";
-        rules::autodiff_state(
+        creation::autodiff_state(
             OP,
             self.is_autodiff(),
             "a gradient checkpointing strategy needs an autodiff tensor; call Tensor::autodiff first",
@@ -753,15 +727,9 @@ impl<const D: usize> TryConvertFloat<D> for Tensor<D> {
     fn try_int(self) -> Result<Tensor<D, burn::tensor::Int>> {
         const OP: &str = "int";
         let quirks = crate::capability::quirks_of(&self.device());
-        if quirks.float_to_int_unrepresentable_panics && crate::value_reads::should_read() {
-            let data = catch(OP, || self.try_to_data())?
-                .map_err(|source| GuardError::from_execution(OP, source))?;
-            let values = catch(OP, || {
-                data.try_cast_as::<f64>()
-                    .and_then(TensorData::try_into_vec::<f64>)
-            })?
-            .map_err(|source| GuardError::from_data(OP, source))?;
-            rules::float_to_int(OP, &values, &quirks)?;
+        if quirks.float_to_int_unrepresentable_panics {
+            let values: Vec<f64> = read_values(OP, &self)?;
+            creation::float_to_int(OP, &values, &quirks)?;
         }
         catch(OP, || self.int())
     }
@@ -769,7 +737,7 @@ impl<const D: usize> TryConvertFloat<D> for Tensor<D> {
     fn try_random_like(&self, distribution: Distribution) -> Result<Self> {
         const OP: &str = "random_like";
         let dtype = self.like_checks(OP)?;
-        rules::distribution(OP, distribution, dtype)?;
+        creation::distribution(OP, distribution, dtype)?;
         self.like_fits(OP, dtype)?;
         catch(OP, || self.random_like(distribution))
     }
@@ -789,7 +757,7 @@ impl<const D: usize> TryConvertFloat<D> for Tensor<D> {
     fn try_categorical(self, num_samples: usize) -> Result<Tensor<D, Int>> {
         const OP: &str = "categorical";
         let dims = self.dims();
-        let empty = rules::categorical(OP, &dims, num_samples)?;
+        let empty = creation::categorical(OP, &dims, num_samples)?;
         let mut out = dims.to_vec();
         if let Some(last) = out.last_mut() {
             *last = num_samples;
@@ -805,7 +773,7 @@ impl<const D: usize> TryConvertFloat<D> for Tensor<D> {
     fn try_quantize(self, scheme: &QuantScheme, qparams: QuantizationParameters) -> Result<Self> {
         const OP: &str = "quantize";
         let global = qparams.global.as_ref().map(|g| (g.dims(), g.dtype()));
-        rules::quantize_params(
+        creation::quantize_params(
             OP,
             global_scale_dtype(scheme).is_some(),
             global
@@ -818,7 +786,7 @@ impl<const D: usize> TryConvertFloat<D> for Tensor<D> {
 
     fn try_is_distributed(&self) -> Result<bool> {
         const OP: &str = "is_distributed";
-        rules::distributed(OP, self.dtype(), self.is_autodiff(), true)?;
+        creation::distributed(OP, self.dtype(), self.is_autodiff(), true)?;
         catch(OP, || self.is_distributed())
     }
 
@@ -828,14 +796,14 @@ impl<const D: usize> TryConvertFloat<D> for Tensor<D> {
     ) -> Result<Self> {
         const OP: &str = "set_distributed";
         let supported = distributed_backend(&self.device());
-        rules::distributed(OP, self.dtype(), self.is_autodiff(), supported)?;
+        creation::distributed(OP, self.dtype(), self.is_autodiff(), supported)?;
         catch(OP, || self.set_distributed(param_id))
     }
 
     #[cfg(feature = "autodiff")]
     fn try_backward(&self) -> Result<burn::tensor::Gradients> {
         const OP: &str = "backward";
-        rules::autodiff_state(
+        creation::autodiff_state(
             OP,
             self.is_tracked(),
             "backward needs a tracked autodiff tensor; call Tensor::autodiff().require_grad() on the source leaf",
@@ -847,14 +815,14 @@ impl<const D: usize> TryConvertFloat<D> for Tensor<D> {
     #[cfg(feature = "autodiff")]
     fn try_grad_replace(&self, grads: &mut burn::tensor::Gradients, grad: Tensor<D>) -> Result<()> {
         const OP: &str = "grad_replace";
-        rules::not_quantized(OP, self.dtype())?;
-        rules::autodiff_state(
+        creation::not_quantized(OP, self.dtype())?;
+        creation::autodiff_state(
             OP,
             self.is_autodiff(),
             "replacing a gradient needs an autodiff tensor",
             "autodiff=false",
         )?;
-        rules::autodiff_state(
+        creation::autodiff_state(
             OP,
             !grad.is_autodiff(),
             "the replacement gradient must be on the inner backend; call Tensor::inner first",
@@ -877,7 +845,7 @@ trait LikeChecks {
 impl<const D: usize, K: Basic> LikeChecks for Tensor<D, K> {
     fn like_checks(&self, op: &'static str) -> Result<DType> {
         let dtype = self.dtype();
-        rules::not_quantized(op, dtype)?;
+        creation::not_quantized(op, dtype)?;
         Ok(dtype)
     }
 
@@ -906,7 +874,7 @@ fn require_grad_checks<const D: usize>(
     let non_leaf = tensor.is_tracked() && !tensor.is_require_grad();
     #[cfg(not(feature = "autodiff"))]
     let non_leaf = false;
-    rules::require_grad(op, require_grad, quantized, tensor.is_autodiff(), non_leaf)
+    creation::require_grad(op, require_grad, quantized, tensor.is_autodiff(), non_leaf)
 }
 
 /// Twins of burn's associated functions of `Tensor<D, K>` for any kind `K` (burn's `api/base.rs` and
@@ -1226,7 +1194,7 @@ impl<const D: usize, K: Basic> TryCreate<D, K> for Tensor<D, K> {
         const OP: &str = "full";
         let (shape, options) = (shape.into(), options.into());
         let dtype = creation_checks::<D, K>(OP, &shape, &options)?;
-        rules::scalar_fits(OP, fill_value.elem::<f64>(), dtype)?;
+        creation::scalar_fits(OP, fill_value.elem::<f64>(), dtype)?;
         creation_fits(OP, &shape, dtype, &options)?;
         catch(OP, || Tensor::<D, K>::full(shape, fill_value, options))
     }
@@ -1244,7 +1212,7 @@ impl<const D: usize, K: Basic> TryCreate<D, K> for Tensor<D, K> {
     }
     fn try_from_bridge(tensor: burn::tensor::kind::BridgeTensor) -> Result<Self> {
         const OP: &str = "from_bridge";
-        rules::creation_rank(OP, &dims_of(&tensor.shape()), D)?;
+        creation::creation_rank(OP, &dims_of(&tensor.shape()), D)?;
         let variant = if tensor.is_bool() {
             Kind::Bool
         } else if tensor.is_int() {
@@ -1252,7 +1220,7 @@ impl<const D: usize, K: Basic> TryCreate<D, K> for Tensor<D, K> {
         } else {
             Kind::Float
         };
-        rules::bridge_kind(
+        creation::bridge_kind(
             OP,
             <K as TensorKind>::KIND,
             variant,
@@ -1329,7 +1297,7 @@ impl<const D: usize, K: Numeric> TryCreateNumeric<D, K> for Tensor<D, K> {
         const OP: &str = "random";
         let (shape, options) = (shape.into(), options.into());
         let dtype = creation_checks::<D, K>(OP, &shape, &options)?;
-        rules::distribution(OP, distribution, dtype)?;
+        creation::distribution(OP, distribution, dtype)?;
         creation_fits(OP, &shape, dtype, &options)?;
         catch(OP, || Tensor::<D, K>::random(shape, distribution, options))
     }
@@ -1369,7 +1337,7 @@ impl<K: Numeric> TryCreateMatrix<K> for Tensor<2, K> {
         const OP: &str = "eye";
         let dtype = resolve_dtype::<K>(&device.into());
         require_fits(OP, &[size, size], dtype, device)?;
-        if rules::eye_is_empty(size) {
+        if creation::eye_is_empty(size) {
             return catch(OP, || Tensor::<2, K>::zeros([0, 0], device));
         }
         catch(OP, || Tensor::<2, K>::eye(size, device))
@@ -1405,7 +1373,7 @@ impl<const D: usize> TryCreateFloat<D> for Tensor<D> {
     fn try_from_floats<A: Into<TensorData>>(floats: A, device: &Device) -> Result<Self> {
         const OP: &str = "from_floats";
         let data = floats.into();
-        rules::data_fits(OP, &data, DType::F32)?;
+        creation::data_fits(OP, &data, DType::F32)?;
         let data = catch(OP, || data.convert::<f32>())?;
         from_data_checks::<D, Float>(OP, &data, &device.into())?;
         catch(OP, || Tensor::<D>::from_data(data, device))
@@ -1470,7 +1438,7 @@ impl<const D: usize> TryCreateInt<D> for Tensor<D, Int> {
     fn try_from_ints<A: Into<TensorData>>(ints: A, device: &Device) -> Result<Self> {
         const OP: &str = "from_ints";
         let data = ints.into();
-        rules::data_fits(OP, &data, DType::I32)?;
+        creation::data_fits(OP, &data, DType::I32)?;
         let data = catch(OP, || data.convert::<i32>())?;
         from_data_checks::<D, Int>(OP, &data, &device.into())?;
         catch(OP, || Tensor::<D, Int>::from_data(data, device))
@@ -1481,7 +1449,7 @@ impl<const D: usize> TryCreateInt<D> for Tensor<D, Int> {
     ) -> Result<Tensor<D2, Int>> {
         const OP: &str = "cartesian_grid";
         let shape = shape.into();
-        let (out, empty) = rules::cartesian_grid(OP, &dims_of(&shape), D, D2)?;
+        let (out, empty) = creation::cartesian_grid(OP, &dims_of(&shape), D, D2)?;
         require_fits(OP, &out, resolve_dtype::<Int>(&device.into()), device)?;
         if empty {
             return catch(OP, || Tensor::<D2, Int>::zeros(out, device));
@@ -1545,8 +1513,8 @@ impl TryCreateRange for Tensor<1, Int> {
     fn try_arange(range: Range<i64>, options: impl Into<TensorCreationOptions>) -> Result<Self> {
         const OP: &str = "arange";
         let options = options.into();
-        let dtype = rules::creation_dtype(OP, Kind::Int, resolve_dtype::<Int>(&options))?;
-        let length = rules::arange_length(&range, 1);
+        let dtype = creation::creation_dtype(OP, Kind::Int, resolve_dtype::<Int>(&options))?;
+        let length = creation::arange_length(&range, 1);
         require_fits(OP, &[length], dtype, &options.device)?;
         catch(OP, || Tensor::<1, Int>::arange(range, options))
     }
@@ -1557,9 +1525,9 @@ impl TryCreateRange for Tensor<1, Int> {
     ) -> Result<Self> {
         const OP: &str = "arange_step";
         let options = options.into();
-        let dtype = rules::creation_dtype(OP, Kind::Int, resolve_dtype::<Int>(&options))?;
-        rules::arange_step(OP, step)?;
-        let length = rules::arange_length(&range, step);
+        let dtype = creation::creation_dtype(OP, Kind::Int, resolve_dtype::<Int>(&options))?;
+        creation::arange_step(OP, step)?;
+        let length = creation::arange_length(&range, step);
         require_fits(OP, &[length], dtype, &options.device)?;
         catch(OP, || Tensor::<1, Int>::arange_step(range, step, options))
     }
@@ -1810,8 +1778,8 @@ pub trait CheckedRead<const D: usize, K: Basic>: Sealed + Sized {
 impl<const D: usize, K: Basic> CheckedRead<D, K> for Tensor<D, K> {
     fn into_scalar_checked<E: Element>(self) -> Result<E> {
         const OP: &str = "into_scalar";
-        rules::scalar_read(OP, &self.dims())?;
-        let data = read_into(OP, self)?;
+        creation::scalar_read(OP, &self.dims())?;
+        let data = read_data_into(OP, self)?;
         unpack_scalar(OP, data)
     }
     fn into_scalar_async_checked<E: Element>(self) -> impl Future<Output = Result<E>> + Send {
@@ -1819,22 +1787,22 @@ impl<const D: usize, K: Basic> CheckedRead<D, K> for Tensor<D, K> {
     }
     fn to_data_as_checked<E: Element>(&self) -> Result<TensorData> {
         const OP: &str = "to_data_as";
-        let data = read_to(OP, self)?;
+        let data = read_data(OP, self)?;
         convert_read(OP, data, E::dtype())
     }
     fn into_data_as_checked<E: Element>(self) -> Result<TensorData> {
         const OP: &str = "into_data_as";
-        let data = read_into(OP, self)?;
+        let data = read_data_into(OP, self)?;
         convert_read(OP, data, E::dtype())
     }
     fn to_data_dtype_checked(&self, dtype: DType) -> Result<TensorData> {
         const OP: &str = "to_data_dtype";
-        let data = read_to(OP, self)?;
+        let data = read_data(OP, self)?;
         convert_read(OP, data, dtype)
     }
     fn into_data_dtype_checked(self, dtype: DType) -> Result<TensorData> {
         const OP: &str = "into_data_dtype";
-        let data = read_into(OP, self)?;
+        let data = read_data_into(OP, self)?;
         convert_read(OP, data, dtype)
     }
 }

@@ -4,7 +4,7 @@ use burn::tensor::module as burn_module;
 use burn::tensor::{Int, Tensor};
 
 use super::base::read_indices;
-use crate::check::loss as rules;
+use crate::check::loss;
 use crate::error::Result;
 use crate::panic::catch;
 
@@ -80,7 +80,7 @@ pub(crate) fn check_ctc(
 ) -> Result<(Vec<i64>, Vec<i64>)> {
     let [time, _, classes] = log_probs.dims();
     let [_, width] = targets.dims();
-    rules::ctc(
+    loss::ctc(
         op,
         &log_probs.dims(),
         &targets.dims(),
@@ -96,10 +96,10 @@ pub(crate) fn check_ctc(
     ] {
         crate::capability::same_device(op, &device, &other)?;
     }
-    rules::class_ids(op, &read_indices(op, targets)?, classes, 2)?;
+    loss::class_ids(op, &read_indices(op, targets)?, classes, 2)?;
     let target_values = read_indices(op, target_lengths)?;
-    rules::ctc_target_lengths(op, &target_values, width)?;
+    loss::ctc_target_lengths(op, &target_values, width)?;
     let input_values = read_indices(op, input_lengths)?;
-    rules::ctc_input_lengths(op, &input_values, time)?;
+    loss::ctc_input_lengths(op, &input_values, time)?;
     Ok((input_values, target_values))
 }

@@ -1,8 +1,9 @@
 //! Twins of the element-wise family: comparisons, pairwise max/min, closeness, powers, fmod/remainder, atan2/hypot, cross, dot, rounding (round/floor/trunc), fmod_scalar, is_finite, bool, int bitwise and bool logic ops, bool_not, nonzero/argwhere, `grid_sample_2d`, and every scalar op (class S).
 //!
-//! Tensor–tensor operations check what burn's `TensorCheck::binary_ops_ew` checks (same
-//! device, broadcastable shapes) with [`check::same_device`](crate::check::same_device) and
-//! [`check::broadcast`](crate::check::broadcast). Scalar operations check that the scalar is
+//! Tensor–tensor operations check what burn's `TensorCheck::binary_ops_ew` checks
+//! (broadcastable shapes, one device, one dtype), and the byte rule on a broadcast output, in
+//! the one function of the arithmetic operators (`numeric.rs`), which holds that rule's error
+//! list. Scalar operations check that the scalar is
 //! representable in the tensor's dtype with
 //! [`check::elementwise::scalar`](crate::check::elementwise::scalar), then hand burn the
 //! scalar already widened to its family (`f64`, `i64`, `u64`, `bool`), which burn converts
@@ -12,6 +13,7 @@ use burn::tensor::kind::{Basic, FloatMath, Numeric, Ordered};
 use burn::tensor::ops::GridSampleOptions;
 use burn::tensor::{AsIndex, Bool, DType, Element, ElementConversion, Int, Tensor};
 
+use super::numeric::{Output, binary_ew, int_divisors};
 use super::sealed::Sealed;
 use crate::check;
 use crate::check::elementwise::ScalarValue;
@@ -37,18 +39,6 @@ fn scalar_arg<E: ElementConversion>(
     dtype: &DType,
 ) -> Result<ScalarValue> {
     check::elementwise::scalar(op, super::convert::scalar(op, value)?, dtype)
-}
-
-/// Device and broadcast checks of `TensorCheck::binary_ops_ew`.
-fn binary_ew<const D: usize, K: Basic>(
-    op: &'static str,
-    lhs: &Tensor<D, K>,
-    rhs: &Tensor<D, K>,
-) -> Result<Vec<usize>> {
-    let shape = check::broadcast(op, &lhs.dims(), &rhs.dims())?;
-    crate::capability::same_device(op, &lhs.device(), &rhs.device())?;
-    check::elementwise::same_dtype(op, lhs.dtype(), rhs.dtype())?;
-    Ok(shape)
 }
 
 /// Documents one scalar twin, whose signature is written out at the call (so that
@@ -93,14 +83,14 @@ macro_rules! decl_binary {
     (in $trait:literal; $alias:literal, $note:literal, $kind:literal, $ctor:literal; $($sig:tt)*) => {
         #[doc = concat!("Fallible twin of [`Tensor::", $alias, "`].")]
         #[doc = ""]
-        #[doc = "Checks, as burn's `TensorCheck::binary_ops_ew`, that both tensors are on the"]
-        #[doc = "same device and that each dimension is equal or 1 in one of them."]
+        #[doc = "Checks what every element-wise tensor–tensor twin checks (burn's"]
+        #[doc = "`TensorCheck::binary_ops_ew`: broadcastable shapes, one device, one dtype; the"]
+        #[doc = "byte rule on a broadcast output): see [`TryNumeric::try_add`](crate::tensor::TryNumeric::try_add)."]
         #[doc = $note]
         #[doc = ""]
         #[doc = "# Errors"]
         #[doc = ""]
-        #[doc = "- [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) with both shapes."]
-        #[doc = "- [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch)."]
+        #[doc = "Those of [`TryNumeric::try_add`](crate::tensor::TryNumeric::try_add)."]
         #[doc = ""]
         #[doc = "```"]
         #[doc = concat!("use burn::tensor::{Device, ", $kind, "Tensor};")]
@@ -316,38 +306,34 @@ macro_rules! impl_scalar_compare {
 
 /// One tensor–tensor twin checked like `binary_ops_ew`.
 macro_rules! impl_binary {
-    ($twin:ident, $burn:ident, $bound:ident, $out:ty) => {
+    ($twin:ident, $burn:ident, $bound:ident, $out:ty, $output:ident) => {
         fn $twin(self, other: Self) -> Result<$out>
         where
             K: $bound,
         {
             const OP: &str = stringify!($burn);
-            binary_ew(OP, &self, &other)?;
+            binary_ew(OP, &self, &other, Output::$output)?;
             catch(OP, || self.$burn(other))
         }
     };
 }
 
 impl<const D: usize, K: Basic> TryElementwise<D, K> for Tensor<D, K> {
-    impl_binary!(try_equal, equal, Basic, Tensor<D, Bool>);
-    impl_binary!(try_not_equal, not_equal, Basic, Tensor<D, Bool>);
-    impl_binary!(try_greater, greater, Ordered, Tensor<D, Bool>);
-    impl_binary!(try_greater_equal, greater_equal, Ordered, Tensor<D, Bool>);
-    impl_binary!(try_lower, lower, Ordered, Tensor<D, Bool>);
-    impl_binary!(try_lower_equal, lower_equal, Ordered, Tensor<D, Bool>);
-    impl_binary!(try_max_pair, max_pair, Ordered, Self);
-    impl_binary!(try_min_pair, min_pair, Ordered, Self);
+    impl_binary!(try_equal, equal, Basic, Tensor<D, Bool>, Bool);
+    impl_binary!(try_not_equal, not_equal, Basic, Tensor<D, Bool>, Bool);
+    impl_binary!(try_greater, greater, Ordered, Tensor<D, Bool>, Bool);
+    impl_binary!(try_greater_equal, greater_equal, Ordered, Tensor<D, Bool>, Bool);
+    impl_binary!(try_lower, lower, Ordered, Tensor<D, Bool>, Bool);
+    impl_binary!(try_lower_equal, lower_equal, Ordered, Tensor<D, Bool>, Bool);
+    impl_binary!(try_max_pair, max_pair, Ordered, Self, Operands);
+    impl_binary!(try_min_pair, min_pair, Ordered, Self, Operands);
     fn try_remainder(self, other: Self) -> Result<Self>
     where
         K: Numeric,
     {
         const OP: &str = "remainder";
-        binary_ew(OP, &self, &other)?;
-        let dtype = other.dtype();
-        if dtype.is_int() || dtype.is_uint() {
-            let divisors = super::base::read_indices(OP, &other)?;
-            check::elementwise::nonzero_divisors(OP, &divisors, &dtype)?;
-        }
+        binary_ew(OP, &self, &other, Output::Operands)?;
+        int_divisors(OP, &other)?;
         catch(OP, || self.remainder(other))
     }
 
@@ -356,7 +342,7 @@ impl<const D: usize, K: Basic> TryElementwise<D, K> for Tensor<D, K> {
         K: Numeric,
     {
         const OP: &str = "powi";
-        binary_ew(OP, &self, &other)?;
+        binary_ew(OP, &self, &other, Output::Operands)?;
         let dtype = self.dtype();
         let quirks = crate::capability::quirks_of(&self.device());
         if (dtype.is_int() || dtype.is_uint()) && quirks.int_powi_negative_exponent_panics {
@@ -365,7 +351,7 @@ impl<const D: usize, K: Basic> TryElementwise<D, K> for Tensor<D, K> {
         }
         catch(OP, || self.powi(other))
     }
-    impl_binary!(try_atan2, atan2, FloatMath, Self);
+    impl_binary!(try_atan2, atan2, FloatMath, Self, Operands);
 
     impl_scalar_compare!(try_equal_scalar, equal_scalar, Basic, Element);
     impl_scalar_compare!(try_not_equal_scalar, not_equal_scalar, Basic, Element);
@@ -639,10 +625,10 @@ pub trait TryElementwiseFloat<const D: usize>: Sealed + Sized {
     ///
     /// burn checks nothing here; the backends assert. Checks that the input is
     /// `[N, C, H_in, W_in]` and the grid `[N, H_out, W_out, 2]` (see
-    /// [`check::module::grid_sample_2d`](crate::check::module::grid_sample_2d)), the device,
+    /// [`check::grid::grid_sample_2d`](crate::check::grid::grid_sample_2d)), the device,
     /// that both have the same dtype, and that the CPU backend implements the mode (Flex:
     /// bilinear and nearest; NdArray: bilinear; see
-    /// [`check::module::grid_sample_mode`](crate::check::module::grid_sample_mode)).
+    /// [`check::grid::grid_sample_mode`](crate::check::grid::grid_sample_mode)).
     ///
     /// # Errors
     ///
@@ -749,19 +735,19 @@ pub trait TryElementwiseFloat<const D: usize>: Sealed + Sized {
 impl<const D: usize> TryElementwiseFloat<D> for Tensor<D> {
     fn try_hypot(self, other: Self) -> Result<Self> {
         const OP: &str = "hypot";
-        binary_ew(OP, &self, &other)?;
+        binary_ew(OP, &self, &other, Output::Operands)?;
         catch(OP, || self.hypot(other))
     }
 
     fn try_powf(self, other: Self) -> Result<Self> {
         const OP: &str = "powf";
-        binary_ew(OP, &self, &other)?;
+        binary_ew(OP, &self, &other, Output::Operands)?;
         catch(OP, || self.powf(other))
     }
 
     fn try_fmod(self, other: Self) -> Result<Self> {
         const OP: &str = "fmod";
-        binary_ew(OP, &self, &other)?;
+        binary_ew(OP, &self, &other, Output::Operands)?;
         catch(OP, || self.fmod(other))
     }
 
@@ -772,13 +758,13 @@ impl<const D: usize> TryElementwiseFloat<D> for Tensor<D> {
         atol: Option<f64>,
     ) -> Result<Tensor<D, Bool>> {
         const OP: &str = "is_close";
-        binary_ew(OP, &self, &other)?;
+        binary_ew(OP, &self, &other, Output::Bool)?;
         catch(OP, || self.is_close(other, rtol, atol))
     }
 
     fn try_all_close(self, other: Self, rtol: Option<f64>, atol: Option<f64>) -> Result<bool> {
         const OP: &str = "all_close";
-        binary_ew(OP, &self, &other)?;
+        binary_ew(OP, &self, &other, Output::Bool)?;
         catch(OP, || self.all_close(other, rtol, atol))
     }
 
@@ -789,10 +775,10 @@ impl<const D: usize> TryElementwiseFloat<D> for Tensor<D> {
     ) -> Result<Tensor<D>> {
         const OP: &str = "grid_sample_2d";
         let options = options.into();
-        check::module::grid_sample_2d(OP, &self.dims(), &grid.dims())?;
+        check::grid::grid_sample_2d(OP, &self.dims(), &grid.dims())?;
         crate::capability::same_device(OP, &self.device(), &grid.device())?;
         check::elementwise::same_dtype(OP, self.dtype(), grid.dtype())?;
-        check::module::grid_sample_mode(
+        check::grid::grid_sample_mode(
             OP,
             &options.mode,
             &crate::capability::quirks_of(&self.device()),
@@ -877,15 +863,13 @@ macro_rules! decl_int_binary {
         #[doc = ""]
         #[doc = "burn runs no check here (no `binary_ops_ew`); the backends panic on shapes"]
         #[doc = "that do not broadcast (Flex, NdArray) and on different int dtypes (NdArray)."]
-        #[doc = "Checks the device, that each dimension is equal or 1 in one of the tensors,"]
-        #[doc = "and that the dtypes are equal."]
+        #[doc = "Checks what every element-wise tensor–tensor twin checks: see"]
+        #[doc = "[`TryNumeric::try_add`](crate::tensor::TryNumeric::try_add)."]
         #[doc = $note]
         #[doc = ""]
         #[doc = "# Errors"]
         #[doc = ""]
-        #[doc = "- [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) with both shapes."]
-        #[doc = "- [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch)."]
-        #[doc = "- [`GuardError::DTypeMismatch`](crate::GuardError::DTypeMismatch)."]
+        #[doc = "- Those of [`TryNumeric::try_add`](crate::tensor::TryNumeric::try_add)."]
         #[doc = "- [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for a shift amount (shifts only)."]
         #[doc = ""]
         #[doc = "```"]
@@ -984,25 +968,25 @@ macro_rules! impl_bitwise {
 impl<const D: usize> TryElementwiseInt<D> for Tensor<D, Int> {
     fn try_bitwise_and(self, other: Self) -> Result<Self> {
         const OP: &str = "bitwise_and";
-        binary_ew(OP, &self, &other)?;
+        binary_ew(OP, &self, &other, Output::Operands)?;
         catch(OP, || self.bitwise_and(other))
     }
 
     fn try_bitwise_or(self, other: Self) -> Result<Self> {
         const OP: &str = "bitwise_or";
-        binary_ew(OP, &self, &other)?;
+        binary_ew(OP, &self, &other, Output::Operands)?;
         catch(OP, || self.bitwise_or(other))
     }
 
     fn try_bitwise_xor(self, other: Self) -> Result<Self> {
         const OP: &str = "bitwise_xor";
-        binary_ew(OP, &self, &other)?;
+        binary_ew(OP, &self, &other, Output::Operands)?;
         catch(OP, || self.bitwise_xor(other))
     }
 
     fn try_bitwise_left_shift(self, other: Self) -> Result<Self> {
         const OP: &str = "bitwise_left_shift";
-        binary_ew(OP, &self, &other)?;
+        binary_ew(OP, &self, &other, Output::Operands)?;
         let amounts = super::base::read_indices(OP, &other)?;
         check::elementwise::shift_amounts(OP, &amounts, &self.dtype())?;
         catch(OP, || self.bitwise_left_shift(other))
@@ -1010,7 +994,7 @@ impl<const D: usize> TryElementwiseInt<D> for Tensor<D, Int> {
 
     fn try_bitwise_right_shift(self, other: Self) -> Result<Self> {
         const OP: &str = "bitwise_right_shift";
-        binary_ew(OP, &self, &other)?;
+        binary_ew(OP, &self, &other, Output::Operands)?;
         let amounts = super::base::read_indices(OP, &other)?;
         check::elementwise::shift_amounts(OP, &amounts, &self.dtype())?;
         catch(OP, || self.bitwise_right_shift(other))
@@ -1037,13 +1021,12 @@ macro_rules! decl_bool {
         #[doc = concat!("Fallible twin of [`Tensor::", $alias, "`].")]
         #[doc = ""]
         #[doc = "burn runs no check here (no `binary_ops_ew`); Flex and NdArray panic on shapes"]
-        #[doc = "that do not broadcast. Checks the device and that each dimension is equal or 1"]
-        #[doc = "in one of the tensors."]
+        #[doc = "that do not broadcast. Checks what every element-wise tensor–tensor twin checks:"]
+        #[doc = "see [`TryNumeric::try_add`](crate::tensor::TryNumeric::try_add)."]
         #[doc = ""]
         #[doc = "# Errors"]
         #[doc = ""]
-        #[doc = "- [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) with both shapes."]
-        #[doc = "- [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch)."]
+        #[doc = "Those of [`TryNumeric::try_add`](crate::tensor::TryNumeric::try_add)."]
         #[doc = ""]
         #[doc = "```"]
         #[doc = "use burn::tensor::{Bool, Device, Tensor};"]
@@ -1168,19 +1151,19 @@ pub trait TryElementwiseBool<const D: usize>: Sealed + Sized {
 impl<const D: usize> TryElementwiseBool<D> for Tensor<D, Bool> {
     fn try_bool_and(self, rhs: Self) -> Result<Self> {
         const OP: &str = "bool_and";
-        binary_ew(OP, &self, &rhs)?;
+        binary_ew(OP, &self, &rhs, Output::Operands)?;
         catch(OP, || self.bool_and(rhs))
     }
 
     fn try_bool_or(self, rhs: Self) -> Result<Self> {
         const OP: &str = "bool_or";
-        binary_ew(OP, &self, &rhs)?;
+        binary_ew(OP, &self, &rhs, Output::Operands)?;
         catch(OP, || self.bool_or(rhs))
     }
 
     fn try_bool_xor(self, rhs: Self) -> Result<Self> {
         const OP: &str = "bool_xor";
-        binary_ew(OP, &self, &rhs)?;
+        binary_ew(OP, &self, &rhs, Output::Operands)?;
         catch(OP, || self.bool_xor(rhs))
     }
 
@@ -1218,13 +1201,13 @@ impl<const D: usize> TryElementwiseBool<D> for Tensor<D, Bool> {
 pub trait TryElementwiseVector<K: Numeric>: Sealed + Sized {
     /// Fallible twin of [`Tensor::dot`].
     ///
-    /// Checks, as burn through `mul`, the device and that the lengths are equal or one of
-    /// them is 1.
+    /// Checks, as burn through `mul`, what every element-wise tensor–tensor twin checks (the
+    /// lengths equal or one of them 1; see
+    /// [`TryNumeric::try_add`](crate::tensor::TryNumeric::try_add)).
     ///
     /// # Errors
     ///
-    /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) with both shapes.
-    /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
+    /// Those of [`TryNumeric::try_add`](crate::tensor::TryNumeric::try_add).
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -1243,7 +1226,7 @@ pub trait TryElementwiseVector<K: Numeric>: Sealed + Sized {
 impl<K: Numeric> TryElementwiseVector<K> for Tensor<1, K> {
     fn try_dot(self, other: Self) -> Result<Self> {
         const OP: &str = "dot";
-        binary_ew(OP, &self, &other)?;
+        binary_ew(OP, &self, &other, Output::Operands)?;
         catch(OP, || self.dot(other))
     }
 }

@@ -3,7 +3,7 @@
 
 use burn::tensor::{Tensor, grid};
 
-use crate::check::module as rules;
+use crate::check;
 use crate::error::Result;
 use crate::panic::catch;
 
@@ -34,6 +34,6 @@ pub use super::view::{try_meshgrid, try_meshgrid_stack};
 #[doc(alias = "affine_grid_2d")]
 pub fn try_affine_grid_2d(transform: Tensor<3>, dims: [usize; 4]) -> Result<Tensor<4>> {
     const OP: &str = "affine_grid_2d";
-    rules::affine_grid_2d(OP, &transform.dims(), dims)?;
+    check::grid::affine_grid_2d(OP, &transform.dims(), dims)?;
     catch(OP, || grid::affine_grid_2d(transform, dims))
 }

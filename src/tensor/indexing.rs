@@ -8,16 +8,17 @@ use std::future::Future;
 use burn::tensor::kind::{Basic, Numeric, Ordered};
 use burn::tensor::{
     AsIndex, Bool, Device, Element, ElementConversion, IndexingUpdateOp, Int, Scalar, Shape, Slice,
-    SliceArg, Tensor, TensorData,
+    SliceArg, Tensor,
 };
 
 use super::base::read_indices;
 use super::convert;
 use super::sealed::Sealed;
 use crate::check;
-use crate::check::indexing as rules;
-use crate::error::{GuardError, Result, ScalarValue};
+use crate::check::indexing;
+use crate::error::{Result, ScalarValue};
 use crate::panic::catch;
+use crate::value_reads::read_values;
 
 /// Fallible twins of the indexing family: slice*, select_dim, select_assign, gather*, scatter*, mask_select*, mask_fill, take, one_hot*, tril/triu and their masks.
 ///
@@ -504,9 +505,9 @@ impl<const D: usize, K: Basic> TryIndexing<D, K> for Tensor<D, K> {
         const OP: &str = "slice_assign";
         let shape = self.shape();
         let slices = convert::slices(OP, slices, &shape)?;
-        match rules::slice_assign(OP, &shape, &slices, &values.dims())? {
-            rules::SliceAssign::Empty => Ok(self),
-            rules::SliceAssign::Selected(_) => {
+        match indexing::slice_assign(OP, &shape, &slices, &values.dims())? {
+            indexing::SliceAssign::Empty => Ok(self),
+            indexing::SliceAssign::Selected(_) => {
                 crate::capability::same_device(OP, &self.device(), &values.device())?;
                 catch(OP, || self.slice_assign(&slices, values))
             }
@@ -517,8 +518,8 @@ impl<const D: usize, K: Basic> TryIndexing<D, K> for Tensor<D, K> {
         const OP: &str = "slice_fill";
         let slices = convert::slices(OP, slices, &self.shape())?;
         let dtype = self.dtype();
-        rules::not_quantized(OP, &dtype)?;
-        rules::fill_element(OP, convert::scalar(OP, value)?, &dtype)?;
+        indexing::not_quantized(OP, &dtype)?;
+        indexing::fill_element(OP, convert::scalar(OP, value)?, &dtype)?;
         catch(OP, || self.slice_fill(&slices, value))
     }
 
@@ -537,7 +538,7 @@ impl<const D: usize, K: Basic> TryIndexing<D, K> for Tensor<D, K> {
         const OP: &str = "select_dim";
         let dim = check::dim(OP, dim.as_index(), D)?;
         let index = index.as_index();
-        rules::select_dim(OP, &self.dims(), dim, index, D2)?;
+        indexing::select_dim(OP, &self.dims(), dim, index, D2)?;
         catch(OP, || self.select_dim::<D2>(dim, index))
     }
 
@@ -551,8 +552,8 @@ impl<const D: usize, K: Basic> TryIndexing<D, K> for Tensor<D, K> {
         const OP: &str = "select_assign";
         let dim = check::dim(OP, dim.as_index(), D)?;
         let [count] = indices.dims();
-        rules::select_assign(OP, dim, &self.dims(), count, &values.dims())?;
-        rules::bool_update(OP, &self.dtype(), &update)?;
+        indexing::select_assign(OP, dim, &self.dims(), count, &values.dims())?;
+        indexing::bool_update(OP, &self.dtype(), &update)?;
         let device = self.device();
         crate::capability::same_device(OP, &device, &indices.device())?;
         crate::capability::same_device(OP, &device, &values.device())?;
@@ -580,16 +581,16 @@ impl<const D: usize, K: Basic> TryIndexing<D, K> for Tensor<D, K> {
 
     fn try_mask_fill<E: ElementConversion>(self, mask: Tensor<D, Bool>, value: E) -> Result<Self> {
         const OP: &str = "mask_fill";
-        rules::mask_fill(OP, &self.dims(), &mask.dims())?;
+        indexing::mask_fill(OP, &self.dims(), &mask.dims())?;
         crate::capability::same_device(OP, &self.device(), &mask.device())?;
-        let value = rules::fill_value(OP, convert::scalar(OP, value)?, &self.dtype())?;
+        let value = indexing::fill_value(OP, convert::scalar(OP, value)?, &self.dtype())?;
         let value = convert::to_burn(value);
         catch(OP, || mask_fill_scalar(self, mask, value))
     }
 
     fn try_mask_select(self, mask: Tensor<D, Bool>) -> Result<Tensor<1, K>> {
         const OP: &str = "mask_select";
-        rules::mask_select(OP, &self.dims(), &mask.dims())?;
+        indexing::mask_select(OP, &self.dims(), &mask.dims())?;
         crate::capability::same_device(OP, &self.device(), &mask.device())?;
         catch(OP, || self.mask_select(mask))
     }
@@ -599,7 +600,7 @@ impl<const D: usize, K: Basic> TryIndexing<D, K> for Tensor<D, K> {
         mask: Tensor<D, Bool>,
     ) -> impl Future<Output = Result<Tensor<1, K>>> {
         const OP: &str = "mask_select_async";
-        let checked = rules::mask_select(OP, &self.dims(), &mask.dims())
+        let checked = indexing::mask_select(OP, &self.dims(), &mask.dims())
             .and_then(|()| crate::capability::same_device(OP, &self.device(), &mask.device()));
         async move {
             checked?;
@@ -611,7 +612,7 @@ impl<const D: usize, K: Basic> TryIndexing<D, K> for Tensor<D, K> {
         const OP: &str = "gather";
         let dim = check::dim(OP, dim.as_index(), D)?;
         let out = indices.dims();
-        rules::gather(OP, dim, &self.dims(), &out)?;
+        indexing::gather(OP, dim, &self.dims(), &out)?;
         let device = self.device();
         crate::capability::same_device(OP, &device, &indices.device())?;
         crate::capability::require_fits(OP, &out, self.dtype(), &device)?;
@@ -629,8 +630,8 @@ impl<const D: usize, K: Basic> TryIndexing<D, K> for Tensor<D, K> {
     ) -> Result<Self> {
         const OP: &str = "scatter";
         let dim = check::dim(OP, dim.as_index(), D)?;
-        rules::scatter(OP, dim, &self.dims(), &indices.dims(), &values.dims())?;
-        rules::bool_update(OP, &self.dtype(), &update)?;
+        indexing::scatter(OP, dim, &self.dims(), &indices.dims(), &values.dims())?;
+        indexing::bool_update(OP, &self.dtype(), &update)?;
         let device = self.device();
         crate::capability::same_device(OP, &device, &indices.device())?;
         crate::capability::same_device(OP, &device, &values.device())?;
@@ -648,12 +649,12 @@ impl<const D: usize, K: Basic> TryIndexing<D, K> for Tensor<D, K> {
     ) -> Result<Self> {
         const OP: &str = "scatter_nd";
         let shape = self.dims();
-        let k = rules::scatter_nd(OP, &shape, &indices.dims(), &values.dims())?;
-        rules::not_bool(OP, &self.dtype())?;
+        let k = indexing::scatter_nd(OP, &shape, &indices.dims(), &values.dims())?;
+        indexing::not_bool(OP, &self.dtype())?;
         let device = self.device();
         crate::capability::same_device(OP, &device, &indices.device())?;
         crate::capability::same_device(OP, &device, &values.device())?;
-        rules::nd_indices(OP, &read_indices(OP, &indices)?, k, &shape)?;
+        indexing::nd_indices(OP, &read_indices(OP, &indices)?, k, &shape)?;
         catch(OP, || self.scatter_nd(indices, values, update))
     }
 
@@ -664,9 +665,9 @@ impl<const D: usize, K: Basic> TryIndexing<D, K> for Tensor<D, K> {
         const OP: &str = "gather_nd";
         let shape = self.dims();
         let index_dims = indices.dims();
-        let k = rules::gather_nd(OP, &shape, &index_dims, DV)?;
+        let k = indexing::gather_nd(OP, &shape, &index_dims, DV)?;
         let dtype = self.dtype();
-        rules::not_bool(OP, &dtype)?;
+        indexing::not_bool(OP, &dtype)?;
         let device = self.device();
         crate::capability::same_device(OP, &device, &indices.device())?;
         // One slice `shape[k..]` per index tuple: the tuples are every dim of `indices` but the last.
@@ -677,7 +678,7 @@ impl<const D: usize, K: Basic> TryIndexing<D, K> for Tensor<D, K> {
             .copied()
             .collect();
         crate::capability::require_fits(OP, &out, dtype, &device)?;
-        rules::nd_indices(OP, &read_indices(OP, &indices)?, k, &shape)?;
+        indexing::nd_indices(OP, &read_indices(OP, &indices)?, k, &shape)?;
         catch(OP, || self.gather_nd::<M, DV>(indices))
     }
 
@@ -689,7 +690,7 @@ impl<const D: usize, K: Basic> TryIndexing<D, K> for Tensor<D, K> {
         const OP: &str = "take";
         let dim = check::dim(OP, dim.as_index(), D)?;
         let shape = self.dims();
-        let out = rules::take(OP, &shape, dim, &indices.dims(), DO)?;
+        let out = indexing::take(OP, &shape, dim, &indices.dims(), DO)?;
         let device = self.device();
         crate::capability::same_device(OP, &device, &indices.device())?;
         let dtype = self.dtype();
@@ -752,7 +753,7 @@ impl<const D: usize, K: Numeric> TryIndexingNumeric<D, K> for Tensor<D, K> {
     fn try_triu(self, diagonal: i64) -> Result<Self> {
         const OP: &str = "triu";
         let shape = self.dims();
-        rules::tri(OP, &shape)?;
+        indexing::tri(OP, &shape)?;
         if shape.contains(&0) {
             return Ok(self);
         }
@@ -762,7 +763,7 @@ impl<const D: usize, K: Numeric> TryIndexingNumeric<D, K> for Tensor<D, K> {
     fn try_tril(self, diagonal: i64) -> Result<Self> {
         const OP: &str = "tril";
         let shape = self.dims();
-        rules::tri(OP, &shape)?;
+        indexing::tri(OP, &shape)?;
         if shape.contains(&0) {
             return Ok(self);
         }
@@ -850,32 +851,13 @@ pub trait TryIndexingOrdered<const D: usize, K: Ordered>: Sealed + Sized {
 }
 
 /// The values of a one-hot input as burn sees them: compared as floats, converted to `i64`
-/// (truncated; burn's conversion panics on a non-finite value, refused here first).
+/// (truncated, saturating: a value beyond `i64` is out of every class range, and refused as
+/// such; a non-finite one is refused first, by [`indexing::one_hot_values`]).
 fn read_classes<const D: usize, K: Ordered>(
     op: &'static str,
     tensor: &Tensor<D, K>,
 ) -> Result<(Vec<f64>, Vec<i64>)> {
-    if !crate::value_reads::should_read() {
-        // Vouched for by the caller: nothing to check.
-        return Ok((Vec::new(), Vec::new()));
-    }
-    let data = catch(op, || tensor.try_to_data())?
-        .map_err(|source| GuardError::from_execution(op, source))?;
-    let values = catch(op, || {
-        data.try_cast_as::<f64>()
-            .and_then(TensorData::try_into_vec::<f64>)
-    })?
-    .map_err(|source| GuardError::from_data(op, source))?;
-    let count = values.iter().filter(|v| !v.is_finite()).count();
-    if count > 0 {
-        return Err(GuardError::NonFinite {
-            op,
-            rule: "class values must be finite numbers",
-            count: count as u64,
-            total: values.len() as u64,
-        });
-    }
-    // Saturating: a value beyond `i64` is out of every class range, and refused as such.
+    let values: Vec<f64> = read_values(op, tensor)?;
     let truncated = values.iter().map(|v| v.trunc() as i64).collect();
     Ok((values, truncated))
 }
@@ -891,12 +873,12 @@ impl<const D: usize, K: Ordered> TryIndexingOrdered<D, K> for Tensor<D, K> {
     fn try_one_hot<const D2: usize>(self, num_classes: usize) -> Result<Tensor<D2, K>> {
         const OP: &str = "one_hot";
         let shape = self.dims();
-        rules::one_hot_rank(OP, &shape, D2)?;
+        indexing::one_hot_rank(OP, &shape, D2)?;
         let dtype = self.dtype();
-        rules::not_quantized(OP, &dtype)?;
-        rules::one_hot_classes(OP, num_classes)?;
+        indexing::not_quantized(OP, &dtype)?;
+        indexing::one_hot_classes(OP, num_classes)?;
         let (values, truncated) = read_classes(OP, &self)?;
-        rules::one_hot_values(OP, &values, &truncated, num_classes, D)?;
+        indexing::one_hot_values(OP, &values, &truncated, num_classes, D)?;
         let out = one_hot_shape(&shape, num_classes, D);
         let device = self.device();
         crate::capability::require_fits(OP, &out, dtype, &device)?;
@@ -915,14 +897,14 @@ impl<const D: usize, K: Ordered> TryIndexingOrdered<D, K> for Tensor<D, K> {
     ) -> Result<Tensor<D2, K>> {
         const OP: &str = "one_hot_fill";
         let shape = self.dims();
-        rules::one_hot_rank(OP, &shape, D2)?;
+        indexing::one_hot_rank(OP, &shape, D2)?;
         let dtype = self.dtype();
-        rules::not_quantized(OP, &dtype)?;
+        indexing::not_quantized(OP, &dtype)?;
         let axis = check::dim(OP, axis.as_index(), D + 1)?;
-        rules::fill_value(OP, ScalarValue::Float(f64::from(on_value)), &dtype)?;
-        rules::fill_value(OP, ScalarValue::Float(f64::from(off_value)), &dtype)?;
+        indexing::fill_value(OP, ScalarValue::Float(f64::from(on_value)), &dtype)?;
+        indexing::fill_value(OP, ScalarValue::Float(f64::from(off_value)), &dtype)?;
         let (values, truncated) = read_classes(OP, &self)?;
-        rules::one_hot_values(OP, &values, &truncated, num_classes, axis)?;
+        indexing::one_hot_values(OP, &values, &truncated, num_classes, axis)?;
         let out = one_hot_shape(&shape, num_classes, axis);
         let device = self.device();
         crate::capability::require_fits(OP, &out, dtype, &device)?;
@@ -943,7 +925,7 @@ pub(super) fn tri_mask<const D: usize>(
     build: impl FnOnce(Shape) -> Tensor<D, Bool>,
 ) -> Result<Tensor<D, Bool>> {
     let dims: Vec<usize> = shape.iter().copied().collect();
-    let out = rules::tri_mask(op, &dims, D)?;
+    let out = indexing::tri_mask(op, &dims, D)?;
     let bool_dtype = device.settings().bool_dtype.into();
     crate::capability::require_fits(op, &out, bool_dtype, device)?;
     if out.contains(&0) {

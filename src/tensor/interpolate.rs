@@ -6,7 +6,7 @@ use burn::tensor::module as burn_module;
 use burn::tensor::ops::InterpolateOptions;
 
 use super::output_fits;
-use crate::check::module as rules;
+use crate::check::interpolate;
 use crate::error::Result;
 use crate::panic::catch;
 
@@ -41,9 +41,9 @@ use crate::panic::catch;
 pub fn try_interpolate(x: Tensor<4>, options: InterpolateOptions) -> Result<Tensor<4>> {
     const OP: &str = "interpolate";
     let dims = x.dims();
-    let [height, width] = rules::interpolate(OP, &dims, &options)?;
+    let [height, width] = interpolate::interpolate(OP, &dims, &options)?;
     let device = x.device();
-    rules::interpolate_mode(OP, &options.mode, &crate::capability::quirks_of(&device))?;
+    interpolate::interpolate_mode(OP, &options.mode, &crate::capability::quirks_of(&device))?;
     let out = [dims[0], dims[1], height, width];
     output_fits(OP, &out, x.dtype(), &device)?;
     catch(OP, || burn_module::interpolate(x, options))

@@ -1,10 +1,10 @@
 //! Twin of burn's `linear` in `burn::tensor::module`: the one linear rule
-//! (`check::module::linear_features`) that every linear layer shares.
+//! (`check::linear::linear_features`) that every linear layer shares.
 
 use burn::tensor::Tensor;
 use burn::tensor::module as burn_module;
 
-use crate::check::module as rules;
+use crate::check::linear;
 use crate::error::Result;
 use crate::panic::catch;
 
@@ -45,7 +45,7 @@ pub fn try_linear<const D: usize>(
     // Shapes on the stack and devices compared pairwise: this runs on every layer's forward.
     let bias_dims = bias.as_ref().map(Tensor::dims);
     let input_dims = input.dims();
-    let d_output = rules::linear_features(
+    let d_output = linear::linear_features(
         OP,
         &input_dims,
         &weight.dims(),

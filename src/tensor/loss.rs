@@ -3,7 +3,7 @@
 use burn::tensor::{Tensor, loss};
 
 use super::same_devices;
-use crate::check::module as rules;
+use crate::check;
 use crate::error::Result;
 use crate::panic::catch;
 
@@ -34,7 +34,7 @@ pub fn try_cross_entropy_with_logits<const D: usize>(
     target_probs: Tensor<D>,
 ) -> Result<Tensor<1>> {
     const OP: &str = "cross_entropy_with_logits";
-    rules::cross_entropy_with_logits(OP, &logits.dims(), &target_probs.dims())?;
+    check::loss::cross_entropy_with_logits(OP, &logits.dims(), &target_probs.dims())?;
     same_devices(OP, &[logits.device(), target_probs.device()])?;
     catch(OP, || loss::cross_entropy_with_logits(logits, target_probs))
 }

@@ -193,19 +193,15 @@ pub(crate) fn same_devices(op: &'static str, devices: &[Device]) -> Result<()> {
     Ok(())
 }
 
-/// The byte rule on a module function's output of `shape`, in the input's dtype: a quantized
-/// input's output comes back in float, counted as f32 (burn's default float), as `matmul`
-/// counts it.
+/// The byte rule on an operation's output of `shape`, counted in the dtype
+/// [`check::bytes::output_dtype`](crate::check::bytes::output_dtype) gives for the input's.
 pub(crate) fn output_fits(
     op: &'static str,
     shape: &[usize],
     input: DType,
     device: &Device,
 ) -> Result<()> {
-    let dtype = match input {
-        DType::QFloat(_) => DType::F32,
-        dtype => dtype,
-    };
+    let dtype = crate::check::bytes::output_dtype(input);
     crate::capability::require_fits(op, shape, dtype, device).map(drop)
 }
 

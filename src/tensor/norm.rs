@@ -10,7 +10,7 @@ use burn::tensor::{Int, Tensor};
 
 use super::base::read_indices;
 use super::same_devices;
-use crate::check::{module as module_rules, norm as rules};
+use crate::check::{embedding, norm};
 use crate::error::Result;
 use crate::panic::catch;
 
@@ -47,7 +47,7 @@ pub fn try_layer_norm<const D: usize>(
 ) -> Result<Tensor<D>> {
     const OP: &str = "layer_norm";
     let beta_dims = beta.as_ref().map(Tensor::dims);
-    rules::layer_norm(
+    norm::layer_norm(
         OP,
         &input.dims(),
         &gamma.dims(),
@@ -92,9 +92,9 @@ pub fn try_layer_norm<const D: usize>(
 #[doc(alias = "embedding")]
 pub fn try_embedding(weights: Tensor<2>, indices: Tensor<2, Int>) -> Result<Tensor<3>> {
     const OP: &str = "embedding";
-    let n_embedding = rules::embedding(OP, &weights.dims(), &indices.dims())?;
+    let n_embedding = embedding::embedding(OP, &weights.dims(), &indices.dims())?;
     same_devices(OP, &[weights.device(), indices.device()])?;
-    rules::embedding_ids(OP, &read_indices(OP, &indices)?, n_embedding)?;
+    embedding::embedding_ids(OP, &read_indices(OP, &indices)?, n_embedding)?;
     catch(OP, || burn_module::embedding(weights, indices))
 }
 
@@ -143,7 +143,7 @@ pub fn try_batch_norm<const D: usize>(
         param("mean", &mean),
         param("variance", &variance),
     ];
-    module_rules::batch_norm(OP, &input.dims(), &params)?;
+    norm::batch_norm(OP, &input.dims(), &params)?;
     same_devices(
         OP,
         &[
@@ -193,7 +193,7 @@ pub fn try_batch_norm_train<const D: usize>(
 ) -> Result<BatchNormTrainOutput<D>> {
     const OP: &str = "batch_norm_train";
     let params = [param("gamma", &gamma), param("beta", &beta)];
-    module_rules::batch_norm_train(OP, &input.dims(), &params)?;
+    norm::batch_norm_train(OP, &input.dims(), &params)?;
     same_devices(OP, &[input.device(), gamma.device(), beta.device()])?;
     catch(OP, || {
         burn_module::batch_norm_train(input, gamma, beta, epsilon)

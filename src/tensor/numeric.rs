@@ -4,9 +4,10 @@
 //! by family (scalar ops in `elementwise.rs`, sums and means in `reduce.rs`, `eye` and
 //! `random` in `creation.rs`, `tril` and `triu` in `indexing.rs`).
 
-use burn::tensor::kind::Numeric;
+use burn::tensor::kind::{Basic, Numeric};
 use burn::tensor::{DType, Device, Float, Tensor, TensorCreationOptions};
 
+use super::output_fits;
 use super::sealed::Sealed;
 use crate::check;
 use crate::error::Result;
@@ -20,15 +21,22 @@ use crate::panic::catch;
 pub trait TryNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     /// Fallible twin of [`Tensor::add`]: element-wise sum with broadcasting.
     ///
-    /// Checks that both tensors are on the same device and that each dimension is equal or 1
-    /// in one of them; when the shapes differ, that the broadcast output fits on the device.
+    /// The checks of every element-wise tensor–tensor twin (burn's `TensorCheck::binary_ops_ew`),
+    /// in this order: each dimension is equal or 1 in one of the tensors
+    /// ([`check::broadcast`](crate::check::broadcast)), both are on the same device, both have
+    /// the same dtype ([`check::elementwise::same_dtype`](crate::check::elementwise::same_dtype));
+    /// and, when the shapes differ, the broadcast output fits on the device (the byte rule).
     ///
     /// # Errors
     ///
-    /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
+    /// Of every element-wise tensor–tensor twin:
+    ///
     /// - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) with both shapes.
-    /// - [`GuardError::TooLarge`](crate::GuardError::TooLarge) for a broadcast output over the
-    ///   device's largest buffer.
+    /// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
+    /// - [`GuardError::DTypeMismatch`](crate::GuardError::DTypeMismatch) with both dtypes.
+    /// - [`GuardError::TooLarge`](crate::GuardError::TooLarge) /
+    ///   [`GuardError::OutOfMemory`](crate::GuardError::OutOfMemory) for a broadcast output over
+    ///   the device's largest buffer or the memory left for it.
     ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
@@ -186,41 +194,98 @@ pub trait TryNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     ) -> Result<Self>;
 }
 
-/// One element-wise binary twin: device, broadcast, then burn's method.
+/// What an element-wise binary operation's output holds, for the byte rule: the operands'
+/// dtype, or the device's bool dtype (a comparison).
+#[derive(Clone, Copy)]
+pub(super) enum Output {
+    Operands,
+    Bool,
+}
+
+/// The checks of every element-wise binary twin (burn's `TensorCheck::binary_ops_ew`), in one
+/// order: shapes that broadcast, same device, same dtype; and, when the shapes differ, the byte
+/// rule on the broadcast output (`[n, 1] + [1, n]` allocates `n²` elements from `2n`), in the
+/// dtype `output` names (a quantized operand's result counted as float,
+/// [`check::bytes::output_dtype`]). Equal shapes give an output no larger than an operand
+/// that already exists, so the common case computes no output shape.
+#[inline]
+pub(super) fn binary_ew<const D: usize, K: Basic>(
+    op: &'static str,
+    lhs: &Tensor<D, K>,
+    rhs: &Tensor<D, K>,
+    output: Output,
+) -> Result<()> {
+    let (lhs_dims, rhs_dims) = (lhs.dims(), rhs.dims());
+    let out = if lhs_dims == rhs_dims {
+        None
+    } else {
+        Some(check::broadcast(op, &lhs_dims, &rhs_dims)?)
+    };
+    let device = lhs.device();
+    crate::capability::same_device(op, &device, &rhs.device())?;
+    let dtype = lhs.dtype();
+    check::elementwise::same_dtype(op, dtype, rhs.dtype())?;
+    let Some(out) = out else {
+        return Ok(());
+    };
+    let dtype = match output {
+        Output::Operands => check::bytes::output_dtype(dtype),
+        Output::Bool => device.settings().bool_dtype.into(),
+    };
+    crate::capability::require_fits(op, &out, dtype, &device).map(drop)
+}
+
+/// An integer divisor (of `div`, `remainder`) has no zero element: Flex and NdArray panic on
+/// one (`attempt to divide by zero`). One synchronous read of `divisor`, skipped inside
+/// [`value_reads::vouched`](crate::value_reads::vouched); a float divisor is not read.
+pub(super) fn int_divisors<const D: usize, K: Basic>(
+    op: &'static str,
+    divisor: &Tensor<D, K>,
+) -> Result<()> {
+    let dtype = divisor.dtype();
+    if dtype.is_int() || dtype.is_uint() {
+        let divisors = super::base::read_indices(op, divisor)?;
+        check::elementwise::nonzero_divisors(op, &divisors, &dtype)?;
+    }
+    Ok(())
+}
+
+/// One element-wise binary twin: the element-wise checks, then burn's method.
 macro_rules! binary_ew {
     ($twin:ident, $burn:ident) => {
         fn $twin(self, other: Self) -> Result<Self> {
             const OP: &str = stringify!($burn);
-            broadcast_fits(OP, &self, &other)?;
+            binary_ew(OP, &self, &other, Output::Operands)?;
             catch(OP, || Tensor::$burn(self, other))
         }
     };
 }
 
-/// The checks of an element-wise binary operator: same device, shapes that broadcast, same
-/// dtype; and, when the shapes differ, the byte rule on the broadcast output (`[n, 1] + [1, n]`
-/// allocates `n²` elements from `2n`). Equal shapes give an output the size of an operand
-/// that already exists, so the common case computes no output shape.
+/// What the checks of a `matmul` proved: the output shape, the operands' device, and whether
+/// an operand has no elements.
+pub(super) struct MatmulShapes {
+    pub(super) out: Vec<usize>,
+    pub(super) device: Device,
+    pub(super) empty_operand: bool,
+}
+
+/// The checks of every `matmul` twin, in one order: same device, then the shapes
+/// ([`check::matmul`]).
 #[inline]
-fn broadcast_fits<const D: usize, K: Numeric>(
+pub(super) fn matmul_shapes<const D: usize, K: Numeric>(
     op: &'static str,
     lhs: &Tensor<D, K>,
     rhs: &Tensor<D, K>,
-) -> Result<()> {
+) -> Result<MatmulShapes> {
     let device = lhs.device();
     crate::capability::same_device(op, &device, &rhs.device())?;
-    let (lhs_dims, rhs_dims) = (lhs.dims(), rhs.dims());
-    let out = if lhs_dims == rhs_dims {
-        None
-    } else {
-        Some(check::shape::broadcast(op, &lhs_dims, &rhs_dims)?)
-    };
-    let dtype = lhs.dtype();
-    check::elementwise::same_dtype(op, dtype, rhs.dtype())?;
-    match out {
-        Some(out) => crate::capability::require_fits(op, &out, dtype, &device).map(drop),
-        None => Ok(()),
-    }
+    let (lhs, rhs) = (lhs.dims(), rhs.dims());
+    let out = check::matmul(op, &lhs, &rhs)?;
+    Ok(MatmulShapes {
+        out,
+        device,
+        empty_operand: lhs.contains(&0) || rhs.contains(&0),
+    })
 }
 
 impl<const D: usize, K: Numeric> TryNumeric<D, K> for Tensor<D, K> {
@@ -230,29 +295,17 @@ impl<const D: usize, K: Numeric> TryNumeric<D, K> for Tensor<D, K> {
 
     fn try_div(self, other: Self) -> Result<Self> {
         const OP: &str = "div";
-        broadcast_fits(OP, &self, &other)?;
-        let dtype = other.dtype();
-        if dtype.is_int() || dtype.is_uint() {
-            let divisors = super::base::read_indices(OP, &other)?;
-            check::elementwise::nonzero_divisors(OP, &divisors, &dtype)?;
-        }
+        binary_ew(OP, &self, &other, Output::Operands)?;
+        int_divisors(OP, &other)?;
         catch(OP, || Tensor::div(self, other))
     }
 
     fn try_matmul(self, other: Self) -> Result<Self> {
         const OP: &str = "matmul";
-        let device = self.device();
-        crate::capability::same_device(OP, &device, &other.device())?;
-        let (lhs, rhs) = (self.dims(), other.dims());
-        let out = check::matmul(OP, &lhs, &rhs)?;
-        // A quantized product comes back in float: counted as f32, burn's default float.
-        let dtype = match self.dtype() {
-            DType::QFloat(_) => DType::F32,
-            dtype => dtype,
-        };
-        crate::capability::require_fits(OP, &out, dtype, &device)?;
-        if lhs.contains(&0) || rhs.contains(&0) {
-            return catch(OP, || zero_sized_product(&self, out));
+        let shapes = matmul_shapes(OP, &self, &other)?;
+        output_fits(OP, &shapes.out, self.dtype(), &shapes.device)?;
+        if shapes.empty_operand {
+            return catch(OP, || zero_sized_product(&self, shapes.out));
         }
         catch(OP, || self.matmul(other))
     }

@@ -7,9 +7,9 @@
 
 use std::time::Instant;
 
-use burn::tensor::{DType, Tensor, kind::Numeric};
+use burn::tensor::{Tensor, kind::Numeric};
 
-use super::numeric::TryNumeric;
+use super::numeric::{MatmulShapes, TryNumeric, matmul_shapes};
 use super::sealed::Sealed;
 use crate::check;
 use crate::error::Result;
@@ -51,13 +51,8 @@ pub trait TryOversize<const D: usize, K: Numeric>: Sealed + Sized {
 impl<const D: usize, K: Numeric + 'static> TryOversize<D, K> for Tensor<D, K> {
     fn try_matmul_or_fallback(self, other: Self, policy: &Policy) -> Result<Self> {
         const OP: &str = "matmul";
-        let device = self.device();
-        crate::capability::same_device(OP, &device, &other.device())?;
-        let out = check::matmul(OP, &self.dims(), &other.dims())?;
-        let dtype = match self.dtype() {
-            DType::QFloat(_) => DType::F32,
-            dtype => dtype,
-        };
+        let MatmulShapes { out, device, .. } = matmul_shapes(OP, &self, &other)?;
+        let dtype = check::bytes::output_dtype(self.dtype());
         let target = match policy.fit(OP, &out, dtype, &device) {
             Ok(Fit::Home) => return self.try_matmul(other),
             Ok(Fit::Fallback(target)) => target,

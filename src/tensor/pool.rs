@@ -14,7 +14,8 @@ use burn::tensor::{Int, Tensor};
 
 use super::base::read_indices;
 use super::output_fits;
-use crate::check::pool::{self as rules, PoolDim};
+use crate::check::pool;
+use crate::check::pool::PoolDim;
 use crate::error::{GuardError, Result};
 use crate::panic::catch;
 
@@ -57,7 +58,7 @@ fn max_pool_shape<const N: usize>(
         ceil_mode,
     } = options;
     let windows = pool_dims(dims, kernel_size, stride, padding, dilation);
-    let spatial = rules::pool(op, dims, &windows, *ceil_mode)?;
+    let spatial = pool::pool(op, dims, &windows, *ceil_mode)?;
     Ok(pooled(dims, &spatial))
 }
 
@@ -98,7 +99,7 @@ pub(crate) fn check_avg_pool<const D: usize, const N: usize>(
         ceil_mode,
         ..
     } = options;
-    let spatial = rules::pool(
+    let spatial = pool::pool(
         op,
         &dims,
         &pool_dims(&dims, kernel_size, stride, padding, &[]),
@@ -134,7 +135,7 @@ pub(crate) fn check_adaptive_pool<const D: usize, const N: usize>(
 ) -> Result<()> {
     let dims = x.dims();
     let sizes = output_size.per_dim();
-    rules::adaptive_pool(op, &dims, &sizes)?;
+    pool::adaptive_pool(op, &dims, &sizes)?;
     output_fits(op, &pooled(&dims, &sizes), x.dtype(), &x.device())
 }
 
@@ -265,7 +266,7 @@ pub fn try_unfold4d(
     const OP: &str = "unfold4d";
     let (stride, padding, dilation) = (options.stride, options.padding, options.dilation);
     let [batch, channels, ..] = x.dims();
-    let blocks = rules::unfold(OP, &x.dims(), kernel_size, stride, padding, dilation)?;
+    let blocks = pool::unfold(OP, &x.dims(), kernel_size, stride, padding, dilation)?;
     // `[batch, channels · kh · kw, blocks]`, the columns burn materialises; a product that
     // overflows saturates, which the byte rule refuses as too large.
     let [kernel_h, kernel_w] = kernel_size;
@@ -307,7 +308,7 @@ pub fn try_fold4d(
 ) -> Result<Tensor<4>> {
     const OP: &str = "fold4d";
     let (stride, padding, dilation) = (options.stride, options.padding, options.dilation);
-    let out = rules::fold(
+    let out = pool::fold(
         OP,
         &x.dims(),
         output_size,
@@ -376,7 +377,7 @@ pub fn try_avg_pool2d_backward(
     const OP: &str = "avg_pool2d_backward";
     let x_dims = x.dims();
     let dims = symmetric_dims(&x_dims, kernel_size, stride, padding, [1, 1]);
-    rules::pool_backward(OP, &x_dims, &dims, ceil_mode, &grad.dims())?;
+    pool::pool_backward(OP, &x_dims, &dims, ceil_mode, &grad.dims())?;
     crate::capability::same_device(OP, &x.device(), &grad.device())?;
     catch(OP, || {
         burn_module::avg_pool2d_backward(
@@ -436,7 +437,7 @@ pub fn try_max_pool2d_with_indices_backward(
     const OP: &str = "max_pool2d_with_indices_backward";
     let x_dims = x.dims();
     let dims = symmetric_dims(&x_dims, kernel_size, stride, padding, dilation);
-    let expected = rules::pool_backward(OP, &x_dims, &dims, ceil_mode, &output_grad.dims())?;
+    let expected = pool::pool_backward(OP, &x_dims, &dims, ceil_mode, &output_grad.dims())?;
     if indices.dims().as_slice() != expected.as_slice() {
         return Err(GuardError::ShapeMismatch {
             op: OP,

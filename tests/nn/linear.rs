@@ -59,3 +59,39 @@ fn linear_with_an_undrawable_weight_returns_an_error() {
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::BackendPanic);
 }
+
+#[derive(burn::module::Module, Debug)]
+struct OneLinear {
+    layer: burn::nn::Linear,
+}
+
+/// A lazy `LinearLayout::Col` layer stores its weight `[d_output, d_input]` and transposes it
+/// at the first draw: the quantized layer has the shape the layer's forward sees, and its
+/// values.
+#[test]
+fn a_lazy_column_major_linear_is_quantized_in_the_shape_its_forward_sees() {
+    use burn::nn::LinearLayout;
+    use burn::tensor::quantization::{QuantScheme, QuantStore, QuantValue};
+    use burn_guard::nn::ModuleQuantizer;
+    use burn_guard::policy::Policy;
+
+    let device = Device::flex();
+    let layer = LinearConfig::new(4, 8)
+        .with_layout(LinearLayout::Col)
+        .init(&device);
+    let model = OneLinear { layer };
+    assert!(!model.layer.weight.is_initialized());
+    let scheme = QuantScheme::default()
+        .with_value(QuantValue::Q8S)
+        .with_store(QuantStore::PackedU32(0));
+    let layers = ModuleQuantizer::new(scheme, Policy::strict())
+        .quantize(&model)
+        .unwrap();
+    let x = float_tensor([2, 4], &device);
+    let quantized = layers.forward("layer", x.clone()).unwrap();
+    let float = model.layer.forward(x);
+    assert_eq!(quantized.dims(), [2, 8]);
+    let difference = (quantized - float.clone()).abs().max().into_scalar::<f32>();
+    let scale = float.abs().max().into_scalar::<f32>();
+    assert!(difference <= 0.05 * scale, "{difference} of {scale}");
+}

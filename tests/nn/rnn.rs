@@ -2,7 +2,8 @@
 
 use burn::nn::activation::{ActivationConfig, PReluConfig, SwiGluConfig};
 use burn::nn::{
-    BiGruConfig, BiLstmConfig, BiRnnConfig, GruConfig, LstmConfig, LstmState, RnnConfig, RnnState,
+    BiGruConfig, BiLstmConfig, BiRnnConfig, GruConfig, Initializer, LstmConfig, LstmState,
+    RnnConfig, RnnState,
 };
 use burn::tensor::{Device, Tensor};
 use burn_guard::prelude::*;
@@ -256,6 +257,43 @@ fn recurrent_bad_inputs_are_refused_by_checks() {
             "lstm no features", Empty => featureless.try_forward(x([2, 3, 0]), None);
         }
     }
+}
+
+/// A gate parameter whose initializer panics when drawn (Kaiming with a fan of 0: no input
+/// features) is drawn under the backstop when the twin reads its shape: the twin returns an
+/// error naming the gate, nothing unwinds through it. burn's own forward panics there.
+#[test]
+fn a_gate_parameter_that_panics_when_drawn_comes_back_as_an_error() {
+    let device = Device::flex();
+    let kaiming = Initializer::KaimingUniform {
+        gain: 1.0,
+        fan_out_only: false,
+    };
+    let x = || Tensor::<3>::zeros([2, 3, 0], &device);
+
+    let lstm = LstmConfig::new(0, 3, true)
+        .with_initializer(kaiming.clone())
+        .init(&device);
+    assert!(!lstm.input_gate.input_transform.weight.is_initialized());
+    assert!(raw(|| lstm.clone().forward(x(), None)).is_none());
+    let err = lstm.try_forward(x(), None).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::BackendPanic, "{err}");
+    assert_eq!(
+        err.path().as_deref(),
+        Some("input_gate.input_transform"),
+        "{err}"
+    );
+
+    let gru = GruConfig::new(0, 3, true)
+        .with_initializer(kaiming)
+        .init(&device);
+    let err = gru.try_forward(x(), None).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::BackendPanic, "{err}");
+    assert_eq!(
+        err.path().as_deref(),
+        Some("update_gate.input_transform"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -17,12 +17,12 @@ use burn::nn::activation::{
 use burn::tensor::{Device, Tensor};
 
 use super::TryLinear;
-use super::support::{Sealed, dims, in_layer, param_values};
-use crate::check::module as module_rules;
-use crate::check::norm as rules;
+use super::support::{Sealed, dims, in_layer};
 use crate::check::quant::quantized_reshape;
+use crate::check::{activation, layer};
 use crate::error::{GuardError, Result, ResultExt};
 use crate::nn::init::{TryInit, TryInitStateless, init_fitting};
+use crate::nn::params;
 use crate::panic::catch;
 use crate::tensor::activation::try_prelu;
 
@@ -97,15 +97,15 @@ impl Sealed for ActivationConfig {}
 config_twins! {
 /// Checks that `alpha` is finite and not 0.
 impl TryInitStateless for CeluConfig = Celu("celu_init"), |config| [
-    rules::finite_nonzero("alpha", config.alpha),
+    layer::finite_nonzero("alpha", config.alpha),
 ];
 /// Checks that both bounds are finite and `min_val <= max_val`.
 impl TryInitStateless for HardtanhConfig = Hardtanh("hardtanh_init"), |config| [
-    rules::ordered(("min_val", config.min_val), ("max_val", config.max_val), true),
+    layer::ordered(("min_val", config.min_val), ("max_val", config.max_val), true),
 ];
 /// Checks `lower <= upper` (burn asserts only the order).
 impl TryInitStateless for RReluConfig = RRelu("rrelu_init"), |config| [
-    rules::ordered(("lower", config.lower), ("upper", config.upper), false),
+    layer::ordered(("lower", config.lower), ("upper", config.upper), false),
 ];
 }
 
@@ -149,7 +149,7 @@ pub trait TryHardtanh for Hardtanh = "hardtanh" {
     /// # Ok::<(), GuardError>(())
     /// ```
     fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Tensor<D> {
-        rules::ordered(
+        layer::ordered(
             OP,
             ("min_val", self.min_val),
             ("max_val", self.max_val),
@@ -188,7 +188,7 @@ pub trait TryRRelu for RRelu = "rrelu" {
     /// ```
     fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Tensor<D> {
         if self.training.is_enabled() && input.device().is_autodiff() {
-            rules::ordered(OP, ("lower", self.lower), ("upper", self.upper), false)?;
+            layer::ordered(OP, ("lower", self.lower), ("upper", self.upper), false)?;
         }
         catch(OP, || self.forward(input))
     }
@@ -227,11 +227,11 @@ pub trait TryPRelu for PRelu = "prelu" {
         // burn's forward is `prelu(input, alpha)`; the tensor twin runs it after its checks.
         // The shape rule first (the reshape below is only defined for valid weights), then
         // the reshape burn applies to the weights, for a quantized layer.
-        let [alpha] = param_values(OP, [&self.alpha])?;
+        let [alpha] = params::values(OP, [&self.alpha])?;
         let alpha_dims = dims(&alpha);
-        module_rules::prelu(OP, &dims(&input), &alpha_dims)?;
+        activation::prelu(OP, &dims(&input), &alpha_dims)?;
         let weights = alpha_dims.first().copied().unwrap_or(0);
-        let reshaped = module_rules::prelu_weights_shape(D, weights);
+        let reshaped = activation::prelu_weights_shape(D, weights);
         in_layer(
             OP,
             quantized_reshape(OP, alpha.dtype(), &reshaped).context("alpha"),
@@ -271,7 +271,7 @@ pub trait TryGLU for GLU = "glu" {
             op: OP,
             what: "`GLU`'s private `dim`",
         })?;
-        module_rules::glu(OP, &dims(&input), dim)?;
+        activation::glu(OP, &dims(&input), dim)?;
         catch(OP, || self.forward(input))
     }
 }

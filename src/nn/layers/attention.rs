@@ -13,7 +13,7 @@ use crate::check::attention::{
     CrossAttentionParams, MhaShapes, cross_attention, mha_heads, mha_input,
 };
 use crate::check::layer::probability;
-use crate::check::module::linear as linear_rule;
+use crate::check::linear::linear as linear_rule;
 use crate::error::{GuardError, Result, ResultExt};
 use crate::nn::init::{TryInit, init_fitting};
 use crate::panic::catch;

@@ -4,8 +4,8 @@
 //! options (whose constructors panic on a zero stride, dilation or group count) and runs
 //! the tensor convolution. The twins compute the same padding, then check the input against
 //! the layer's weight and bias by the rule of the tensor twin
-//! ([`check::module::conv`](crate::check::module::conv),
-//! [`check::module::conv_transpose`](crate::check::module::conv_transpose)), byte rule
+//! ([`check::conv::conv`](crate::check::conv::conv),
+//! [`check::conv::conv_transpose`](crate::check::conv::conv_transpose)), byte rule
 //! included, then run burn's forward. The convolutions and transposed convolutions are rows of
 //! [`layer_twins!`](super::support), one per dimension. The config twins check what the
 //! configs' `init` asserts, and the fans burn-nn's initializer needs when it draws the
@@ -25,12 +25,13 @@ use burn::tensor::ops::{ConvOptions, ConvTransposeOptions, DeformConvOptions};
 use burn::tensor::{Device, Tensor};
 
 use super::pool::Padding;
-use super::support::{Sealed, weight_and_bias};
+use super::support::Sealed;
 use crate::GuardError;
+use crate::check::conv::{conv_groups, same_padding_kernel};
 use crate::check::layer::initializer_fans;
-use crate::check::pool::{conv_groups, same_padding_kernel};
 use crate::error::Result;
 use crate::nn::init::{TryInit, init_fitting};
+use crate::nn::params;
 use crate::panic::catch;
 use crate::tensor::pool::PerDim;
 use crate::tensor::{check_conv, check_deform_conv2d};
@@ -192,7 +193,7 @@ layer_twins! {
     errors conv_errors!();
     import "use burn::nn::conv::*;";
     |layer, input, op| {
-        let (weight, bias) = weight_and_bias(op, &layer.weight, layer.bias.as_ref())?;
+        let (weight, bias) = params::weight_and_bias(op, &layer.weight, layer.bias.as_ref())?;
         let (stride, kernel) = (layer.stride.per_dim(), layer.kernel_size.per_dim());
         let padding = layer.padding.pairs(op, &input.dims(), kernel, stride)?;
         let (dilation, groups) = (layer.dilation.per_dim(), layer.groups);
@@ -210,7 +211,7 @@ layer_twins! {
     errors conv_errors!();
     import "use burn::nn::conv::*;";
     |layer, input, op| {
-        let (weight, bias) = weight_and_bias(op, &layer.weight, layer.bias.as_ref())?;
+        let (weight, bias) = params::weight_and_bias(op, &layer.weight, layer.bias.as_ref())?;
         let options = ConvTransposeOptions {
             stride: layer.stride.per_dim(),
             padding: layer.padding.per_dim(),
@@ -276,7 +277,7 @@ impl TryDeformConv2d for DeformConv2d {
         mask: Option<Tensor<4>>,
     ) -> Result<Tensor<4>> {
         const OP: &str = "deform_conv2d";
-        let (weight, bias) = weight_and_bias(OP, &self.weight, self.bias.as_ref())?;
+        let (weight, bias) = params::weight_and_bias(OP, &self.weight, self.bias.as_ref())?;
         let x = input.dims();
         let [(top, bottom), (left, right)] =
             self.padding.pairs(OP, &x, self.kernel_size, self.stride)?;

@@ -3,8 +3,9 @@
 use burn::nn::Embedding;
 use burn::tensor::{Int, Tensor};
 
-use super::support::{Sealed, param_values};
+use super::support::Sealed;
 use crate::error::Result;
+use crate::nn::params;
 use crate::tensor::module::try_embedding;
 
 twins! {
@@ -38,7 +39,7 @@ pub trait TryEmbedding for Embedding = "embedding" {
     /// ```
     fn try_forward(&self, input: Tensor<2, Int>) -> Tensor<3> {
         // burn's forward is `embedding(weight, input)`; the tensor twin runs it after its checks.
-        let [weight] = param_values(OP, [&self.weight])?;
+        let [weight] = params::values(OP, [&self.weight])?;
         try_embedding(weight, input)
     }
 }

@@ -3,10 +3,11 @@
 use burn::nn::{Linear, LinearConfig, LinearLayout};
 use burn::tensor::{Device, Tensor};
 
-use super::support::{Sealed, weight_and_bias};
+use super::support::Sealed;
 use crate::check::layer::initializer_fans;
 use crate::error::Result;
 use crate::nn::init::{TryInit, init_fitting};
+use crate::nn::params;
 use crate::tensor::module::try_linear;
 
 impl Sealed for LinearConfig {}
@@ -98,7 +99,7 @@ pub trait TryLinear for Linear = "linear" {
     fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Tensor<D> {
         // burn's forward is `linear(input, weight, bias)` after its own shape assertion; the
         // tensor twin runs the same call after the same check (and more).
-        let (weight, bias) = weight_and_bias(OP, &self.weight, self.bias.as_ref())?;
+        let (weight, bias) = params::weight_and_bias(OP, &self.weight, self.bias.as_ref())?;
         try_linear(input, weight, bias)
     }
 }

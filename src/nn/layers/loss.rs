@@ -18,35 +18,24 @@ use burn::nn::loss::{
 use burn::tensor::{AsIndex, Device, Int, Tensor};
 
 use super::support::{Sealed, dims, same_devices};
-use crate::check::{self, loss as rules};
+use crate::check;
+use crate::check::loss;
 use crate::error::{GuardError, Result};
 use crate::nn::init::{TryInit, TryInitStateless};
 use crate::panic::catch;
 use crate::tensor::{check_ctc, read_indices};
+use crate::value_reads::read_values;
 
 /// The devices of float tensors.
 fn devices<const D: usize>(tensors: &[&Tensor<D>]) -> Vec<Device> {
     tensors.iter().map(|t| t.device()).collect()
 }
 
-/// The values of a float tensor, for value rules: one synchronous read, counted; `None`
-/// inside [`value_reads::vouched`](crate::value_reads::vouched).
-fn read_floats<const D: usize>(op: &'static str, tensor: &Tensor<D>) -> Result<Option<Vec<f32>>> {
-    if !crate::value_reads::should_read() {
-        return Ok(None);
-    }
-    let data = catch(op, || tensor.try_to_data())?
-        .map_err(|source| GuardError::from_execution(op, source))?;
-    catch(op, || data.convert::<f32>().try_into_vec::<f32>())?
-        .map(Some)
-        .map_err(|source| GuardError::from_data(op, source))
-}
-
 /// The shapes of element-wise operands.
 fn elementwise<const D: usize>(op: &'static str, tensors: &[&Tensor<D>]) -> Result<Vec<usize>> {
     let shapes: Vec<Vec<usize>> = tensors.iter().map(|t| dims(t)).collect();
     let slices: Vec<&[usize]> = shapes.iter().map(Vec::as_slice).collect();
-    let out = rules::elementwise(op, &slices)?;
+    let out = loss::elementwise(op, &slices)?;
     same_devices(op, &devices(tensors))?;
     Ok(out)
 }
@@ -60,10 +49,10 @@ fn cross_entropy_config(
     weights: Option<&[f32]>,
 ) -> Result<()> {
     if let Some(alpha) = smoothing {
-        rules::smoothing(op, alpha)?;
+        loss::smoothing(op, alpha)?;
     }
     if let Some(weights) = weights {
-        rules::positive_weights(op, weights)?;
+        loss::positive_weights(op, weights)?;
     }
     Ok(())
 }
@@ -76,23 +65,23 @@ impl TryInit for CrossEntropyLossConfig = CrossEntropyLoss("cross_entropy_loss_i
     cross_entropy_config(config.smoothing, config.weights.as_deref()),
 ];
 impl TryInitStateless for HuberLossConfig = HuberLoss("huber_loss_init"), |config| [
-    rules::non_negative("delta", f64::from(config.delta)),
+    loss::non_negative("delta", f64::from(config.delta)),
 ];
 impl TryInitStateless for LpLossConfig = LpLoss("lp_loss_init"), |config| [
-    rules::positive("p", config.p),
+    loss::positive("p", config.p),
 ];
 impl TryInitStateless for MarginRankingLossConfig = MarginRankingLoss("margin_ranking_loss_init"), |config| [
-    rules::non_negative("margin", config.margin),
+    loss::non_negative("margin", config.margin),
 ];
 impl TryInitStateless for MultiMarginLossConfig = MultiMarginLoss("multi_margin_loss_init"), |config| [
-    rules::non_negative("margin", config.margin),
-    rules::multi_margin_p(config.p),
+    loss::non_negative("margin", config.margin),
+    loss::multi_margin_p(config.p),
 ];
 impl TryInitStateless for PoissonNllLossConfig = PoissonNllLoss("poisson_nll_loss_init"), |config| [
-    rules::positive("eps", config.eps),
+    loss::positive("eps", config.eps),
 ];
 impl TryInitStateless for SmoothL1LossConfig = SmoothL1Loss("smooth_l1_loss_init"), |config| [
-    rules::positive("beta", f64::from(config.beta)),
+    loss::positive("beta", f64::from(config.beta)),
 ];
 }
 
@@ -156,7 +145,7 @@ macro_rules! elementwise_loss {
             ) -> Result<Tensor<1>> {
                 const OP: &str = $op;
                 if !$batch_mean {
-                    rules::reduction(OP, &reduction)?;
+                    loss::reduction(OP, &reduction)?;
                 }
                 elementwise(OP, &[$(&$arg),+])?;
                 $extra(OP, &[$(&$arg),+])?;
@@ -265,10 +254,10 @@ elementwise_loss! {
     }
 }
 
-/// `HingeEmbeddingLoss`'s selection: see [`rules::broadcasts_to`].
+/// `HingeEmbeddingLoss`'s selection: see [`loss::broadcasts_to`].
 fn hinge_shapes<const D: usize>(op: &'static str, operands: &[&Tensor<D>]) -> Result<()> {
     match operands {
-        [input, target] => rules::broadcasts_to(op, &input.dims(), &target.dims()),
+        [input, target] => loss::broadcasts_to(op, &input.dims(), &target.dims()),
         _ => Ok(()),
     }
 }
@@ -297,15 +286,15 @@ fn bce<const D: usize>(
     targets: &Tensor<D, Int>,
 ) -> Result<()> {
     let dims = targets.dims();
-    rules::same_shape(op, &logits.dims(), &dims)?;
+    loss::same_shape(op, &logits.dims(), &dims)?;
     let mut devices = vec![logits.device(), targets.device()];
     if let Some(weights) = &layer.weights {
         devices.push(weights.device());
         let [count] = weights.dims();
-        rules::expand_target(op, &dims)?;
+        loss::expand_target(op, &dims)?;
         match dims.last() {
-            Some(&classes) if D > 1 => rules::class_weights(op, &[count], classes)?,
-            _ => rules::class_ids(op, &read_indices(op, targets)?, count, 0)?,
+            Some(&classes) if D > 1 => loss::class_weights(op, &[count], classes)?,
+            _ => loss::class_ids(op, &read_indices(op, targets)?, count, 0)?,
         }
     }
     same_devices(op, &devices)
@@ -321,22 +310,22 @@ fn cross_entropy(
 ) -> Result<()> {
     let dims = logits.dims();
     let [_, classes] = dims;
-    rules::class_targets(op, &dims, &targets.dims())?;
+    loss::class_targets(op, &dims, &targets.dims())?;
     if layer.logits {
-        rules::class_axis(op, &dims)?;
+        loss::class_axis(op, &dims)?;
     }
     let mut devices = vec![logits.device(), targets.device()];
     if let Some(weights) = &layer.weights {
-        rules::class_weights(op, &weights.dims(), classes)?;
+        loss::class_weights(op, &weights.dims(), classes)?;
         devices.push(weights.device());
     }
     same_devices(op, &devices)?;
-    rules::class_ids(op, &read_indices(op, targets)?, classes, 1)
+    loss::class_ids(op, &read_indices(op, targets)?, classes, 1)
 }
 
 /// `HuberLoss`'s `delta`, at least 0: burn clamps the residuals to `[-delta, delta]`.
 fn huber_delta(op: &'static str, layer: &HuberLoss) -> Result<()> {
-    rules::non_negative(op, "delta", f64::from(layer.delta))
+    loss::non_negative(op, "delta", f64::from(layer.delta))
 }
 
 fn cosine_embedding(
@@ -346,8 +335,8 @@ fn cosine_embedding(
     target: &Tensor<1, Int>,
 ) -> Result<()> {
     let dims = input1.dims();
-    rules::same_shape(op, &dims, &input2.dims())?;
-    rules::class_targets(op, &dims, &target.dims())?;
+    loss::same_shape(op, &dims, &input2.dims())?;
+    loss::class_targets(op, &dims, &target.dims())?;
     same_devices(op, &[input1.device(), input2.device(), target.device()])
 }
 
@@ -365,15 +354,15 @@ fn ctc(op: &'static str, layer: &CTCLoss, log_probs: &Tensor<3>, labels: Labels)
     let (input_values, target_values) =
         check_ctc(op, log_probs, targets, input_lengths, target_lengths, blank)?;
     let [_, width] = targets.dims();
-    rules::ctc_lengths(op, &input_values, &target_values, time, width)
+    loss::ctc_lengths(op, &input_values, &target_values, time, width)
 }
 
 fn multi_margin(op: &'static str, input: &Tensor<2>, target: &Tensor<1, Int>) -> Result<()> {
     let dims = input.dims();
     let [_, classes] = dims;
-    rules::class_targets(op, &dims, &target.dims())?;
+    loss::class_targets(op, &dims, &target.dims())?;
     same_devices(op, &[input.device(), target.device()])?;
-    rules::class_ids(op, &read_indices(op, target)?, classes, 1)
+    loss::class_ids(op, &read_indices(op, target)?, classes, 1)
 }
 
 fn poisson<const D: usize>(
@@ -382,15 +371,13 @@ fn poisson<const D: usize>(
     predictions: &Tensor<D>,
     targets: &Tensor<D>,
 ) -> Result<()> {
-    rules::same_shape(op, &predictions.dims(), &targets.dims())?;
+    loss::same_shape(op, &predictions.dims(), &targets.dims())?;
     same_devices(op, &[predictions.device(), targets.device()])?;
-    if let Some(values) = read_floats(op, targets)? {
-        rules::non_negative_values(op, "targets", &values)?;
-    }
-    if !layer.log_input
-        && let Some(values) = read_floats(op, predictions)?
-    {
-        rules::non_negative_values(op, "predictions", &values)?;
+    let values: Vec<f32> = read_values(op, targets)?;
+    loss::non_negative_values(op, "targets", &values)?;
+    if !layer.log_input {
+        let values: Vec<f32> = read_values(op, predictions)?;
+        loss::non_negative_values(op, "predictions", &values)?;
     }
     Ok(())
 }
@@ -400,7 +387,7 @@ fn rnnt(op: &'static str, layer: &RNNTLoss, logits: &Tensor<4>, labels: Labels) 
     let dims = logits.dims();
     let [_, time, _, vocab] = dims;
     let [_, labels] = targets.dims();
-    rules::rnnt(
+    loss::rnnt(
         op,
         &dims,
         &targets.dims(),
@@ -422,8 +409,8 @@ fn rnnt(op: &'static str, layer: &RNNTLoss, logits: &Tensor<4>, labels: Labels) 
             target_lengths.device(),
         ],
     )?;
-    rules::class_ids(op, &read_indices(op, targets)?, vocab, 3)?;
-    rules::rnnt_lengths(
+    loss::class_ids(op, &read_indices(op, targets)?, vocab, 3)?;
+    loss::rnnt_lengths(
         op,
         &read_indices(op, logit_lengths)?,
         &read_indices(op, target_lengths)?,
@@ -440,7 +427,7 @@ fn triplet(
 ) -> Result<()> {
     let to_positive = elementwise(op, &[anchor, positive])?;
     let to_negative = elementwise(op, &[anchor, negative])?;
-    rules::elementwise(
+    loss::elementwise(
         op,
         &[
             to_positive.get(..1).unwrap_or_default(),
@@ -514,7 +501,7 @@ pub trait TryCosineEmbeddingLoss for CosineEmbeddingLoss = "cosine_embedding_los
     /// assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward(&self, input1: Tensor<2>, input2: Tensor<2>, target: Tensor<1, Int>) -> Tensor<1> => forward(..) [rules::reduction(&self.reduction), cosine_embedding(&input1, &input2, &target)];
+    fn try_forward(&self, input1: Tensor<2>, input2: Tensor<2>, target: Tensor<1, Int>) -> Tensor<1> => forward(..) [loss::reduction(&self.reduction), cosine_embedding(&input1, &input2, &target)];
     /// Fallible twin of [`CosineEmbeddingLoss::forward_no_reduction`]: the per-pair loss
     /// `[batch]`, with [`try_forward`](Self::try_forward)'s shape checks.
     ///
@@ -605,7 +592,7 @@ pub trait TryCTCLoss for CTCLoss = "ctc_loss" {
     ///
     /// As [`try_forward`](Self::try_forward), and
     /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for `BatchMean`.
-    fn try_forward_with_reduction(&self, log_probs: Tensor<3>, targets: Tensor<2, Int>, input_lengths: Tensor<1, Int>, target_lengths: Tensor<1, Int>, reduction: Reduction) -> Tensor<1> => forward_with_reduction(..) [rules::reduction(&reduction), ctc(self, &log_probs, (&targets, &input_lengths, &target_lengths))];
+    fn try_forward_with_reduction(&self, log_probs: Tensor<3>, targets: Tensor<2, Int>, input_lengths: Tensor<1, Int>, target_lengths: Tensor<1, Int>, reduction: Reduction) -> Tensor<1> => forward_with_reduction(..) [loss::reduction(&reduction), ctc(self, &log_probs, (&targets, &input_lengths, &target_lengths))];
 }
 
 /// Twins of [`HuberLoss::forward`], [`HuberLoss::forward_no_reduction`] and
@@ -638,7 +625,7 @@ pub trait TryHuberLoss for HuberLoss = "huber_loss" {
     /// assert!(loss.try_forward(x, Tensor::ones([2, 2], &device), Reduction::Mean).is_err());
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward<const D: usize>(&self, predictions: Tensor<D>, targets: Tensor<D>, reduction: Reduction) -> Tensor<1> => forward(..) [rules::reduction(&reduction), huber_delta(self), elementwise(&[&predictions, &targets])];
+    fn try_forward<const D: usize>(&self, predictions: Tensor<D>, targets: Tensor<D>, reduction: Reduction) -> Tensor<1> => forward(..) [loss::reduction(&reduction), huber_delta(self), elementwise(&[&predictions, &targets])];
     /// Fallible twin of [`HuberLoss::forward_no_reduction`].
     ///
     /// # Errors
@@ -681,7 +668,7 @@ pub trait TryLpLoss for LpLoss = "lp_loss" {
     /// assert!(loss.try_forward_reduce_dims(x.clone(), x, &[2]).is_err());
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward<const D: usize>(&self, predictions: Tensor<D>, targets: Tensor<D>, reduction: Reduction) -> Tensor<1> => forward(..) [rules::reduction(&reduction), elementwise(&[&predictions, &targets])];
+    fn try_forward<const D: usize>(&self, predictions: Tensor<D>, targets: Tensor<D>, reduction: Reduction) -> Tensor<1> => forward(..) [loss::reduction(&reduction), elementwise(&[&predictions, &targets])];
     /// Fallible twin of [`LpLoss::forward_no_reduction`].
     ///
     /// # Errors
@@ -731,7 +718,7 @@ pub trait TrySmoothL1Loss for SmoothL1Loss = "smooth_l1_loss" {
     ///
     /// As [`try_forward`](Self::try_forward), and
     /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for `BatchMean`.
-    fn try_forward_with_reduction<const D: usize>(&self, predictions: Tensor<D>, targets: Tensor<D>, reduction: Reduction) -> Tensor<1> => forward_with_reduction(..) [rules::reduction(&reduction), elementwise(&[&predictions, &targets])];
+    fn try_forward_with_reduction<const D: usize>(&self, predictions: Tensor<D>, targets: Tensor<D>, reduction: Reduction) -> Tensor<1> => forward_with_reduction(..) [loss::reduction(&reduction), elementwise(&[&predictions, &targets])];
     /// Fallible twin of [`SmoothL1Loss::forward_reduce_dims`]: the loss averaged over `dims`,
     /// each in `-D..D`.
     ///
@@ -773,7 +760,7 @@ pub trait TryMultiMarginLoss for MultiMarginLoss = "multi_margin_loss" {
     /// assert_eq!(err.kind(), ErrorKind::IndexOutOfRange);
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward(&self, input: Tensor<2>, target: Tensor<1, Int>, reduction: Reduction) -> Tensor<1> => forward(..) [rules::reduction(&reduction), multi_margin(&input, &target)];
+    fn try_forward(&self, input: Tensor<2>, target: Tensor<1, Int>, reduction: Reduction) -> Tensor<1> => forward(..) [loss::reduction(&reduction), multi_margin(&input, &target)];
     /// Fallible twin of [`MultiMarginLoss::forward_no_reduction`]: the per-sample loss
     /// `[batch]`.
     ///
@@ -814,7 +801,7 @@ pub trait TryPoissonNllLoss for PoissonNllLoss = "poisson_nll_loss" {
     /// assert_eq!(err.kind(), ErrorKind::OutOfRange);
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward<const D: usize>(&self, predictions: Tensor<D>, targets: Tensor<D>, reduction: Reduction) -> Tensor<1> => forward(..) [rules::reduction(&reduction), poisson(self, &predictions, &targets)];
+    fn try_forward<const D: usize>(&self, predictions: Tensor<D>, targets: Tensor<D>, reduction: Reduction) -> Tensor<1> => forward(..) [loss::reduction(&reduction), poisson(self, &predictions, &targets)];
     /// Fallible twin of [`PoissonNllLoss::forward_no_reduction`].
     ///
     /// # Errors
@@ -866,7 +853,7 @@ pub trait TryRNNTLoss for RNNTLoss = "rnnt_loss" {
     ///
     /// As [`try_forward`](Self::try_forward), and
     /// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for `BatchMean`.
-    fn try_forward_with_reduction(&self, logits: Tensor<4>, targets: Tensor<2, Int>, logit_lengths: Tensor<1, Int>, target_lengths: Tensor<1, Int>, reduction: Reduction) -> Tensor<1> => forward_with_reduction(..) [rules::reduction(&reduction), rnnt(self, &logits, (&targets, &logit_lengths, &target_lengths))];
+    fn try_forward_with_reduction(&self, logits: Tensor<4>, targets: Tensor<2, Int>, logit_lengths: Tensor<1, Int>, target_lengths: Tensor<1, Int>, reduction: Reduction) -> Tensor<1> => forward_with_reduction(..) [loss::reduction(&reduction), rnnt(self, &logits, (&targets, &logit_lengths, &target_lengths))];
 }
 
 /// Twins of [`TripletMarginLoss::forward`] and [`TripletMarginLoss::forward_no_reduction`].
@@ -895,7 +882,7 @@ pub trait TryTripletMarginLoss for TripletMarginLoss = "triplet_margin_loss" {
     /// assert!(loss.try_forward(x.clone(), x, Tensor::ones([2, 4], &device), Reduction::Mean).is_err());
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward(&self, anchor: Tensor<2>, positive: Tensor<2>, negative: Tensor<2>, reduction: Reduction) -> Tensor<1> => forward(..) [rules::reduction(&reduction), triplet(&anchor, &positive, &negative)];
+    fn try_forward(&self, anchor: Tensor<2>, positive: Tensor<2>, negative: Tensor<2>, reduction: Reduction) -> Tensor<1> => forward(..) [loss::reduction(&reduction), triplet(&anchor, &positive, &negative)];
     /// Fallible twin of [`TripletMarginLoss::forward_no_reduction`]: the per-triplet loss
     /// `[batch]`.
     ///

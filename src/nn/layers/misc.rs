@@ -9,7 +9,7 @@ use burn::tensor::Tensor;
 
 use super::support::{Sealed, dims, same_devices};
 use crate::check;
-use crate::check::norm as rules;
+use crate::check::{layer, misc};
 use crate::error::Result;
 use crate::nn::init::{TryInit, TryInitStateless, require_params_fit};
 use crate::panic::catch;
@@ -17,7 +17,7 @@ use crate::panic::catch;
 config_twins! {
 /// Checks that `std` is finite and at least 0.
 impl TryInitStateless for GaussianNoiseConfig = GaussianNoise("gaussian_noise_init"), |config| [
-    rules::finite_in("std", config.std, 0.0, f64::INFINITY),
+    layer::finite_in("std", config.std, 0.0, f64::INFINITY),
 ];
 }
 
@@ -29,10 +29,10 @@ config_twins! {
 // Sizes compared as f64 are exact below 2^53, far past any table that fits in memory.
 #[allow(clippy::cast_precision_loss)]
 impl TryInit for PositionalEncodingConfig = PositionalEncoding("positional_encoding_init"), |config, device| [
-    rules::even("d_model", config.d_model),
-    rules::nonzero("d_model", config.d_model),
-    rules::nonzero("max_sequence_size", config.max_sequence_size),
-    rules::ordered(("max_sequence_size", config.max_sequence_size as f64), ("max_timescale", config.max_timescale as f64), false),
+    layer::even("d_model", config.d_model),
+    layer::nonzero("d_model", config.d_model),
+    layer::nonzero("max_sequence_size", config.max_sequence_size),
+    layer::ordered(("max_sequence_size", config.max_sequence_size as f64), ("max_timescale", config.max_timescale as f64), false),
     // burn builds the table on the host, then uploads it (burn-nn `generate_sinusoids`).
     require_params_fit(device, &[("sinusoids", &[config.max_sequence_size, config.d_model])]),
 ];
@@ -40,10 +40,10 @@ impl TryInit for PositionalEncodingConfig = PositionalEncoding("positional_encod
 /// `max_sequence_length` are not 0 (burn builds its table through shapes that panic on a
 /// 0), and that the cached rotations fit on the device (the byte rule).
 impl TryInit for RotaryEncodingConfig = RotaryEncoding("rotary_encoding_init"), |config, device| [
-    rules::even("d_model", config.d_model),
-    rules::nonzero("d_model", config.d_model),
-    rules::nonzero("max_sequence_length", config.max_sequence_length),
-    rules::positive("theta", f64::from(config.theta), false),
+    layer::even("d_model", config.d_model),
+    layer::nonzero("d_model", config.d_model),
+    layer::nonzero("max_sequence_length", config.max_sequence_length),
+    layer::positive("theta", f64::from(config.theta), false),
     // The cached rotations, `[max_sequence_length, d_model / 2, 2]` (burn-nn
     // `RotaryEncoding::compute_rotary_frequencies`).
     require_params_fit(device, &[("freq_complex", &[config.max_sequence_length, config.d_model / 2, 2])]),
@@ -75,7 +75,7 @@ pub trait TryGaussianNoise for GaussianNoise = "gaussian_noise" {
     /// # Ok::<(), GuardError>(())
     /// ```
     fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Tensor<D> {
-        rules::finite_in(OP, "std", self.std, 0.0, f64::INFINITY)?;
+        layer::finite_in(OP, "std", self.std, 0.0, f64::INFINITY)?;
         catch(OP, || self.forward(input))
     }
 }
@@ -132,7 +132,7 @@ pub trait TryPositionalEncoding for PositionalEncoding = "positional_encoding" {
     /// ```
     fn try_forward(&self, input: Tensor<3>) -> Tensor<3> {
         let [_, max_sequence_size, d_model] = self.sinusoids.dims();
-        rules::positional(OP, &dims(&input), d_model, max_sequence_size)?;
+        misc::positional(OP, &dims(&input), d_model, max_sequence_size)?;
         same_devices(OP, &[input.device(), self.sinusoids.device()])?;
         catch(OP, || self.forward(input))
     }
@@ -200,7 +200,7 @@ pub trait TryRotaryEncoding for RotaryEncoding = "rotary_encoding" {
     fn try_apply<const D: usize>(&self, x: Tensor<D>, start: usize) -> Tensor<D> {
         let [max_sequence_length, d_model, _] = self.freq_complex.dims();
         let shape = dims(&x);
-        rules::rotary(OP, &shape, d_model, max_sequence_length, start)?;
+        misc::rotary(OP, &shape, d_model, max_sequence_length, start)?;
         same_devices(OP, &[x.device(), self.freq_complex.device()])?;
         if shape.contains(&0) {
             // An empty leading dim: burn 0.22.1 dies with SIGSEGV on Flex (its matmul of the
@@ -238,7 +238,7 @@ pub trait TryPairwiseDistance for PairwiseDistance = "pairwise_distance" {
     /// # Ok::<(), GuardError>(())
     /// ```
     fn try_forward(&self, x1: Tensor<2>, x2: Tensor<2>) -> Tensor<1> {
-        rules::pairwise_distance(OP, &dims(&x1), &dims(&x2), self.p)?;
+        misc::pairwise_distance(OP, &dims(&x1), &dims(&x2), self.p)?;
         same_devices(OP, &[x1.device(), x2.device()])?;
         catch(OP, || self.forward(x1, x2))
     }

@@ -9,12 +9,13 @@ use burn::nn::{
 };
 use burn::tensor::{Device, Tensor};
 
-use super::support::{Sealed, all_on, dims, in_layer, param_layout, param_values, same_devices};
+use super::support::{Sealed, all_on, dims, in_layer, same_devices};
 use crate::check;
-use crate::check::module::{batch_norm, batch_norm_train};
-use crate::check::norm as rules;
+use crate::check::norm::{batch_norm, batch_norm_train};
+use crate::check::{layer, norm};
 use crate::error::{GuardError, Result, ResultExt};
 use crate::nn::init::{TryInit, TryInitStateless, init_fitting};
+use crate::nn::params;
 use crate::panic::catch;
 
 impl Sealed for GroupNorm {}
@@ -26,21 +27,21 @@ impl Sealed for NormalizationConfig {}
 config_twins! {
 /// Checks `num_features > 0`, `epsilon` finite and `> 0`, `momentum` finite in `[0, 1]`.
 impl TryInit for BatchNormConfig = BatchNorm("batch_norm_init"), |config| [
-    rules::nonzero("num_features", config.num_features),
-    rules::positive("epsilon", config.epsilon, true),
-    rules::finite_in("momentum", config.momentum, 0.0, 1.0),
+    layer::nonzero("num_features", config.num_features),
+    layer::positive("epsilon", config.epsilon, true),
+    layer::finite_in("momentum", config.momentum, 0.0, 1.0),
 ];
 /// Checks that `num_groups` is not 0 and divides `num_channels`.
 impl TryInit for GroupNormConfig = GroupNorm("group_norm_init"), |config| [
-    rules::groups(config.num_channels, config.num_groups),
+    norm::groups(config.num_channels, config.num_groups),
 ];
 /// Checks `epsilon > 0` (burn asserts only that: an infinite epsilon passes).
 impl TryInit for RmsNormConfig = RmsNorm("rms_norm_init"), |config| [
-    rules::positive("epsilon", config.epsilon, false),
+    layer::positive("epsilon", config.epsilon, false),
 ];
 /// Checks `size > 0`.
 impl TryInitStateless for LocalResponseNormConfig = LocalResponseNorm("local_response_norm_init"), |config| [
-    rules::nonzero("size", config.size),
+    layer::nonzero("size", config.size),
 ];
 }
 
@@ -97,7 +98,7 @@ pub trait TryBatchNorm for BatchNorm = "batch_norm" {
         } else {
             (OP, batch_norm)
         };
-        let [gamma, beta] = param_values(op, [&self.gamma, &self.beta])?;
+        let [gamma, beta] = params::values(op, [&self.gamma, &self.beta])?;
         let params = [
             ("gamma", dims(&gamma)),
             ("beta", dims(&beta)),
@@ -147,12 +148,12 @@ pub trait TryLayerNorm for LayerNorm = "layer_norm" {
 /// checks of the layer-norm twin and of the transformers' norms.
 pub(super) fn check_layer_norm(norm: &LayerNorm, input: &[usize], device: &Device) -> Result<()> {
     const OP: &str = "layer_norm";
-    let (gamma, gamma_device) = param_layout(OP, &norm.gamma)?;
+    let (gamma, gamma_device) = params::layout(OP, &norm.gamma)?;
     let beta = match &norm.beta {
-        Some(beta) => Some(param_layout(OP, beta)?),
+        Some(beta) => Some(params::layout(OP, beta)?),
         None => None,
     };
-    rules::layer_norm(OP, input, &gamma, beta.as_ref().map(|(dims, _)| &dims[..]))?;
+    norm::layer_norm(OP, input, &gamma, beta.as_ref().map(|(dims, _)| &dims[..]))?;
     crate::capability::same_device(OP, device, &gamma_device)?;
     all_on(OP, device, &[beta.map(|(_, device)| device)])
 }
@@ -170,7 +171,7 @@ fn check_group_norm<const D: usize>(
 ) -> Result<()> {
     let params = match (affine, gamma, beta) {
         (false, _, _) => None,
-        (true, Some(gamma), Some(beta)) => Some(param_values(op, [gamma, beta])?),
+        (true, Some(gamma), Some(beta)) => Some(params::values(op, [gamma, beta])?),
         (true, _, _) => {
             return Err(GuardError::InvalidArgument {
                 op,
@@ -180,7 +181,7 @@ fn check_group_norm<const D: usize>(
         }
     };
     let param_dims = params.as_ref().map(|[g, b]| (dims(g), dims(b)));
-    rules::group_norm(
+    norm::group_norm(
         op,
         &dims(input),
         num_groups,
@@ -193,7 +194,7 @@ fn check_group_norm<const D: usize>(
         same_devices(op, &[input.device(), gamma.device(), beta.device()])?;
         // burn reshapes both to `[1, channels, 1, ..]`: a quantized parameter (a quantized
         // model's) must keep whole blocks and packed words there.
-        let affine = rules::group_norm_affine_shape(D, num_channels);
+        let affine = norm::group_norm_affine_shape(D, num_channels);
         for (name, param) in [("gamma", gamma), ("beta", beta)] {
             let reshape = check::quant::quantized_reshape(op, param.dtype(), &affine);
             in_layer(op, reshape.context(name))?;
@@ -309,8 +310,8 @@ pub trait TryRmsNorm for RmsNorm = "rms_norm" {
     /// # Ok::<(), GuardError>(())
     /// ```
     fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Tensor<D> {
-        let (gamma, gamma_device) = param_layout(OP, &self.gamma)?;
-        rules::last_dim(
+        let (gamma, gamma_device) = params::layout(OP, &self.gamma)?;
+        norm::last_dim(
             OP,
             "the input's last dim must equal gamma's length, d_model",
             &input.dims(),
@@ -349,7 +350,7 @@ pub trait TryLocalResponseNorm for LocalResponseNorm = "local_response_norm" {
     /// # Ok::<(), GuardError>(())
     /// ```
     fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Tensor<D> {
-        rules::local_response_norm(OP, &dims(&input))?;
+        norm::local_response_norm(OP, &dims(&input))?;
         if input.dims().contains(&0) {
             // NdArray's average pool panics on an empty channel dim (Flex does not); the
             // result, empty, is the input.

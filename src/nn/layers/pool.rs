@@ -22,7 +22,8 @@ use burn::tensor::ops::{AvgPoolOptions, InterpolateOptions, MaxPoolOptions};
 
 use super::support::Sealed;
 use crate::GuardError;
-use crate::check::pool::{self as rules, same_padding};
+use crate::check::pool;
+use crate::check::pool::same_padding;
 use crate::error::Result;
 use crate::panic::catch;
 use crate::tensor::module::try_interpolate;
@@ -30,7 +31,7 @@ use crate::tensor::pool::{PerDim, check_adaptive_pool, check_avg_pool, check_max
 
 /// `Same` padding along one dim; the stride was checked non-zero before.
 fn same(op: &'static str, kernel: usize, stride: usize, size: usize) -> Result<(usize, usize)> {
-    rules::nonzero(op, "stride", &[stride])?;
+    pool::nonzero(op, "stride", &[stride])?;
     same_padding(kernel, stride, size).ok_or_else(|| GuardError::InvalidArgument {
         op,
         rule: "the same padding overflows",
@@ -212,7 +213,7 @@ layer_twins! {
     |layer, input, op| {
         let (kernel, stride, padding, dilation) =
             (layer.kernel_size, layer.stride, layer.padding, layer.dilation);
-        rules::unfold(op, &input.dims(), kernel, stride, padding, dilation).map(drop)
+        pool::unfold(op, &input.dims(), kernel, stride, padding, dilation).map(drop)
     }
     TryUnfold4d, Unfold4d, "unfold4d", 4 => 3, "`[batch, channels, height, width]` in, `[batch, channels · kh · kw, blocks]` out", "Unfold4dConfig::new([2, 2]).init()", "[1, 2, 3, 3]" => "[1, 8, 4]", "[1, 2, 1, 3]" => InvalidArgument;
 }
@@ -225,7 +226,7 @@ layer_twins! {
     |layer, input, op| {
         let sizes = (layer.output_size, layer.kernel_size);
         let (stride, padding, dilation) = (layer.stride, layer.padding, layer.dilation);
-        rules::fold(op, &input.dims(), sizes.0, sizes.1, stride, padding, dilation).map(drop)
+        pool::fold(op, &input.dims(), sizes.0, sizes.1, stride, padding, dilation).map(drop)
     }
     TryFold4d, Fold4d, "fold4d", 3 => 4, "`[batch, channels · kh · kw, blocks]` in, `[batch, channels, output_size...]` out", "Fold4dConfig::new([3, 3], [2, 2]).init()", "[1, 8, 4]" => "[1, 2, 3, 3]", "[1, 8, 5]" => ShapeMismatch;
 }
@@ -237,7 +238,7 @@ layer_twins! {
         [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) for channels `r²` does \
         not divide; [`GuardError::Empty`](crate::GuardError::Empty) for such an empty input.";
     import "use burn::nn::*;";
-    |layer, input, op| { rules::pixel_shuffle(op, &input.dims(), layer.upscale_factor, true) }
+    |layer, input, op| { pool::pixel_shuffle(op, &input.dims(), layer.upscale_factor, true) }
     TryPixelShuffle, PixelShuffle, "pixel_shuffle", 4 => 4, "`[batch, channels · r², h, w]` in, `[batch, channels, h · r, w · r]` out", "PixelShuffleConfig::new(2).init()", "[1, 8, 2, 2]" => "[1, 2, 4, 4]", "[1, 6, 2, 2]" => ShapeMismatch;
 }
 
@@ -248,7 +249,7 @@ layer_twins! {
         [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) for sizes `r` does not \
         divide; [`GuardError::Empty`](crate::GuardError::Empty) for such an empty input.";
     import "use burn::nn::*;";
-    |layer, input, op| { rules::pixel_shuffle(op, &input.dims(), layer.downscale_factor, false) }
+    |layer, input, op| { pool::pixel_shuffle(op, &input.dims(), layer.downscale_factor, false) }
     TryPixelUnshuffle, PixelUnshuffle, "pixel_unshuffle", 4 => 4, "`[batch, channels, h · r, w · r]` in, `[batch, channels · r², h, w]` out", "PixelUnshuffleConfig::new(2).init()", "[1, 2, 4, 4]" => "[1, 8, 2, 2]", "[1, 2, 4, 3]" => ShapeMismatch;
 }
 
@@ -294,7 +295,7 @@ impl TryInterpolate1d for Interpolate1d {
         let [batch, channels, length] = input.dims();
         // burn's unsqueeze panics on some empty shapes: the interpolate rule (which refuses
         // an empty input) runs on the unsqueezed shape first.
-        crate::check::module::interpolate(OP, &[batch, channels, 1, length], &options)?;
+        crate::check::interpolate::interpolate(OP, &[batch, channels, 1, length], &options)?;
         let input = catch(OP, || input.unsqueeze_dim::<4>(2))?;
         let output = try_interpolate(input, options)?;
         catch(OP, || output.squeeze_dims::<3>(&[2]))

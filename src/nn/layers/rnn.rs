@@ -4,7 +4,7 @@
 //! Their configs' `init`s assert nothing (the weights are drawn lazily): no init twins.
 
 use burn::nn::activation::Activation;
-use burn::nn::{BiGru, BiLstm, BiRnn, GateController, Gru, Lstm, LstmState, Rnn, RnnState};
+use burn::nn::{BiGru, BiLstm, BiRnn, GateController, Gru, Linear, Lstm, LstmState, Rnn, RnnState};
 use burn::tensor::{DType, Device, Tensor};
 
 use super::support::{Sealed, dims, in_layer, same_devices};
@@ -12,6 +12,7 @@ use crate::check::rnn::{
     ActivationShapes, DirectionSlice, Gate, Plan, activation, bidirectional, recurrent, step,
 };
 use crate::error::{Result, ResultExt};
+use crate::nn::params;
 use crate::panic::catch;
 
 impl Sealed for Lstm {}
@@ -27,20 +28,23 @@ struct GateDims {
 }
 
 impl GateDims {
-    fn new(name: &'static str, gate: &GateController) -> Self {
-        let (input, hidden) = (&gate.input_transform, &gate.hidden_transform);
-        let mut devices = vec![input.weight.device(), hidden.weight.device()];
-        devices.extend(input.bias.as_ref().map(|b| b.device()));
-        devices.extend(hidden.bias.as_ref().map(|b| b.device()));
-        Self {
+    /// The gate's two linears as the forward will see them ([`params::layout`]: a lazy
+    /// parameter is drawn under the backstop).
+    fn read(op: &'static str, name: &'static str, gate: &GateController) -> Result<Self> {
+        let input = LinearDims::read(op, &gate.input_transform)
+            .context("input_transform")
+            .context(name)?;
+        let hidden = LinearDims::read(op, &gate.hidden_transform)
+            .context("hidden_transform")
+            .context(name)?;
+        Ok(Self {
             name,
-            // `shape()`, not `val()`: a lazily initialized weight stays undrawn.
-            input_weight: input.weight.shape().to_vec(),
-            input_bias: input.bias.as_ref().map(|b| b.shape().to_vec()),
-            hidden_weight: hidden.weight.shape().to_vec(),
-            hidden_bias: hidden.bias.as_ref().map(|b| b.shape().to_vec()),
-            devices,
-        }
+            input_weight: input.weight,
+            input_bias: input.bias,
+            hidden_weight: hidden.weight,
+            hidden_bias: hidden.bias,
+            devices: [input.devices, hidden.devices].concat(),
+        })
     }
 
     fn gate(&self) -> Gate<'_> {
@@ -51,6 +55,33 @@ impl GateDims {
             hidden_weight: &self.hidden_weight,
             hidden_bias: self.hidden_bias.as_deref(),
         }
+    }
+}
+
+/// A `Linear`'s parameter dims and devices (weight first), as the forward will see them.
+struct LinearDims {
+    weight: Vec<usize>,
+    bias: Option<Vec<usize>>,
+    devices: Vec<Device>,
+}
+
+impl LinearDims {
+    fn read(op: &'static str, linear: &Linear) -> Result<Self> {
+        let (weight, weight_device) = params::layout(op, &linear.weight)?;
+        let mut devices = vec![weight_device];
+        let bias = match &linear.bias {
+            Some(bias) => {
+                let (dims, device) = params::layout(op, bias)?;
+                devices.push(device);
+                Some(dims.to_vec())
+            }
+            None => None,
+        };
+        Ok(Self {
+            weight: weight.to_vec(),
+            bias,
+            devices,
+        })
     }
 }
 
@@ -102,23 +133,20 @@ fn check_layer(
 fn activation_rules(op: &'static str, step: &[usize], layer: &Activation) -> Result<()> {
     match layer {
         Activation::PRelu(prelu) => {
-            let alpha = prelu.alpha.shape().to_vec();
+            let (alpha, _) = params::layout(op, &prelu.alpha)?;
             activation(op, step, ActivationShapes::PRelu { alpha: &alpha })
         }
         Activation::SwiGlu(swiglu) => {
-            let (inner, outer) = (&swiglu.linear_inner, &swiglu.linear_outer);
-            let inner_weight = inner.weight.shape().to_vec();
-            let outer_weight = outer.weight.shape().to_vec();
-            let inner_bias = inner.bias.as_ref().map(|b| b.shape().to_vec());
-            let outer_bias = outer.bias.as_ref().map(|b| b.shape().to_vec());
+            let inner = LinearDims::read(op, &swiglu.linear_inner).context("linear_inner")?;
+            let outer = LinearDims::read(op, &swiglu.linear_outer).context("linear_outer")?;
             activation(
                 op,
                 step,
                 ActivationShapes::SwiGlu {
-                    inner_weight: &inner_weight,
-                    inner_bias: inner_bias.as_deref(),
-                    outer_weight: &outer_weight,
-                    outer_bias: outer_bias.as_deref(),
+                    inner_weight: &inner.weight,
+                    inner_bias: inner.bias.as_deref(),
+                    outer_weight: &outer.weight,
+                    outer_bias: outer.bias.as_deref(),
                 },
             )
         }
@@ -197,8 +225,8 @@ impl Recurrent for Rnn {
         self.d_hidden
     }
 
-    fn gates(&self, _: &'static str) -> Result<Vec<GateDims>> {
-        Ok(vec![GateDims::new("gate", &self.gate)])
+    fn gates(&self, op: &'static str) -> Result<Vec<GateDims>> {
+        Ok(vec![GateDims::read(op, "gate", &self.gate)?])
     }
 
     fn activations(&self) -> Vec<(&'static str, &Activation)> {
@@ -211,11 +239,11 @@ impl Recurrent for Gru {
         self.d_hidden
     }
 
-    fn gates(&self, _: &'static str) -> Result<Vec<GateDims>> {
+    fn gates(&self, op: &'static str) -> Result<Vec<GateDims>> {
         Ok(vec![
-            GateDims::new("update_gate", &self.update_gate),
-            GateDims::new("reset_gate", &self.reset_gate),
-            GateDims::new("new_gate", &self.new_gate),
+            GateDims::read(op, "update_gate", &self.update_gate)?,
+            GateDims::read(op, "reset_gate", &self.reset_gate)?,
+            GateDims::read(op, "new_gate", &self.new_gate)?,
         ])
     }
 
@@ -231,9 +259,9 @@ impl Recurrent for Lstm {
     }
 
     fn gates(&self, op: &'static str) -> Result<Vec<GateDims>> {
-        let mut gates = vec![GateDims::new("input_gate", &self.input_gate)];
+        let mut gates = vec![GateDims::read(op, "input_gate", &self.input_gate)?];
         match (&self.forget_gate, self.input_forget) {
-            (Some(gate), false) => gates.push(GateDims::new("forget_gate", gate)),
+            (Some(gate), false) => gates.push(GateDims::read(op, "forget_gate", gate)?),
             (None, false) => {
                 return Err(crate::GuardError::InvalidArgument {
                     op,
@@ -244,8 +272,8 @@ impl Recurrent for Lstm {
             // burn derives the forget values from the input gate; the gate is unused.
             (_, true) => {}
         }
-        gates.push(GateDims::new("output_gate", &self.output_gate));
-        gates.push(GateDims::new("cell_gate", &self.cell_gate));
+        gates.push(GateDims::read(op, "output_gate", &self.output_gate)?);
+        gates.push(GateDims::read(op, "cell_gate", &self.cell_gate)?);
         Ok(gates)
     }
 

@@ -1,12 +1,11 @@
 //! What the layer twins share.
 
-use burn::module::Param;
 use burn::nn::Linear;
 use burn::tensor::{Device, Tensor};
 
-use crate::check::module::{LinearFeatures, linear_features};
+use crate::check::linear::{LinearFeatures, linear_features};
 use crate::error::Result;
-use crate::panic::catch;
+use crate::nn::params;
 
 /// The seal of every twin trait (defined beside `TryInit`, the lowest layer that needs it).
 pub use crate::nn::init::Sealed;
@@ -19,32 +18,6 @@ pub fn dims<const D: usize>(tensor: &Tensor<D>) -> Vec<usize> {
     tensor.dims().to_vec()
 }
 
-/// A parameter's dims and device, read in place.
-///
-/// [`Param::val`] clones the tensor out of the parameter, and burn's forward reads it again;
-/// the checks only need the dims and the device, so they read the stored tensor through
-/// `Deref`. A parameter not drawn yet is drawn here, under the backstop, as the forward would
-/// draw it (the initializer can panic: a Kaiming bound from a fan of 0). Drawing it, rather than
-/// asking [`Param::lazy_shape`], gives the shape the forward sees: `LinearLayout::Col` stores
-/// `[d_output, d_input]` and transposes in an init mapper, and the lazy shape is the stored one.
-///
-/// The value read is the stored base; a reparameterization attached to the parameter (burn's
-/// LoRA adapter) is applied to it by `val`, and LoRA keeps the base's shape and device.
-pub fn param_layout<const D: usize>(
-    op: &'static str,
-    param: &Param<Tensor<D>>,
-) -> Result<([usize; D], Device)> {
-    let layout = || {
-        let tensor: &Tensor<D> = param;
-        (tensor.dims(), tensor.device())
-    };
-    if param.is_initialized() {
-        Ok(layout())
-    } else {
-        catch(op, layout)
-    }
-}
-
 /// A layer twin's result, the layer named before the path of the part that refused
 /// ([`GuardError::Layer`](crate::GuardError::Layer)): `lstm: input_gate.input_transform: linear: ...`.
 /// An error of the layer's own op without a path already starts with its name and is kept as
@@ -52,15 +25,6 @@ pub fn param_layout<const D: usize>(
 /// twins, so only the layer the caller called is named.
 pub fn in_layer<T>(layer: &'static str, result: Result<T>) -> Result<T> {
     result.map_err(|err| err.in_layer(layer))
-}
-
-/// Parameters' values, read under one backstop scope: burn draws a parameter at its first
-/// read, and the initializer can panic there (a Kaiming bound from a fan of 0).
-pub fn param_values<const D: usize, const N: usize>(
-    op: &'static str,
-    params: [&Param<Tensor<D>>; N],
-) -> Result<[Tensor<D>; N]> {
-    catch(op, || params.map(Param::val))
 }
 
 /// The devices that are present equal `device`: a layer's optional parameters and inputs.
@@ -75,9 +39,9 @@ pub fn all_on(op: &'static str, device: &Device, others: &[Option<Device>]) -> R
 /// [`try_linear`](crate::tensor::module::try_linear)), both on `device`.
 pub fn linear_params(linear: &Linear, input: &[usize], device: &Device) -> Result<LinearFeatures> {
     const OP: &str = "linear";
-    let (weight, weight_device) = param_layout(OP, &linear.weight)?;
+    let (weight, weight_device) = params::layout(OP, &linear.weight)?;
     let bias = match &linear.bias {
-        Some(bias) => Some(param_layout(OP, bias)?),
+        Some(bias) => Some(params::layout(OP, bias)?),
         None => None,
     };
     let features = linear_features(OP, input, &weight, bias.as_ref().map(|(dims, _)| &dims[..]))?;
@@ -92,16 +56,6 @@ pub fn with_last<const D: usize>(mut dims: [usize; D], last: usize) -> [usize; D
         *slot = last;
     }
     dims
-}
-
-/// A layer's weight and optional bias, read under one backstop scope: burn draws a parameter
-/// at its first read, and the initializer can panic there (a Kaiming bound from a fan of 0).
-pub fn weight_and_bias<const D: usize>(
-    op: &'static str,
-    weight: &Param<Tensor<D>>,
-    bias: Option<&Param<Tensor<1>>>,
-) -> Result<(Tensor<D>, Option<Tensor<1>>)> {
-    catch(op, || (weight.val(), bias.map(Param::val)))
 }
 
 /// One row per layer twin of a family whose forward takes one tensor and returns one: the twin
@@ -162,7 +116,7 @@ macro_rules! layer_twins {
 /// One row per config twin whose `try_init` is rules on the config's fields, then burn's
 /// `init`: `impl TryInit for Config = Module("op"), |config| [rule(args), ..];`
 /// (`|config, device|` to name the device too). Each rule is a call to which the op name is
-/// prepended (`rules::nonzero("size", config.size)` runs `rules::nonzero(OP, "size",
+/// prepended (`layer::nonzero("size", config.size)` runs `layer::nonzero(OP, "size",
 /// config.size)?`), in order. A `TryInit` row builds the module with
 /// [`init_fitting`](crate::nn::init::init_fitting) (burn's `init` under the backstop, then the
 /// byte rule on its parameters); a `TryInitStateless` row runs `init` under the backstop.
@@ -211,7 +165,7 @@ macro_rules! config_twins {
 /// impl's method. A method is either a row, `=> burn_method(args) [rule(args), ..];` (`(..)`
 /// passes the twin's arguments as they are), which
 /// runs the rules in order (each a call to which the op name is prepended:
-/// `rules::reduction(&reduction)` runs `rules::reduction(OP, &reduction)?`) and then burn's
+/// `loss::reduction(&reduction)` runs `loss::reduction(OP, &reduction)?`) and then burn's
 /// method under the backstop, or a body in braces (where `OP` is the op name too).
 ///
 /// A trait's header, `pub trait TryLoss for Loss = "loss_op" {`, starts at the margin, as the

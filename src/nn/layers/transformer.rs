@@ -17,11 +17,12 @@ use burn::tensor::{Bool, Device, Tensor};
 
 use super::attention::{MhaDims, check_mha, heads_and_dropout};
 use super::norm::check_layer_norm;
-use super::support::{Sealed, all_on, in_layer, linear_params, param_layout, with_last, with_mask};
+use super::support::{Sealed, all_on, in_layer, linear_params, with_last, with_mask};
+use crate::check::activation::prelu;
 use crate::check::layer::probability;
-use crate::check::module::prelu;
 use crate::error::{Result, ResultExt};
 use crate::nn::init::TryInit;
+use crate::nn::params;
 use crate::panic::catch;
 
 // ---------------------------------------------------------------- position-wise feed-forward
@@ -36,7 +37,7 @@ fn check_pwff<const D: usize>(
     let inner = linear_params(&pwff.linear_inner, &input, device).context("linear_inner")?;
     let hidden = with_last(input, inner.d_output);
     if let Activation::PRelu(layer) = &pwff.activation {
-        let (alpha, alpha_device) = param_layout("prelu", &layer.alpha).context("activation")?;
+        let (alpha, alpha_device) = params::layout("prelu", &layer.alpha).context("activation")?;
         prelu("prelu", &hidden, &alpha).context("activation")?;
         crate::capability::same_device("prelu", device, &alpha_device).context("activation")?;
     }
