@@ -87,7 +87,7 @@ fn a_lazy_column_major_linear_is_quantized_in_the_shape_its_forward_sees() {
     let layers = ModuleQuantizer::new(scheme, Policy::strict())
         .quantize(&model)
         .unwrap();
-    let x = float_tensor([2, 4], &device);
+    let x = input([2, 4], &device);
     let quantized = layers.forward("layer", x.clone()).unwrap();
     let float = model.layer.forward(x);
     assert_eq!(quantized.dims(), [2, 8]);
