@@ -144,9 +144,7 @@ pub trait TryQuantizeWeights: Module + sealed::Sealed {
 impl<M: Module> TryQuantizeWeights for M {
     fn try_quantize_weights(&self, quantizer: &mut Quantizer) -> Result<Self> {
         // The caller keeps the model alone: no report is built for it.
-        WeightQuantizer::new()
-            .quantize_in_place(self, quantizer)
-            .map(|done| done.model)
+        WeightQuantizer::new().quantize_in_place(self, quantizer)
     }
 
     fn try_quantize_weights_group(
@@ -303,33 +301,35 @@ impl WeightQuantizer {
         module: &M,
         quantizer: &mut Quantizer,
     ) -> Result<QuantizedModel<M>> {
-        let done = self.quantize_in_place(module, quantizer)?;
-        let report = report_of(&done.model, &quantizer.group, &done.plan, done.placement)
-            .inspect_err(|_| self.policy.record(Op::QuantizeWeights, Outcome::Error))?;
-        Ok(QuantizedModel::new(
-            done.model,
-            report,
-            self.policy.clone(),
-            done.held_on,
-        ))
+        let outcome = self.quantize_inner(module, quantizer).and_then(|done| {
+            let report = report_of(&done.model, &quantizer.group, &done.plan, done.placement)?;
+            Ok(QuantizedModel::new(
+                done.model,
+                report,
+                self.policy.clone(),
+                done.held_on,
+            ))
+        });
+        self.record(outcome.as_ref().map(|q| q.held_on().is_none()));
+        outcome
     }
 
-    /// The quantization, without the report: what [`TryQuantizeWeights`] returns, and what
-    /// [`quantize`](Self::quantize) reports on. Records the outcome in the policy.
-    fn quantize_in_place<M: Module>(
-        &self,
-        module: &M,
-        quantizer: &mut Quantizer,
-    ) -> Result<InPlace<M>> {
+    /// The quantization without the report: what [`TryQuantizeWeights`] returns.
+    fn quantize_in_place<M: Module>(&self, module: &M, quantizer: &mut Quantizer) -> Result<M> {
         let outcome = self.quantize_inner(module, quantizer);
-        match &outcome {
-            Ok(done) if done.held_on.is_none() => {
-                self.policy.record(Op::QuantizeWeights, Outcome::Native);
-            }
-            Ok(_) => {}
+        self.record(outcome.as_ref().map(|done| done.held_on.is_none()));
+        outcome.map(|done| done.model)
+    }
+
+    /// Records how a quantization ended: `Native` when it ran on the model's own device
+    /// (`Ok(true)`), `Error` on a refusal; a fallback (`Ok(false)`) was recorded when the model
+    /// moved.
+    fn record(&self, outcome: std::result::Result<bool, &GuardError>) {
+        match outcome {
+            Ok(true) => self.policy.record(Op::QuantizeWeights, Outcome::Native),
+            Ok(false) => {}
             Err(_) => self.policy.record(Op::QuantizeWeights, Outcome::Error),
         }
-        outcome
     }
 
     fn quantize_inner<M: Module>(

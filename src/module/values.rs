@@ -30,7 +30,7 @@ use burn_backend::{TensorData, TensorMetadata, TensorPrimitive, try_read_sync};
 
 use crate::backend::quant::check_values;
 use crate::capability::quirks_of;
-use crate::check::quant::{ValueRange, quant_values};
+use crate::check::quant::{ValueRange, quant_values, range_magnitude};
 use crate::error::{Result, ResultExt};
 use crate::panic::catch;
 
@@ -199,10 +199,7 @@ fn check_param(
     };
     match (&param.range, read.extremes) {
         (Ok(_), Some((min, max))) => {
-            // burn's `compute_q_params`: `mask_where(|min|, |min| < |max|, |max|)`, so a NaN
-            // |min| is kept where `f32::max` would drop it.
-            let (min_abs, max_abs) = (min.abs(), max.abs());
-            let magnitude = if min_abs < max_abs { max_abs } else { min_abs };
+            let magnitude = range_magnitude(min, max);
             let finite = min.is_finite() && max.is_finite() && read.sum_finite != Some(false);
             if !finite {
                 check_values::<Dispatch>(op, &param.values, scheme).context(context)?;
