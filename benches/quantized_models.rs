@@ -10,9 +10,10 @@
 //!   `try_quantize_weights` (Q8 per tensor, every parameter quantizable), one paired
 //!   criterion benchmark (`benches/support/paired.rs`): each iteration runs both, alternating
 //!   which goes first, and times each on its own; each ends in a device sync, so that wgpu's
-//!   queued quantization is inside the measurement. The guard's extra work is its checks: one
-//!   value-range reduction and read per parameter before quantizing (NaN, ±inf, a scale that
-//!   overflows), the capability and shape checks, and the report it builds and drops.
+//!   queued quantization is inside the measurement. The guard's extra work is its checks: the
+//!   walk that plans each parameter (path, shape, device), the capability and shape checks, and
+//!   one read per device of burn's own range (which the quantization then reuses) to refuse
+//!   NaN, ±inf and a scale that overflows.
 //! - `forward <device>`: the model's own forward in f32 and on the weights quantized in place
 //!   in Q8 per tensor, Q8 per block of 32 and Q4 per block of 32 (the head, which blocks of 32
 //!   cannot divide, kept in float), one paired benchmark, each forward ending in a read of

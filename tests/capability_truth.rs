@@ -182,3 +182,118 @@ fn dtype_answers_do_not_trust_burn_for_quantized_dtypes() {
         dtype_support::<burn_remote::RemoteBackend>(remote.device(), DType::QFloat(scheme));
     assert!(!answer.is_native(), "{answer:?}");
 }
+
+/// Whether burn's own range (`compute_range`, the call the weight quantizer reads) comes back
+/// non-finite for every tensor holding one NaN, +inf or -inf: per tensor and per block, with
+/// `MinMax` and `AbsMean`, in each of `dtypes` the backend can hold, the bad value first, inside
+/// a SIMD body, last in a row with a tail, in one- and two-dimensional blocks, and through a
+/// transposed view; a block range folded to one min and one max as `src/module/values.rs`
+/// folds it. `Err` names the first case whose range stayed finite or whose reduction panicked.
+fn ranges_see_every_bad_value(
+    device: &burn::tensor::Device,
+    dtypes: &[burn::tensor::FloatDType],
+) -> Result<(), String> {
+    use burn::tensor::quantization::{Calibration, compute_range};
+    use burn::tensor::{Tensor, TensorData};
+
+    let per_tensor = QuantScheme::default();
+    let cases: Vec<(QuantScheme, [usize; 2], Vec<usize>, bool)> = vec![
+        (per_tensor, [3, 1030], vec![0, 1500, 3089], false),
+        (per_tensor, [1030, 3], vec![0, 1500, 3089], true),
+        (
+            per_tensor.per_block([32], ScaleDtype::F32),
+            [4, 64],
+            vec![0, 100, 255],
+            false,
+        ),
+        (
+            per_tensor.per_block([128], ScaleDtype::F32),
+            [2, 1024],
+            vec![0, 700, 2047],
+            false,
+        ),
+        // A two-dimensional block folds a leading axis too (Flex's generic dim reduction).
+        (
+            per_tensor.per_block([4, 32], ScaleDtype::F32),
+            [8, 64],
+            vec![0, 130, 511],
+            false,
+        ),
+    ];
+    for (scheme, shape, places, transposed) in cases {
+        // `Calibration` is neither `Clone` nor `Debug`: each case makes its own, by name.
+        for name in ["min_max", "abs_mean"] {
+            let calibration = if name == "abs_mean" {
+                Calibration::AbsMean
+            } else {
+                Calibration::MinMax
+            };
+            for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+                for &place in &places {
+                    for &dtype in dtypes {
+                        let mut values: Vec<f32> = (0..shape[0] * shape[1])
+                            .map(|i| ((i * 7 % 13) as f32) - 6.0)
+                            .collect();
+                        values[place] = bad;
+                        let tensor = Tensor::<2>::from_data(TensorData::new(values, shape), device);
+                        // A [1030, 3] tensor read as its [3, 1030] transpose: a strided view.
+                        let tensor = if transposed {
+                            tensor.transpose()
+                        } else {
+                            tensor
+                        };
+                        // A dtype the backend cannot hold holds no parameter there.
+                        let Some(tensor) = common::raw(|| tensor.cast(dtype)) else {
+                            continue;
+                        };
+                        let case =
+                            format!("{name} {scheme:?} {shape:?} {dtype:?}, {bad} at {place}");
+                        let range = common::raw(|| {
+                            let range = compute_range(&scheme, &tensor, &calibration);
+                            let (min, max) = if scheme.block_size().is_some() {
+                                (range.min.min(), range.max.max())
+                            } else {
+                                (range.min, range.max)
+                            };
+                            let read = |t: Tensor<1>| {
+                                t.into_data().convert::<f32>().try_to_vec::<f32>().unwrap()
+                            };
+                            (read(min), read(max))
+                        })
+                        .ok_or_else(|| format!("{case}: a reduction panicked"))?;
+                        if range.0.iter().chain(&range.1).all(|v| v.is_finite()) {
+                            return Err(format!("{case}: the range stayed finite: {range:?}"));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `Quirks::extrema_propagate_nan` is true where claimed: the weight quantizer then skips its
+/// own sum of the values and judges NaN and ±inf from burn's range alone. On the CPU backends,
+/// both measured here, a backend that does propagate and does not claim it is reported too
+/// (a claim left out costs only the sum). CubeCL on wgpu claims nothing (its min and max run
+/// on whatever driver is there); it is measured here only once it claims, in f32 alone (an f16
+/// cast panics on a WGSL device thread and poisons the device).
+#[test]
+fn extrema_nan_claims_are_true() {
+    use burn::tensor::FloatDType;
+    use burn_guard::capability::quirks_of;
+
+    let cpu = [FloatDType::F32, FloatDType::F16, FloatDType::BF16];
+    for (name, device) in common::cpu_devices() {
+        let claimed = quirks_of(&device).extrema_propagate_nan;
+        let observed = ranges_see_every_bad_value(&device, &cpu);
+        println!("{name}: claimed {claimed}, observed {observed:?}");
+        assert_eq!(claimed, observed.is_ok(), "{name}: {observed:?}");
+    }
+    if let Some(device) = common::wgpu_device()
+        && quirks_of(&device).extrema_propagate_nan
+    {
+        let observed = ranges_see_every_bad_value(&device, &[FloatDType::F32]);
+        assert_eq!(observed, Ok(()), "wgpu claims NaN-propagating extrema");
+    }
+}

@@ -128,6 +128,40 @@ fn equals_burns_own_quantization_on_flex() {
     assert!(stored(&model).iter().all(|(dtype, _)| *dtype == DType::F32));
 }
 
+/// The range the twin reads for its checks is the one it quantizes with: burn's own, for
+/// every calibration and scale level, so the stored bytes stay burn's.
+#[test]
+fn equals_burns_own_quantization_with_every_calibration() {
+    let device = Device::flex();
+    let model = Tagger::new(&device);
+    let two_level = q8_tensor()
+        .per_block([16], ScaleDtype::UE4M3)
+        .per_tensor(ScaleDtype::F32);
+    // `Calibration` is neither `Clone` nor `Debug`: each case makes its own, by name.
+    let calibration = |name| match name {
+        "abs_mean" => Calibration::AbsMean,
+        _ => Calibration::MinMax,
+    };
+    let cases = [
+        ("abs_mean", q8_tensor()),
+        ("abs_mean", q4_block32()),
+        ("min_max", two_level),
+    ];
+    for (name, scheme) in cases {
+        let raw = model
+            .clone()
+            .quantize_weights(&mut Quantizer::new(calibration(name), scheme));
+        let ours = model
+            .try_quantize_weights(&mut Quantizer::new(calibration(name), scheme))
+            .unwrap();
+        assert_eq!(stored(&raw), stored(&ours), "{name} {scheme:?}");
+        assert_eq!(
+            values(raw.forward(ids(&device))),
+            values(ours.forward(ids(&device)))
+        );
+    }
+}
+
 #[test]
 fn the_group_twin_selects_as_burn_does() {
     let device = Device::flex();
@@ -247,7 +281,7 @@ fn bad_values_are_refused_before_any_quantization() {
         );
         assert_eq!(err.path().as_deref(), Some("head.weight"));
     }
-    // NdArray's max panics on a NaN: the batched read fails and the exact check answers.
+    // NdArray (native store): its range comes back NaN, and the exact check names the count.
     let native = q8_tensor().with_store(QuantStore::Native);
     let model = with_bad_weight(&Device::ndarray(), f32::NAN);
     let err = model
@@ -261,6 +295,41 @@ fn bad_values_are_refused_before_any_quantization() {
         .try_quantize_weights(&mut quantizer(f16))
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::OutOfRange, "{err}");
+    // Finite values whose `AbsMean` overflows: burn's range is +inf, its scale too.
+    let mut model = Tagger::new(&Device::flex());
+    model.head.weight = burn::module::Param::from_tensor(Tensor::from_data(
+        TensorData::new(vec![3e38f32; 64 * 32], [64, 32]),
+        &Device::flex(),
+    ));
+    let err = model
+        .try_quantize_weights(&mut Quantizer::new(Calibration::AbsMean, q8_tensor()))
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::OutOfRange, "{err}");
+    assert_eq!(err.path().as_deref(), Some("head.weight"));
+}
+
+#[derive(Module, Debug)]
+struct Normed {
+    norm: burn::nn::BatchNorm,
+    head: Linear,
+}
+
+/// All or nothing with storage burn maps in place: a batch norm's running state is shared
+/// between clones, so a refusal of a later parameter must come before any mapping.
+#[test]
+fn a_refusal_leaves_the_shared_running_state_in_float() {
+    let device = Device::flex();
+    let model = Normed {
+        norm: burn::nn::BatchNormConfig::new(64).init(&device),
+        head: with_bad_weight(&device, f32::NAN).head,
+    };
+    let err = model
+        .try_quantize_weights(&mut quantizer(q8_tensor()))
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::NonFinite, "{err}");
+    assert_eq!(err.path().as_deref(), Some("head.weight"));
+    assert_eq!(model.norm.running_mean.value().dtype(), DType::F32);
+    assert_eq!(model.norm.running_var.value().dtype(), DType::F32);
 }
 
 #[test]

@@ -14,25 +14,32 @@ use crate::check::support::{Effect, Gap};
 
 /// burn-flex: saturating float to int casts, every interpolation mode but `NearestExact`
 /// ("unsupported mode"), grid sampling in `Bilinear` and `Nearest` ("Bicubic mode is not
-/// supported").
+/// supported"). Its float min and max return NaN when they meet one (burn-flex `ops/reduce.rs`:
+/// `select_float_extremum` keeps a NaN, the dim reductions prefer it, and the SIMD
+/// `macerator_max`/`macerator_min` keep a NaN mask), pinned by `tests/capability_truth.rs`.
 pub const FLEX_QUIRKS: Quirks = Quirks::new(
     "flex",
     false,
     false,
     Modes::ALL.without(Modes::NEAREST_EXACT),
     Modes::BILINEAR.with(Modes::NEAREST),
-);
+)
+.with_extrema_propagating_nan();
 
 /// burn-ndarray: an integer `powi` with a negative exponent panics, and so does a float to int
 /// cast of NaN, ±inf or a value outside `i64`; no `NearestExact` interpolation ("not supported
-/// for ndarray backend"); grid sampling in `Bilinear` only (`not yet implemented`).
+/// for ndarray backend"); grid sampling in `Bilinear` only (`not yet implemented`). Its float
+/// min and max return NaN when they meet one (burn-ndarray `ops/base.rs`: `max_float_view` and
+/// `min_float_view` keep a NaN accumulator, and the dim reductions gather the index `arg_view`
+/// picks, the first NaN), pinned by `tests/capability_truth.rs`.
 pub const NDARRAY_QUIRKS: Quirks = Quirks::new(
     "ndarray",
     true,
     true,
     Modes::ALL.without(Modes::NEAREST_EXACT),
     Modes::BILINEAR,
-);
+)
+.with_extrema_propagating_nan();
 
 /// The quirks of the backend behind `device` (autodiff or not): [`FLEX_QUIRKS`], [`NDARRAY_QUIRKS`], or
 /// [`Quirks::NONE`] for every backend without a row.

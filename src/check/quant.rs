@@ -257,6 +257,25 @@ pub fn quant_nonempty(op: &'static str, shape: &[usize]) -> Result<()> {
     .nonempty(shape)
 }
 
+/// The magnitude burn derives a scale from, for a calibration range's extremes `min` and `max`
+/// (burn's `compute_range`, a block scheme's folded to the smallest min and the largest max):
+/// `|max|` when `|min| < |max|`, else `|min|`, as burn-backend `quantization/scheme.rs`
+/// `compute_q_params` takes it with `mask_where`. A NaN `|min|` is kept where `f32::max` would
+/// drop it. With `MinMax` this is the largest `|x|`; with `AbsMean`, the mean magnitude. It is
+/// what [`quant_values`] checks as [`ValueRange::max_abs`] for a range burn computed.
+///
+/// ```
+/// use burn_guard::check::quant::range_magnitude;
+///
+/// assert_eq!(range_magnitude(-3.0, 2.0), 3.0);
+/// assert_eq!(range_magnitude(0.5, 2.0), 2.0);
+/// assert!(range_magnitude(f32::NAN, 2.0).is_nan());
+/// ```
+pub fn range_magnitude(min: f32, max: f32) -> f32 {
+    let (min, max) = (min.abs(), max.abs());
+    if min < max { max } else { min }
+}
+
 /// What one reduction over a tensor's values tells the quantization checks: how many values
 /// are NaN or ±inf, and the largest magnitude among the finite ones.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -265,7 +284,8 @@ pub struct ValueRange {
     pub non_finite: u64,
     /// All values, finite or not.
     pub len: u64,
-    /// The largest `|x|` over the finite values (0 when there are none).
+    /// The largest `|x|` over the finite values (0 when there are none); for a range burn
+    /// computed, the magnitude its scale comes from ([`range_magnitude`]).
     pub max_abs: f32,
 }
 

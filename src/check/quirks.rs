@@ -84,10 +84,11 @@ impl Modes {
     }
 }
 
-/// The known quirks of one backend: the inputs it panics on although burn checks nothing.
+/// The known quirks of one backend: the inputs it panics on although burn checks nothing, and
+/// what its reductions do with NaN where a check leans on it.
 ///
 /// [`Quirks::NONE`] is the answer for a backend nobody measured: every such check passes and
-/// the backend answers (under the panic backstop).
+/// the backend answers (under the panic backstop), and nothing is assumed of its reductions.
 ///
 /// ```
 /// use burn::tensor::ops::InterpolateMode;
@@ -109,6 +110,11 @@ pub struct Quirks {
     pub interpolate_modes: Modes,
     /// The modes `grid_sample_2d` runs; it panics on the others.
     pub grid_sample_modes: Modes,
+    /// `float_min` and `float_max`, whole-tensor and along a dimension, return NaN when a
+    /// value they reduce is NaN (±inf reaches a min or a max on every backend). Where it
+    /// holds, a finite min and max prove every value finite, and the weight quantizer reads
+    /// burn's own range for its finiteness check; elsewhere it reduces the values once more.
+    pub extrema_propagate_nan: bool,
 }
 
 impl Quirks {
@@ -119,6 +125,7 @@ impl Quirks {
         float_to_int_unrepresentable_panics: false,
         interpolate_modes: Modes::ALL,
         grid_sample_modes: Modes::ALL,
+        extrema_propagate_nan: false,
     };
 
     /// A backend's quirks, field by field: the capability table's constructor.
@@ -135,6 +142,24 @@ impl Quirks {
             float_to_int_unrepresentable_panics,
             interpolate_modes,
             grid_sample_modes,
+            extrema_propagate_nan: false,
+        }
+    }
+
+    /// These quirks, with min and max reductions that return NaN when they meet one
+    /// ([`Quirks::extrema_propagate_nan`]).
+    ///
+    /// ```
+    /// use burn_guard::check::quirks::Quirks;
+    ///
+    /// assert!(!Quirks::NONE.extrema_propagate_nan);
+    /// assert!(Quirks::NONE.with_extrema_propagating_nan().extrema_propagate_nan);
+    /// ```
+    #[must_use]
+    pub const fn with_extrema_propagating_nan(self) -> Quirks {
+        Quirks {
+            extrema_propagate_nan: true,
+            ..self
         }
     }
 }

@@ -2,17 +2,18 @@
 //! is checked (scheme against shape, calibration, emptiness, the device's capability, then
 //! the values' range) before any is quantized; then burn's own quantization runs on a clone.
 
-use std::collections::HashMap;
 use std::time::Instant;
 
 use burn::module::{Module, ModuleMapper, Param, ParamGroup, ParamId, Quantizer};
-use burn::tensor::quantization::{Calibration, QuantScheme, compute_q_params, compute_range};
+use burn::tensor::quantization::{
+    Calibration, CalibrationRange, QuantScheme, compute_q_params, compute_range,
+};
 use burn::tensor::{Device, Tensor};
 
 use super::placed::QuantizedModel;
 use super::plan::{FloatParam, ParamCollector};
 use super::report::{ParamOutcome, ParamReport, WeightReport};
-use super::values::{ParamValues, check_params};
+use super::values::{ParamRange, check_params};
 use crate::capability::{quant_capability, quantize_support, require_quantize, stack_of};
 use crate::check;
 use crate::error::{ErrorKind, GuardError, Result, ResultExt};
@@ -39,11 +40,13 @@ mod sealed {
 /// the parameter has elements, the device can quantize the scheme for that shape (NdArray's
 /// packed schemes, CubeCL's `PackedU32` rule that the last dimension be a multiple of the
 /// values per word, remote devices: see [`quantize_support`]), and its values are finite with
-/// a scale its dtype can hold (one reduction and one read per parameter). The first refusal
-/// names the parameter by its module path, the path burn's quantizer and
-/// [`ParamGroup`] use: `encoder.layers.0.mha.query.weight: quantize_dynamic: …`. Then burn's
-/// own quantization (`compute_range`, `compute_q_params`, `Tensor::quantize`, as burn's
-/// `Quantizer` calls them) runs on a clone of the module: the values are burn's.
+/// a scale its dtype can hold. The values are judged from burn's own range (`compute_range`,
+/// computed once per parameter, its extremes read in one transaction per device) and the
+/// quantization then uses that same range. The first refusal names the parameter by its module
+/// path, the path burn's quantizer and [`ParamGroup`] use:
+/// `encoder.layers.0.mha.query.weight: quantize_dynamic: …`. Then burn's own quantization
+/// (`compute_q_params`, `Tensor::quantize`, as burn's `Quantizer` calls them) runs on a clone
+/// of the module: the values are burn's.
 ///
 /// The module is borrowed, not consumed as burn's method consumes it, so that on `Err` the
 /// caller still has its model (cloning a module clones its parameters' handles, not their
@@ -140,9 +143,8 @@ pub trait TryQuantizeWeights: Module + sealed::Sealed {
 
 impl<M: Module> TryQuantizeWeights for M {
     fn try_quantize_weights(&self, quantizer: &mut Quantizer) -> Result<Self> {
-        WeightQuantizer::new()
-            .quantize(self, quantizer)
-            .map(QuantizedModel::into_model)
+        // The caller keeps the model alone: no report is built for it.
+        WeightQuantizer::new().quantize_in_place(self, quantizer)
     }
 
     fn try_quantize_weights_group(
@@ -160,6 +162,46 @@ impl<M: Module> TryQuantizeWeights for M {
 enum Decision {
     Quantize,
     KeepFloat(String),
+}
+
+/// A module quantized in place, with what the report is read from.
+struct InPlace<M> {
+    model: M,
+    plan: Plan,
+    placement: Placement,
+    held_on: Option<Device>,
+}
+
+/// Every float parameter the collector met, in its order, with what each selected one becomes
+/// (`None`: not in the quantizer's group).
+struct Plan {
+    floats: Vec<FloatParam>,
+    decisions: Vec<Option<Decision>>,
+}
+
+impl Plan {
+    /// The entry of the parameter `id` that a walk meets after the entry `*next`; moves `*next`
+    /// past it. A module's walks meet its parameters in one order (the derive walks the fields
+    /// in declaration order), so the entry at `*next` is tried first, then the first with that
+    /// id; position, not id alone, tells apart two parameters that share an id.
+    fn find(&self, next: &mut usize, id: &ParamId) -> Option<usize> {
+        let at = match self.floats.get(*next) {
+            Some(param) if param.id == *id => *next,
+            _ => self.floats.iter().position(|param| param.id == *id)?,
+        };
+        *next = at.saturating_add(1);
+        Some(at)
+    }
+
+    fn decision(&self, at: usize) -> Option<&Decision> {
+        self.decisions.get(at).and_then(Option::as_ref)
+    }
+
+    /// The entry `at`, when it is to be quantized.
+    fn quantized(&self, at: Option<usize>) -> Option<&FloatParam> {
+        at.filter(|&at| matches!(self.decision(at), Some(Decision::Quantize)))
+            .and_then(|at| self.floats.get(at))
+    }
 }
 
 /// Quantizes a module's weights in place with choices burn's method does not offer: keep in
@@ -259,18 +301,42 @@ impl WeightQuantizer {
         module: &M,
         quantizer: &mut Quantizer,
     ) -> Result<QuantizedModel<M>> {
-        let outcome = self.quantize_inner(module, quantizer);
-        if outcome.is_err() {
-            self.policy.record(Op::QuantizeWeights, Outcome::Error);
-        }
+        let outcome = self.quantize_inner(module, quantizer).and_then(|done| {
+            let report = report_of(&done.model, &quantizer.group, &done.plan, done.placement)?;
+            Ok(QuantizedModel::new(
+                done.model,
+                report,
+                self.policy.clone(),
+                done.held_on,
+            ))
+        });
+        self.record(outcome.as_ref().map(|q| q.held_on().is_none()));
         outcome
+    }
+
+    /// The quantization without the report: what [`TryQuantizeWeights`] returns.
+    fn quantize_in_place<M: Module>(&self, module: &M, quantizer: &mut Quantizer) -> Result<M> {
+        let outcome = self.quantize_inner(module, quantizer);
+        self.record(outcome.as_ref().map(|done| done.held_on.is_none()));
+        outcome.map(|done| done.model)
+    }
+
+    /// Records how a quantization ended: `Native` when it ran on the model's own device
+    /// (`Ok(true)`), `Error` on a refusal; a fallback (`Ok(false)`) was recorded when the model
+    /// moved.
+    fn record(&self, outcome: std::result::Result<bool, &GuardError>) {
+        match outcome {
+            Ok(true) => self.policy.record(Op::QuantizeWeights, Outcome::Native),
+            Ok(false) => {}
+            Err(_) => self.policy.record(Op::QuantizeWeights, Outcome::Error),
+        }
     }
 
     fn quantize_inner<M: Module>(
         &self,
         module: &M,
         quantizer: &mut Quantizer,
-    ) -> Result<QuantizedModel<M>> {
+    ) -> Result<InPlace<M>> {
         let scheme = quantizer.scheme;
         let calibration = &quantizer.calibration;
         let mut collector = ParamCollector::new(&quantizer.group);
@@ -306,49 +372,62 @@ impl WeightQuantizer {
         };
 
         // Each selected parameter against the device it is quantized on.
-        let mut decisions = HashMap::new();
-        for param in floats.iter().filter(|p| p.selected) {
+        let mut decisions = Vec::with_capacity(floats.len());
+        for param in &floats {
+            if !param.selected {
+                decisions.push(None);
+                continue;
+            }
             let device = held_on.as_ref().unwrap_or(&param.device);
             match self.decide(param, &scheme, device) {
-                Ok(decision) => {
-                    decisions.insert(param.id, decision);
-                }
+                Ok(decision) => decisions.push(Some(decision)),
                 Err(err) => return Err(err.context(param.path.as_str())),
             }
         }
+        let plan = Plan { floats, decisions };
 
-        // The values of every parameter to quantize, on the device it is quantized on.
-        let mut values = ValueGatherer {
-            path: Vec::new(),
-            decisions: &decisions,
-            params: Vec::new(),
+        // burn's range of every parameter to quantize, on the device it is quantized on,
+        // computed once: read for the checks, then quantized with. Every check runs before
+        // anything is mapped: a `RunningState` shares its storage with the caller's module.
+        let quantized = plan
+            .decisions
+            .iter()
+            .filter(|d| matches!(d, Some(Decision::Quantize)))
+            .count();
+        let mut ranges = RangeGatherer {
+            plan: &plan,
+            next: 0,
+            scheme: &scheme,
+            calibration,
+            params: Vec::with_capacity(quantized),
         };
-        catch(MODULE_OP, || model.visit(&mut values))?;
-        check_params(PARAM_OP, values.params, &scheme)?;
+        catch(MODULE_OP, || model.visit(&mut ranges))?;
+        check_params(PARAM_OP, &ranges.params, &scheme)?;
+        let ranges: Vec<_> = ranges
+            .params
+            .into_iter()
+            .map(ParamRange::into_range)
+            .collect();
 
         // burn's quantization, parameter by parameter, on the clone.
         let mut mapper = GuardedMapper {
-            path: Vec::new(),
-            decisions: &decisions,
+            plan: &plan,
+            next: 0,
             scheme: &scheme,
             calibration,
+            ranges: ranges.into_iter().peekable(),
             first_error: None,
         };
         let model = catch(MODULE_OP, || model.map(&mut mapper))?;
         if let Some(err) = mapper.first_error {
             return Err(err);
         }
-
-        let report = report_of(&model, &quantizer.group, &decisions, placement)?;
-        if held_on.is_none() {
-            self.policy.record(Op::QuantizeWeights, Outcome::Native);
-        }
-        Ok(QuantizedModel::new(
+        Ok(InPlace {
             model,
-            report,
-            self.policy.clone(),
+            plan,
+            placement,
             held_on,
-        ))
+        })
     }
 
     /// The fallback device when some selected parameter's device cannot quantize `scheme`
@@ -483,72 +562,72 @@ fn shape_bound(err: &GuardError) -> bool {
     )
 }
 
-/// Walks a module as burn's `Quantizer` does and keeps the path it is at.
-fn path_of(path: &[String]) -> String {
-    path.join(".")
+/// Computes burn's range of every parameter to quantize, named by the plan's path.
+struct RangeGatherer<'a> {
+    plan: &'a Plan,
+    next: usize,
+    scheme: &'a QuantScheme,
+    calibration: &'a Calibration,
+    params: Vec<ParamRange<'a>>,
 }
 
-/// Gathers the stored values of every parameter to quantize, with its path.
-struct ValueGatherer<'a> {
-    path: Vec<String>,
-    decisions: &'a HashMap<ParamId, Decision>,
-    params: Vec<ParamValues>,
-}
-
-impl burn::module::ModuleVisitor for ValueGatherer<'_> {
-    fn enter_module(&mut self, name: &str, _container_type: &str) {
-        self.path.push(name.to_owned());
-    }
-
-    fn exit_module(&mut self, _name: &str, _container_type: &str) {
-        self.path.pop();
-    }
-
+impl burn::module::ModuleVisitor for RangeGatherer<'_> {
     fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
-        if matches!(self.decisions.get(&param.id), Some(Decision::Quantize)) {
-            self.params.push(ParamValues {
-                path: path_of(&self.path),
-                tensor: param.base().into_dispatch(),
-            });
+        let at = self.plan.find(&mut self.next, &param.id);
+        if let Some(entry) = self.plan.quantized(at) {
+            self.params.push(ParamRange::compute(
+                PARAM_OP,
+                entry.path.as_str(),
+                param.id,
+                param.base(),
+                self.scheme,
+                self.calibration,
+            ));
         }
     }
 }
 
 /// burn's `Quantizer::map_float_at_path`, for the parameters decided `Quantize`, under the
-/// backstop: the first panic is kept and the parameter left as it was.
+/// backstop, with the range [`RangeGatherer`] computed: the first panic is kept and the
+/// parameter left as it was.
+///
+/// The ranges are taken in the order the visit computed them; a parameter whose id is not the
+/// next range's (a module whose `map` walks otherwise than its `visit`) gets its range
+/// computed again, as burn would.
 struct GuardedMapper<'a> {
-    path: Vec<String>,
-    decisions: &'a HashMap<ParamId, Decision>,
+    plan: &'a Plan,
+    next: usize,
     scheme: &'a QuantScheme,
     calibration: &'a Calibration,
+    ranges: std::iter::Peekable<std::vec::IntoIter<(ParamId, Option<CalibrationRange>)>>,
     first_error: Option<GuardError>,
 }
 
 impl ModuleMapper for GuardedMapper<'_> {
-    fn enter_module(&mut self, name: &str, _container_type: &str) {
-        self.path.push(name.to_owned());
-    }
-
-    fn exit_module(&mut self, _name: &str, _container_type: &str) {
-        self.path.pop();
-    }
-
     fn map_float<const D: usize>(&mut self, param: Param<Tensor<D>>) -> Param<Tensor<D>> {
-        if self.first_error.is_some()
-            || !matches!(self.decisions.get(&param.id), Some(Decision::Quantize))
-        {
+        let at = self.plan.find(&mut self.next, &param.id);
+        let Some(entry) = self
+            .plan
+            .quantized(at)
+            .filter(|_| self.first_error.is_none())
+        else {
             return param;
-        }
+        };
+        let stored = self
+            .ranges
+            .next_if(|(id, _)| *id == param.id)
+            .and_then(|(_, range)| range);
         let (id, tensor, mapper) = param.consume();
         let quantized = catch(PARAM_OP, || {
-            let range = compute_range(self.scheme, &tensor, self.calibration);
+            let range =
+                stored.unwrap_or_else(|| compute_range(self.scheme, &tensor, self.calibration));
             let qparams = compute_q_params(self.scheme, range);
             tensor.clone().quantize(self.scheme, qparams)
         });
         match quantized {
             Ok(quantized) => Param::from_mapped_value(id, quantized, mapper),
             Err(err) => {
-                self.first_error = Some(err.context(path_of(&self.path)));
+                self.first_error = Some(err.context(entry.path.as_str()));
                 Param::from_mapped_value(id, tensor, mapper)
             }
         }
@@ -559,16 +638,18 @@ impl ModuleMapper for GuardedMapper<'_> {
 fn report_of<M: Module>(
     model: &M,
     group: &ParamGroup,
-    decisions: &HashMap<ParamId, Decision>,
+    plan: &Plan,
     placement: Placement,
 ) -> Result<WeightReport> {
     let mut collector = ParamCollector::new(group);
     catch(MODULE_OP, || model.visit(&mut collector))?;
+    let mut next = 0;
     let params = collector
         .floats
         .into_iter()
         .map(|param| {
-            let outcome = match decisions.get(&param.id) {
+            let at = plan.find(&mut next, &param.id);
+            let outcome = match at.and_then(|at| plan.decision(at)) {
                 Some(Decision::Quantize) => ParamOutcome::Quantized,
                 Some(Decision::KeepFloat(reason)) => ParamOutcome::KeptFloat {
                     reason: reason.clone(),
