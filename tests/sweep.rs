@@ -1,11 +1,12 @@
 //! A sweep of burn-tensor's public `Tensor` methods on Flex and NdArray with empty
 //! (`[0]`, `[2, 0]`, `[0, 3]`), zero-sized and out-of-range inputs, raw under `catch_unwind`.
 //!
-//! Every call that panics must have a row in `tests/data/twins.tsv` (any class): the test fails naming the method, the backend and burn's message otherwise.
-//! Run with `--nocapture` to see every panic it met. A second test runs the twins on the
-//! empty inputs where raw burn panics: each answers, or refuses by a check (never the
-//! backstop), on Flex, NdArray and wgpu. Raw burn is not swept on wgpu: a kernel panic there
-//! poisons the device for the rest of the process.
+//! Every call that panics must have a row in `tests/data/twins.tsv` (any class): the test
+//! fails naming the method, the backend and burn's message otherwise. Run with `--nocapture` to
+//! see every panic it met. Raw burn is swept on wgpu too, in child processes of this binary,
+//! each resuming after the call that panicked: a kernel panic poisons the device for the rest
+//! of its process. Another test runs the twins on the empty inputs where raw burn panics: each
+//! answers, or refuses by a check (never the backstop), on Flex, NdArray and wgpu.
 
 mod common;
 #[path = "common/manifest.rs"]

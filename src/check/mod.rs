@@ -7,6 +7,7 @@
 //! | module | mirrors |
 //! |---|---|
 //! | [`shape`] | burn-tensor `TensorCheck` (`src/tensor/api/check.rs`) and `unwrap_dim_index` |
+//! | [`numeric`] | burn-tensor `Tensor::einsum` (`src/tensor/api/einsum/`) and burn-einsum's parser |
 //! | [`view`], [`indexing`], [`elementwise`], [`reduce`], [`creation`] | burn-tensor `TensorCheck` and the asserts of each family's methods |
 //! | [`activation`], [`linear`], [`conv`], [`norm`], [`embedding`], [`interpolate`], [`grid`] | the asserts of `burn::tensor::module`'s functions and `burn::nn`'s layers of that family, and what the backends assert there |
 //! | [`quant`] | burn-backend `quantization/scheme.rs`, burn-std `tensor/quantization.rs` |

@@ -164,10 +164,6 @@ pub trait TryNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     ///   largest buffer.
     /// - [`GuardError::BackendPanic`](crate::GuardError::BackendPanic) if burn panics anyway.
     ///
-    /// # Fallback
-    ///
-    /// Never.
-    ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryNumeric;

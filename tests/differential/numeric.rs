@@ -292,7 +292,7 @@ proptest! {
     }
 }
 
-/// The cases the issue and burn's own tests name, each refused by a check where burn panics.
+/// Named cases, each refused by a check where burn panics, with the rule in the message.
 #[test]
 fn einsum_refusals_name_the_rule() {
     let device = Device::flex();

@@ -120,8 +120,7 @@ macro_rules! layer_twins {
 /// config.size)?`), in order. A `TryInit` row builds the module with
 /// [`init_fitting`](crate::nn::init::init_fitting) (burn's `init` under the backstop, then the
 /// byte rule on its parameters); a `TryInitStateless` row runs `init` under the backstop.
-/// Attributes and doc comments before a row go on its `try_init`; the row starts at the margin,
-/// as the impl it declares would (the coverage tests read config twins by that line).
+/// Attributes and doc comments before a row go on its `try_init`.
 macro_rules! config_twins {
     ($(
         $(#[$doc:meta])*
@@ -167,9 +166,6 @@ macro_rules! config_twins {
 /// runs the rules in order (each a call to which the op name is prepended:
 /// `loss::reduction(&reduction)` runs `loss::reduction(OP, &reduction)?`) and then burn's
 /// method under the backstop, or a body in braces (where `OP` is the op name too).
-///
-/// A trait's header, `pub trait TryLoss for Loss = "loss_op" {`, starts at the margin, as the
-/// trait it declares would: the coverage tests read twins from the source by that line.
 macro_rules! twins {
     ($(
         $(#[$doc:meta])*
