@@ -223,8 +223,6 @@ fn first_f32(data: &TensorData) -> Option<f32> {
 }
 
 #[cfg(test)]
-// Unwrapping a check's result is the plainest way to state what it returns.
-#[allow(clippy::unwrap_used)]
 mod tests {
     use burn::tensor::TensorData;
     use burn::tensor::quantization::QuantScheme;
@@ -233,6 +231,16 @@ mod tests {
     use crate::error::{ErrorKind, GuardError};
 
     const OP: &str = "quantize_dynamic";
+
+    type TestResult = std::result::Result<(), Box<dyn std::error::Error>>;
+
+    /// The refusal a check returned, or an error saying it accepted.
+    fn refusal(result: Result<()>) -> std::result::Result<GuardError, &'static str> {
+        match result {
+            Err(err) => Ok(err),
+            Ok(()) => Err("the check accepted what it should refuse"),
+        }
+    }
 
     fn param(values: Vec<f32>) -> ParamRange<'static> {
         let len = values.len();
@@ -263,23 +271,23 @@ mod tests {
     /// What each read decides: the extremes alone when finite; the exact check (which counts
     /// NaN and ±inf) first when an extreme or the sum is not; burn's magnitude last.
     #[test]
-    fn a_read_decides_as_burns_range_would() {
+    fn a_read_decides_as_burns_range_would() -> TestResult {
         let finite = param(vec![1.0, -3.0, 2.0]);
         assert!(check(&finite, read(-3.0, 2.0, None)).is_ok());
         // Finite values whose sum overflowed: the exact check finds nothing.
         assert!(check(&finite, read(-3.0, 2.0, Some(false))).is_ok());
         // Finite values, an infinite range (an `AbsMean` that overflowed): burn's scale is
         // infinite too.
-        let err = check(&finite, read(0.0, f32::INFINITY, None)).unwrap_err();
+        let err = refusal(check(&finite, read(0.0, f32::INFINITY, None)))?;
         assert_eq!(err.kind(), ErrorKind::OutOfRange, "{err}");
         // A NaN |min| is burn's magnitude (`mask_where` keeps it), not dropped.
-        let err = check(&finite, read(f32::NAN, 2.0, None)).unwrap_err();
+        let err = refusal(check(&finite, read(f32::NAN, 2.0, None)))?;
         assert_eq!(err.kind(), ErrorKind::OutOfRange, "{err}");
 
         let nan = param(vec![1.0, f32::NAN, 2.0]);
         // Extremes that skipped the NaN (a backend without NaN-propagating min and max): the
         // sum sends the values to the exact check.
-        let err = check(&nan, read(1.0, 2.0, Some(false))).unwrap_err();
+        let err = refusal(check(&nan, read(1.0, 2.0, Some(false))))?;
         assert!(
             matches!(
                 err.root(),
@@ -292,24 +300,22 @@ mod tests {
             "{err}"
         );
         assert_eq!(err.path().as_deref(), Some("head.weight"));
-        let err = check(&nan, read(f32::NAN, f32::NAN, None)).unwrap_err();
+        let err = refusal(check(&nan, read(f32::NAN, f32::NAN, None)))?;
         assert_eq!(err.kind(), ErrorKind::NonFinite, "{err}");
         // No read at all: the exact check alone.
         let unread = Read {
             extremes: None,
             sum_finite: None,
         };
-        assert_eq!(
-            check(&nan, unread).unwrap_err().kind(),
-            ErrorKind::NonFinite
-        );
+        assert_eq!(refusal(check(&nan, unread))?.kind(), ErrorKind::NonFinite);
         assert!(check(&finite, unread).is_ok());
+        Ok(())
     }
 
     /// A range burn could not compute refuses the parameter, after the exact check has had
     /// its say on the values.
     #[test]
-    fn a_range_that_panicked_refuses_the_parameter() {
+    fn a_range_that_panicked_refuses_the_parameter() -> TestResult {
         let panicked = |values| {
             let mut param = param(values);
             param.range = Err(GuardError::BackendPanic {
@@ -323,19 +329,20 @@ mod tests {
             extremes: None,
             sum_finite: None,
         };
-        let err = check(&panicked(vec![1.0, 2.0]), unread).unwrap_err();
+        let err = refusal(check(&panicked(vec![1.0, 2.0]), unread))?;
         assert_eq!(err.kind(), ErrorKind::BackendPanic, "{err}");
         assert_eq!(err.path().as_deref(), Some("head.weight"));
-        let err = check(&panicked(vec![1.0, f32::INFINITY]), unread).unwrap_err();
+        let err = refusal(check(&panicked(vec![1.0, f32::INFINITY]), unread))?;
         assert_eq!(err.kind(), ErrorKind::NonFinite, "{err}");
+        Ok(())
     }
 
     /// On Flex the batched read alone names the parameter: NaN and ±inf reach its range.
     #[test]
-    fn flex_ranges_are_read_in_one_batch() {
+    fn flex_ranges_are_read_in_one_batch() -> TestResult {
         assert!(quirks_of(&Device::flex()).extrema_propagate_nan);
         let params = [param(vec![1.0, 2.0]), param(vec![f32::NEG_INFINITY, 2.0])];
-        let err = check_params(OP, &params, &QuantScheme::default()).unwrap_err();
+        let err = refusal(check_params(OP, &params, &QuantScheme::default()))?;
         assert!(
             matches!(
                 err.root(),
@@ -347,5 +354,6 @@ mod tests {
             ),
             "{err}"
         );
+        Ok(())
     }
 }
