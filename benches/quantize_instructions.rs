@@ -12,6 +12,8 @@
 
 #[path = "../examples/support/digits.rs"]
 mod digits;
+#[path = "support/fixed_count.rs"]
+mod fixed_count;
 #[path = "../examples/support/models.rs"]
 mod models;
 
@@ -47,19 +49,7 @@ fn main() {
     let model = TokenClassifier::new(&device);
     // Q8 per tensor, every parameter quantizable: the bench's `quantize` group.
     let mut quantizer = Quantizer::new(Calibration::MinMax, digits::schemes()[0].1);
-    // `cargo bench` passes `--bench`; a variant name is the first argument that is not a flag.
-    let chosen: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|arg| !arg.starts_with("--"))
-        .collect();
-    let variants: Vec<&str> = if chosen.is_empty() {
-        VARIANTS.to_vec()
-    } else {
-        chosen.iter().map(String::as_str).collect()
-    };
-    for variant in variants {
-        let start = std::time::Instant::now();
-        run(variant, &model, &mut quantizer, &device);
-        println!("{variant}: {:?} per call", start.elapsed() / CALLS);
-    }
+    fixed_count::run_variants(&VARIANTS, CALLS, |variant| {
+        run(variant, &model, &mut quantizer, &device)
+    });
 }

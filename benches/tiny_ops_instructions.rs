@@ -10,6 +10,9 @@
 //! --tree=calling --inclusive=yes` shows where the guarded ones go. Without an argument every
 //! variant runs once and its time per call is printed.
 
+#[path = "support/fixed_count.rs"]
+mod fixed_count;
+
 use std::hint::black_box;
 
 use burn::tensor::{Device, Tensor};
@@ -55,19 +58,5 @@ fn main() {
     let device = Device::flex();
     let a = Tensor::<1>::from_floats([1.0, 2.0, 3.0, 4.0], &device);
     let b = Tensor::<1>::from_floats([4.0, 3.0, 2.0, 1.0], &device);
-    // `cargo bench` passes `--bench`; a variant name is the first argument that is not a flag.
-    let chosen: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|arg| !arg.starts_with("--"))
-        .collect();
-    let variants: Vec<&str> = if chosen.is_empty() {
-        VARIANTS.to_vec()
-    } else {
-        chosen.iter().map(String::as_str).collect()
-    };
-    for variant in variants {
-        let start = std::time::Instant::now();
-        run(variant, &a, &b);
-        println!("{variant}: {:?} per call", start.elapsed() / CALLS);
-    }
+    fixed_count::run_variants(&VARIANTS, CALLS, |variant| run(variant, &a, &b));
 }
