@@ -319,6 +319,73 @@ pub enum GuardError {
         what: &'static str,
     },
 
+    // ---------------------------------------------------------------- checkpoints
+    /// Parameters of the model that the checkpoint holds no tensor for (refused unless the load
+    /// allows a partial checkpoint).
+    Missing {
+        /// The loading operation (`load_file`, `load_from`, ...).
+        op: &'static str,
+        /// The parameters' module paths, sorted.
+        params: Vec<String>,
+    },
+    /// Keys of the checkpoint that no parameter of the model takes (refused unless the load
+    /// allows unused keys): the checkpoint is not the model's, or the keys need remapping.
+    Unused {
+        /// The loading operation.
+        op: &'static str,
+        /// The keys as the checkpoint names them, sorted.
+        keys: Vec<String>,
+    },
+    /// Two or more keys of a checkpoint that key remapping sends to one name: burn would keep
+    /// one of them, which one depending on the order the file's index is read in.
+    KeyCollision {
+        /// The loading operation.
+        op: &'static str,
+        /// The name they are all sent to.
+        name: String,
+        /// The keys as the checkpoint names them, sorted.
+        sources: Vec<String>,
+    },
+    /// A square 2-D `Linear` weight read from a file that burn did not write, with no stated
+    /// layout: burn's `[in, out]` and PyTorch's `[out, in]` cannot be told apart by shape, and
+    /// the wrong one loads transposed without an error.
+    LayoutUnstated {
+        /// The loading operation.
+        op: &'static str,
+        /// The weight's shape.
+        shape: Vec<usize>,
+        /// The producer the file names in its metadata, if it names one.
+        producer: Option<String>,
+    },
+    /// burn could not read the checkpoint (a missing file, a truncated or malformed one, a dtype
+    /// the format reader does not know): burn's own error.
+    ///
+    /// `Display` prints burn's message; the error itself is the `source` field.
+    Store {
+        /// The loading operation.
+        op: &'static str,
+        /// burn's error (`RecordError`, `burn_pack::Error`, a store's error), shared.
+        source: Arc<dyn std::error::Error + Send + Sync>,
+    },
+    /// A load that was refused, naming the checkpoint and the device around the refusal, whose
+    /// path is the parameter's (`fc.weight`): `load_file: model.bpk on dispatch<flex>:
+    /// fc.weight: ...`.
+    ///
+    /// Like [`GuardError::Layer`], it has no kind of its own: [`GuardError::kind`],
+    /// [`GuardError::op`], [`GuardError::root`] and [`GuardError::path`] look through it;
+    /// [`GuardError::checkpoint`] reads it.
+    Checkpoint {
+        /// The loading operation.
+        op: &'static str,
+        /// The checkpoint: its path as opened (`.bpk` appended as burn appends it), or
+        /// `<record>` / `<bytes>` for one in memory.
+        file: String,
+        /// The device the model's parameters live on, as errors name it.
+        device: String,
+        /// The refusal.
+        source: Box<GuardError>,
+    },
+
     // ---------------------------------------------------------------- context
     /// Where an error happened: one segment of a path through nested modules (`encoder`,
     /// `layers.2`), around the error itself. Added with [`ResultExt::context`].
@@ -405,6 +472,16 @@ pub enum ErrorKind {
     Data,
     /// [`GuardError::Unreadable`].
     Unreadable,
+    /// [`GuardError::Missing`].
+    Missing,
+    /// [`GuardError::Unused`].
+    Unused,
+    /// [`GuardError::KeyCollision`].
+    KeyCollision,
+    /// [`GuardError::LayoutUnstated`].
+    LayoutUnstated,
+    /// [`GuardError::Store`].
+    Store,
 }
 
 // Errors cross threads (fallback devices, deadline helpers) and live in `anyhow` chains.
@@ -615,12 +692,18 @@ impl GuardError {
             | Self::Timeout { op, .. }
             | Self::Execution { op, .. }
             | Self::Data { op, .. }
-            | Self::Unreadable { op, .. } => op,
+            | Self::Unreadable { op, .. }
+            | Self::Missing { op, .. }
+            | Self::Unused { op, .. }
+            | Self::KeyCollision { op, .. }
+            | Self::LayoutUnstated { op, .. }
+            | Self::Store { op, .. } => op,
             Self::Unsupported(gap) => gap.op,
             Self::DeviceUnavailable { device, .. } => device,
             // `root` never returns a context or a layer.
             Self::Context { context, .. } => context,
             Self::Layer { layer, .. } => layer,
+            Self::Checkpoint { op, .. } => op,
         }
     }
 
@@ -657,8 +740,16 @@ impl GuardError {
             Self::Execution { .. } => ErrorKind::Execution,
             Self::Data { .. } => ErrorKind::Data,
             Self::Unreadable { .. } => ErrorKind::Unreadable,
-            // `root` never returns a context or a layer; a root of this kind cannot exist.
-            Self::Context { source, .. } | Self::Layer { source, .. } => source.kind(),
+            Self::Missing { .. } => ErrorKind::Missing,
+            Self::Unused { .. } => ErrorKind::Unused,
+            Self::KeyCollision { .. } => ErrorKind::KeyCollision,
+            Self::LayoutUnstated { .. } => ErrorKind::LayoutUnstated,
+            Self::Store { .. } => ErrorKind::Store,
+            // `root` never returns a context, a layer or a checkpoint; a root of this kind
+            // cannot exist.
+            Self::Context { source, .. }
+            | Self::Layer { source, .. }
+            | Self::Checkpoint { source, .. } => source.kind(),
         }
     }
 
@@ -673,7 +764,10 @@ impl GuardError {
     /// ```
     pub fn root(&self) -> &GuardError {
         let mut err = self;
-        while let Self::Context { source, .. } | Self::Layer { source, .. } = err {
+        while let Self::Context { source, .. }
+        | Self::Layer { source, .. }
+        | Self::Checkpoint { source, .. } = err
+        {
             err = source;
         }
         err
@@ -691,7 +785,7 @@ impl GuardError {
                     segments.push(context.as_str());
                     err = source;
                 }
-                Self::Layer { source, .. } => err = source,
+                Self::Layer { source, .. } | Self::Checkpoint { source, .. } => err = source,
                 _ => break,
             }
         }
@@ -718,7 +812,20 @@ impl GuardError {
         loop {
             match err {
                 Self::Layer { layer, .. } => return Some(*layer),
-                Self::Context { source, .. } => err = source,
+                Self::Context { source, .. } | Self::Checkpoint { source, .. } => err = source,
+                _ => return None,
+            }
+        }
+    }
+
+    /// The checkpoint and the device of a refused load (`("model.bpk", "dispatch<flex>")`),
+    /// through any context the caller added; `None` for an error that is not a load's.
+    pub fn checkpoint(&self) -> Option<(&str, &str)> {
+        let mut err = self;
+        loop {
+            match err {
+                Self::Checkpoint { file, device, .. } => return Some((file, device)),
+                Self::Context { source, .. } | Self::Layer { source, .. } => err = source,
                 _ => return None,
             }
         }
@@ -1078,6 +1185,59 @@ impl fmt::Display for GuardError {
                 OneLine(op),
                 OneLine(what)
             ),
+            Self::Missing { op, params } => write!(
+                f,
+                "{}: every parameter of the model must have a tensor in the checkpoint (allow_partial \
+                 accepts a partial one); got {} missing: {}",
+                OneLine(op),
+                params.len(),
+                OneLine(&params.join(", "))
+            ),
+            Self::Unused { op, keys } => write!(
+                f,
+                "{}: every tensor of the checkpoint must go to a parameter (allow_unused accepts \
+                 extra keys; key remapping renames them); got {} unused: {}",
+                OneLine(op),
+                keys.len(),
+                OneLine(&keys.join(", "))
+            ),
+            Self::KeyCollision { op, name, sources } => write!(
+                f,
+                "{}: key remapping must not send two keys to one name; got {} sent to {}",
+                OneLine(op),
+                OneLine(&sources.join(", ")),
+                OneLine(name)
+            ),
+            Self::LayoutUnstated {
+                op,
+                shape,
+                producer,
+            } => write!(
+                f,
+                "{}: a square Linear weight from a file burn did not write needs its layout stated \
+                 (Layout::PyTorch applies PyTorchToBurnAdapter, Layout::Burn reads it as is); got \
+                 shape {shape:?} from producer {}",
+                OneLine(op),
+                OneLine(producer.as_deref().unwrap_or("unnamed"))
+            ),
+            Self::Store { op, source } => write!(
+                f,
+                "{}: burn could not read the checkpoint; got {}",
+                OneLine(op),
+                OneLine(&source.to_string())
+            ),
+            Self::Checkpoint {
+                op,
+                file,
+                device,
+                source,
+            } => write!(
+                f,
+                "{}: {} on {}: {source}",
+                OneLine(op),
+                OneLine(file),
+                OneLine(device)
+            ),
             Self::Context { .. } => {
                 let mut err = self;
                 let mut first = true;
@@ -1435,6 +1595,43 @@ mod tests {
             (
                 GuardError::Unreadable { op: NL, what: NL },
                 ErrorKind::Unreadable,
+            ),
+            (
+                GuardError::Missing {
+                    op: NL,
+                    params: vec![NL.into()],
+                },
+                ErrorKind::Missing,
+            ),
+            (
+                GuardError::Unused {
+                    op: NL,
+                    keys: vec![NL.into()],
+                },
+                ErrorKind::Unused,
+            ),
+            (
+                GuardError::KeyCollision {
+                    op: NL,
+                    name: NL.into(),
+                    sources: vec![NL.into(), NL.into()],
+                },
+                ErrorKind::KeyCollision,
+            ),
+            (
+                GuardError::LayoutUnstated {
+                    op: NL,
+                    shape: vec![4, 4],
+                    producer: Some(NL.into()),
+                },
+                ErrorKind::LayoutUnstated,
+            ),
+            (
+                GuardError::Store {
+                    op: NL,
+                    source: Arc::new(std::io::Error::other(NL)),
+                },
+                ErrorKind::Store,
             ),
         ]
     }

@@ -87,6 +87,7 @@ pub mod nn;
 pub mod panic;
 pub mod policy;
 pub mod prelude;
+pub mod store;
 pub mod tensor;
 mod transfer;
 #[doc = include_str!("../docs/twins.md")]

@@ -11,6 +11,9 @@ pub use crate::error::{ErrorKind, GuardError, Result, ResultExt};
 pub use crate::module::TryQuantizeWeights;
 pub use crate::nn::layers::*;
 pub use crate::nn::{TryInit, TryInitStateless};
+pub use crate::store::CheckedLoad;
+#[cfg(feature = "store")]
+pub use crate::store::{CheckedSnapshot, CheckedStore};
 pub use crate::tensor::{
     CheckedRead, TryConvert, TryConvertFloat, TryCreate, TryCreateBool, TryCreateFloat,
     TryCreateInt, TryCreateMatrix, TryCreateNumeric, TryCreateRange, TryElementwise,

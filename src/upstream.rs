@@ -50,6 +50,38 @@ pub(crate) fn rnnt_blank(loss: &RNNTLoss) -> Option<usize> {
     debug_usize(&format!("{loss:?}"), "blank")
 }
 
+/// A [`ModuleRecord`](burn::store::ModuleRecord)'s private load settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct RecordSettings {
+    pub(crate) allow_partial: bool,
+    pub(crate) allow_unused: bool,
+    pub(crate) validate: bool,
+}
+
+/// The load settings of a [`ModuleRecord`](burn::store::ModuleRecord) (private fields; its
+/// `Debug` prints `ModuleRecord { num_tensors: 2, dtype_policy: FromRecord, allow_partial:
+/// false, allow_unused: false, validate: true }`).
+pub(crate) fn record_settings(record: &burn::store::ModuleRecord) -> Option<RecordSettings> {
+    let debug = format!("{record:?}");
+    let flag = |field: &str| -> Option<bool> {
+        let key = format!("{field}: ");
+        let start = debug.find(&key)?.checked_add(key.len())?;
+        let rest = debug.get(start..)?;
+        if rest.starts_with("true") {
+            Some(true)
+        } else if rest.starts_with("false") {
+            Some(false)
+        } else {
+            None
+        }
+    };
+    Some(RecordSettings {
+        allow_partial: flag("allow_partial")?,
+        allow_unused: flag("allow_unused")?,
+        validate: flag("validate")?,
+    })
+}
+
 // ---------------------------------------------------------------- module visits
 
 /// Whether a `ModuleVisitor`'s `container_type` is the one burn's `Module` derive gives a
@@ -241,6 +273,29 @@ mod tests {
         let rnnt = RNNTLossConfig::new().with_blank(3).init();
         assert_eq!(rnnt_blank(&rnnt), Some(3));
         assert_eq!(debug_usize("Other { size: 4 }", "blank"), None);
+    }
+
+    #[test]
+    fn record_settings_read_from_a_real_record() {
+        let device = burn::tensor::Device::flex();
+        let linear: burn::nn::Linear = burn::nn::LinearConfig::new(2, 3).init(&device);
+        let record = linear.into_record();
+        let strict = RecordSettings {
+            allow_partial: false,
+            allow_unused: false,
+            validate: true,
+        };
+        assert_eq!(record_settings(&record), Some(strict));
+        let record = record
+            .allow_partial(true)
+            .allow_unused(true)
+            .validate(false);
+        let loose = RecordSettings {
+            allow_partial: true,
+            allow_unused: true,
+            validate: false,
+        };
+        assert_eq!(record_settings(&record), Some(loose));
     }
 
     /// The derive names a Linear as the container of its own fields, as the seam expects, and

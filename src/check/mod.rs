@@ -40,6 +40,7 @@ pub mod input;
 pub mod interpolate;
 pub mod layer;
 pub mod linear;
+pub mod load;
 pub mod loss;
 pub mod misc;
 pub mod norm;

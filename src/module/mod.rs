@@ -20,7 +20,7 @@
 //! `Linear` weights across devices.
 
 mod placed;
-mod plan;
+pub(crate) mod plan;
 mod quantize;
 mod report;
 mod values;

@@ -1,0 +1,635 @@
+//! burn-guard's own burnpack, SafeTensors and PyTorch stores: built as burn-store's are (the
+//! same constructors and builder names, `try_` where burn's builder panics), loaded through the
+//! one checked engine.
+//!
+//! burn-store's stores keep their filter, adapter and load settings in private fields, so no
+//! function that takes one can know what its `apply_to` will do; and their `apply_to` writes
+//! every matching tensor before it validates, and aborts the process on a panic inside
+//! (`AbortOnUnwind`). These stores use burn's only to read a checkpoint's index, and never hand
+//! a model to burn-store.
+
+use std::any::TypeId;
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+
+use burn::module::Module;
+use burn::store::{
+    BurnpackStore as BurnBurnpackStore, KeyRemapper, ModuleAdapter, ModuleContext, ModuleStore,
+    PathFilter, PyTorchToBurnAdapter, PytorchStore as BurnPytorchStore,
+    SafetensorsStore as BurnSafetensorsStore, map_indices_contiguous_except,
+};
+use burn::tensor::Bytes;
+use burn_pack::Tensor as PackTensor;
+
+use super::engine::{self, Checkpoint, Matching, store_error};
+use super::{DTypeChoice, Format, Layout, LoadOptions, LoadReport};
+use crate::error::{GuardError, Result};
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for super::SafetensorsStore {}
+    impl Sealed for super::PytorchStore {}
+    impl Sealed for super::BurnpackStore {}
+    impl<M: burn::module::Module> Sealed for M {}
+}
+
+/// A store a checked load reads: [`SafetensorsStore`], [`PytorchStore`], [`BurnpackStore`].
+/// Sealed.
+pub trait CheckedStore: sealed::Sealed {
+    /// Fallible twin of burn-store's `ModuleStore::apply_to`: reads the checkpoint into
+    /// `model`, all or nothing, and reports what it did.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::Checkpoint`] around the refusal; see [`CheckedLoad`](super::CheckedLoad)
+    /// for the refusals, and [`GuardError::KeyCollision`] and [`GuardError::LayoutUnstated`].
+    #[doc(alias = "apply_to")]
+    fn apply_to_checked<M: Module>(&self, model: &mut M) -> Result<LoadReport>;
+}
+
+/// Fallible twin of burn-store's `ModuleSnapshot::load_from`. Sealed: implemented for every
+/// `M: Module`. In the prelude (with the `store` feature).
+pub trait CheckedSnapshot: Module + sealed::Sealed {
+    /// `store.apply_to_checked(self)`: reads the store's checkpoint into the model, all or
+    /// nothing.
+    ///
+    /// # Errors
+    ///
+    /// As [`CheckedStore::apply_to_checked`].
+    #[doc(alias = "load_from")]
+    fn load_from_checked<S: CheckedStore>(&mut self, store: &S) -> Result<LoadReport> {
+        store.apply_to_checked(self)
+    }
+}
+
+impl<M: Module> CheckedSnapshot for M {}
+
+/// The settings every store shares: how keys are renamed, which parameters load, how tensors
+/// are adapted, and the checked load's choices.
+struct Settings {
+    filter: Option<PathFilter>,
+    remapper: KeyRemapper,
+    adapter: Option<Box<dyn ModuleAdapter>>,
+    skip_enum_variants: bool,
+    map_indices_contiguous: bool,
+    keep_indices: PathFilter,
+    layout: Option<Layout>,
+    options: LoadOptions,
+}
+
+impl Settings {
+    fn new(skip_enum_variants: bool, map_indices_contiguous: bool) -> Self {
+        Self {
+            filter: None,
+            remapper: KeyRemapper::new(),
+            adapter: None,
+            skip_enum_variants,
+            map_indices_contiguous,
+            keep_indices: PathFilter::new(),
+            layout: None,
+            options: LoadOptions::new(),
+        }
+    }
+
+    /// Renames the checkpoint's keys as burn's stores do (the remapper, then the contiguous
+    /// index mapping), keeping `(file key, name)` for every key renamed and every name, so
+    /// that two keys sent to one name are refused rather than collapsed.
+    fn rename(&self, tensors: Vec<PackTensor>) -> (Vec<PackTensor>, Vec<(String, String)>) {
+        let originals: Vec<String> = tensors.iter().map(|t| t.name.clone()).collect();
+        let (mut tensors, _) = if self.remapper.is_empty() {
+            (tensors, Vec::new())
+        } else {
+            self.remapper.remap(tensors)
+        };
+        if self.map_indices_contiguous {
+            let keep = &self.keep_indices;
+            tensors = map_indices_contiguous_except(tensors, |prefix| keep.matches(prefix)).0;
+        }
+        // Both renamings keep the order of the tensors, so the i-th name is the i-th key's.
+        let remapped = originals
+            .into_iter()
+            .zip(&tensors)
+            .filter(|(from, t)| *from != t.name)
+            .map(|(from, t)| (from, t.name.clone()))
+            .collect();
+        (tensors, remapped)
+    }
+
+    fn load<M: Module>(&self, model: &mut M, checkpoint: Checkpoint) -> Result<LoadReport> {
+        let adapter = self.adapter.as_deref();
+        let alternative = |name: &str, module_type: &str| {
+            adapter.and_then(|a| a.get_alternative_param_name(name, module_type))
+        };
+        let adapt = |tensor: PackTensor, containers: &[String]| match adapter {
+            Some(a) => a.adapt(tensor, ModuleContext::new(containers)),
+            None => tensor,
+        };
+        let filter = self.filter.as_ref();
+        let keep = |path: &[String], containers: &[String]| {
+            filter.is_none_or(|f| f.matches_with_container_path(path, containers))
+        };
+        let matching = Matching {
+            alternative: Some(&alternative),
+            adapt: Some(&adapt),
+            keep: Some(&keep),
+            skip_enum_variants: self.skip_enum_variants,
+            layout: self.layout,
+        };
+        engine::load(model, checkpoint, &matching, &self.options)
+    }
+}
+
+/// A pattern compiled with burn-store's own regex engine, so that the verdict is burn's.
+fn compiled(op: &'static str, pattern: &str) -> Result<()> {
+    match KeyRemapper::new().add_pattern(pattern, "") {
+        Ok(_) => Ok(()),
+        Err(err) => Err(GuardError::InvalidArgument {
+            op,
+            rule: "the pattern must be a valid regular expression",
+            got: format!("pattern={pattern:?} ({err})"),
+        }),
+    }
+}
+
+/// The builder methods every store shares, with burn's names; `try_` where burn's panics.
+macro_rules! shared_builders {
+    ($store:ident) => {
+        impl $store {
+            /// Loads only the parameters `filter` matches (burn's `filter`); the others keep
+            /// their values and the report says so.
+            #[must_use]
+            pub fn filter(mut self, filter: PathFilter) -> Self {
+                self.settings.filter = Some(filter);
+                self
+            }
+
+            /// Fallible twin of burn's `with_regex`: also loads the parameters whose path
+            /// matches `pattern`.
+            ///
+            /// # Errors
+            ///
+            /// [`GuardError::InvalidArgument`] when `pattern` is not a valid regular
+            /// expression (burn's panics).
+            #[doc(alias = "with_regex")]
+            pub fn try_with_regex(mut self, pattern: impl AsRef<str>) -> Result<Self> {
+                compiled("with_regex", pattern.as_ref())?;
+                let filter = self.settings.filter.take().unwrap_or_default();
+                self.settings.filter = Some(filter.with_regex(pattern));
+                Ok(self)
+            }
+
+            /// Also loads the parameter at `path` (burn's `with_full_path`).
+            #[must_use]
+            pub fn with_full_path(mut self, path: impl Into<String>) -> Self {
+                let filter = self.settings.filter.take().unwrap_or_default();
+                self.settings.filter = Some(filter.with_full_path(path.into()));
+                self
+            }
+
+            /// Renames the checkpoint's keys with `remapper` before matching (burn's `remap`).
+            #[must_use]
+            pub fn remap(mut self, remapper: KeyRemapper) -> Self {
+                self.settings.remapper = remapper;
+                self
+            }
+
+            /// Fallible twin of burn's `with_key_remapping` (`with_remap_pattern` on a
+            /// `BurnpackStore`): renames the keys matching `from` to `to` (`$1` for groups).
+            ///
+            /// # Errors
+            ///
+            /// [`GuardError::InvalidArgument`] when `from` is not a valid regular expression
+            /// (burn's panics).
+            #[doc(alias = "with_key_remapping")]
+            #[doc(alias = "with_remap_pattern")]
+            pub fn try_with_key_remapping(
+                mut self,
+                from: impl AsRef<str>,
+                to: impl AsRef<str>,
+            ) -> Result<Self> {
+                let remapper = std::mem::take(&mut self.settings.remapper);
+                match remapper.add_pattern(from.as_ref(), to.as_ref()) {
+                    Ok(remapper) => {
+                        self.settings.remapper = remapper;
+                        Ok(self)
+                    }
+                    Err(err) => Err(GuardError::InvalidArgument {
+                        op: "with_key_remapping",
+                        rule: "the pattern must be a valid regular expression",
+                        got: format!("pattern={:?} ({err})", from.as_ref()),
+                    }),
+                }
+            }
+
+            /// Accept a checkpoint that lacks some parameters (burn's `allow_partial`).
+            #[must_use]
+            pub fn allow_partial(mut self, allow: bool) -> Self {
+                self.settings.options = self.settings.options.allow_partial(allow);
+                self
+            }
+
+            /// Accept checkpoint keys no parameter takes; refused by default (burn-store never
+            /// refuses them, burn-core does).
+            #[must_use]
+            pub fn allow_unused(mut self, allow: bool) -> Self {
+                self.settings.options = self.settings.options.allow_unused(allow);
+                self
+            }
+
+            /// `false`: a tensor of the wrong shape or kind leaves its parameter as it was, and
+            /// the report says why (burn's `validate(false)`, which says nothing).
+            #[must_use]
+            pub fn validate(mut self, validate: bool) -> Self {
+                self.settings.options = self.settings.options.validate(validate);
+                self
+            }
+
+            /// Keep the model's dtypes (the default) or adopt the checkpoint's.
+            #[must_use]
+            pub fn dtype(mut self, choice: DTypeChoice) -> Self {
+                self.settings.options = self.settings.options.dtype(choice);
+                self
+            }
+
+            /// Refuse a checkpoint holding NaN or ±inf, before anything is written.
+            #[must_use]
+            pub fn scan_non_finite(mut self, scan: bool) -> Self {
+                self.settings.options = self.settings.options.scan_non_finite(scan);
+                self
+            }
+        }
+    };
+}
+
+/// The builders of the stores whose adapter and layout the caller chooses.
+macro_rules! adapter_builders {
+    ($store:ident) => {
+        impl $store {
+            /// Adapts each tensor on its way in (burn's `with_from_adapter`). A
+            /// [`PyTorchToBurnAdapter`] states [`Layout::PyTorch`].
+            #[must_use]
+            pub fn with_from_adapter(mut self, adapter: impl ModuleAdapter + 'static) -> Self {
+                if type_id_of(&adapter) == TypeId::of::<PyTorchToBurnAdapter>() {
+                    self.settings.layout = Some(Layout::PyTorch);
+                }
+                self.settings.adapter = Some(Box::new(adapter));
+                self
+            }
+
+            /// States the layout of the file's 2-D `Linear` weights. [`Layout::PyTorch`]
+            /// reads them through [`PyTorchToBurnAdapter`] when no adapter was given.
+            #[must_use]
+            pub fn layout(mut self, layout: Layout) -> Self {
+                if layout == Layout::PyTorch && self.settings.adapter.is_none() {
+                    self.settings.adapter = Some(Box::new(PyTorchToBurnAdapter));
+                }
+                self.settings.layout = Some(layout);
+                self
+            }
+        }
+    };
+}
+
+fn type_id_of<T: 'static>(_: &T) -> TypeId {
+    TypeId::of::<T>()
+}
+
+/// The builders of the stores that can renumber list indices.
+macro_rules! index_builders {
+    ($store:ident) => {
+        impl $store {
+            /// Renumber list indices contiguously (`fc.0`, `fc.2` → `fc.0`, `fc.1`) before
+            /// matching (burn's `map_indices_contiguous`).
+            #[must_use]
+            pub fn map_indices_contiguous(mut self, map: bool) -> Self {
+                self.settings.map_indices_contiguous = map;
+                self
+            }
+
+            /// Fallible twin of burn's `map_indices_contiguous_except`: keeps the indices under
+            /// the prefixes `pattern` matches.
+            ///
+            /// # Errors
+            ///
+            /// [`GuardError::InvalidArgument`] when `pattern` is not a valid regular expression
+            /// (burn's panics).
+            #[doc(alias = "map_indices_contiguous_except")]
+            pub fn try_map_indices_contiguous_except(
+                mut self,
+                pattern: impl AsRef<str>,
+            ) -> Result<Self> {
+                compiled("map_indices_contiguous_except", pattern.as_ref())?;
+                let keep = std::mem::take(&mut self.settings.keep_indices);
+                self.settings.keep_indices = keep.with_regex(pattern);
+                Ok(self)
+            }
+
+            /// Leave enum variant names out of the paths (burn's `skip_enum_variants`).
+            #[must_use]
+            pub fn skip_enum_variants(mut self, skip: bool) -> Self {
+                self.settings.skip_enum_variants = skip;
+                self
+            }
+        }
+    };
+}
+
+enum Source {
+    File(PathBuf),
+    Memory(Vec<u8>),
+}
+
+impl Source {
+    fn name(&self) -> String {
+        match self {
+            Self::File(path) => path.display().to_string(),
+            Self::Memory(_) => "<bytes>".to_owned(),
+        }
+    }
+}
+
+// ---------------------------------------------------------------- SafeTensors
+
+/// A SafeTensors checkpoint, loaded checked: the twin of burn-store's `SafetensorsStore` for
+/// loading. A square `Linear` weight from a file burn did not write (its `__metadata__` names
+/// no `producer: burn`) needs [`layout`](Self::layout).
+///
+/// ```
+/// use burn::module::Module;
+/// use burn::nn::{Linear, LinearConfig};
+/// use burn::tensor::Device;
+/// use burn_guard::prelude::*;
+/// use burn_guard::store::{Layout, SafetensorsStore};
+///
+/// #[derive(Module, Debug)]
+/// struct Net {
+///     fc: Linear,
+/// }
+///
+/// // Written by Python's `safetensors.numpy.save_file`: `fc.weight` is PyTorch's [out, in].
+/// let path = "tests/data/loading/linear_4x4_square_f32.safetensors";
+/// let device = Device::flex();
+/// let mut model = Net { fc: LinearConfig::new(4, 4).init(&device) };
+///
+/// // Square: burn would load it transposed without a word. Refused until the layout is stated.
+/// let err = model.load_from_checked(&SafetensorsStore::from_file(path)).unwrap_err();
+/// assert_eq!(err.kind(), ErrorKind::LayoutUnstated);
+///
+/// let store = SafetensorsStore::from_file(path).layout(Layout::PyTorch);
+/// let report = model.load_from_checked(&store)?;
+/// assert_eq!(report.loaded().count(), 2);
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+pub struct SafetensorsStore {
+    source: Source,
+    settings: Settings,
+}
+
+impl SafetensorsStore {
+    /// The SafeTensors file at `path`.
+    pub fn from_file(path: impl Into<PathBuf>) -> Self {
+        Self {
+            source: Source::File(path.into()),
+            settings: Settings::new(false, false),
+        }
+    }
+
+    /// A SafeTensors file in memory (burn's `from_bytes`; `None` is an empty store, refused
+    /// when loaded).
+    pub fn from_bytes(bytes: Option<Vec<u8>>) -> Self {
+        Self {
+            source: Source::Memory(bytes.unwrap_or_default()),
+            settings: Settings::new(false, false),
+        }
+    }
+
+    fn read(&self) -> Result<(Vec<PackTensor>, Option<String>)> {
+        const OP: &str = "load_from";
+        let (mut burn, header) = match &self.source {
+            Source::File(path) => (
+                BurnSafetensorsStore::from_file(path),
+                safetensors_header_of_file(path),
+            ),
+            Source::Memory(bytes) => (
+                BurnSafetensorsStore::from_bytes(Some(bytes.clone())),
+                Ok(safetensors_header(bytes)),
+            ),
+        };
+        let tensors: Vec<PackTensor> = burn
+            .get_all_tensors()
+            .map_err(|e| store_error(OP, e))?
+            .values()
+            .cloned()
+            .collect();
+        Ok((tensors, producer_of(&header?)))
+    }
+}
+
+/// The JSON header of a SafeTensors buffer: 8 bytes of little-endian length, then the JSON
+/// (`None` when it cannot be read; burn's reader then says why).
+fn safetensors_header(bytes: &[u8]) -> Option<String> {
+    let len = u64::from_le_bytes(bytes.get(..8)?.try_into().ok()?);
+    let end = usize::try_from(len).ok()?.checked_add(8)?;
+    String::from_utf8(bytes.get(8..end)?.to_vec()).ok()
+}
+
+/// The same, read from the file's first bytes only (the data stays on disk).
+fn safetensors_header_of_file(path: &Path) -> Result<Option<String>> {
+    // The format caps its header at 100 MB; burn's reader refuses a larger one.
+    const MAX_HEADER: u64 = 100_000_000;
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return Ok(None);
+    };
+    let mut len = [0u8; 8];
+    if file.read_exact(&mut len).is_err() {
+        return Ok(None);
+    }
+    let len = u64::from_le_bytes(len);
+    if len > MAX_HEADER {
+        return Ok(None);
+    }
+    let mut header = Vec::new();
+    let read = file.take(len).read_to_end(&mut header);
+    Ok(read.ok().and_then(|_| String::from_utf8(header).ok()))
+}
+
+/// `__metadata__.producer` of a SafeTensors header.
+fn producer_of(header: &Option<String>) -> Option<String> {
+    let json: serde_json::Value = serde_json::from_str(header.as_deref()?).ok()?;
+    json.get("__metadata__")?
+        .get("producer")?
+        .as_str()
+        .map(str::to_owned)
+}
+
+shared_builders!(SafetensorsStore);
+adapter_builders!(SafetensorsStore);
+index_builders!(SafetensorsStore);
+
+impl CheckedStore for SafetensorsStore {
+    fn apply_to_checked<M: Module>(&self, model: &mut M) -> Result<LoadReport> {
+        let file = self.source.name();
+        let (tensors, producer) = self
+            .read()
+            .map_err(|e| wrap("load_from", &file, model, e))?;
+        let (tensors, remapped) = self.settings.rename(tensors);
+        let checkpoint = Checkpoint {
+            op: "load_from",
+            format: Format::Safetensors,
+            file,
+            producer,
+            tensors,
+            remapped,
+            ids: true,
+        };
+        self.settings.load(model, checkpoint)
+    }
+}
+
+fn wrap<M: Module>(op: &'static str, file: &str, model: &M, err: GuardError) -> GuardError {
+    GuardError::Checkpoint {
+        op,
+        file: file.to_owned(),
+        device: engine::model_device(model),
+        source: Box::new(err),
+    }
+}
+
+// ---------------------------------------------------------------- PyTorch
+
+/// A PyTorch checkpoint (`.pt`, `.pth`), loaded checked: the twin of burn-store's
+/// `PytorchStore` for loading. As burn's, it always reads through [`PyTorchToBurnAdapter`]
+/// (PyTorch's layout is stated by the format), leaves enum variants out of paths and renumbers
+/// list indices contiguously.
+pub struct PytorchStore {
+    path: PathBuf,
+    top_level_key: Option<String>,
+    settings: Settings,
+}
+
+impl PytorchStore {
+    /// The PyTorch checkpoint at `path`.
+    pub fn from_file(path: impl Into<PathBuf>) -> Self {
+        let mut settings = Settings::new(true, true);
+        settings.adapter = Some(Box::new(PyTorchToBurnAdapter));
+        settings.layout = Some(Layout::PyTorch);
+        Self {
+            path: path.into(),
+            top_level_key: None,
+            settings,
+        }
+    }
+
+    /// Reads the state dict under `key` of a checkpoint dict (`model_state_dict`), as burn's
+    /// `with_top_level_key`.
+    #[must_use]
+    pub fn with_top_level_key(mut self, key: impl Into<String>) -> Self {
+        self.top_level_key = Some(key.into());
+        self
+    }
+}
+
+shared_builders!(PytorchStore);
+index_builders!(PytorchStore);
+
+impl CheckedStore for PytorchStore {
+    fn apply_to_checked<M: Module>(&self, model: &mut M) -> Result<LoadReport> {
+        const OP: &str = "load_from";
+        let file = self.path.display().to_string();
+        let mut burn = BurnPytorchStore::from_file(&self.path).map_indices_contiguous(false);
+        if let Some(key) = &self.top_level_key {
+            burn = burn.with_top_level_key(key.clone());
+        }
+        let tensors: Vec<PackTensor> = match burn.get_all_tensors() {
+            Ok(tensors) => tensors.values().cloned().collect(),
+            Err(e) => return Err(wrap(OP, &file, model, store_error(OP, e))),
+        };
+        let (tensors, remapped) = self.settings.rename(tensors);
+        let checkpoint = Checkpoint {
+            op: OP,
+            format: Format::Pytorch,
+            file,
+            producer: None,
+            tensors,
+            remapped,
+            ids: true,
+        };
+        self.settings.load(model, checkpoint)
+    }
+}
+
+// ---------------------------------------------------------------- burnpack
+
+/// A burnpack checkpoint, loaded checked: the twin of burn-store's `BurnpackStore` for loading
+/// (burnpack is burn's own format: no layout to state).
+pub struct BurnpackStore {
+    source: Source,
+    settings: Settings,
+}
+
+impl BurnpackStore {
+    /// The burnpack file at `path` (`.bpk` appended to a path without an extension, as burn's
+    /// does).
+    pub fn from_file(path: impl AsRef<Path>) -> Self {
+        let path = path.as_ref();
+        let path = if path.extension().is_none() {
+            path.with_extension(burn_pack::EXTENSION)
+        } else {
+            path.to_path_buf()
+        };
+        let mut settings = Settings::new(false, false);
+        settings.layout = Some(Layout::Burn);
+        Self {
+            source: Source::File(path),
+            settings,
+        }
+    }
+
+    /// A burnpack in memory.
+    pub fn from_bytes(bytes: Option<Bytes>) -> Self {
+        let mut settings = Settings::new(false, false);
+        settings.layout = Some(Layout::Burn);
+        let bytes = bytes.map(|b| b.to_vec()).unwrap_or_default();
+        Self {
+            source: Source::Memory(bytes),
+            settings,
+        }
+    }
+
+    /// Adapts each tensor on its way in (burn's `with_from_adapter`).
+    #[must_use]
+    pub fn with_from_adapter(mut self, adapter: impl ModuleAdapter + 'static) -> Self {
+        self.settings.adapter = Some(Box::new(adapter));
+        self
+    }
+}
+
+shared_builders!(BurnpackStore);
+
+impl CheckedStore for BurnpackStore {
+    fn apply_to_checked<M: Module>(&self, model: &mut M) -> Result<LoadReport> {
+        const OP: &str = "load_from";
+        let file = self.source.name();
+        let mut burn = match &self.source {
+            Source::File(path) => BurnBurnpackStore::from_file(path).auto_extension(false),
+            Source::Memory(bytes) => {
+                BurnBurnpackStore::from_bytes(Some(Bytes::from_bytes_vec(bytes.clone())))
+            }
+        };
+        let tensors: Vec<PackTensor> = match burn.get_all_tensors() {
+            Ok(tensors) => tensors.values().cloned().collect(),
+            Err(e) => return Err(wrap(OP, &file, model, store_error(OP, e))),
+        };
+        let (tensors, remapped) = self.settings.rename(tensors);
+        let checkpoint = Checkpoint {
+            op: OP,
+            format: Format::Burnpack,
+            file,
+            producer: Some("burn".to_owned()),
+            tensors,
+            remapped,
+            ids: true,
+        };
+        self.settings.load(model, checkpoint)
+    }
+}
