@@ -584,6 +584,18 @@ const SCANS: &[Scan] = &[
         paths: &["src/module/base.rs"],
         select: Select::CanPanic,
     },
+    Scan {
+        krate: "burn-store",
+        paths: &[
+            "src/traits.rs",
+            "src/filter.rs",
+            "src/adapter.rs",
+            "src/burnpack.rs",
+            "src/safetensors/store.rs",
+            "src/pytorch/store.rs",
+        ],
+        select: Select::CanPanic,
+    },
 ];
 
 /// What in a function's text says it can panic.
