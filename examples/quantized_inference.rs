@@ -12,7 +12,11 @@
 //! ```text
 //! cargo run --release --example quantized_inference            # tables
 //! cargo run --release --example quantized_inference -- --json  # the scheme rows as JSON
+//! cargo run --release --example quantized_inference -- --save digits.bpk  # and the checkpoint
 //! ```
+//!
+//! `--save PATH` writes the trained float model with burn's `Module::save_file`; the
+//! `checkpoint` example serves it.
 //!
 //! The first wgpu run on lavapipe compiles the quantized matmul kernels (minutes); later runs
 //! reuse Mesa's shader cache.
@@ -142,6 +146,11 @@ fn main() {
     let (train, test) = digits::load();
     let start = Instant::now();
     let model = digits::train(&train, [256, 128], 20);
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(path) = args.iter().position(|a| a == "--save").and_then(|i| args.get(i + 1)) {
+        model.clone().save_file(path).unwrap();
+        eprintln!("saved the trained model to {path}");
+    }
     if !json {
         println!(
             "trained 64-256-128-10 on {} digits in {:.2?} (Flex, autodiff); {} test images (ms/batch: the whole test set as one batch)",

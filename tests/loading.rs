@@ -11,6 +11,8 @@
 #![allow(deprecated)]
 
 mod common;
+#[path = "common/example.rs"]
+mod example;
 
 use burn::module::{Module, Param};
 use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig};
@@ -367,6 +369,21 @@ fn a_burnpack_file_loads_on_wgpu() {
     let mut model = Mlp::new(&wgpu);
     model.load_file_checked(&path).unwrap();
     assert_eq!(bits(model.fc1.weight.val()), bits(trained.fc1.weight.val()));
+}
+
+/// The example: a service that serves its checkpoint, refuses another model's in one line and
+/// keeps serving the same answers, and loads a half-precision export on Flex and NdArray.
+#[test]
+fn the_checkpoint_example_serves_refuses_and_keeps_serving() {
+    let stdout = example::run_example("checkpoint", &[], "`cargo test --all-features`");
+    let stdout = String::from_utf8(stdout).unwrap();
+    assert!(stdout.contains("6 of 6 parameters loaded"), "{stdout}");
+    assert!(stdout.contains("refused: load_file: "), "{stdout}");
+    assert!(stdout.contains("(unchanged)"), "{stdout}");
+    assert!(
+        stdout.contains("ndarray: loaded the F16 export, 6 parameters cast to F32"),
+        "{stdout}"
+    );
 }
 
 // ---------------------------------------------------------------- burn-store: files from Python

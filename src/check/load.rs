@@ -80,11 +80,12 @@ pub fn shape(op: &'static str, param: &[usize], file: &[usize]) -> Result<()> {
     Err(GuardError::ShapeMismatch {
         op,
         rule: if transposed {
-            "the checkpoint's tensor must have the parameter's shape (it has the transpose: \
-             PyTorch's [out, in] layout, which Layout::PyTorch reads through \
-             PyTorchToBurnAdapter)"
+            "the checkpoint's tensor must have the parameter's shape (parameter's, then \
+             checkpoint's: the transpose, PyTorch's [out, in] layout, which Layout::PyTorch \
+             reads through PyTorchToBurnAdapter)"
         } else {
-            "the checkpoint's tensor must have the parameter's shape"
+            "the checkpoint's tensor must have the parameter's shape (parameter's, then \
+             checkpoint's)"
         },
         shapes: vec![param.to_vec(), file.to_vec()],
     })
