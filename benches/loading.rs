@@ -54,7 +54,9 @@ impl Wide {
             .iter()
             .map(|l| {
                 l.weight.val().into_data().bytes().len()
-                    + l.bias.as_ref().map_or(0, |b| b.val().into_data().bytes().len())
+                    + l.bias
+                        .as_ref()
+                        .map_or(0, |b| b.val().into_data().bytes().len())
             })
             .sum()
     }

@@ -85,7 +85,11 @@ fn main() -> burn_guard::Result<()> {
     println!(
         "still serving: test accuracy {:.1}% ({})",
         after * 100.0,
-        if after == serving { "unchanged" } else { "CHANGED" }
+        if after == serving {
+            "unchanged"
+        } else {
+            "CHANGED"
+        }
     );
 
     // 3. A half-precision export of the right model: burn's loader would make the model F16
@@ -110,4 +114,3 @@ fn main() -> burn_guard::Result<()> {
     let _ = std::fs::remove_dir_all(&dir);
     Ok(())
 }
-

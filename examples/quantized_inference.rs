@@ -147,7 +147,11 @@ fn main() {
     let start = Instant::now();
     let model = digits::train(&train, [256, 128], 20);
     let args: Vec<String> = std::env::args().collect();
-    if let Some(path) = args.iter().position(|a| a == "--save").and_then(|i| args.get(i + 1)) {
+    if let Some(path) = args
+        .iter()
+        .position(|a| a == "--save")
+        .and_then(|i| args.get(i + 1))
+    {
         model.clone().save_file(path).unwrap();
         eprintln!("saved the trained model to {path}");
     }

@@ -222,3 +222,26 @@ fn quantize_your_model() -> burn_guard::Result<()> {
     assert_eq!(logits.dims(), [2, 64]);
     Ok(())
 }
+
+/// "Load a checkpoint": the twin borrows the model; a mismatched record is an `Err` naming the
+/// parameter with the model intact; the right one loads and reports; the options compose.
+#[test]
+fn load_a_checkpoint() -> burn_guard::Result<()> {
+    use burn::module::Module;
+    use burn::nn::{Linear, LinearConfig};
+    use burn_guard::store::{DTypeChoice, LoadOptions};
+
+    let device = Device::flex();
+    let trained: Linear = LinearConfig::new(3, 4).init(&device);
+    let mut served: Linear = LinearConfig::new(3, 4).init(&device);
+    let wrong: Linear = LinearConfig::new(4, 4).init(&device);
+    let err = served.load_record_checked(wrong.into_record()).unwrap_err();
+    assert_eq!(err.path().as_deref(), Some("weight"));
+    let report = served.load_record_checked(trained.clone().into_record())?;
+    assert_eq!(report.loaded().count(), 2);
+    let options = LoadOptions::new()
+        .dtype(DTypeChoice::AdoptFile)
+        .scan_non_finite(true);
+    options.load_record(&mut served, trained.into_record())?;
+    Ok(())
+}
