@@ -13,7 +13,7 @@ pub use crate::nn::layers::*;
 pub use crate::nn::{TryInit, TryInitStateless};
 pub use crate::store::CheckedLoad;
 #[cfg(feature = "store")]
-pub use crate::store::{CheckedSnapshot, CheckedStore};
+pub use crate::store::{CheckedSnapshot, CheckedStore, TryPathFilter};
 pub use crate::tensor::{
     CheckedRead, TryConvert, TryConvertFloat, TryCreate, TryCreateBool, TryCreateFloat,
     TryCreateInt, TryCreateMatrix, TryCreateNumeric, TryCreateRange, TryElementwise,

@@ -82,6 +82,25 @@ pub(crate) fn record_settings(record: &burn::store::ModuleRecord) -> Option<Reco
     })
 }
 
+/// The module types of a [`HalfPrecisionAdapter`](burn::store::HalfPrecisionAdapter), sorted
+/// (a private `HashSet`; its derived `Debug` prints `HalfPrecisionAdapter { modules:
+/// {"Struct:Linear", ...} }`).
+#[cfg(feature = "store")]
+pub(crate) fn half_precision_modules(
+    adapter: &burn::store::HalfPrecisionAdapter,
+) -> Option<Vec<String>> {
+    let debug = format!("{adapter:?}");
+    let (_, rest) = debug.split_once("modules: {")?;
+    let (set, _) = rest.split_once('}')?;
+    let mut modules: Vec<String> = set
+        .split(", ")
+        .filter(|s| !s.is_empty())
+        .map(|s| s.strip_prefix('"')?.strip_suffix('"').map(str::to_owned))
+        .collect::<Option<_>>()?;
+    modules.sort();
+    Some(modules)
+}
+
 // ---------------------------------------------------------------- module visits
 
 /// Whether a `ModuleVisitor`'s `container_type` is the one burn's `Module` derive gives a
@@ -296,6 +315,18 @@ mod tests {
             validate: false,
         };
         assert_eq!(record_settings(&record), Some(loose));
+    }
+
+    #[cfg(feature = "store")]
+    #[test]
+    fn half_precision_modules_read_from_a_real_adapter() {
+        let adapter = burn::store::HalfPrecisionAdapter::new().with_module("Custom");
+        let modules = half_precision_modules(&adapter);
+        let modules = modules.as_deref().unwrap_or_default();
+        assert!(modules.iter().any(|m| m == "Struct:Linear"), "{modules:?}");
+        assert!(modules.iter().any(|m| m == "Struct:Custom"), "{modules:?}");
+        let fewer = half_precision_modules(&adapter.without_module("Custom"));
+        assert_eq!(fewer.map(|m| m.len()), Some(modules.len() - 1));
     }
 
     /// The derive names a Linear as the container of its own fields, as the seam expects, and

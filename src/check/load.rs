@@ -253,3 +253,52 @@ pub fn one_float_dtype(op: &'static str, params: &[(&str, DType)]) -> Result<()>
         .context(*path)),
     }
 }
+
+/// A pattern compiles as a regular expression, with burn-store's own regex engine (through
+/// `KeyRemapper::add_pattern`, which returns the error), so that the verdict is burn's:
+/// `PathFilter::with_regex` and the stores' `with_key_remapping` panic on what this refuses.
+///
+/// # Errors
+///
+/// [`GuardError::InvalidArgument`] naming the pattern and the regex engine's message.
+///
+/// ```
+/// use burn_guard::check::load::regex;
+/// assert!(regex("with_regex", r"^encoder\.").is_ok());
+/// assert!(regex("with_regex", "(").is_err());
+/// ```
+#[cfg(feature = "store")]
+pub fn regex(op: &'static str, pattern: &str) -> Result<()> {
+    match burn::store::KeyRemapper::new().add_pattern(pattern, "") {
+        Ok(_) => Ok(()),
+        Err(err) => Err(GuardError::InvalidArgument {
+            op,
+            rule: "the pattern must be a valid regular expression",
+            got: format!("pattern={pattern:?} ({err})"),
+        }),
+    }
+}
+
+/// The target of a float cast is a float dtype: burn-store's `FloatCastAdapter::to` asserts it.
+///
+/// # Errors
+///
+/// [`GuardError::InvalidDType`].
+///
+/// ```
+/// use burn::tensor::DType;
+/// use burn_guard::check::load::float_target;
+/// assert!(float_target("FloatCastAdapter::to", DType::BF16).is_ok());
+/// assert!(float_target("FloatCastAdapter::to", DType::I32).is_err());
+/// ```
+pub fn float_target(op: &'static str, target: DType) -> Result<()> {
+    if target.is_float() {
+        Ok(())
+    } else {
+        Err(GuardError::InvalidDType {
+            op,
+            rule: "the target of a float cast must be a float dtype",
+            dtype: target,
+        })
+    }
+}

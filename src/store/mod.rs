@@ -40,12 +40,16 @@
 //! **Ids.** A parameter takes the id the checkpoint stores for it, as in burn; where the
 //! checkpoint stores none it keeps its own (burn-core draws a new random one).
 
+#[cfg(feature = "store")]
+mod builders;
 mod engine;
 mod record;
 mod report;
 #[cfg(feature = "store")]
 mod stores;
 
+#[cfg(feature = "store")]
+pub use builders::{TryFloatCastAdapter, TryHalfPrecisionAdapter, TryPathFilter};
 pub use record::CheckedLoad;
 pub use report::{Format, KeptReason, LoadOutcome, LoadReport, ParamLoad};
 #[cfg(feature = "store")]

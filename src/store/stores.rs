@@ -139,18 +139,6 @@ impl Settings {
     }
 }
 
-/// A pattern compiled with burn-store's own regex engine, so that the verdict is burn's.
-fn compiled(op: &'static str, pattern: &str) -> Result<()> {
-    match KeyRemapper::new().add_pattern(pattern, "") {
-        Ok(_) => Ok(()),
-        Err(err) => Err(GuardError::InvalidArgument {
-            op,
-            rule: "the pattern must be a valid regular expression",
-            got: format!("pattern={pattern:?} ({err})"),
-        }),
-    }
-}
-
 /// The builder methods every store shares, with burn's names; `try_` where burn's panics.
 macro_rules! shared_builders {
     ($store:ident) => {
@@ -172,7 +160,7 @@ macro_rules! shared_builders {
             /// expression (burn's panics).
             #[doc(alias = "with_regex")]
             pub fn try_with_regex(mut self, pattern: impl AsRef<str>) -> Result<Self> {
-                compiled("with_regex", pattern.as_ref())?;
+                crate::check::load::regex("with_regex", pattern.as_ref())?;
                 let filter = self.settings.filter.take().unwrap_or_default();
                 self.settings.filter = Some(filter.with_regex(pattern));
                 Ok(self)
@@ -318,7 +306,7 @@ macro_rules! index_builders {
                 mut self,
                 pattern: impl AsRef<str>,
             ) -> Result<Self> {
-                compiled("map_indices_contiguous_except", pattern.as_ref())?;
+                crate::check::load::regex("map_indices_contiguous_except", pattern.as_ref())?;
                 let keep = std::mem::take(&mut self.settings.keep_indices);
                 self.settings.keep_indices = keep.with_regex(pattern);
                 Ok(self)
