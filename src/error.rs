@@ -386,6 +386,28 @@ pub enum GuardError {
         source: Box<GuardError>,
     },
 
+    // ---------------------------------------------------------------- training
+    /// An optimizer step that would leave trainable parameters as they are without a word
+    /// (burn's `GradientsParams::from_grads` skips them, `ModuleOptimizer::step` returns them
+    /// unchanged): parameters with no gradient, parameters burn can never update (non-leaves),
+    /// or a model with nothing to train.
+    NoGradient {
+        /// The operation (`step`).
+        op: &'static str,
+        /// The rule, with the likely cause and the remedy.
+        rule: &'static str,
+        /// The parameters' module paths.
+        params: Vec<String>,
+    },
+    /// Gradients holding NaN or ±inf: a step would write them into the parameters (and into the
+    /// optimizer's moments, for good).
+    NonFiniteGradients {
+        /// The operation (`step`).
+        op: &'static str,
+        /// `(path, non-finite values, values)` per parameter whose gradient is not finite.
+        params: Vec<(String, u64, u64)>,
+    },
+
     // ---------------------------------------------------------------- context
     /// Where an error happened: one segment of a path through nested modules (`encoder`,
     /// `layers.2`), around the error itself. Added with [`ResultExt::context`].
@@ -482,6 +504,10 @@ pub enum ErrorKind {
     LayoutUnstated,
     /// [`GuardError::Store`].
     Store,
+    /// [`GuardError::NoGradient`].
+    NoGradient,
+    /// [`GuardError::NonFiniteGradients`].
+    NonFiniteGradients,
 }
 
 // Errors cross threads (fallback devices, deadline helpers) and live in `anyhow` chains.
@@ -697,7 +723,9 @@ impl GuardError {
             | Self::Unused { op, .. }
             | Self::KeyCollision { op, .. }
             | Self::LayoutUnstated { op, .. }
-            | Self::Store { op, .. } => op,
+            | Self::Store { op, .. }
+            | Self::NoGradient { op, .. }
+            | Self::NonFiniteGradients { op, .. } => op,
             Self::Unsupported(gap) => gap.op,
             Self::DeviceUnavailable { device, .. } => device,
             // `root` never returns a context or a layer.
@@ -745,6 +773,8 @@ impl GuardError {
             Self::KeyCollision { .. } => ErrorKind::KeyCollision,
             Self::LayoutUnstated { .. } => ErrorKind::LayoutUnstated,
             Self::Store { .. } => ErrorKind::Store,
+            Self::NoGradient { .. } => ErrorKind::NoGradient,
+            Self::NonFiniteGradients { .. } => ErrorKind::NonFiniteGradients,
             // `root` never returns a context, a layer or a checkpoint; a root of this kind
             // cannot exist.
             Self::Context { source, .. }
@@ -1226,6 +1256,29 @@ impl fmt::Display for GuardError {
                 OneLine(op),
                 OneLine(&source.to_string())
             ),
+            Self::NoGradient { op, rule, params } => write!(
+                f,
+                "{}: {}; got {} parameter{}: {}",
+                OneLine(op),
+                OneLine(rule),
+                params.len(),
+                if params.len() == 1 { "" } else { "s" },
+                OneLine(&params.join(", "))
+            ),
+            Self::NonFiniteGradients { op, params } => {
+                write!(
+                    f,
+                    "{}: gradients must be finite; got NaN or ±inf in {} parameter{}: ",
+                    OneLine(op),
+                    params.len(),
+                    if params.len() == 1 { "" } else { "s" }
+                )?;
+                for (i, (path, count, total)) in params.iter().enumerate() {
+                    let sep = if i == 0 { "" } else { ", " };
+                    write!(f, "{sep}{} {count} of {total}", OneLine(path))?;
+                }
+                Ok(())
+            }
             Self::Checkpoint {
                 op,
                 file,
@@ -1632,6 +1685,21 @@ mod tests {
                     source: Arc::new(std::io::Error::other(NL)),
                 },
                 ErrorKind::Store,
+            ),
+            (
+                GuardError::NoGradient {
+                    op: NL,
+                    rule: NL,
+                    params: vec![NL.into()],
+                },
+                ErrorKind::NoGradient,
+            ),
+            (
+                GuardError::NonFiniteGradients {
+                    op: NL,
+                    params: vec![(NL.into(), 1, 4)],
+                },
+                ErrorKind::NonFiniteGradients,
             ),
         ]
     }

@@ -84,6 +84,8 @@ pub mod error;
 pub mod input;
 pub mod module;
 pub mod nn;
+#[cfg(feature = "optim")]
+pub mod optim;
 pub mod panic;
 pub mod policy;
 pub mod prelude;

@@ -11,6 +11,8 @@ pub use crate::error::{ErrorKind, GuardError, Result, ResultExt};
 pub use crate::module::TryQuantizeWeights;
 pub use crate::nn::layers::*;
 pub use crate::nn::{TryInit, TryInitStateless};
+#[cfg(feature = "optim")]
+pub use crate::optim::TryStep;
 pub use crate::store::CheckedLoad;
 #[cfg(feature = "store")]
 pub use crate::store::{CheckedSnapshot, CheckedStore, TryPathFilter};

@@ -45,6 +45,7 @@ pub mod loss;
 pub mod misc;
 pub mod norm;
 pub mod numeric;
+pub mod optim;
 pub mod pool;
 pub mod quant;
 pub mod quirks;

@@ -1,0 +1,211 @@
+//! Rules of an optimizer step (twinned in `optim/`): what every parameter must be for burn-optim's
+//! `ModuleOptimizer::step` to update it, and what its gradient must be. burn checks none of it:
+//! `GradientsParams::from_grads` skips a parameter that is not a tracked leaf or has no gradient,
+//! `step` returns it unchanged, and no optimizer looks at a gradient's values.
+//!
+//! Pure functions over what a walk of the model found; each names the burn code it mirrors or
+//! says it is burn-guard's own.
+
+use crate::error::{GuardError, Limit, Result};
+
+/// What a float parameter is to burn's optimizer, read without touching its values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamState {
+    /// A leaf on an autodiff device that requires a gradient: the optimizer updates it when it
+    /// has one.
+    Trainable,
+    /// Tracked but not a leaf (`Module::to_device` of a tracked model records a move): burn's
+    /// converter skips it (`is_require_grad` is false), so it is never updated.
+    NotLeaf,
+    /// On a device without autodiff (a model built on a plain device, a `valid()` copy).
+    Plain,
+    /// On an autodiff device, not tracked: frozen (`freeze`, `no_grad`), or a running statistic.
+    Frozen,
+    /// Never drawn: the forward that produced the loss did not use it.
+    Unused,
+}
+
+/// One float parameter as the step's walk found it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParamCensus {
+    /// The module path.
+    pub path: String,
+    /// What it is to the optimizer.
+    pub state: ParamState,
+    /// Whether the gradients hold one for its id.
+    pub has_gradient: bool,
+}
+
+/// Every parameter the step should update will be updated: burn-optim's
+/// `GradientsParamsConverter::visit_float` (which skips non-leaves, untracked and plain
+/// parameters, and those without a gradient) and `ModuleOptimizerMapper::map_float` (which
+/// returns a parameter without a gradient unchanged), made loud.
+///
+/// In this order: a non-leaf is refused (burn can never update it); a model with no trainable
+/// parameter is refused, naming why; a trainable (or never drawn) parameter without a gradient
+/// is refused unless `allow_missing` (a deliberate partial step).
+///
+/// # Errors
+///
+/// [`GuardError::NoGradient`] naming the parameters and the likely cause.
+///
+/// ```
+/// use burn_guard::check::optim::{ParamCensus, ParamState, trainable};
+///
+/// let param = |path: &str, state, has_gradient| ParamCensus { path: path.into(), state, has_gradient };
+/// assert!(trainable("step", &[param("fc.weight", ParamState::Trainable, true)], false).is_ok());
+/// let err = trainable("step", &[param("fc.weight", ParamState::Plain, false)], false).unwrap_err();
+/// assert!(err.to_string().contains("no trainable parameter"));
+/// ```
+pub fn trainable(op: &'static str, params: &[ParamCensus], allow_missing: bool) -> Result<()> {
+    let paths = |state: ParamState| -> Vec<String> {
+        params
+            .iter()
+            .filter(|p| p.state == state)
+            .map(|p| p.path.clone())
+            .collect()
+    };
+    let not_leaf = paths(ParamState::NotLeaf);
+    if !not_leaf.is_empty() {
+        return Err(GuardError::NoGradient {
+            op,
+            rule: "every parameter must be a leaf for the optimizer to update it (Module::to_device \
+                   of a tracked model records a move, whose output burn never updates: move it \
+                   with Module::fork)",
+            params: not_leaf,
+        });
+    }
+    let trainable = params
+        .iter()
+        .filter(|p| matches!(p.state, ParamState::Trainable | ParamState::Unused))
+        .count();
+    if trainable == 0 && !params.is_empty() {
+        let all_plain = params.iter().all(|p| p.state == ParamState::Plain);
+        return Err(GuardError::NoGradient {
+            op,
+            rule: if all_plain {
+                "the model has no trainable parameter: it is on a device without autodiff (built \
+                 on a plain device, moved from one, or a valid() copy): build it on \
+                 device.autodiff() or call train()"
+            } else {
+                "the model has no trainable parameter: every parameter is frozen or on a plain \
+                 device"
+            },
+            params: params.iter().map(|p| p.path.clone()).collect(),
+        });
+    }
+    if allow_missing {
+        return Ok(());
+    }
+    let unused: Vec<String> = params
+        .iter()
+        .filter(|p| p.state == ParamState::Unused && !p.has_gradient)
+        .map(|p| p.path.clone())
+        .collect();
+    let missing: Vec<String> = params
+        .iter()
+        .filter(|p| p.state == ParamState::Trainable && !p.has_gradient)
+        .map(|p| p.path.clone())
+        .collect();
+    if !missing.is_empty() {
+        let none = params.iter().all(|p| !p.has_gradient);
+        return Err(GuardError::NoGradient {
+            op,
+            rule: if none {
+                "every trainable parameter must have a gradient, and none has: the loss came from \
+                 another copy of the model (a fork, the model before the last step), or these \
+                 gradients were already taken"
+            } else {
+                "every trainable parameter must have a gradient (the loss came from another copy \
+                 of these parameters, or their gradients were already taken; allow a partial \
+                 step to update only the others)"
+            },
+            params: missing,
+        });
+    }
+    if !unused.is_empty() {
+        return Err(GuardError::NoGradient {
+            op,
+            rule: "every trainable parameter must have a gradient: these were never drawn, so the \
+                   forward that produced the loss did not use them (allow a partial step to \
+                   update only the others)",
+            params: unused,
+        });
+    }
+    Ok(())
+}
+
+/// A parameter's rank is one burn's optimizers step: `dispatch_rank!` in burn-optim's
+/// `DynOptimizer::step_dyn` covers ranks 1 to 8 and panics past them.
+///
+/// # Errors
+///
+/// [`GuardError::OutOfRange`] with the rank.
+///
+/// ```
+/// use burn_guard::check::optim::rank;
+/// assert!(rank("step", 4).is_ok());
+/// assert!(rank("step", 9).is_err());
+/// ```
+pub fn rank(op: &'static str, rank: usize) -> Result<()> {
+    if (1..=MAX_RANK).contains(&rank) {
+        Ok(())
+    } else {
+        Err(GuardError::OutOfRange {
+            op,
+            rule: "an optimizer steps parameters of rank 1 to 8",
+            name: "rank",
+            value: rank.into(),
+            limit: Limit::Between(1usize.into(), MAX_RANK.into()),
+        })
+    }
+}
+
+/// The largest rank burn-optim's optimizers step.
+pub const MAX_RANK: usize = 8;
+
+/// A gradient's shape is its parameter's: `ModuleOptimizerMapper::map_float` hands both to the
+/// optimizer, whose element-wise update broadcasts or panics on a mismatch.
+///
+/// # Errors
+///
+/// [`GuardError::ShapeMismatch`], the parameter's shape first.
+///
+/// ```
+/// use burn_guard::check::optim::gradient_shape;
+/// assert!(gradient_shape("step", &[3, 4], &[3, 4]).is_ok());
+/// assert!(gradient_shape("step", &[3, 4], &[1, 4]).is_err());
+/// ```
+pub fn gradient_shape(op: &'static str, param: &[usize], gradient: &[usize]) -> Result<()> {
+    if param == gradient {
+        Ok(())
+    } else {
+        Err(GuardError::ShapeMismatch {
+            op,
+            rule: "a gradient must have its parameter's shape (parameter's, then gradient's)",
+            shapes: vec![param.to_vec(), gradient.to_vec()],
+        })
+    }
+}
+
+/// Every gradient is finite: burn-guard's own rule (no burn optimizer looks at values; one NaN
+/// batch writes NaN into every parameter and moment it reaches). `counts` is
+/// `(path, non-finite values, values)` per parameter with a gradient.
+///
+/// # Errors
+///
+/// [`GuardError::NonFiniteGradients`] naming each parameter with a count above zero.
+///
+/// ```
+/// use burn_guard::check::optim::finite_gradients;
+/// assert!(finite_gradients("step", &[("fc.weight".into(), 0, 12)]).is_ok());
+/// assert!(finite_gradients("step", &[("fc.weight".into(), 3, 12)]).is_err());
+/// ```
+pub fn finite_gradients(op: &'static str, counts: &[(String, u64, u64)]) -> Result<()> {
+    let bad: Vec<(String, u64, u64)> = counts.iter().filter(|c| c.1 > 0).cloned().collect();
+    if bad.is_empty() {
+        Ok(())
+    } else {
+        Err(GuardError::NonFiniteGradients { op, params: bad })
+    }
+}

@@ -1,0 +1,199 @@
+//! An optimizer for a training loop that must not go silently wrong: every step checked, and a
+//! step whose gradients are not finite refused or skipped and counted.
+
+use std::fmt;
+
+use burn::module::Module;
+use burn::optim::lr_scheduler::module_lr_scheduler::ModuleLearningRate;
+use burn::optim::{GradientsParams, ModuleOptimizer};
+use serde::Serialize;
+
+use super::step::{census, finite};
+use crate::error::{ErrorKind, GuardError, Result};
+use crate::panic::catch;
+
+/// What a step does when a gradient holds NaN or ±inf.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum OnNonFinite {
+    /// `Err(NonFiniteGradients)`, the model and the optimizer unchanged. The default.
+    #[default]
+    Refuse,
+    /// The step is not applied (burn's `step` is not called: the optimizer's moments and
+    /// counters do not advance, as if the batch had not been seen), and it is counted. After
+    /// `max_consecutive` skips in a row the next is refused: a run that only skips has diverged.
+    Skip {
+        /// Skips in a row allowed before the step is refused; `None` for no limit.
+        max_consecutive: Option<u32>,
+    },
+}
+
+/// What one guarded step did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum StepOutcome {
+    /// burn's step ran: every parameter with a gradient was updated.
+    Applied,
+    /// The step was skipped: the refusal it would have been, on one line.
+    Skipped {
+        /// The refusal, on one line (`step: gradients must be finite; got ...`).
+        reason: String,
+    },
+}
+
+/// Counts over a guarded optimizer's life.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct StepStats {
+    /// Steps asked for.
+    pub steps: u64,
+    /// Steps applied.
+    pub applied: u64,
+    /// Steps skipped for non-finite gradients.
+    pub skipped: u64,
+    /// Skips since the last applied step.
+    pub consecutive_skipped: u32,
+    /// Device reads the finite checks made (one per device per step; one more per gradient
+    /// found not finite).
+    pub device_reads: u64,
+}
+
+impl fmt::Display for StepStats {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} steps: {} applied, {} skipped ({} in a row), {} device reads",
+            self.steps, self.applied, self.skipped, self.consecutive_skipped, self.device_reads
+        )
+    }
+}
+
+/// burn-optim's [`ModuleOptimizer`] behind a checked step: before any parameter or state
+/// changes, every trainable parameter must have a gradient (or the step names those without
+/// one and the likely cause: a non-leaf after `to_device`, another copy of the model,
+/// gradients already taken), and every gradient must be finite (one fused device read per
+/// step and device). A step with non-finite gradients is refused, or skipped and counted.
+///
+/// ```
+/// use burn::module::Module;
+/// use burn::nn::{Linear, LinearConfig};
+/// use burn::optim::{AdamConfig, GradientsParams};
+/// use burn::tensor::{Device, Tensor};
+/// use burn_guard::optim::{GuardedOptimizer, OnNonFinite, StepOutcome};
+///
+/// let device = Device::flex().autodiff();
+/// let mut model: Linear = LinearConfig::new(3, 1).init(&device);
+/// let mut optimizer = GuardedOptimizer::new(AdamConfig::new().init())
+///     .on_non_finite(OnNonFinite::Skip { max_consecutive: Some(3) });
+///
+/// let x = Tensor::<2>::from_floats([[1.0, f32::NAN, 0.0]], &device); // a poisoned batch
+/// let loss = model.forward(x).sum();
+/// let grads = GradientsParams::from_grads(loss.backward(), &model);
+/// let outcome = optimizer.step(1e-3, &mut model, grads)?;
+/// assert!(matches!(outcome, StepOutcome::Skipped { .. }));
+/// assert_eq!(optimizer.stats().skipped, 1);
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+pub struct GuardedOptimizer {
+    inner: ModuleOptimizer,
+    on_non_finite: OnNonFinite,
+    allow_missing: bool,
+    stats: StepStats,
+}
+
+impl GuardedOptimizer {
+    /// Guards `optimizer` (an optimizer config's `init()`, or any `Optimizer` via `into()`).
+    /// Refuses non-finite gradients until told otherwise.
+    pub fn new(optimizer: impl Into<ModuleOptimizer>) -> Self {
+        Self {
+            inner: optimizer.into(),
+            on_non_finite: OnNonFinite::Refuse,
+            allow_missing: false,
+            stats: StepStats::default(),
+        }
+    }
+
+    /// What a step does with non-finite gradients.
+    #[must_use]
+    pub fn on_non_finite(mut self, policy: OnNonFinite) -> Self {
+        self.on_non_finite = policy;
+        self
+    }
+
+    /// A deliberate partial step: trainable parameters without a gradient are left as they are
+    /// rather than refused (non-leaves and a model with nothing to train still are).
+    #[must_use]
+    pub fn allow_missing_gradients(mut self, allow: bool) -> Self {
+        self.allow_missing = allow;
+        self
+    }
+
+    /// The counts so far.
+    pub fn stats(&self) -> StepStats {
+        self.stats
+    }
+
+    /// burn's optimizer, for what this type does not wrap (its record, its groups).
+    pub fn inner(&self) -> &ModuleOptimizer {
+        &self.inner
+    }
+
+    /// burn's optimizer back.
+    pub fn into_inner(self) -> ModuleOptimizer {
+        self.inner
+    }
+
+    /// Checks, then runs burn's [`ModuleOptimizer::step`] on `model` in place.
+    ///
+    /// # Errors
+    ///
+    /// As [`TryStep::try_step`](super::TryStep::try_step); non-finite gradients only under
+    /// [`OnNonFinite::Refuse`], or past `max_consecutive` skips. On `Err` the model and the
+    /// optimizer's state are as they were.
+    pub fn step<M: Module>(
+        &mut self,
+        lr: impl Into<ModuleLearningRate>,
+        model: &mut M,
+        grads: GradientsParams,
+    ) -> Result<StepOutcome> {
+        const OP: &str = "step";
+        self.stats.steps += 1;
+        let census = census(OP, model, &grads, self.allow_missing)?;
+        let devices = census.devices();
+        match finite(OP, census) {
+            Ok(reads) => self.stats.device_reads += u64::from(reads),
+            Err(err) if err.kind() == ErrorKind::NonFiniteGradients => {
+                // Reads made before the refusal: one per device, one per suspect gradient.
+                let suspects = match &err {
+                    GuardError::NonFiniteGradients { params, .. } => params.len(),
+                    _ => 0,
+                };
+                self.stats.device_reads += (devices + suspects) as u64;
+                return self.skip_or_refuse(err);
+            }
+            Err(err) => return Err(err),
+        }
+        let lr = lr.into();
+        let staged = model.clone();
+        let inner = &mut self.inner;
+        *model = catch(OP, move || inner.step(lr, staged, grads))?;
+        self.stats.applied += 1;
+        self.stats.consecutive_skipped = 0;
+        Ok(StepOutcome::Applied)
+    }
+
+    fn skip_or_refuse(&mut self, err: GuardError) -> Result<StepOutcome> {
+        match self.on_non_finite {
+            OnNonFinite::Refuse => Err(err),
+            OnNonFinite::Skip { max_consecutive } => {
+                if max_consecutive.is_some_and(|max| self.stats.consecutive_skipped >= max) {
+                    return Err(err);
+                }
+                self.stats.skipped += 1;
+                self.stats.consecutive_skipped += 1;
+                Ok(StepOutcome::Skipped {
+                    reason: err.to_string(),
+                })
+            }
+        }
+    }
+}

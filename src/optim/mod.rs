@@ -1,0 +1,24 @@
+//! Guarded training: an optimizer step that cannot silently do nothing, and never writes NaN.
+//!
+//! burn-optim's `GradientsParams::from_grads` skips, without a word, every parameter that is not
+//! a tracked leaf or has no gradient, and `ModuleOptimizer::step` returns those parameters
+//! unchanged: a model built on a plain device, a `to_device` after the weights were drawn (the
+//! parameters become non-leaves), a `fork`ed copy, gradients already taken: the loss curve is
+//! flat and nothing says why. And no optimizer looks at values: one NaN batch writes NaN into
+//! every parameter and every moment it reaches.
+//!
+//! - [`TryStep`] (in the prelude): `optimizer.try_step(lr, model, grads)?`, the twin of
+//!   [`ModuleOptimizer::step`](burn::optim::ModuleOptimizer::step).
+//! - [`GuardedOptimizer`]: the same in place, with a policy for non-finite gradients (refuse,
+//!   or skip and count, GradScaler-style) and [`StepStats`].
+//!
+//! Every check runs before any parameter or optimizer state changes. The structural ones read
+//! nothing from a device (is each parameter a tracked leaf, drawn, on an autodiff device; does
+//! the gradient container hold one of its rank and shape); the finite check reduces each
+//! gradient to one value on its device and reads them all in one transaction per device.
+
+mod guarded;
+mod step;
+
+pub use guarded::{GuardedOptimizer, OnNonFinite, StepOutcome, StepStats};
+pub use step::TryStep;

@@ -1,0 +1,288 @@
+//! The checked step: a walk of the model against the gradients, then one fused finite check.
+
+use burn::module::{Module, ModuleVisitor, Param};
+use burn::optim::lr_scheduler::module_lr_scheduler::ModuleLearningRate;
+use burn::optim::{GradientsParams, ModuleOptimizer};
+use burn::tensor::{DType, Device, Tensor, Transaction};
+
+use crate::check::optim::{self as rules, ParamCensus, ParamState};
+use crate::error::{GuardError, Result};
+use crate::panic::catch;
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for burn::optim::ModuleOptimizer {}
+}
+
+/// A parameter's gradient, reduced for the finite check.
+struct Gradient {
+    path: String,
+    device: Device,
+    /// The gradient flattened: what the exact count reads on the error path.
+    flat: Tensor<1>,
+    /// One value: the sum (F32, F64), or the sum of `g × 0` (half precision, which a sum of
+    /// finite values can overflow).
+    reduced: Tensor<1>,
+}
+
+/// What the walk found.
+pub(crate) struct Census {
+    pub(crate) params: Vec<ParamCensus>,
+    gradients: Vec<Gradient>,
+    errors: Vec<GuardError>,
+}
+
+impl Census {
+    /// The devices the gradients live on: the finite check reads each once.
+    pub(crate) fn devices(&self) -> usize {
+        let mut devices: Vec<&Device> = Vec::new();
+        for gradient in &self.gradients {
+            if !devices.contains(&&gradient.device) {
+                devices.push(&gradient.device);
+            }
+        }
+        devices.len()
+    }
+}
+
+struct Walk<'a> {
+    op: &'static str,
+    grads: &'a GradientsParams,
+    path: Vec<String>,
+    census: Census,
+}
+
+impl ModuleVisitor for Walk<'_> {
+    fn enter_module(&mut self, name: &str, _container_type: &str) {
+        self.path.push(name.to_owned());
+    }
+
+    fn exit_module(&mut self, _name: &str, _container_type: &str) {
+        self.path.pop();
+    }
+
+    fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
+        let path = self.path.join(".");
+        // Tested first: reading a lazy parameter would draw it (burn's converter does).
+        let state = if !param.is_initialized() {
+            ParamState::Unused
+        } else if !param.lazy_device().is_autodiff() {
+            ParamState::Plain
+        } else {
+            let base = param.base();
+            if base.is_require_grad() {
+                ParamState::Trainable
+            } else if base.is_tracked() {
+                ParamState::NotLeaf
+            } else {
+                ParamState::Frozen
+            }
+        };
+        let grads = self.grads;
+        let id = param.id;
+        let gradient = match catch(self.op, move || grads.get::<D>(id)) {
+            Ok(gradient) => gradient,
+            Err(_) => {
+                // burn's container downcasts to the parameter's rank and unwraps.
+                self.census.errors.push(
+                    GuardError::InvalidArgument {
+                        op: self.op,
+                        rule: "a gradient must have its parameter's rank",
+                        got: format!("rank={D}"),
+                    }
+                    .context(path.clone()),
+                );
+                None
+            }
+        };
+        let has_gradient = gradient.is_some();
+        if let Some(gradient) = gradient {
+            let checked = rules::rank(self.op, D).and_then(|()| {
+                rules::gradient_shape(self.op, &param.lazy_shape().to_vec(), &gradient.dims())
+            });
+            match checked {
+                Ok(()) => {
+                    let op = self.op;
+                    let prepared = catch(op, || {
+                        let half = matches!(gradient.dtype(), DType::F16 | DType::BF16);
+                        let flat: Tensor<1> = gradient.reshape([-1]);
+                        let reduced = if half {
+                            flat.clone().mul_scalar(0.0).sum()
+                        } else {
+                            flat.clone().sum()
+                        };
+                        (flat, reduced)
+                    });
+                    match prepared {
+                        Ok((flat, reduced)) => self.census.gradients.push(Gradient {
+                            path: path.clone(),
+                            device: flat.device(),
+                            flat,
+                            reduced,
+                        }),
+                        Err(err) => self.census.errors.push(err.context(path.clone())),
+                    }
+                }
+                Err(err) => self.census.errors.push(err.context(path.clone())),
+            }
+        }
+        self.census.params.push(ParamCensus {
+            path,
+            state,
+            has_gradient,
+        });
+    }
+}
+
+/// Walks `module` against `grads`: every structural rule, and the gradients prepared for the
+/// finite check. Reads nothing from a device.
+pub(crate) fn census<M: Module>(
+    op: &'static str,
+    module: &M,
+    grads: &GradientsParams,
+    allow_missing: bool,
+) -> Result<Census> {
+    let mut walk = Walk {
+        op,
+        grads,
+        path: Vec::new(),
+        census: Census {
+            params: Vec::new(),
+            gradients: Vec::new(),
+            errors: Vec::new(),
+        },
+    };
+    module.visit(&mut walk);
+    let census = walk.census;
+    if let Some(err) = census.errors.first() {
+        return Err(err.clone());
+    }
+    rules::trainable(op, &census.params, allow_missing)?;
+    let matched = census.params.iter().filter(|p| p.has_gradient).count();
+    if grads.len() > matched {
+        return Err(GuardError::InvalidArgument {
+            op,
+            rule: "the gradients must be the model's: some match none of its parameters (gradients \
+                   of another model, or of parameters replaced since the backward pass)",
+            got: format!("gradients={}, matched={matched}", grads.len()),
+        });
+    }
+    Ok(census)
+}
+
+/// The finite check: one transaction per device reads every gradient's reduced value; only
+/// where one is not finite are that gradient's values read and counted (a sum of finite F32
+/// values that overflowed counts 0 and passes). Returns the device reads made.
+pub(crate) fn finite(op: &'static str, census: Census) -> Result<u32> {
+    let mut devices: Vec<Device> = Vec::new();
+    for gradient in &census.gradients {
+        if !devices.contains(&gradient.device) {
+            devices.push(gradient.device.clone());
+        }
+    }
+    let mut reads = 0u32;
+    let mut suspects: Vec<&Gradient> = Vec::new();
+    for device in &devices {
+        let group: Vec<&Gradient> = census
+            .gradients
+            .iter()
+            .filter(|g| &g.device == device)
+            .collect();
+        let values = catch(op, || {
+            let mut transaction = Transaction::default();
+            for gradient in &group {
+                transaction = transaction.register(gradient.reduced.clone());
+            }
+            transaction.try_execute()
+        })?
+        .map_err(|e| GuardError::from_execution(op, e))?;
+        reads += 1;
+        for (gradient, data) in group.iter().zip(&values) {
+            let value = catch(op, || data.iter::<f64>().next())?;
+            if !value.is_some_and(f64::is_finite) {
+                suspects.push(gradient);
+            }
+        }
+    }
+    let mut counts = Vec::new();
+    for gradient in suspects {
+        let flat = gradient.flat.clone();
+        let data = catch(op, move || flat.try_into_data())?
+            .map_err(|e| GuardError::from_execution(op, e))?;
+        reads += 1;
+        let (bad, total) = catch(op, || {
+            data.iter::<f64>().fold((0u64, 0u64), |(bad, all), v| {
+                (bad + u64::from(!v.is_finite()), all + 1)
+            })
+        })?;
+        counts.push((gradient.path.clone(), bad, total));
+    }
+    rules::finite_gradients(op, &counts)?;
+    Ok(reads)
+}
+
+/// Fallible twins of [`ModuleOptimizer::step`]: every parameter checked against the gradients,
+/// and the gradients checked finite (one device read), before any parameter or optimizer state
+/// changes. Sealed. In the prelude (with the `optim` feature).
+///
+/// For a loop that skips a bad batch rather than stops, and counts what it skipped, see
+/// [`GuardedOptimizer`](super::GuardedOptimizer).
+///
+/// ```
+/// use burn::module::Module;
+/// use burn::nn::{Linear, LinearConfig};
+/// use burn::optim::{GradientsParams, SgdConfig};
+/// use burn::tensor::{Device, Tensor};
+/// use burn_guard::prelude::*;
+///
+/// let device = Device::flex().autodiff();
+/// let model: Linear = LinearConfig::new(3, 2).init(&device);
+/// let mut optimizer = SgdConfig::new().init();
+///
+/// // A model moved with `to_device` after it was drawn: burn would step nothing.
+/// let moved = model.clone().to_device(&device);
+/// let loss = moved.forward(Tensor::ones([4, 3], &device)).sum();
+/// let grads = GradientsParams::from_grads(loss.backward(), &moved);
+/// let err = optimizer.try_step(0.1, moved, grads).unwrap_err();
+/// assert_eq!(err.kind(), ErrorKind::NoGradient);
+///
+/// let loss = model.forward(Tensor::ones([4, 3], &device)).sum();
+/// let grads = GradientsParams::from_grads(loss.backward(), &model);
+/// let model = optimizer.try_step(0.1, model, grads)?;
+/// # let _ = model;
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+pub trait TryStep: sealed::Sealed {
+    /// Fallible twin of [`ModuleOptimizer::step`].
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::NoGradient`] when a parameter would not be updated (a non-leaf, a model
+    /// with nothing to train, a trainable parameter without a gradient);
+    /// [`GuardError::NonFiniteGradients`] naming each parameter whose gradient holds NaN or
+    /// ±inf, with the count; [`GuardError::OutOfRange`] for a rank past 8; a shape or rank
+    /// mismatch between a gradient and its parameter. The module is consumed, as by burn's
+    /// `step`: clone it first to keep it (cloning a module copies handles).
+    #[doc(alias = "step")]
+    fn try_step<M: Module>(
+        &mut self,
+        lr: impl Into<ModuleLearningRate>,
+        module: M,
+        grads: GradientsParams,
+    ) -> Result<M>;
+}
+
+impl TryStep for ModuleOptimizer {
+    fn try_step<M: Module>(
+        &mut self,
+        lr: impl Into<ModuleLearningRate>,
+        module: M,
+        grads: GradientsParams,
+    ) -> Result<M> {
+        const OP: &str = "step";
+        let census = census(OP, &module, &grads, false)?;
+        finite(OP, census)?;
+        let lr = lr.into();
+        catch(OP, move || self.step(lr, module, grads))
+    }
+}

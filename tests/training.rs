@@ -1,0 +1,317 @@
+//! Guarded optimizer steps against burn-optim's own `ModuleOptimizer::step`, on real backends:
+//! where burn's step silently does nothing (a model on a plain device, non-leaves after
+//! `to_device`, gradients of another copy, gradients already taken, a frozen model) or writes
+//! NaN into the weights, the twin returns `Err` (or skips and counts) and the model is as it
+//! was; where burn's step is right, the twin's values are burn's.
+
+// NdArray is deprecated upstream and still supported.
+#![allow(deprecated)]
+
+mod common;
+
+use burn::module::Module;
+use burn::nn::{Linear, LinearConfig};
+use burn::optim::{AdamConfig, GradientsParams, SgdConfig};
+use burn::tensor::{Device, Tensor, TensorData};
+use burn_guard::optim::{GuardedOptimizer, OnNonFinite, StepOutcome};
+use burn_guard::prelude::*;
+
+#[derive(Module, Debug)]
+struct Mlp {
+    fc1: Linear,
+    fc2: Linear,
+}
+
+impl Mlp {
+    fn new(device: &Device) -> Self {
+        Self {
+            fc1: LinearConfig::new(3, 4).init(device),
+            fc2: LinearConfig::new(4, 2).init(device),
+        }
+    }
+
+    fn forward(&self, x: Tensor<2>) -> Tensor<2> {
+        self.fc2
+            .forward(burn::tensor::activation::relu(self.fc1.forward(x)))
+    }
+
+    fn bits(&self) -> Vec<u32> {
+        [self.fc1.weight.val(), self.fc2.weight.val()]
+            .into_iter()
+            .flat_map(|w| {
+                w.into_data()
+                    .convert::<f32>()
+                    .try_to_vec::<f32>()
+                    .unwrap()
+                    .into_iter()
+                    .map(f32::to_bits)
+            })
+            .collect()
+    }
+}
+
+fn batch(device: &Device, poison: bool) -> Tensor<2> {
+    let mut values: Vec<f32> = (0..12).map(|i| i as f32 / 8.0 - 0.5).collect();
+    if poison {
+        values[4] = f32::NAN;
+    }
+    Tensor::from_data(TensorData::new(values, [4, 3]), device)
+}
+
+fn grads_of(model: &Mlp, x: Tensor<2>) -> GradientsParams {
+    let loss = model.forward(x).powi_scalar(2).mean();
+    GradientsParams::from_grads(loss.backward(), model)
+}
+
+fn autodiff_devices() -> [Device; 2] {
+    [Device::flex().autodiff(), Device::ndarray().autodiff()]
+}
+
+/// A clean step: the twin's parameters are burn's, bit for bit, with SGD and with Adam (whose
+/// state the twin's checks must not disturb), over three steps.
+#[test]
+fn a_clean_step_equals_burns_step() {
+    for device in autodiff_devices() {
+        device.seed(7);
+        let start = Mlp::new(&device);
+        let mut burn_model = start.clone();
+        let mut ours = start.clone();
+        let mut burn_optim = AdamConfig::new().init();
+        let mut our_optim = AdamConfig::new().init();
+        for _ in 0..3 {
+            let grads = grads_of(&burn_model, batch(&device, false));
+            burn_model = burn_optim.step(1e-2, burn_model, grads);
+            let grads = grads_of(&ours, batch(&device, false));
+            ours = our_optim.try_step(1e-2, ours, grads).unwrap();
+        }
+        assert_eq!(ours.bits(), burn_model.bits());
+        assert_ne!(ours.bits(), start.bits());
+
+        let mut guarded = GuardedOptimizer::new(SgdConfig::new().init());
+        let mut burn_sgd = SgdConfig::new().init();
+        let mut model = start.clone();
+        let grads = grads_of(&model, batch(&device, false));
+        assert_eq!(
+            guarded.step(0.1, &mut model, grads).unwrap(),
+            StepOutcome::Applied
+        );
+        let grads = grads_of(&start, batch(&device, false));
+        let burn_model = burn_sgd.step(0.1, start.clone(), grads);
+        assert_eq!(model.bits(), burn_model.bits());
+        let stats = guarded.stats();
+        assert_eq!((stats.applied, stats.device_reads), (1, 1), "{stats}");
+    }
+}
+
+/// Each way burn's step silently does nothing: burn returns the parameters unchanged; the twin
+/// refuses, naming the parameters and the cause.
+#[test]
+fn a_step_that_would_do_nothing_is_refused() {
+    let device = Device::flex().autodiff();
+    device.seed(3);
+    type Case = (
+        &'static str,
+        Box<dyn Fn() -> (Mlp, GradientsParams)>,
+        &'static str,
+    );
+    let cases: Vec<Case> = vec![
+        (
+            "built on a plain device, tracked input",
+            Box::new(|| {
+                let model = Mlp::new(&Device::flex());
+                let _ = model.forward(batch(&Device::flex(), false)); // draws the weights
+                // A loss tracked through something else (an input that requires a gradient).
+                let ad = Device::flex().autodiff();
+                let x = batch(&ad, false).require_grad();
+                let loss = x.matmul(Tensor::ones([3, 1], &ad)).sum();
+                let grads = GradientsParams::from_grads(loss.backward(), &model);
+                (model, grads)
+            }),
+            "no trainable parameter",
+        ),
+        (
+            "to_device after the weights were drawn",
+            Box::new(|| {
+                let ad = Device::flex().autodiff();
+                let model = Mlp::new(&ad);
+                let _ = model.forward(batch(&ad, false)); // draws the weights
+                let moved = model.to_device(&ad);
+                let grads = grads_of(&moved, batch(&ad, false));
+                (moved, grads)
+            }),
+            "must be a leaf",
+        ),
+        (
+            "gradients read through a fork",
+            Box::new(|| {
+                let ad = Device::flex().autodiff();
+                let model = Mlp::new(&ad);
+                let loss = model.forward(batch(&ad, false)).sum();
+                let forked = model.fork(&ad);
+                let grads = GradientsParams::from_grads(loss.backward(), &forked);
+                (forked, grads)
+            }),
+            "none has",
+        ),
+        (
+            "gradients already taken",
+            Box::new(|| {
+                let ad = Device::flex().autodiff();
+                let model = Mlp::new(&ad);
+                let loss = model.forward(batch(&ad, false)).sum();
+                let mut grads = loss.backward();
+                let _first = GradientsParams::from_module(&mut grads, &model);
+                let second = GradientsParams::from_module(&mut grads, &model);
+                (model, second)
+            }),
+            "none has",
+        ),
+        (
+            "frozen",
+            Box::new(|| {
+                let ad = Device::flex().autodiff();
+                let model = Mlp::new(&ad);
+                let _ = model.forward(batch(&ad, false));
+                let frozen = model.no_grad();
+                let x = batch(&ad, false).require_grad();
+                let loss = frozen.forward(x).sum();
+                let grads = GradientsParams::from_grads(loss.backward(), &frozen);
+                (frozen, grads)
+            }),
+            "no trainable parameter",
+        ),
+    ];
+    for (case, make, cause) in cases {
+        let (model, grads) = make();
+        let before = model.bits();
+        let after = SgdConfig::new().init().step(0.5, model.clone(), grads);
+        assert_eq!(
+            after.bits(),
+            before,
+            "{case}: burn's step changed something"
+        );
+
+        let (model, grads) = make();
+        let err = SgdConfig::new()
+            .init()
+            .try_step(0.5, model, grads)
+            .unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::NoGradient, "{case}: {err}");
+        assert!(err.to_string().contains(cause), "{case}: {err}");
+
+        let (mut model, grads) = make();
+        let before = model.bits();
+        let mut guarded = GuardedOptimizer::new(SgdConfig::new().init());
+        assert!(guarded.step(0.5, &mut model, grads).is_err(), "{case}");
+        assert_eq!(model.bits(), before, "{case}");
+    }
+}
+
+/// One NaN batch: burn's step writes NaN into the weights (and Adam's moments, for good); the
+/// twin refuses naming each parameter and its count, or skips and counts, the model as it was.
+#[test]
+fn a_nan_batch_never_reaches_the_weights() {
+    for device in autodiff_devices() {
+        device.seed(11);
+        let start = Mlp::new(&device);
+        let grads = grads_of(&start, batch(&device, true));
+        let poisoned = AdamConfig::new().init().step(1e-2, start.clone(), grads);
+        let bits = poisoned.bits();
+        assert!(bits.iter().any(|b| f32::from_bits(*b).is_nan()));
+
+        let grads = grads_of(&start, batch(&device, true));
+        let err = AdamConfig::new()
+            .init()
+            .try_step(1e-2, start.clone(), grads)
+            .unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::NonFiniteGradients, "{err}");
+        let text = err.to_string();
+        assert!(
+            text.contains("fc1.weight") && text.contains(" of 12"),
+            "{text}"
+        );
+
+        let mut model = start.clone();
+        let mut guarded =
+            GuardedOptimizer::new(AdamConfig::new().init()).on_non_finite(OnNonFinite::Skip {
+                max_consecutive: Some(2),
+            });
+        for step in 0..2 {
+            let grads = grads_of(&model, batch(&device, true));
+            let outcome = guarded.step(1e-2, &mut model, grads).unwrap();
+            assert!(matches!(outcome, StepOutcome::Skipped { .. }), "{step}");
+        }
+        assert_eq!(model.bits(), start.bits());
+        // A third in a row is refused: a run that only skips has diverged.
+        let grads = grads_of(&model, batch(&device, true));
+        assert!(guarded.step(1e-2, &mut model, grads).is_err());
+        // A clean batch then steps as burn's first step would have.
+        let grads = grads_of(&model, batch(&device, false));
+        guarded.step(1e-2, &mut model, grads).unwrap();
+        let grads = grads_of(&start, batch(&device, false));
+        let burn_model = AdamConfig::new().init().step(1e-2, start.clone(), grads);
+        assert_eq!(model.bits(), burn_model.bits());
+        let stats = guarded.stats();
+        assert_eq!(
+            (stats.steps, stats.applied, stats.skipped),
+            (4, 1, 2),
+            "{stats}"
+        );
+    }
+}
+
+/// A parameter the forward never used (a spare head): burn draws it and steps the rest; the
+/// twin names it, and a partial step asked for updates the others.
+#[test]
+fn an_unused_parameter_is_named_and_a_partial_step_allowed() {
+    #[derive(Module, Debug)]
+    struct TwoHeads {
+        body: Linear,
+        spare: Linear,
+    }
+    let device = Device::flex().autodiff();
+    let model = TwoHeads {
+        body: LinearConfig::new(3, 2).init(&device),
+        spare: LinearConfig::new(3, 2).init(&device),
+    };
+    let grads = || {
+        let loss = model.body.forward(batch(&device, false)).sum();
+        GradientsParams::from_grads(loss.backward(), &model)
+    };
+    let err = SgdConfig::new()
+        .init()
+        .try_step(0.1, model.clone(), grads())
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::NoGradient);
+    assert!(err.to_string().contains("spare.weight"), "{err}");
+    let mut partial = model.clone();
+    let mut guarded = GuardedOptimizer::new(SgdConfig::new().init()).allow_missing_gradients(true);
+    assert_eq!(
+        guarded.step(0.1, &mut partial, grads()).unwrap(),
+        StepOutcome::Applied
+    );
+}
+
+/// On wgpu: a clean step equals burn's, a NaN batch is refused.
+#[test]
+fn a_guarded_step_on_wgpu() {
+    let Some(wgpu) = common::wgpu_device() else {
+        return;
+    };
+    let device = wgpu.autodiff();
+    let start = Mlp::new(&device);
+    let grads = grads_of(&start, batch(&device, false));
+    let burn_model = SgdConfig::new().init().step(0.1, start.clone(), grads);
+    let grads = grads_of(&start, batch(&device, false));
+    let ours = SgdConfig::new()
+        .init()
+        .try_step(0.1, start.clone(), grads)
+        .unwrap();
+    assert_eq!(ours.bits(), burn_model.bits());
+    let grads = grads_of(&start, batch(&device, true));
+    let err = SgdConfig::new()
+        .init()
+        .try_step(0.1, start, grads)
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::NonFiniteGradients, "{err}");
+}
