@@ -315,3 +315,40 @@ fn a_guarded_step_on_wgpu() {
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::NonFiniteGradients, "{err}");
 }
+
+#[path = "common/example.rs"]
+mod example;
+
+/// The example: the NaN batch skipped with the clean run's accuracy, raw burn at chance; the
+/// `to_device` mistake refused at step 1 where raw burn's step changes nothing.
+#[test]
+fn the_training_example_catches_both_silent_failures() {
+    let stdout = example::run_example("training", &[], "`cargo test --all-features`");
+    let stdout = String::from_utf8(stdout).unwrap();
+    let accuracy = |section: &str, name: &str| -> String {
+        let start = stdout.find(section).unwrap();
+        let line = stdout[start..]
+            .lines()
+            .find(|l| {
+                l.trim_start()
+                    .starts_with(&format!("{name}: test accuracy"))
+            })
+            .unwrap();
+        line.rsplit(' ').next().unwrap().to_owned()
+    };
+    let clean = accuracy("clean:", "raw");
+    assert_eq!(accuracy("a NaN batch", "guarded"), clean, "{stdout}");
+    assert_ne!(accuracy("a NaN batch", "raw"), clean, "{stdout}");
+    assert!(
+        stdout.contains("step 100: skipped: step: gradients must be finite"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("raw burn's step changed no weight"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("guarded: stopped at step 1: step: every parameter must be a leaf"),
+        "{stdout}"
+    );
+}

@@ -40,7 +40,7 @@ impl Split {
         )
     }
 
-    fn batch(&self, indices: &[usize], device: &Device) -> (Tensor<2>, Tensor<1, Int>) {
+    pub fn batch(&self, indices: &[usize], device: &Device) -> (Tensor<2>, Tensor<1, Int>) {
         let mut x = Vec::with_capacity(indices.len() * FEATURES);
         let mut y = Vec::with_capacity(indices.len());
         for &i in indices {
@@ -89,7 +89,7 @@ pub fn load() -> (Split, Split) {
 }
 
 /// Fisher–Yates with xorshift64*: the same order on every machine.
-fn shuffle(order: &mut [usize], seed: u64) {
+pub fn shuffle(order: &mut [usize], seed: u64) {
     let mut state = seed.max(1);
     for i in (1..order.len()).rev() {
         state ^= state >> 12;

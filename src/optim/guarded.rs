@@ -159,15 +159,13 @@ impl GuardedOptimizer {
         self.stats.steps += 1;
         let census = census(OP, model, &grads, self.allow_missing)?;
         let devices = census.devices();
+        let gradients = census.gradients();
         match finite(OP, census) {
             Ok(reads) => self.stats.device_reads += u64::from(reads),
             Err(err) if err.kind() == ErrorKind::NonFiniteGradients => {
-                // Reads made before the refusal: one per device, one per suspect gradient.
-                let suspects = match &err {
-                    GuardError::NonFiniteGradients { params, .. } => params.len(),
-                    _ => 0,
-                };
-                self.stats.device_reads += (devices + suspects) as u64;
+                // Reads made before the refusal: one per device, then one per gradient of the
+                // devices whose total was not finite.
+                self.stats.device_reads += (devices + gradients) as u64;
                 return self.skip_or_refuse(err);
             }
             Err(err) => return Err(err),

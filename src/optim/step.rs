@@ -3,7 +3,8 @@
 use burn::module::{Module, ModuleVisitor, Param};
 use burn::optim::lr_scheduler::module_lr_scheduler::ModuleLearningRate;
 use burn::optim::{GradientsParams, ModuleOptimizer};
-use burn::tensor::{DType, Device, Tensor, Transaction};
+use burn::tensor::{DType, Device, Tensor, TensorData};
+use burn_backend::ExecutionError;
 
 use crate::check::optim::{self as rules, ParamCensus, ParamState};
 use crate::error::{GuardError, Result};
@@ -14,12 +15,15 @@ mod sealed {
     impl Sealed for burn::optim::ModuleOptimizer {}
 }
 
+/// Reads a gradient's values: the exact count, on the error path only.
+type ReadValues = Box<dyn FnOnce() -> std::result::Result<TensorData, ExecutionError>>;
+
 /// A parameter's gradient, reduced for the finite check.
 struct Gradient {
     path: String,
     device: Device,
-    /// The gradient flattened: what the exact count reads on the error path.
-    flat: Tensor<1>,
+    /// The gradient's values, read only when `reduced` is not finite.
+    values: ReadValues,
     /// One value: the sum (F32, F64), or the sum of `g × 0` (half precision, which a sum of
     /// finite values can overflow).
     reduced: Tensor<1>,
@@ -42,6 +46,11 @@ impl Census {
             }
         }
         devices.len()
+    }
+
+    /// The gradients found.
+    pub(crate) fn gradients(&self) -> usize {
+        self.gradients.len()
     }
 }
 
@@ -103,21 +112,20 @@ impl ModuleVisitor for Walk<'_> {
             match checked {
                 Ok(()) => {
                     let op = self.op;
-                    let prepared = catch(op, || {
-                        let half = matches!(gradient.dtype(), DType::F16 | DType::BF16);
-                        let flat: Tensor<1> = gradient.reshape([-1]);
-                        let reduced = if half {
-                            flat.clone().mul_scalar(0.0).sum()
+                    let device = gradient.device();
+                    let kept = gradient.clone();
+                    let prepared = catch(op, move || {
+                        if matches!(gradient.dtype(), DType::F16 | DType::BF16) {
+                            gradient.mul_scalar(0.0).sum()
                         } else {
-                            flat.clone().sum()
-                        };
-                        (flat, reduced)
+                            gradient.sum()
+                        }
                     });
                     match prepared {
-                        Ok((flat, reduced)) => self.census.gradients.push(Gradient {
+                        Ok(reduced) => self.census.gradients.push(Gradient {
                             path: path.clone(),
-                            device: flat.device(),
-                            flat,
+                            device,
+                            values: Box::new(move || kept.try_into_data()),
                             reduced,
                         }),
                         Err(err) => self.census.errors.push(err.context(path.clone())),
@@ -170,9 +178,10 @@ pub(crate) fn census<M: Module>(
     Ok(census)
 }
 
-/// The finite check: one transaction per device reads every gradient's reduced value; only
-/// where one is not finite are that gradient's values read and counted (a sum of finite F32
-/// values that overflowed counts 0 and passes). Returns the device reads made.
+/// The finite check: per device, the gradients' reduced values are added on the device and
+/// read as one number (one read per device per step); only where that number is not finite are
+/// the device's gradients read and counted one by one (a total of finite F32 values that
+/// overflowed counts 0 everywhere and passes). Returns the device reads made.
 pub(crate) fn finite(op: &'static str, census: Census) -> Result<u32> {
     let mut devices: Vec<Device> = Vec::new();
     for gradient in &census.gradients {
@@ -181,41 +190,50 @@ pub(crate) fn finite(op: &'static str, census: Census) -> Result<u32> {
         }
     }
     let mut reads = 0u32;
-    let mut suspects: Vec<&Gradient> = Vec::new();
+    let mut suspect_devices: Vec<&Device> = Vec::new();
     for device in &devices {
-        let group: Vec<&Gradient> = census
+        let reduced: Vec<Tensor<1>> = census
             .gradients
             .iter()
             .filter(|g| &g.device == device)
+            .map(|g| g.reduced.clone())
             .collect();
-        let values = catch(op, || {
-            let mut transaction = Transaction::default();
-            for gradient in &group {
-                transaction = transaction.register(gradient.reduced.clone());
-            }
-            transaction.try_execute()
-        })?
-        .map_err(|e| GuardError::from_execution(op, e))?;
+        let total = catch(op, move || {
+            reduced
+                .into_iter()
+                .map(|r| {
+                    if r.dtype() == DType::F32 {
+                        r
+                    } else {
+                        r.cast(DType::F32)
+                    }
+                })
+                .reduce(|a, b| a + b)
+                .map(Tensor::try_into_data)
+        })?;
+        let Some(total) = total else {
+            continue;
+        };
+        let total = total.map_err(|e| GuardError::from_execution(op, e))?;
         reads += 1;
-        for (gradient, data) in group.iter().zip(&values) {
-            let value = catch(op, || data.iter::<f64>().next())?;
-            if !value.is_some_and(f64::is_finite) {
-                suspects.push(gradient);
-            }
+        let value = catch(op, || total.iter::<f64>().next())?;
+        if !value.is_some_and(f64::is_finite) {
+            suspect_devices.push(device);
         }
     }
     let mut counts = Vec::new();
-    for gradient in suspects {
-        let flat = gradient.flat.clone();
-        let data = catch(op, move || flat.try_into_data())?
-            .map_err(|e| GuardError::from_execution(op, e))?;
+    for gradient in census.gradients {
+        if !suspect_devices.contains(&&gradient.device) {
+            continue;
+        }
+        let data = catch(op, gradient.values)?.map_err(|e| GuardError::from_execution(op, e))?;
         reads += 1;
         let (bad, total) = catch(op, || {
             data.iter::<f64>().fold((0u64, 0u64), |(bad, all), v| {
                 (bad + u64::from(!v.is_finite()), all + 1)
             })
         })?;
-        counts.push((gradient.path.clone(), bad, total));
+        counts.push((gradient.path, bad, total));
     }
     rules::finite_gradients(op, &counts)?;
     Ok(reads)
