@@ -245,3 +245,38 @@ fn load_a_checkpoint() -> burn_guard::Result<()> {
     options.load_record(&mut served, trained.into_record())?;
     Ok(())
 }
+
+/// "Train with a checked step": a model moved after its weights were drawn is refused; the
+/// same model built right steps.
+#[test]
+fn train_with_a_checked_step() -> burn_guard::Result<()> {
+    use burn::module::Module;
+    use burn::nn::{Linear, LinearConfig};
+    use burn::optim::{GradientsParams, SgdConfig};
+    use burn_guard::optim::{GuardedOptimizer, OnNonFinite};
+
+    let device = Device::flex().autodiff();
+    let model: Linear = LinearConfig::new(3, 2).init(&device);
+    let _ = model.forward(Tensor::<2>::ones([1, 3], &device));
+    let moved = model.clone().to_device(&device);
+    let loss = moved.forward(Tensor::<2>::ones([4, 3], &device)).sum();
+    let grads = GradientsParams::from_grads(loss.backward(), &moved);
+    let err = SgdConfig::new()
+        .init()
+        .try_step(0.1, moved, grads)
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::NoGradient);
+
+    let loss = model.forward(Tensor::<2>::ones([4, 3], &device)).sum();
+    let grads = GradientsParams::from_grads(loss.backward(), &model);
+    let model = SgdConfig::new().init().try_step(0.1, model, grads)?;
+    let mut model = model;
+    let mut optimizer =
+        GuardedOptimizer::new(SgdConfig::new().init()).on_non_finite(OnNonFinite::Skip {
+            max_consecutive: Some(3),
+        });
+    let loss = model.forward(Tensor::<2>::ones([4, 3], &device)).sum();
+    let grads = GradientsParams::from_grads(loss.backward(), &model);
+    optimizer.step(0.1, &mut model, grads)?;
+    Ok(())
+}

@@ -257,14 +257,15 @@ pub(crate) fn finite(op: &'static str, census: Census) -> Result<u32> {
 /// let model: Linear = LinearConfig::new(3, 2).init(&device);
 /// let mut optimizer = SgdConfig::new().init();
 ///
-/// // A model moved with `to_device` after it was drawn: burn would step nothing.
+/// // A model moved with `to_device` after its weights were drawn: burn would step nothing.
+/// let _ = model.forward(Tensor::<2>::ones([1, 3], &device));
 /// let moved = model.clone().to_device(&device);
-/// let loss = moved.forward(Tensor::ones([4, 3], &device)).sum();
+/// let loss = moved.forward(Tensor::<2>::ones([4, 3], &device)).sum();
 /// let grads = GradientsParams::from_grads(loss.backward(), &moved);
 /// let err = optimizer.try_step(0.1, moved, grads).unwrap_err();
 /// assert_eq!(err.kind(), ErrorKind::NoGradient);
 ///
-/// let loss = model.forward(Tensor::ones([4, 3], &device)).sum();
+/// let loss = model.forward(Tensor::<2>::ones([4, 3], &device)).sum();
 /// let grads = GradientsParams::from_grads(loss.backward(), &model);
 /// let model = optimizer.try_step(0.1, model, grads)?;
 /// # let _ = model;
