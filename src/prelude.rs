@@ -12,7 +12,7 @@ pub use crate::module::TryQuantizeWeights;
 pub use crate::nn::layers::*;
 pub use crate::nn::{TryInit, TryInitStateless};
 #[cfg(feature = "optim")]
-pub use crate::optim::TryStep;
+pub use crate::optim::{TryStep, TryTrainingCalls};
 pub use crate::store::CheckedLoad;
 #[cfg(feature = "store")]
 pub use crate::store::{CheckedSnapshot, CheckedStore, TryPathFilter};

@@ -352,3 +352,78 @@ fn the_training_example_catches_both_silent_failures() {
         "{stdout}"
     );
 }
+
+/// Muon alone panics at the first step of a model with a bias; routed by
+/// `GuardedOptimizer::muon`, the matrices go to Muon and the rest to AdamW.
+#[test]
+fn muon_routes_what_it_cannot_step() {
+    use burn::optim::{AdamWConfig, MuonConfig};
+    let device = Device::flex().autodiff();
+    let start = Mlp::new(&device);
+    let grads = grads_of(&start, batch(&device, false));
+    let raw = common::raw(|| MuonConfig::new().init().step(0.02, start.clone(), grads));
+    assert!(raw.is_none(), "burn's Muon stepped a bias");
+    let mut model = start.clone();
+    let mut optimizer =
+        GuardedOptimizer::muon(&MuonConfig::new(), AdamWConfig::new().init(), &model);
+    let grads = grads_of(&model, batch(&device, false));
+    assert_eq!(
+        optimizer.step(0.02, &mut model, grads).unwrap(),
+        StepOutcome::Applied
+    );
+    assert_ne!(model.bits(), start.bits());
+    let bias = |m: &Mlp| m.fc1.bias.as_ref().unwrap().val().into_data();
+    assert_ne!(bias(&model), bias(&start));
+}
+
+/// The module calls of a training loop: `to_device` of a drawn, tracked model makes non-leaves
+/// (burn's step then trains nothing) and is refused; `set_require_grad(true)` on those
+/// non-leaves panics in burn and is refused; `fork` moves and makes new leaves.
+#[test]
+fn module_calls_that_break_training_are_refused() {
+    let device = Device::flex().autodiff();
+    let model = Mlp::new(&device);
+    let _ = model.forward(batch(&device, false));
+    let err = model.clone().try_to_device(&device).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::NoGradient);
+    assert!(err.to_string().contains("Module::fork"), "{err}");
+
+    let moved = model.clone().to_device(&device);
+    assert!(common::raw(|| moved.clone().set_require_grad(true)).is_none());
+    let err = moved.clone().try_set_require_grad(true).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::NoGradient);
+    assert!(moved.clone().try_unfreeze().is_err());
+    assert!(moved.clone().try_set_require_grad(false).is_ok());
+
+    let forked = model.try_fork(&device).unwrap();
+    let grads = grads_of(&forked, batch(&device, false));
+    SgdConfig::new()
+        .init()
+        .try_step(0.1, forked, grads)
+        .unwrap();
+}
+
+/// A clipping threshold of 0 zeroes every update in burn without a word; the guarded step
+/// refuses it, and so does the config's twin.
+#[test]
+fn a_clipping_threshold_that_zeroes_updates_is_refused() {
+    use burn::optim::grad_clipping::GradientClippingConfig;
+    use burn_guard::optim::TryGradientClippingConfig;
+    let device = Device::flex().autodiff();
+    let start = Mlp::new(&device);
+    let config = SgdConfig::new().with_gradient_clipping(Some(GradientClippingConfig::Norm(0.0)));
+    let grads = grads_of(&start, batch(&device, false));
+    let after = config.init().step(0.1, start.clone(), grads);
+    assert_eq!(
+        after.bits(),
+        start.bits(),
+        "burn's Norm(0) clipping no longer zeroes"
+    );
+    let mut model = start.clone();
+    let grads = grads_of(&model, batch(&device, false));
+    let err = GuardedOptimizer::new(config.init())
+        .step(0.1, &mut model, grads)
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::OutOfRange, "{err}");
+    assert!(GradientClippingConfig::Norm(0.0).try_init().is_err());
+}

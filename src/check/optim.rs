@@ -209,3 +209,81 @@ pub fn finite_gradients(op: &'static str, counts: &[(String, u64, u64)]) -> Resu
         Err(GuardError::NonFiniteGradients { op, params: bad })
     }
 }
+
+/// No drawn, tracked parameter is moved with `Module::to_device`: burn-core's `Param::to_device`
+/// moves the tensor without a detach, and a tracked move's output is a non-leaf
+/// (burn-autodiff's `to_device`), which `GradientsParams::from_grads` then skips every step.
+/// `tracked` is the paths of the drawn, tracked parameters.
+///
+/// # Errors
+///
+/// [`GuardError::NoGradient`] naming them, with the remedy.
+///
+/// ```
+/// use burn_guard::check::optim::moved_leaves;
+/// assert!(moved_leaves("to_device", vec![]).is_ok());
+/// assert!(moved_leaves("to_device", vec!["fc.weight".into()]).is_err());
+/// ```
+pub fn moved_leaves(op: &'static str, tracked: Vec<String>) -> Result<()> {
+    if tracked.is_empty() {
+        return Ok(());
+    }
+    Err(GuardError::NoGradient {
+        op,
+        rule: "moving drawn, tracked parameters with Module::to_device makes non-leaves the \
+               optimizer never updates: move a model you train with Module::fork",
+        params: tracked,
+    })
+}
+
+/// No non-leaf parameter is made trainable: burn-tensor's `set_require_grad(true)` asserts a
+/// leaf (`Can't convert a non leaf tensor into a tracked tensor`). `not_leaves` is the paths of
+/// the non-leaf parameters.
+///
+/// # Errors
+///
+/// [`GuardError::NoGradient`] naming them, with the remedy.
+///
+/// ```
+/// use burn_guard::check::optim::leaves_for_training;
+/// assert!(leaves_for_training("unfreeze", vec![]).is_ok());
+/// assert!(leaves_for_training("unfreeze", vec!["fc.weight".into()]).is_err());
+/// ```
+pub fn leaves_for_training(op: &'static str, not_leaves: Vec<String>) -> Result<()> {
+    if not_leaves.is_empty() {
+        return Ok(());
+    }
+    Err(GuardError::NoGradient {
+        op,
+        rule: "a non-leaf parameter cannot be made trainable (burn panics): fork the model \
+               (Module::fork) to make its parameters new leaves",
+        params: not_leaves,
+    })
+}
+
+/// A clipping threshold is finite and positive: burn-optim's `GradientClipping` uses it as is,
+/// so `Norm(0)` zeroes every update, `Norm(-1)` turns descent into ascent, and `Value(-1)`
+/// flips signs.
+///
+/// # Errors
+///
+/// [`GuardError::OutOfRange`] with the threshold.
+///
+/// ```
+/// use burn_guard::check::optim::clipping_threshold;
+/// assert!(clipping_threshold("grad_clipping", 1.0).is_ok());
+/// assert!(clipping_threshold("grad_clipping", 0.0).is_err());
+/// assert!(clipping_threshold("grad_clipping", f32::NAN).is_err());
+/// ```
+pub fn clipping_threshold(op: &'static str, threshold: f32) -> Result<()> {
+    if threshold.is_finite() && threshold > 0.0 {
+        return Ok(());
+    }
+    Err(GuardError::OutOfRange {
+        op,
+        rule: "a gradient clipping threshold must be finite and positive",
+        name: "threshold",
+        value: f64::from(threshold).into(),
+        limit: Limit::Above(0.0.into()),
+    })
+}

@@ -3,9 +3,11 @@
 
 use std::fmt;
 
-use burn::module::Module;
+use burn::module::{Module, ModuleVisitor, Param, ParamGroup, ParamId};
+use burn::optim::grad_clipping::GradientClipping;
 use burn::optim::lr_scheduler::module_lr_scheduler::ModuleLearningRate;
-use burn::optim::{GradientsParams, ModuleOptimizer};
+use burn::optim::{GradientsParams, ModuleOptimizer, MuonConfig};
+use burn::tensor::Tensor;
 use serde::Serialize;
 
 use super::step::{census, finite};
@@ -112,6 +114,42 @@ impl GuardedOptimizer {
         }
     }
 
+    /// Muon for the model's 2-D parameters and `others` (an `AdamWConfig::init()`, say: the
+    /// pairing Muon's authors use) for the rest, through burn's own
+    /// `ModuleOptimizer::with_group`. burn's `MuonConfig::init()` alone panics at the first step
+    /// of any model with a bias, a norm or a conv (`Newton-Schulz iteration requires 2D
+    /// tensors`).
+    ///
+    /// ```
+    /// use burn::nn::{Linear, LinearConfig};
+    /// use burn::optim::{AdamWConfig, GradientsParams, MuonConfig};
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::optim::{GuardedOptimizer, StepOutcome};
+    ///
+    /// let device = Device::flex().autodiff();
+    /// let mut model: Linear = LinearConfig::new(3, 2).init(&device); // weight and bias
+    /// let mut optimizer =
+    ///     GuardedOptimizer::muon(&MuonConfig::new(), AdamWConfig::new().init(), &model);
+    /// let loss = model.forward(Tensor::<2>::ones([4, 3], &device)).sum();
+    /// let grads = GradientsParams::from_grads(loss.backward(), &model);
+    /// assert_eq!(optimizer.step(0.02, &mut model, grads)?, StepOutcome::Applied);
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    pub fn muon<M: Module>(muon: &MuonConfig, others: ModuleOptimizer, model: &M) -> Self {
+        struct Matrices(Vec<ParamId>);
+        impl ModuleVisitor for Matrices {
+            fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
+                if D == 2 {
+                    self.0.push(param.id);
+                }
+            }
+        }
+        let mut matrices = Matrices(Vec::new());
+        model.visit(&mut matrices);
+        let routed = others.with_group(ParamGroup::from_ids(matrices.0), muon.build(), None);
+        Self::new(routed)
+    }
+
     /// What a step does with non-finite gradients.
     #[must_use]
     pub fn on_non_finite(mut self, policy: OnNonFinite) -> Self {
@@ -157,6 +195,11 @@ impl GuardedOptimizer {
     ) -> Result<StepOutcome> {
         const OP: &str = "step";
         self.stats.steps += 1;
+        if let Some(GradientClipping::Value(threshold) | GradientClipping::Norm(threshold)) =
+            self.inner.grad_clipping()
+        {
+            crate::check::optim::clipping_threshold(OP, *threshold)?;
+        }
         let census = census(OP, model, &grads, self.allow_missing)?;
         let devices = census.devices();
         let gradients = census.gradients();

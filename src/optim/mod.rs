@@ -10,15 +10,24 @@
 //! - [`TryStep`] (in the prelude): `optimizer.try_step(lr, model, grads)?`, the twin of
 //!   [`ModuleOptimizer::step`](burn::optim::ModuleOptimizer::step).
 //! - [`GuardedOptimizer`]: the same in place, with a policy for non-finite gradients (refuse,
-//!   or skip and count, GradScaler-style) and [`StepStats`].
+//!   or skip and count, GradScaler-style) and [`StepStats`]; [`GuardedOptimizer::muon`] routes
+//!   what Muon cannot step to another optimizer.
+//! - [`TryTrainingCalls`] (in the prelude): `try_to_device` (which refuses to make a trained
+//!   model's parameters non-leaves), `try_fork`, `try_set_require_grad`, `try_unfreeze`,
+//!   `try_train`.
+//! - [`TryGradientClippingConfig`]: a clipping threshold that is finite and positive.
 //!
 //! Every check runs before any parameter or optimizer state changes. The structural ones read
 //! nothing from a device (is each parameter a tracked leaf, drawn, on an autodiff device; does
 //! the gradient container hold one of its rank and shape); the finite check reduces each
 //! gradient to one value on its device and reads them all in one transaction per device.
 
+mod clipping;
 mod guarded;
+mod module_calls;
 mod step;
 
+pub use clipping::TryGradientClippingConfig;
 pub use guarded::{GuardedOptimizer, OnNonFinite, StepOutcome, StepStats};
+pub use module_calls::TryTrainingCalls;
 pub use step::TryStep;

@@ -72,21 +72,7 @@ impl ModuleVisitor for Walk<'_> {
 
     fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
         let path = self.path.join(".");
-        // Tested first: reading a lazy parameter would draw it (burn's converter does).
-        let state = if !param.is_initialized() {
-            ParamState::Unused
-        } else if !param.lazy_device().is_autodiff() {
-            ParamState::Plain
-        } else {
-            let base = param.base();
-            if base.is_require_grad() {
-                ParamState::Trainable
-            } else if base.is_tracked() {
-                ParamState::NotLeaf
-            } else {
-                ParamState::Frozen
-            }
-        };
+        let state = classify(param);
         let grads = self.grads;
         let id = param.id;
         let gradient = match catch(self.op, move || grads.get::<D>(id)) {
@@ -140,6 +126,50 @@ impl ModuleVisitor for Walk<'_> {
             has_gradient,
         });
     }
+}
+
+/// What a float parameter is to burn's optimizer, from its metadata only. Its drawn state is
+/// tested first: reading a lazy parameter would draw it (burn's converter does).
+pub(crate) fn classify<const D: usize>(param: &Param<Tensor<D>>) -> ParamState {
+    if !param.is_initialized() {
+        ParamState::Unused
+    } else if !param.lazy_device().is_autodiff() {
+        ParamState::Plain
+    } else {
+        let base = param.base();
+        if base.is_require_grad() {
+            ParamState::Trainable
+        } else if base.is_tracked() {
+            ParamState::NotLeaf
+        } else {
+            ParamState::Frozen
+        }
+    }
+}
+
+/// `(path, state)` of every float parameter of `module`.
+pub(crate) fn states<M: Module>(module: &M) -> Vec<(String, ParamState)> {
+    struct States {
+        path: Vec<String>,
+        found: Vec<(String, ParamState)>,
+    }
+    impl ModuleVisitor for States {
+        fn enter_module(&mut self, name: &str, _container_type: &str) {
+            self.path.push(name.to_owned());
+        }
+        fn exit_module(&mut self, _name: &str, _container_type: &str) {
+            self.path.pop();
+        }
+        fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
+            self.found.push((self.path.join("."), classify(param)));
+        }
+    }
+    let mut states = States {
+        path: Vec::new(),
+        found: Vec::new(),
+    };
+    module.visit(&mut states);
+    states.found
 }
 
 /// Walks `module` against `grads`: every structural rule, and the gradients prepared for the
