@@ -427,3 +427,39 @@ fn a_clipping_threshold_that_zeroes_updates_is_refused() {
     assert_eq!(err.kind(), ErrorKind::OutOfRange, "{err}");
     assert!(GradientClippingConfig::Norm(0.0).try_init().is_err());
 }
+
+/// A learning rate that matches no parameter (burn's `ModuleLearningRate::default()`) panics in
+/// burn's step; a negative one climbs the loss without a word. Both are refused before anything
+/// changes. A gradient read at the wrong rank panics in burn; the twin returns `Err`.
+#[test]
+fn learning_rates_and_gradient_reads_are_checked() {
+    use burn::optim::lr_scheduler::module_lr_scheduler::ModuleLearningRate;
+    use burn_guard::optim::TryGradientsParams;
+    let device = Device::flex().autodiff();
+    let start = Mlp::new(&device);
+    let grads = grads_of(&start, batch(&device, false));
+    let raw = common::raw(|| {
+        SgdConfig::new()
+            .init()
+            .step(ModuleLearningRate::default(), start.clone(), grads)
+    });
+    assert!(raw.is_none(), "burn stepped without a learning rate");
+    let grads = grads_of(&start, batch(&device, false));
+    let err = SgdConfig::new()
+        .init()
+        .try_step(ModuleLearningRate::default(), start.clone(), grads)
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidArgument, "{err}");
+    let grads = grads_of(&start, batch(&device, false));
+    let err = SgdConfig::new()
+        .init()
+        .try_step(-0.1, start.clone(), grads)
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::OutOfRange, "{err}");
+
+    let grads = grads_of(&start, batch(&device, false));
+    let id = start.fc1.weight.id;
+    assert!(common::raw(|| grads.get::<1>(id)).is_none());
+    assert!(grads.try_get::<1>(id).is_err());
+    assert!(grads.try_get::<2>(id).unwrap().is_some());
+}

@@ -287,3 +287,29 @@ pub fn clipping_threshold(op: &'static str, threshold: f32) -> Result<()> {
         limit: Limit::Above(0.0.into()),
     })
 }
+
+/// A learning rate is finite and not negative: burn-optim takes it as is, so a negative one
+/// turns descent into ascent and NaN writes NaN into every parameter: burn-guard's own rule.
+///
+/// # Errors
+///
+/// [`GuardError::OutOfRange`] with the learning rate.
+///
+/// ```
+/// use burn_guard::check::optim::learning_rate;
+/// assert!(learning_rate("step", 1e-3).is_ok());
+/// assert!(learning_rate("step", -1e-3).is_err());
+/// assert!(learning_rate("step", f64::NAN).is_err());
+/// ```
+pub fn learning_rate(op: &'static str, lr: f64) -> Result<()> {
+    if lr.is_finite() && lr >= 0.0 {
+        return Ok(());
+    }
+    Err(GuardError::OutOfRange {
+        op,
+        rule: "a learning rate must be finite and not negative",
+        name: "lr",
+        value: lr.into(),
+        limit: Limit::AtLeast(0.0.into()),
+    })
+}

@@ -10,7 +10,7 @@ use burn::optim::{GradientsParams, ModuleOptimizer, MuonConfig};
 use burn::tensor::Tensor;
 use serde::Serialize;
 
-use super::step::{census, finite};
+use super::step::{census, finite, learning_rates};
 use crate::error::{ErrorKind, GuardError, Result};
 use crate::panic::catch;
 
@@ -200,7 +200,9 @@ impl GuardedOptimizer {
         {
             crate::check::optim::clipping_threshold(OP, *threshold)?;
         }
+        let lr = lr.into();
         let census = census(OP, model, &grads, self.allow_missing)?;
+        learning_rates(OP, &lr, &census)?;
         let devices = census.devices();
         let gradients = census.gradients();
         match finite(OP, census) {
@@ -213,7 +215,6 @@ impl GuardedOptimizer {
             }
             Err(err) => return Err(err),
         }
-        let lr = lr.into();
         let staged = model.clone();
         let inner = &mut self.inner;
         *model = catch(OP, move || inner.step(lr, staged, grads))?;

@@ -16,6 +16,7 @@
 //!   model's parameters non-leaves), `try_fork`, `try_set_require_grad`, `try_unfreeze`,
 //!   `try_train`.
 //! - [`TryGradientClippingConfig`]: a clipping threshold that is finite and positive.
+//! - [`TryGradientsParams`]: reading a gradient at the wrong rank is an `Err`, not a panic.
 //!
 //! Every check runs before any parameter or optimizer state changes. The structural ones read
 //! nothing from a device (is each parameter a tracked leaf, drawn, on an autodiff device; does
@@ -23,11 +24,13 @@
 //! gradient to one value on its device and reads them all in one transaction per device.
 
 mod clipping;
+mod grads;
 mod guarded;
 mod module_calls;
 mod step;
 
 pub use clipping::TryGradientClippingConfig;
+pub use grads::TryGradientsParams;
 pub use guarded::{GuardedOptimizer, OnNonFinite, StepOutcome, StepStats};
 pub use module_calls::TryTrainingCalls;
 pub use step::TryStep;

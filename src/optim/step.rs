@@ -1,6 +1,6 @@
 //! The checked step: a walk of the model against the gradients, then one fused finite check.
 
-use burn::module::{Module, ModuleVisitor, Param};
+use burn::module::{Module, ModuleVisitor, Param, ParamId};
 use burn::optim::lr_scheduler::module_lr_scheduler::ModuleLearningRate;
 use burn::optim::{GradientsParams, ModuleOptimizer};
 use burn::tensor::{DType, Device, Tensor, TensorData};
@@ -32,6 +32,8 @@ struct Gradient {
 /// What the walk found.
 pub(crate) struct Census {
     pub(crate) params: Vec<ParamCensus>,
+    /// `(id, path)` of every parameter with a gradient: the ones the step updates.
+    stepped: Vec<(ParamId, String)>,
     gradients: Vec<Gradient>,
     errors: Vec<GuardError>,
 }
@@ -91,6 +93,9 @@ impl ModuleVisitor for Walk<'_> {
             }
         };
         let has_gradient = gradient.is_some();
+        if has_gradient {
+            self.census.stepped.push((id, path.clone()));
+        }
         if let Some(gradient) = gradient {
             let checked = rules::rank(self.op, D).and_then(|()| {
                 rules::gradient_shape(self.op, &param.lazy_shape().to_vec(), &gradient.dims())
@@ -186,6 +191,7 @@ pub(crate) fn census<M: Module>(
         path: Vec::new(),
         census: Census {
             params: Vec::new(),
+            stepped: Vec::new(),
             gradients: Vec::new(),
             errors: Vec::new(),
         },
@@ -206,6 +212,33 @@ pub(crate) fn census<M: Module>(
         });
     }
     Ok(census)
+}
+
+/// Every parameter the step updates has a learning rate, finite and not negative. burn's
+/// `ModuleLearningRate::lr_from_param` panics on a parameter no group matches (a `default()`
+/// one matches none); its groups are private, so the look-up itself runs under the backstop,
+/// on the host, before anything changes.
+pub(crate) fn learning_rates(
+    op: &'static str,
+    lr: &ModuleLearningRate,
+    census: &Census,
+) -> Result<()> {
+    let mut unmatched = Vec::new();
+    for (id, path) in &census.stepped {
+        match catch(op, || lr.lr_from_param(*id, Some(path))) {
+            Ok(rate) => rules::learning_rate(op, rate).map_err(|e| e.context(path.clone()))?,
+            Err(_) => unmatched.push(path.clone()),
+        }
+    }
+    if unmatched.is_empty() {
+        return Ok(());
+    }
+    Err(GuardError::InvalidArgument {
+        op,
+        rule: "every parameter the step updates must have a learning rate (the ModuleLearningRate \
+               matches no group for these; ModuleLearningRate::default() matches none)",
+        got: format!("params={}", unmatched.join(", ")),
+    })
 }
 
 /// The finite check: per device, the gradients' reduced values are added on the device and
@@ -329,9 +362,10 @@ impl TryStep for ModuleOptimizer {
         grads: GradientsParams,
     ) -> Result<M> {
         const OP: &str = "step";
-        let census = census(OP, &module, &grads, false)?;
-        finite(OP, census)?;
         let lr = lr.into();
+        let census = census(OP, &module, &grads, false)?;
+        learning_rates(OP, &lr, &census)?;
+        finite(OP, census)?;
         catch(OP, move || self.step(lr, module, grads))
     }
 }
