@@ -408,6 +408,27 @@ pub enum GuardError {
         params: Vec<(String, u64, u64)>,
     },
 
+    // ---------------------------------------------------------------- silent wrong results
+    /// A device's outputs differ from a reference device's beyond the tolerance (a canary
+    /// before serving, or a sampled shadow check while serving): the device computes wrong
+    /// numbers without a word.
+    Diverged {
+        /// The check (`canary`, `shadow`).
+        op: &'static str,
+        /// The device checked, as errors name it.
+        device: String,
+        /// The reference device.
+        reference: String,
+        /// Elements outside `abs + rel × |reference|`, or non-finite where the reference is not.
+        mismatched: u64,
+        /// Elements compared.
+        elements: u64,
+        /// The largest absolute difference over the finite pairs.
+        max_abs: f64,
+        /// The largest relative difference over the finite pairs.
+        max_rel: f64,
+    },
+
     // ---------------------------------------------------------------- context
     /// Where an error happened: one segment of a path through nested modules (`encoder`,
     /// `layers.2`), around the error itself. Added with [`ResultExt::context`].
@@ -508,6 +529,8 @@ pub enum ErrorKind {
     NoGradient,
     /// [`GuardError::NonFiniteGradients`].
     NonFiniteGradients,
+    /// [`GuardError::Diverged`].
+    Diverged,
 }
 
 // Errors cross threads (fallback devices, deadline helpers) and live in `anyhow` chains.
@@ -725,7 +748,8 @@ impl GuardError {
             | Self::LayoutUnstated { op, .. }
             | Self::Store { op, .. }
             | Self::NoGradient { op, .. }
-            | Self::NonFiniteGradients { op, .. } => op,
+            | Self::NonFiniteGradients { op, .. }
+            | Self::Diverged { op, .. } => op,
             Self::Unsupported(gap) => gap.op,
             Self::DeviceUnavailable { device, .. } => device,
             // `root` never returns a context or a layer.
@@ -775,6 +799,7 @@ impl GuardError {
             Self::Store { .. } => ErrorKind::Store,
             Self::NoGradient { .. } => ErrorKind::NoGradient,
             Self::NonFiniteGradients { .. } => ErrorKind::NonFiniteGradients,
+            Self::Diverged { .. } => ErrorKind::Diverged,
             // `root` never returns a context, a layer or a checkpoint; a root of this kind
             // cannot exist.
             Self::Context { source, .. }
@@ -1256,6 +1281,23 @@ impl fmt::Display for GuardError {
                 OneLine(op),
                 OneLine(&source.to_string())
             ),
+            Self::Diverged {
+                op,
+                device,
+                reference,
+                mismatched,
+                elements,
+                max_abs,
+                max_rel,
+            } => write!(
+                f,
+                "{}: outputs must agree with the reference device within the tolerance; got \
+                 {mismatched} of {elements} elements apart on {} against {} (max abs {max_abs:e}, \
+                 max rel {max_rel:e})",
+                OneLine(op),
+                OneLine(device),
+                OneLine(reference)
+            ),
             Self::NoGradient { op, rule, params } => write!(
                 f,
                 "{}: {}; got {} parameter{}: {}",
@@ -1685,6 +1727,18 @@ mod tests {
                     source: Arc::new(std::io::Error::other(NL)),
                 },
                 ErrorKind::Store,
+            ),
+            (
+                GuardError::Diverged {
+                    op: NL,
+                    device: NL.into(),
+                    reference: NL.into(),
+                    mismatched: 1,
+                    elements: 4,
+                    max_abs: 0.5,
+                    max_rel: 0.25,
+                },
+                ErrorKind::Diverged,
             ),
             (
                 GuardError::NoGradient {

@@ -96,5 +96,6 @@ mod transfer;
 pub mod twins {}
 mod upstream;
 pub mod value_reads;
+pub mod verify;
 
 pub use error::{ErrorKind, GuardError, Limit, Result, ResultExt, ScalarValue, Unsupported};

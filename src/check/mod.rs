@@ -54,6 +54,7 @@ pub mod rnn;
 pub(crate) mod rule;
 pub mod shape;
 pub mod support;
+pub mod verify;
 pub mod view;
 
 pub use input::finite;

@@ -1,0 +1,228 @@
+//! Numbers you can trust on a device you don't: a model's outputs on its serving device checked
+//! against a reference device (Flex, say), before serving and while serving.
+//!
+//! Fusion and autotune bugs, and device tasks whose failure the runtime only logs, give wrong
+//! numbers or zeros without a word. burn has no cross-check; these compare the model's own
+//! forward on two devices with [`check::verify`](crate::check::verify)'s rule
+//! (`|x − r| ≤ abs + rel × |r|`, a non-finite value where the reference is finite never agrees):
+//!
+//! - [`canary`]: before traffic, the model's forward on the caller's inputs, on the serving
+//!   device and on the reference; a [`CanaryReport`] per output, and `Err(Diverged)` when any
+//!   output disagrees.
+//! - [`Shadowed`]: while serving, one request in `every` re-run on the reference, inline. A
+//!   divergence quarantines the serving device for this model: that request and every later
+//!   one are answered from the reference, and [`ShadowStats`] counts them.
+
+mod shadow;
+
+pub use shadow::{ShadowStats, Shadowed};
+
+use std::fmt;
+
+use burn::module::Module;
+use burn::tensor::{Device, Tensor};
+use serde::Serialize;
+
+pub use crate::check::verify::{Agreement, Tolerance};
+use crate::check::verify::{agree, compare};
+use crate::error::{GuardError, Result};
+use crate::panic::catch;
+use crate::value_reads::read_data_into;
+
+/// What the canary found.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CanaryReport {
+    /// The serving device, as errors name it.
+    pub device: String,
+    /// The reference device.
+    pub reference: String,
+    /// The tolerance used.
+    pub tolerance: Tolerance,
+    /// One comparison per input, in order.
+    pub outputs: Vec<Agreement>,
+}
+
+impl CanaryReport {
+    /// Whether every output agrees.
+    pub fn passed(&self) -> bool {
+        self.outputs.iter().all(Agreement::agrees)
+    }
+}
+
+impl fmt::Display for CanaryReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "canary: {} against {} (abs {:e}, rel {:e}): {}",
+            self.device,
+            self.reference,
+            self.tolerance.abs,
+            self.tolerance.rel,
+            if self.passed() { "passed" } else { "FAILED" }
+        )?;
+        for (i, output) in self.outputs.iter().enumerate() {
+            writeln!(
+                f,
+                "  input {i}: {} of {} apart, {} new non-finite, max abs {:e}, max rel {:e}",
+                output.mismatched,
+                output.elements,
+                output.new_non_finite,
+                output.max_abs,
+                output.max_rel
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// The device errors name (`dispatch<wgpu>`).
+fn device_name(device: &Device) -> String {
+    crate::capability::stack_of(device).label().to_owned()
+}
+
+/// The model's device: its first parameter's.
+fn model_device<M: Module>(model: &M) -> Option<Device> {
+    model.devices().first().cloned()
+}
+
+/// An output's values, read as `f64`.
+fn values<const D: usize>(op: &'static str, output: Tensor<D>) -> Result<Vec<f64>> {
+    let data = read_data_into(op, output)?;
+    catch(op, || data.iter::<f64>().collect())
+}
+
+/// One input through the model on both devices, compared. Returns the agreement, the serving
+/// output and the reference output.
+fn compare_once<M, const DI: usize, const DO: usize>(
+    op: &'static str,
+    serving: &M,
+    reference: &M,
+    reference_device: &Device,
+    input: Tensor<DI>,
+    tolerance: Tolerance,
+    forward: &impl Fn(&M, Tensor<DI>) -> Tensor<DO>,
+) -> Result<(Agreement, Tensor<DO>, Tensor<DO>)>
+where
+    M: Module,
+{
+    let reference_input = catch(op, || input.clone().to_device(reference_device))?;
+    let output = catch(op, || forward(serving, input))?;
+    let expected = catch(op, || forward(reference, reference_input))?;
+    if output.dims() != expected.dims() {
+        return Err(GuardError::ShapeMismatch {
+            op,
+            rule: "the output must have the reference's shape",
+            shapes: vec![output.dims().to_vec(), expected.dims().to_vec()],
+        });
+    }
+    let agreement = compare(
+        op,
+        &values(op, output.clone())?,
+        &values(op, expected.clone())?,
+        tolerance,
+    )?;
+    Ok((agreement, output, expected))
+}
+
+/// Checks `model` on its own device against a copy on `reference`: `forward` (the model's own,
+/// typically `|m, x| m.forward(x)`) runs each input on both, and the outputs are compared.
+/// Inputs live on the model's device; the reference copy is `model.clone().to_device(reference)`.
+///
+/// ```
+/// use burn::nn::{Linear, LinearConfig};
+/// use burn::tensor::{Device, Tensor};
+/// use burn_guard::verify::{Tolerance, canary};
+///
+/// let device = Device::flex();
+/// let model: Linear = LinearConfig::new(4, 2).init(&device);
+/// let inputs = vec![Tensor::<2>::ones([3, 4], &device)];
+/// let report = canary(&model, &Device::ndarray(), inputs, Tolerance::default(), |m, x| m.forward(x))?;
+/// assert!(report.passed());
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+///
+/// # Errors
+///
+/// [`GuardError::Diverged`] for the first output that disagrees (the report, printed, shows
+/// them all: call [`canary_report`] to get it either way); the model's forward failing on
+/// either device, as its error or [`GuardError::BackendPanic`].
+pub fn canary<M, const DI: usize, const DO: usize>(
+    model: &M,
+    reference: &Device,
+    inputs: Vec<Tensor<DI>>,
+    tolerance: Tolerance,
+    forward: impl Fn(&M, Tensor<DI>) -> Tensor<DO>,
+) -> Result<CanaryReport>
+where
+    M: Module,
+{
+    let report = canary_report(model, reference, inputs, tolerance, forward)?;
+    for output in &report.outputs {
+        agree("canary", &report.device, &report.reference, output)?;
+    }
+    Ok(report)
+}
+
+/// As [`canary`], returning the report whether or not the outputs agree.
+///
+/// # Errors
+///
+/// The model's forward failing on either device.
+pub fn canary_report<M, const DI: usize, const DO: usize>(
+    model: &M,
+    reference: &Device,
+    inputs: Vec<Tensor<DI>>,
+    tolerance: Tolerance,
+    forward: impl Fn(&M, Tensor<DI>) -> Tensor<DO>,
+) -> Result<CanaryReport>
+where
+    M: Module,
+{
+    let copy = catch("canary", || model.clone().to_device(reference))?;
+    canary_against(model, &copy, inputs, tolerance, forward)
+}
+
+/// As [`canary_report`], against a reference model given rather than copied (loaded from the
+/// checkpoint onto the reference device, say).
+///
+/// # Errors
+///
+/// The model's forward failing on either device; [`GuardError::Unreadable`] for a reference
+/// model without parameters (it has no device).
+pub fn canary_against<M, const DI: usize, const DO: usize>(
+    model: &M,
+    reference: &M,
+    inputs: Vec<Tensor<DI>>,
+    tolerance: Tolerance,
+    forward: impl Fn(&M, Tensor<DI>) -> Tensor<DO>,
+) -> Result<CanaryReport>
+where
+    M: Module,
+{
+    const OP: &str = "canary";
+    let device =
+        model_device(model).map_or_else(|| "no parameters".to_owned(), |d| device_name(&d));
+    let reference_device = model_device(reference).ok_or(GuardError::Unreadable {
+        op: OP,
+        what: "the reference model's device (it has no parameters)",
+    })?;
+    let mut outputs = Vec::with_capacity(inputs.len());
+    for input in inputs {
+        let (agreement, _, _) = compare_once(
+            OP,
+            model,
+            reference,
+            &reference_device,
+            input,
+            tolerance,
+            &forward,
+        )?;
+        outputs.push(agreement);
+    }
+    Ok(CanaryReport {
+        device,
+        reference: device_name(&reference_device),
+        tolerance,
+        outputs,
+    })
+}

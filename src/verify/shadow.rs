@@ -1,0 +1,211 @@
+//! Sampled shadow checks while serving.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use burn::module::Module;
+use burn::tensor::{Device, Tensor};
+use serde::Serialize;
+
+use super::{Tolerance, compare_once, device_name, model_device};
+use crate::check::verify::agree;
+use crate::error::{GuardError, Result};
+use crate::panic::catch;
+
+/// Counts over a [`Shadowed`] model's life.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct ShadowStats {
+    /// Requests served.
+    pub requests: u64,
+    /// Requests also run on the reference and compared.
+    pub shadowed: u64,
+    /// Shadowed requests whose outputs disagreed.
+    pub diverged: u64,
+    /// Requests answered from the reference because the serving device was quarantined
+    /// (the diverging one included).
+    pub routed: u64,
+}
+
+/// A model served on its device, with one request in `every` re-run on a reference device and
+/// compared. The first divergence quarantines the serving device for this model: that request
+/// is answered from the reference, and so is every later one ([`ShadowStats::routed`]).
+///
+/// The shadow runs inline, on the request that is sampled: that request costs a reference
+/// forward and two reads more; the others cost an atomic increment.
+///
+/// ```
+/// use burn::nn::{Linear, LinearConfig};
+/// use burn::tensor::{Device, Tensor};
+/// use burn_guard::verify::{Shadowed, Tolerance};
+///
+/// let device = Device::flex();
+/// let model: Linear = LinearConfig::new(4, 2).init(&device);
+/// let served = Shadowed::new(model, &Device::ndarray(), 10, Tolerance::default())?;
+/// for _ in 0..20 {
+///     let y = served.forward(Tensor::<2>::ones([3, 4], &device), |m, x| m.forward(x))?;
+///     assert_eq!(y.dims(), [3, 2]);
+/// }
+/// assert_eq!(served.stats().shadowed, 2);
+/// assert!(served.quarantined().is_none());
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+pub struct Shadowed<M> {
+    serving: M,
+    reference: M,
+    reference_device: Device,
+    every: u64,
+    tolerance: Tolerance,
+    requests: AtomicU64,
+    shadowed: AtomicU64,
+    diverged: AtomicU64,
+    routed: AtomicU64,
+    /// Set with `quarantine`: the per-request test, without the lock.
+    is_quarantined: AtomicBool,
+    quarantine: Mutex<Option<GuardError>>,
+}
+
+impl<M: Module> Shadowed<M> {
+    /// Serves `model` on its device, shadowing one request in `every` on `reference` (a copy
+    /// of the model moved there). `every` of 1 shadows every request.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::OutOfRange`] for `every` of 0; moving the copy failing, as
+    /// [`GuardError::BackendPanic`].
+    pub fn new(model: M, reference: &Device, every: u64, tolerance: Tolerance) -> Result<Self> {
+        if every == 0 {
+            return Err(GuardError::OutOfRange {
+                op: "shadow",
+                rule: "a shadow check samples one request in every, at least 1",
+                name: "every",
+                value: every.into(),
+                limit: crate::error::Limit::AtLeast(1u64.into()),
+            });
+        }
+        let copy = catch("shadow", || model.clone().to_device(reference))?;
+        Self::with_reference(model, copy, every, tolerance)
+    }
+
+    /// As [`new`](Self::new), with the reference model given (loaded from the checkpoint onto
+    /// the reference device, say) rather than copied from `model`.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::OutOfRange`] for `every` of 0; [`GuardError::Unreadable`] for a reference
+    /// model without parameters (it has no device).
+    pub fn with_reference(
+        model: M,
+        reference: M,
+        every: u64,
+        tolerance: Tolerance,
+    ) -> Result<Self> {
+        if every == 0 {
+            return Err(GuardError::OutOfRange {
+                op: "shadow",
+                rule: "a shadow check samples one request in every, at least 1",
+                name: "every",
+                value: every.into(),
+                limit: crate::error::Limit::AtLeast(1u64.into()),
+            });
+        }
+        let reference_device = model_device(&reference).ok_or(GuardError::Unreadable {
+            op: "shadow",
+            what: "the reference model's device (it has no parameters)",
+        })?;
+        Ok(Self {
+            serving: model,
+            reference,
+            reference_device,
+            every,
+            tolerance,
+            requests: AtomicU64::new(0),
+            shadowed: AtomicU64::new(0),
+            diverged: AtomicU64::new(0),
+            routed: AtomicU64::new(0),
+            is_quarantined: AtomicBool::new(false),
+            quarantine: Mutex::new(None),
+        })
+    }
+
+    /// Runs `forward` (the model's own) on `input`: on the serving device, or, once it is
+    /// quarantined, on the reference (the output then lives on the reference device). A
+    /// sampled request runs on both; on a divergence it answers from the reference and
+    /// quarantines the serving device.
+    ///
+    /// # Errors
+    ///
+    /// The model's forward failing, as its error or [`GuardError::BackendPanic`]. A
+    /// divergence is not an error of the request (it is answered from the reference): read it
+    /// with [`quarantined`](Self::quarantined).
+    pub fn forward<const DI: usize, const DO: usize>(
+        &self,
+        input: Tensor<DI>,
+        forward: impl Fn(&M, Tensor<DI>) -> Tensor<DO>,
+    ) -> Result<Tensor<DO>> {
+        const OP: &str = "shadow";
+        let n = self.requests.fetch_add(1, Ordering::Relaxed);
+        if self.is_quarantined.load(Ordering::Acquire) {
+            self.routed.fetch_add(1, Ordering::Relaxed);
+            let input = catch(OP, || input.to_device(&self.reference_device))?;
+            return catch(OP, || forward(&self.reference, input));
+        }
+        if !n.is_multiple_of(self.every) {
+            return catch(OP, || forward(&self.serving, input));
+        }
+        self.shadowed.fetch_add(1, Ordering::Relaxed);
+        let (agreement, output, expected) = compare_once(
+            OP,
+            &self.serving,
+            &self.reference,
+            &self.reference_device,
+            input,
+            self.tolerance,
+            &forward,
+        )?;
+        let device = model_device(&self.serving)
+            .map_or_else(|| "no parameters".to_owned(), |d| device_name(&d));
+        match agree(
+            OP,
+            &device,
+            &device_name(&self.reference_device),
+            &agreement,
+        ) {
+            Ok(()) => Ok(output),
+            Err(divergence) => {
+                self.diverged.fetch_add(1, Ordering::Relaxed);
+                self.routed.fetch_add(1, Ordering::Relaxed);
+                let mut quarantine = self
+                    .quarantine
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                quarantine.get_or_insert(divergence);
+                self.is_quarantined.store(true, Ordering::Release);
+                Ok(expected)
+            }
+        }
+    }
+
+    /// The divergence that quarantined the serving device, if one did: every request since is
+    /// answered from the reference.
+    pub fn quarantined(&self) -> Option<GuardError> {
+        self.quarantine
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The counts so far.
+    pub fn stats(&self) -> ShadowStats {
+        ShadowStats {
+            requests: self.requests.load(Ordering::Relaxed),
+            shadowed: self.shadowed.load(Ordering::Relaxed),
+            diverged: self.diverged.load(Ordering::Relaxed),
+            routed: self.routed.load(Ordering::Relaxed),
+        }
+    }
+
+    /// The model as served.
+    pub fn model(&self) -> &M {
+        &self.serving
+    }
+}
