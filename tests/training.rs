@@ -463,3 +463,47 @@ fn learning_rates_and_gradient_reads_are_checked() {
     assert!(grads.try_get::<1>(id).is_err());
     assert!(grads.try_get::<2>(id).unwrap().is_some());
 }
+
+/// A dynamic loss scale: with a power-of-two scale the step equals burn's step on the unscaled
+/// loss, bit for bit; a scale that overflows the gradients skips the step, backs off, and the
+/// next steps go on.
+#[test]
+fn a_loss_scale_steps_like_the_unscaled_loss_and_backs_off_on_overflow() {
+    use burn_guard::optim::LossScale;
+    let device = Device::flex().autodiff();
+    device.seed(21);
+    let start = Mlp::new(&device);
+    let grads = grads_of(&start, batch(&device, false));
+    let burn_model = AdamConfig::new().init().step(1e-2, start.clone(), grads);
+
+    let mut model = start.clone();
+    let mut optimizer =
+        GuardedOptimizer::new(AdamConfig::new().init()).with_loss_scale(LossScale::new(1024.0));
+    let loss = optimizer.scale_loss(model.forward(batch(&device, false)).powi_scalar(2).mean());
+    let grads = GradientsParams::from_grads(loss.backward(), &model);
+    assert_eq!(
+        optimizer.step(1e-2, &mut model, grads).unwrap(),
+        StepOutcome::Applied
+    );
+    assert_eq!(model.bits(), burn_model.bits());
+
+    // 2^127 on a loss of a few thousand: the scaled gradients overflow F32; the step is skipped
+    // and the scale halves until they fit.
+    let mut model = start.clone();
+    let mut optimizer = GuardedOptimizer::new(AdamConfig::new().init())
+        .with_loss_scale(LossScale::new(2f64.powi(127)));
+    for _ in 0..40 {
+        let loss = model
+            .forward(batch(&device, false))
+            .powi_scalar(2)
+            .sum()
+            .mul_scalar(4096.0);
+        let loss = optimizer.scale_loss(loss);
+        let grads = GradientsParams::from_grads(loss.backward(), &model);
+        optimizer.step(1e-2, &mut model, grads).unwrap();
+    }
+    let stats = optimizer.stats();
+    assert!(stats.skipped >= 1 && stats.applied >= 1, "{stats}");
+    assert!(optimizer.loss_scale().unwrap() < 2f64.powi(127));
+    assert!(model.bits().iter().all(|b| f32::from_bits(*b).is_finite()));
+}

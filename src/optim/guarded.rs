@@ -30,6 +30,68 @@ pub enum OnNonFinite {
     },
 }
 
+/// A dynamic loss scale for half-precision training, with PyTorch's `GradScaler` rules: the
+/// loss is multiplied by the scale before `backward` ([`GuardedOptimizer::scale_loss`]); a step
+/// whose scaled gradients are not finite is skipped and the scale multiplied by `backoff`; a
+/// step that is finite divides the gradients by the scale, steps, and after `interval` such
+/// steps in a row multiplies the scale by `growth`. The scale never goes below 1, so that
+/// dividing by it cannot overflow and checking the scaled gradients is checking the real ones.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct LossScale {
+    scale: f64,
+    growth: f64,
+    backoff: f64,
+    interval: u32,
+    good_steps: u32,
+}
+
+impl LossScale {
+    /// Starts at `initial` (PyTorch's default is 2¹⁶ = 65536; a power of two keeps scaling
+    /// exact), growth 2, backoff 0.5, interval 2000. An `initial` below 1 or not finite is
+    /// taken as 1.
+    pub fn new(initial: f64) -> Self {
+        Self {
+            scale: if initial.is_finite() {
+                initial.max(1.0)
+            } else {
+                1.0
+            },
+            growth: 2.0,
+            backoff: 0.5,
+            interval: 2000,
+            good_steps: 0,
+        }
+    }
+
+    /// Finite steps in a row before the scale grows.
+    #[must_use]
+    pub fn with_growth_interval(mut self, interval: u32) -> Self {
+        self.interval = interval.max(1);
+        self
+    }
+
+    /// The scale now.
+    pub fn scale(&self) -> f64 {
+        self.scale
+    }
+
+    fn backed_off(&mut self) {
+        self.scale = (self.scale * self.backoff).max(1.0);
+        self.good_steps = 0;
+    }
+
+    fn stepped(&mut self) {
+        self.good_steps += 1;
+        if self.good_steps >= self.interval {
+            let grown = self.scale * self.growth;
+            if grown.is_finite() {
+                self.scale = grown;
+            }
+            self.good_steps = 0;
+        }
+    }
+}
+
 /// What one guarded step did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -99,6 +161,7 @@ pub struct GuardedOptimizer {
     inner: ModuleOptimizer,
     on_non_finite: OnNonFinite,
     allow_missing: bool,
+    loss_scale: Option<LossScale>,
     stats: StepStats,
 }
 
@@ -110,6 +173,7 @@ impl GuardedOptimizer {
             inner: optimizer.into(),
             on_non_finite: OnNonFinite::Refuse,
             allow_missing: false,
+            loss_scale: None,
             stats: StepStats::default(),
         }
     }
@@ -165,6 +229,29 @@ impl GuardedOptimizer {
         self
     }
 
+    /// Trains with a dynamic loss scale: scale the loss with
+    /// [`scale_loss`](Self::scale_loss) before `backward`. A step with non-finite scaled
+    /// gradients is then always skipped (and counted), whatever [`OnNonFinite`] says, since
+    /// backing off is how the scale finds its level.
+    #[must_use]
+    pub fn with_loss_scale(mut self, scale: LossScale) -> Self {
+        self.loss_scale = Some(scale);
+        self
+    }
+
+    /// The loss times the scale (the loss itself without a loss scale).
+    pub fn scale_loss<const D: usize>(&self, loss: Tensor<D>) -> Tensor<D> {
+        match self.loss_scale {
+            Some(scale) => loss.mul_scalar(scale.scale()),
+            None => loss,
+        }
+    }
+
+    /// The loss scale now, when training with one.
+    pub fn loss_scale(&self) -> Option<f64> {
+        self.loss_scale.map(|s| s.scale())
+    }
+
     /// The counts so far.
     pub fn stats(&self) -> StepStats {
         self.stats
@@ -211,13 +298,28 @@ impl GuardedOptimizer {
                 // Reads made before the refusal: one per device, then one per gradient of the
                 // devices whose total was not finite.
                 self.stats.device_reads += (devices + gradients) as u64;
+                if let Some(scale) = &mut self.loss_scale {
+                    scale.backed_off();
+                    self.stats.skipped += 1;
+                    self.stats.consecutive_skipped += 1;
+                    return Ok(StepOutcome::Skipped {
+                        reason: err.to_string(),
+                    });
+                }
                 return self.skip_or_refuse(err);
             }
             Err(err) => return Err(err),
         }
+        let grads = match self.loss_scale {
+            Some(scale) => unscaled(OP, model, grads, scale.scale())?,
+            None => grads,
+        };
         let staged = model.clone();
         let inner = &mut self.inner;
         *model = catch(OP, move || inner.step(lr, staged, grads))?;
+        if let Some(scale) = &mut self.loss_scale {
+            scale.stepped();
+        }
         self.stats.applied += 1;
         self.stats.consecutive_skipped = 0;
         Ok(StepOutcome::Applied)
@@ -238,4 +340,35 @@ impl GuardedOptimizer {
             }
         }
     }
+}
+
+/// The gradients divided by `scale`, each in its own dtype (a power-of-two scale divides
+/// exactly).
+fn unscaled<M: Module>(
+    op: &'static str,
+    model: &M,
+    grads: GradientsParams,
+    scale: f64,
+) -> Result<GradientsParams> {
+    struct Unscale {
+        grads: GradientsParams,
+        factor: f64,
+    }
+    impl ModuleVisitor for Unscale {
+        fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
+            if let Some(grad) = self.grads.remove::<D>(param.id) {
+                self.grads.register(param.id, grad.mul_scalar(self.factor));
+            }
+        }
+    }
+    let mut unscale = Unscale {
+        grads,
+        factor: 1.0 / scale,
+    };
+    // The census has checked every gradient's rank against its parameter: `remove` cannot
+    // fail its downcast here.
+    catch(op, move || {
+        model.visit(&mut unscale);
+        unscale.grads
+    })
 }

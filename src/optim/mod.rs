@@ -10,7 +10,8 @@
 //! - [`TryStep`] (in the prelude): `optimizer.try_step(lr, model, grads)?`, the twin of
 //!   [`ModuleOptimizer::step`](burn::optim::ModuleOptimizer::step).
 //! - [`GuardedOptimizer`]: the same in place, with a policy for non-finite gradients (refuse,
-//!   or skip and count, GradScaler-style) and [`StepStats`]; [`GuardedOptimizer::muon`] routes
+//!   or skip and count, GradScaler-style), a dynamic [`LossScale`] for half precision, and
+//!   [`StepStats`]; [`GuardedOptimizer::muon`] routes
 //!   what Muon cannot step to another optimizer.
 //! - [`TryTrainingCalls`] (in the prelude): `try_to_device` (which refuses to make a trained
 //!   model's parameters non-leaves), `try_fork`, `try_set_require_grad`, `try_unfreeze`,
@@ -31,6 +32,6 @@ mod step;
 
 pub use clipping::TryGradientClippingConfig;
 pub use grads::TryGradientsParams;
-pub use guarded::{GuardedOptimizer, OnNonFinite, StepOutcome, StepStats};
+pub use guarded::{GuardedOptimizer, LossScale, OnNonFinite, StepOutcome, StepStats};
 pub use module_calls::TryTrainingCalls;
 pub use step::TryStep;
