@@ -507,3 +507,47 @@ fn a_loss_scale_steps_like_the_unscaled_loss_and_backs_off_on_overflow() {
     assert!(optimizer.loss_scale().unwrap() < 2f64.powi(127));
     assert!(model.bits().iter().all(|b| f32::from_bits(*b).is_finite()));
 }
+
+/// `step_multi` over two parts of gradients: equal to burn's where the gradients are clean; a
+/// NaN in one part is refused; a part holding another model's gradients is refused.
+#[test]
+fn step_multi_is_checked_across_its_parts() {
+    use burn::optim::MultiGradientsParams;
+    let device = Device::flex().autodiff();
+    device.seed(4);
+    let start = Mlp::new(&device);
+    let multi = |poison: bool| MultiGradientsParams {
+        grads: vec![
+            (grads_of(&start, batch(&device, false)), device.clone()),
+            (grads_of(&start, batch(&device, poison)), device.clone()),
+        ],
+    };
+    let burn_model = SgdConfig::new()
+        .init()
+        .step_multi(0.1, start.clone(), multi(false));
+    let ours = SgdConfig::new()
+        .init()
+        .try_step_multi(0.1, start.clone(), multi(false))
+        .unwrap();
+    assert_eq!(ours.bits(), burn_model.bits());
+    let err = SgdConfig::new()
+        .init()
+        .try_step_multi(0.1, start.clone(), multi(true))
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::NonFiniteGradients, "{err}");
+    let other = Mlp::new(&device);
+    let foreign = MultiGradientsParams {
+        grads: vec![(grads_of(&other, batch(&device, false)), device.clone())],
+    };
+    let err = SgdConfig::new()
+        .init()
+        .try_step_multi(0.1, start, foreign)
+        .unwrap_err();
+    assert!(
+        matches!(
+            err.kind(),
+            ErrorKind::NoGradient | ErrorKind::InvalidArgument
+        ),
+        "{err}"
+    );
+}

@@ -2,7 +2,7 @@
 
 use burn::module::{Module, ModuleVisitor, Param, ParamId};
 use burn::optim::lr_scheduler::module_lr_scheduler::ModuleLearningRate;
-use burn::optim::{GradientsParams, ModuleOptimizer};
+use burn::optim::{GradientsParams, ModuleOptimizer, MultiGradientsParams};
 use burn::tensor::{DType, Device, Tensor, TensorData};
 use burn_backend::ExecutionError;
 
@@ -352,6 +352,22 @@ pub trait TryStep: sealed::Sealed {
         module: M,
         grads: GradientsParams,
     ) -> Result<M>;
+
+    /// Fallible twin of [`ModuleOptimizer::step_multi`], over gradients from several devices:
+    /// every part checked as [`try_step`](Self::try_step) checks its gradients (a trainable
+    /// parameter needs a gradient in some part), each part's gradients checked finite (one
+    /// read per part's device).
+    ///
+    /// # Errors
+    ///
+    /// As [`try_step`](Self::try_step).
+    #[doc(alias = "step_multi")]
+    fn try_step_multi<M: Module>(
+        &mut self,
+        lr: impl Into<ModuleLearningRate>,
+        module: M,
+        grads: MultiGradientsParams,
+    ) -> Result<M>;
 }
 
 impl TryStep for ModuleOptimizer {
@@ -367,5 +383,37 @@ impl TryStep for ModuleOptimizer {
         learning_rates(OP, &lr, &census)?;
         finite(OP, census)?;
         catch(OP, move || self.step(lr, module, grads))
+    }
+
+    fn try_step_multi<M: Module>(
+        &mut self,
+        lr: impl Into<ModuleLearningRate>,
+        module: M,
+        grads: MultiGradientsParams,
+    ) -> Result<M> {
+        const OP: &str = "step_multi";
+        let lr = lr.into();
+        let mut parts = Vec::with_capacity(grads.grads.len());
+        for (part, _) in &grads.grads {
+            // Each part on its own may lack gradients the others hold.
+            parts.push(census(OP, &module, part, true)?);
+        }
+        let mut combined: Vec<ParamCensus> = match parts.first() {
+            Some(first) => first.params.clone(),
+            None => census(OP, &module, &GradientsParams::new(), true)?.params,
+        };
+        for part in parts.iter().skip(1) {
+            for (param, other) in combined.iter_mut().zip(&part.params) {
+                param.has_gradient |= other.has_gradient;
+            }
+        }
+        rules::trainable(OP, &combined, false)?;
+        for part in &parts {
+            learning_rates(OP, &lr, part)?;
+        }
+        for part in parts {
+            finite(OP, part)?;
+        }
+        catch(OP, move || self.step_multi(lr, module, grads))
     }
 }
