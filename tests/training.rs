@@ -551,3 +551,42 @@ fn step_multi_is_checked_across_its_parts() {
         "{err}"
     );
 }
+
+/// An optimizer's state loaded for another model: burn keeps it without a word (and the next
+/// step of a model whose ids it does not know ignores it, or, for a matching id of another
+/// rank, panics); the twin refuses it, and loads the model's own state.
+#[test]
+fn an_optimizer_state_of_another_model_is_refused() {
+    use burn_guard::optim::TryOptimizerRecord;
+    let device = Device::flex().autodiff();
+    let model = Mlp::new(&device);
+    let mut optimizer = AdamConfig::new().init();
+    let grads = grads_of(&model, batch(&device, false));
+    let model = optimizer.step(1e-2, model, grads);
+
+    let other = Mlp::new(&device);
+    let loaded = AdamConfig::new().init().load_record(optimizer.to_record());
+    assert!(
+        !loaded.to_record().is_empty(),
+        "burn refused the foreign state"
+    );
+    let err = AdamConfig::new()
+        .init()
+        .try_load_record(optimizer.to_record(), &other)
+        .err()
+        .unwrap();
+    assert_eq!(err.kind(), ErrorKind::InvalidArgument, "{err}");
+
+    let Ok(mut restored) = AdamConfig::new()
+        .init()
+        .try_load_record(optimizer.to_record(), &model)
+    else {
+        panic!("the model's own state was refused");
+    };
+    // Restored state steps as the original optimizer does.
+    let grads = grads_of(&model, batch(&device, false));
+    let a = optimizer.step(1e-2, model.clone(), grads);
+    let grads = grads_of(&model, batch(&device, false));
+    let b = restored.try_step(1e-2, model, grads).unwrap();
+    assert_eq!(a.bits(), b.bits());
+}

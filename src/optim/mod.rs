@@ -18,6 +18,7 @@
 //!   `try_train`.
 //! - [`TryGradientClippingConfig`]: a clipping threshold that is finite and positive.
 //! - [`TryGradientsParams`]: reading a gradient at the wrong rank is an `Err`, not a panic.
+//! - [`TryOptimizerRecord`]: an optimizer's saved state checked against the model it will step.
 //!
 //! Every check runs before any parameter or optimizer state changes. The structural ones read
 //! nothing from a device (is each parameter a tracked leaf, drawn, on an autodiff device; does
@@ -28,10 +29,12 @@ mod clipping;
 mod grads;
 mod guarded;
 mod module_calls;
+mod record;
 mod step;
 
 pub use clipping::TryGradientClippingConfig;
 pub use grads::TryGradientsParams;
 pub use guarded::{GuardedOptimizer, LossScale, OnNonFinite, StepOutcome, StepStats};
 pub use module_calls::TryTrainingCalls;
+pub use record::TryOptimizerRecord;
 pub use step::TryStep;
