@@ -590,3 +590,21 @@ fn an_optimizer_state_of_another_model_is_refused() {
     let b = restored.try_step(1e-2, model, grads).unwrap();
     assert_eq!(a.bits(), b.bits());
 }
+
+/// `Param::from_tensor` of a non-leaf (weight tying from a computed tensor) and `from_data` at
+/// the wrong rank panic in burn; the twins return `Err`.
+#[test]
+fn param_constructors_are_checked() {
+    use burn::module::Param;
+    use burn_guard::optim::TryParam;
+    let device = Device::flex().autodiff();
+    let leaf = Param::<Tensor<2>>::from_data([[1.0, 2.0]], &device);
+    let derived = leaf.val().mul_scalar(2.0);
+    assert!(common::raw(|| Param::from_tensor(derived.clone())).is_none());
+    let err = Param::try_from_tensor(derived).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::NoGradient, "{err}");
+    assert!(common::raw(|| Param::<Tensor<1>>::from_data([[1.0, 2.0]], &device)).is_none());
+    assert!(Param::<Tensor<1>>::try_from_data([[1.0, 2.0]], &device).is_err());
+    let param = Param::<Tensor<2>>::try_from_data([[1.0, 2.0]], &device).unwrap();
+    assert_eq!(param.val().dims(), [1, 2]);
+}

@@ -724,7 +724,7 @@ fn lint(rows: &[Row]) -> (String, String) {
     let mut expected = Vec::new();
     for row in rows {
         for path in &row.lint {
-            let call = row.twin.call().unwrap_or_default();
+            let call = row.twin.call(&row.function).unwrap_or_default();
             entries.insert(path.clone(), format!("use {call}"));
             expected.push(path.clone());
         }

@@ -18,6 +18,8 @@
 //!   `try_train`.
 //! - [`TryGradientClippingConfig`]: a clipping threshold that is finite and positive.
 //! - [`TryGradientsParams`]: reading a gradient at the wrong rank is an `Err`, not a panic.
+//! - [`TryParam`]: `Param::try_from_tensor` (weight tying from a non-leaf is an `Err`) and
+//!   `Param::try_from_data` (the rank checked).
 //! - [`TryOptimizerRecord`]: an optimizer's saved state checked against the model it will step.
 //!
 //! Every check runs before any parameter or optimizer state changes. The structural ones read
@@ -29,6 +31,7 @@ mod clipping;
 mod grads;
 mod guarded;
 mod module_calls;
+mod params;
 mod record;
 mod step;
 
@@ -36,5 +39,6 @@ pub use clipping::TryGradientClippingConfig;
 pub use grads::TryGradientsParams;
 pub use guarded::{GuardedOptimizer, LossScale, OnNonFinite, StepOutcome, StepStats};
 pub use module_calls::TryTrainingCalls;
+pub use params::TryParam;
 pub use record::TryOptimizerRecord;
 pub use step::TryStep;

@@ -109,11 +109,22 @@ impl Twin {
         self.path().map(|p| p.rsplit("::").next().unwrap_or(p))
     }
 
-    /// How a user calls it, as the lint's reason says it.
-    pub fn call(&self) -> Option<String> {
+    /// How a user calls it, as the lint's reason says it; `function` is the burn function's
+    /// name as the row spells it (`Param::from_data`), whose type an associated twin is called
+    /// on.
+    pub fn call(&self, function: &str) -> Option<String> {
         Some(match self {
             Twin::Method(_) => format!("burn_guard's .{}(..)", self.name()?),
-            Twin::Assoc(_) => format!("burn_guard's Tensor::{}(..)", self.name()?),
+            Twin::Assoc(_) => {
+                // `Param::from_data` is called on `Param`; a free burn function's twin
+                // (`cartesian_grid`) on `Tensor`.
+                let function = function.rsplit(" for ").next().unwrap_or(function);
+                let ty = match function.split_once("::") {
+                    Some((ty, _)) => ty,
+                    None => "Tensor",
+                };
+                format!("burn_guard's {ty}::{}(..)", self.name()?)
+            }
             Twin::Function(path) => format!("burn_guard::{path}(..)"),
             Twin::Impl { trait_path, ty } => format!("burn_guard::{trait_path} for {ty}"),
             _ => return None,
