@@ -608,3 +608,46 @@ fn param_constructors_are_checked() {
     let param = Param::<Tensor<2>>::try_from_data([[1.0, 2.0]], &device).unwrap();
     assert_eq!(param.val().dims(), [1, 2]);
 }
+
+/// Accumulating another model's gradients: burn adds nothing for ids it does not walk, without a
+/// word; the twin refuses them. A gradient registered at another shape panics in burn's add;
+/// the twin refuses it.
+#[test]
+fn accumulated_gradients_must_be_the_models() {
+    use burn::optim::GradientsAccumulator;
+    use burn_guard::optim::TryGradientsAccumulator;
+    let device = Device::flex().autodiff();
+    let model = Mlp::new(&device);
+    let mut accumulator = GradientsAccumulator::new();
+    accumulator
+        .try_accumulate(&model, grads_of(&model, batch(&device, false)))
+        .unwrap();
+    let other = Mlp::new(&device);
+    let err = accumulator
+        .try_accumulate(&model, grads_of(&other, batch(&device, false)))
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidArgument, "{err}");
+
+    let mut wrong = GradientsParams::new();
+    wrong.register(
+        model.fc1.weight.id,
+        Tensor::<2>::ones([2, 2], &Device::flex()),
+    );
+    let mut raw_accumulator = GradientsAccumulator::new();
+    raw_accumulator.accumulate(&model, grads_of(&model, batch(&device, false)));
+    assert!(
+        common::raw(|| {
+            raw_accumulator.accumulate(&model, {
+                let mut g = GradientsParams::new();
+                g.register(
+                    model.fc1.weight.id,
+                    Tensor::<2>::ones([2, 2], &Device::flex()),
+                );
+                g
+            })
+        })
+        .is_none()
+    );
+    let err = accumulator.try_accumulate(&model, wrong).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::ShapeMismatch, "{err}");
+}

@@ -18,6 +18,7 @@
 //!   `try_train`.
 //! - [`TryGradientClippingConfig`]: a clipping threshold that is finite and positive.
 //! - [`TryGradientsParams`]: reading a gradient at the wrong rank is an `Err`, not a panic.
+//! - [`TryGradientsAccumulator`]: gradients accumulated only when they are the model's.
 //! - [`TryParam`]: `Param::try_from_tensor` (weight tying from a non-leaf is an `Err`) and
 //!   `Param::try_from_data` (the rank checked).
 //! - [`TryOptimizerRecord`]: an optimizer's saved state checked against the model it will step.
@@ -27,6 +28,7 @@
 //! the gradient container hold one of its rank and shape); the finite check reduces each
 //! gradient to one value on its device and reads them all in one transaction per device.
 
+mod accumulate;
 mod clipping;
 mod grads;
 mod guarded;
@@ -35,6 +37,7 @@ mod params;
 mod record;
 mod step;
 
+pub use accumulate::TryGradientsAccumulator;
 pub use clipping::TryGradientClippingConfig;
 pub use grads::TryGradientsParams;
 pub use guarded::{GuardedOptimizer, LossScale, OnNonFinite, StepOutcome, StepStats};
