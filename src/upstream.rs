@@ -101,6 +101,28 @@ pub(crate) fn half_precision_modules(
     Some(modules)
 }
 
+/// The settings `AdafactorConfig::build` asserts: `[epsilon_1, epsilon_2, clip_threshold,
+/// decay_rate, weight_decay]` (private fields; the derived `Debug` prints `AdafactorConfig {
+/// epsilon_1: 1e-30, epsilon_2: 0.001, clip_threshold: 1.0, decay_rate: -0.8, .. }`).
+#[cfg(feature = "optim")]
+pub(crate) fn adafactor_settings(config: &burn::optim::AdafactorConfig) -> Option<[f64; 5]> {
+    let debug = format!("{config:?}");
+    let field = |name: &str| -> Option<f64> {
+        let key = format!("{name}: ");
+        let start = debug.find(&key)?.checked_add(key.len())?;
+        let rest = debug.get(start..)?;
+        let end = rest.find([',', ' ', '}']).unwrap_or(rest.len());
+        rest.get(..end)?.parse().ok()
+    };
+    Some([
+        field("epsilon_1")?,
+        field("epsilon_2")?,
+        field("clip_threshold")?,
+        field("decay_rate")?,
+        field("weight_decay")?,
+    ])
+}
+
 // ---------------------------------------------------------------- module visits
 
 /// Whether a `ModuleVisitor`'s `container_type` is the one burn's `Module` derive gives a
@@ -327,6 +349,19 @@ mod tests {
         assert!(modules.iter().any(|m| m == "Struct:Custom"), "{modules:?}");
         let fewer = half_precision_modules(&adapter.without_module("Custom"));
         assert_eq!(fewer.map(|m| m.len()), Some(modules.len() - 1));
+    }
+
+    #[cfg(feature = "optim")]
+    #[test]
+    fn adafactor_settings_read_from_a_real_config() {
+        let config = burn::optim::AdafactorConfig::new()
+            .with_epsilon_1(1e-20)
+            .with_decay_rate(-0.5)
+            .with_weight_decay(0.25);
+        let settings = adafactor_settings(&config);
+        assert_eq!(settings, Some([1e-20, 1e-3, 1.0, -0.5, 0.25]));
+        let nan = burn::optim::AdafactorConfig::new().with_epsilon_2(f32::NAN);
+        assert!(adafactor_settings(&nan).is_some_and(|s| s[1].is_nan()));
     }
 
     /// The derive names a Linear as the container of its own fields, as the seam expects, and

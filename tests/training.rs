@@ -651,3 +651,20 @@ fn accumulated_gradients_must_be_the_models() {
     let err = accumulator.try_accumulate(&model, wrong).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::ShapeMismatch, "{err}");
 }
+
+/// Adafactor's settings out of range panic in burn's `init`; the twin returns `Err`.
+#[test]
+fn adafactor_settings_are_checked() {
+    use burn::optim::AdafactorConfig;
+    use burn_guard::optim::TryAdafactorConfig;
+    for config in [
+        AdafactorConfig::new().with_decay_rate(0.8),
+        AdafactorConfig::new().with_epsilon_1(0.0),
+        AdafactorConfig::new().with_weight_decay(-1.0),
+    ] {
+        assert!(common::raw(|| config.init()).is_none(), "{config:?}");
+        let err = config.try_init().err().unwrap();
+        assert_eq!(err.kind(), ErrorKind::OutOfRange, "{err}");
+    }
+    assert!(AdafactorConfig::new().try_init().is_ok());
+}

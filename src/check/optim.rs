@@ -313,3 +313,62 @@ pub fn learning_rate(op: &'static str, lr: f64) -> Result<()> {
         limit: Limit::AtLeast(0.0.into()),
     })
 }
+
+/// Adafactor's settings are in range: burn-optim's `AdafactorConfig::build` asserts both
+/// epsilons and the clipping threshold positive and finite, the decay rate negative and finite,
+/// and the weight decay non-negative and finite.
+///
+/// `settings` is `[epsilon_1, epsilon_2, clip_threshold, decay_rate, weight_decay]`.
+///
+/// # Errors
+///
+/// [`GuardError::OutOfRange`] naming the first setting out of range.
+///
+/// ```
+/// use burn_guard::check::optim::adafactor;
+/// assert!(adafactor("AdafactorConfig::init", [1e-30, 1e-3, 1.0, -0.8, 0.0]).is_ok());
+/// assert!(adafactor("AdafactorConfig::init", [1e-30, 1e-3, 1.0, 0.8, 0.0]).is_err());
+/// ```
+pub fn adafactor(op: &'static str, settings: [f64; 5]) -> Result<()> {
+    let [
+        epsilon_1,
+        epsilon_2,
+        clip_threshold,
+        decay_rate,
+        weight_decay,
+    ] = settings;
+    let positive = |name: &'static str, value: f64| -> Result<()> {
+        if value.is_finite() && value > 0.0 {
+            return Ok(());
+        }
+        Err(GuardError::OutOfRange {
+            op,
+            rule: "Adafactor's epsilons and clipping threshold must be finite and positive",
+            name,
+            value: value.into(),
+            limit: Limit::Above(0.0.into()),
+        })
+    };
+    positive("epsilon_1", epsilon_1)?;
+    positive("epsilon_2", epsilon_2)?;
+    positive("clip_threshold", clip_threshold)?;
+    if !(decay_rate.is_finite() && decay_rate < 0.0) {
+        return Err(GuardError::OutOfRange {
+            op,
+            rule: "Adafactor's decay rate must be finite and negative",
+            name: "decay_rate",
+            value: decay_rate.into(),
+            limit: Limit::Below(0.0.into()),
+        });
+    }
+    if !(weight_decay.is_finite() && weight_decay >= 0.0) {
+        return Err(GuardError::OutOfRange {
+            op,
+            rule: "Adafactor's weight decay must be finite and not negative",
+            name: "weight_decay",
+            value: weight_decay.into(),
+            limit: Limit::AtLeast(0.0.into()),
+        });
+    }
+    Ok(())
+}

@@ -18,6 +18,7 @@
 //!   `try_train`.
 //! - [`TryGradientClippingConfig`]: a clipping threshold that is finite and positive.
 //! - [`TryGradientsParams`]: reading a gradient at the wrong rank is an `Err`, not a panic.
+//! - [`TryAdafactorConfig`]: Adafactor's settings checked before `init`.
 //! - [`TryGradientsAccumulator`]: gradients accumulated only when they are the model's.
 //! - [`TryParam`]: `Param::try_from_tensor` (weight tying from a non-leaf is an `Err`) and
 //!   `Param::try_from_data` (the rank checked).
@@ -29,6 +30,7 @@
 //! gradient to one value on its device and reads them all in one transaction per device.
 
 mod accumulate;
+mod adafactor;
 mod clipping;
 mod grads;
 mod guarded;
@@ -38,6 +40,7 @@ mod record;
 mod step;
 
 pub use accumulate::TryGradientsAccumulator;
+pub use adafactor::TryAdafactorConfig;
 pub use clipping::TryGradientClippingConfig;
 pub use grads::TryGradientsParams;
 pub use guarded::{GuardedOptimizer, LossScale, OnNonFinite, StepOutcome, StepStats};
