@@ -668,3 +668,37 @@ fn adafactor_settings_are_checked() {
     }
     assert!(AdafactorConfig::new().try_init().is_ok());
 }
+
+/// L-BFGS over a model with a frozen part panics in burn (the flattened parameters and
+/// gradients differ in length); the twin refuses it. On a whole model its values are burn's.
+#[test]
+fn lbfgs_refuses_a_model_it_cannot_step_whole() {
+    use burn::optim::LBFGSConfig;
+    use burn_guard::optim::TryLbfgs;
+    let device = Device::flex().autodiff();
+    device.seed(8);
+    let start = Mlp::new(&device);
+    let _ = start.forward(batch(&device, false));
+    let closure = |m: Mlp| {
+        let loss = m.forward(batch(&device, false)).powi_scalar(2).mean();
+        let value = loss.clone().into_scalar::<f64>();
+        (value, GradientsParams::from_grads(loss.backward(), &m))
+    };
+    let (burn_model, _) = LBFGSConfig::new().init().step(0.1, start.clone(), closure);
+    let (ours, _) = LBFGSConfig::new()
+        .init()
+        .try_step(0.1, start.clone(), closure)
+        .unwrap();
+    assert_eq!(ours.bits(), burn_model.bits());
+
+    let mut partly_frozen = start.clone();
+    partly_frozen.fc2 = partly_frozen.fc2.no_grad();
+    let frozen = partly_frozen.clone();
+    assert!(common::raw(|| LBFGSConfig::new().init().step(0.1, frozen, closure)).is_none());
+    let err = LBFGSConfig::new()
+        .init()
+        .try_step(0.1, partly_frozen, closure)
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::NoGradient);
+    assert!(err.to_string().contains("fc2.weight"), "{err}");
+}

@@ -372,3 +372,29 @@ pub fn adafactor(op: &'static str, settings: [f64; 5]) -> Result<()> {
     }
     Ok(())
 }
+
+/// Every float parameter is trainable for L-BFGS: burn-optim's `LBFGS::step` flattens every
+/// parameter (`flatten_params_inner`) but only the gradients that exist
+/// (`flatten_grads_inner`), so a frozen, plain or non-leaf one makes the two vectors differ in
+/// length and the step panics. `untrainable` is their paths.
+///
+/// # Errors
+///
+/// [`GuardError::NoGradient`] naming them.
+///
+/// ```
+/// use burn_guard::check::optim::lbfgs_parameters;
+/// assert!(lbfgs_parameters("LBFGS::step", vec![]).is_ok());
+/// assert!(lbfgs_parameters("LBFGS::step", vec!["head.weight".into()]).is_err());
+/// ```
+pub fn lbfgs_parameters(op: &'static str, untrainable: Vec<String>) -> Result<()> {
+    if untrainable.is_empty() {
+        return Ok(());
+    }
+    Err(GuardError::NoGradient {
+        op,
+        rule: "L-BFGS steps every parameter as one vector: each must be trainable (unfreeze \
+               them, or train a frozen model with another optimizer)",
+        params: untrainable,
+    })
+}

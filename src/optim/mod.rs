@@ -18,6 +18,7 @@
 //!   `try_train`.
 //! - [`TryGradientClippingConfig`]: a clipping threshold that is finite and positive.
 //! - [`TryGradientsParams`]: reading a gradient at the wrong rank is an `Err`, not a panic.
+//! - [`TryLbfgs`]: L-BFGS refuses a model with a part it cannot step.
 //! - [`TryAdafactorConfig`]: Adafactor's settings checked before `init`.
 //! - [`TryGradientsAccumulator`]: gradients accumulated only when they are the model's.
 //! - [`TryParam`]: `Param::try_from_tensor` (weight tying from a non-leaf is an `Err`) and
@@ -34,6 +35,7 @@ mod adafactor;
 mod clipping;
 mod grads;
 mod guarded;
+mod lbfgs;
 mod module_calls;
 mod params;
 mod record;
@@ -44,6 +46,7 @@ pub use adafactor::TryAdafactorConfig;
 pub use clipping::TryGradientClippingConfig;
 pub use grads::TryGradientsParams;
 pub use guarded::{GuardedOptimizer, LossScale, OnNonFinite, StepOutcome, StepStats};
+pub use lbfgs::TryLbfgs;
 pub use module_calls::TryTrainingCalls;
 pub use params::TryParam;
 pub use record::TryOptimizerRecord;
