@@ -702,3 +702,34 @@ fn lbfgs_refuses_a_model_it_cannot_step_whole() {
     assert_eq!(err.kind(), ErrorKind::NoGradient);
     assert!(err.to_string().contains("fc2.weight"), "{err}");
 }
+
+/// QLoRA with a scheme the model's weights cannot take: burn's `apply_qlora` panics (as
+/// `quantize_weights` does); the twin refuses it naming the parameter.
+#[test]
+fn qlora_with_a_scheme_the_weights_cannot_take_is_refused() {
+    use burn::module::{Lora, QLora, Quantizer};
+    use burn::tensor::quantization::{
+        Calibration, QuantScheme, QuantStore, QuantValue, ScaleDtype,
+    };
+    let device = Device::flex().autodiff();
+    let model = Mlp::new(&device);
+    let q4 = QuantScheme::default()
+        .with_value(QuantValue::Q4S)
+        .with_store(QuantStore::PackedU32(0))
+        .per_block([32], ScaleDtype::F32);
+    let quantizer = || Quantizer::new(Calibration::MinMax, q4);
+    assert!(
+        common::raw(|| model
+            .clone()
+            .apply_qlora(QLora::new(Lora::new(2, 4.0), quantizer())))
+        .is_none()
+    );
+    let err = model
+        .clone()
+        .try_apply_qlora(Lora::new(2, 4.0), quantizer())
+        .unwrap_err();
+    assert!(err.path().is_some(), "{err}");
+    let q8 = Quantizer::new(Calibration::MinMax, QuantScheme::default());
+    let adapted = model.try_apply_qlora(Lora::new(2, 4.0), q8).unwrap();
+    assert_eq!(adapted.forward(batch(&device, false)).dims(), [4, 2]);
+}

@@ -1,12 +1,14 @@
 //! Twins of the `Module` calls of a training loop that panic on, or silently break, a model's
-//! trainability: `to_device`, `fork`, `set_require_grad`, `unfreeze`, `train`.
+//! trainability: `to_device`, `fork`, `set_require_grad`, `unfreeze`, `train`, and
+//! `apply_qlora`, which panics as `quantize_weights` does.
 
-use burn::module::Module;
+use burn::module::{Lora, Module, QLora, Quantizer};
 use burn::tensor::Device;
 
 use super::step::states;
 use crate::check::optim::{self as rules, ParamState};
 use crate::error::Result;
+use crate::module::TryQuantizeWeights;
 use crate::panic::catch;
 
 mod sealed {
@@ -18,7 +20,7 @@ mod sealed {
 /// `M: Module`. In the prelude (with the `optim` feature).
 ///
 /// ```
-/// use burn::module::Module;
+/// use burn::module::{Lora, Module, QLora, Quantizer};
 /// use burn::nn::{Linear, LinearConfig};
 /// use burn::tensor::{Device, Tensor};
 /// use burn_guard::prelude::*;
@@ -103,6 +105,22 @@ pub trait TryTrainingCalls: Module + sealed::Sealed {
         const OP: &str = "train";
         rules::leaves_for_training(OP, not_leaves(&self))?;
         catch(OP, || self.train())
+    }
+
+    /// Fallible twin of [`Module::apply_qlora`], taking QLoRA's two parts (burn's `QLora` keeps
+    /// them private): every weight the quantizer selects is checked as
+    /// [`try_quantize_weights`](crate::module::TryQuantizeWeights::try_quantize_weights) checks
+    /// it (by running it on a copy, whose result is dropped), then burn's `apply_qlora` runs.
+    /// burn's panics on the first weight the scheme cannot apply to.
+    ///
+    /// # Errors
+    ///
+    /// As [`try_quantize_weights`](crate::module::TryQuantizeWeights::try_quantize_weights).
+    #[doc(alias = "apply_qlora")]
+    fn try_apply_qlora(self, lora: Lora, mut quantizer: Quantizer) -> Result<Self> {
+        const OP: &str = "apply_qlora";
+        drop(self.try_quantize_weights(&mut quantizer)?);
+        catch(OP, || self.apply_qlora(QLora::new(lora, quantizer)))
     }
 }
 
