@@ -354,16 +354,20 @@ impl Source {
 ///     fc: Linear,
 /// }
 ///
-/// // Written by Python's `safetensors.numpy.save_file`: `fc.weight` is PyTorch's [out, in].
-/// let path = "tests/data/loading/linear_4x4_square_f32.safetensors";
+/// // What Python's `safetensors.numpy.save_file` writes for `fc` = `torch.nn.Linear(4, 4)`:
+/// // `fc.weight` in PyTorch's [out, in] layout, no `__metadata__` naming burn.
+/// let header = r#"{"fc.weight":{"dtype":"F32","shape":[4,4],"data_offsets":[0,64]},"fc.bias":{"dtype":"F32","shape":[4],"data_offsets":[64,80]}}"#;
+/// let mut file = (header.len() as u64).to_le_bytes().to_vec();
+/// file.extend(header.as_bytes());
+/// file.extend((0..20).flat_map(|i| (i as f32 / 8.0).to_le_bytes()));
 /// let device = Device::flex();
 /// let mut model = Net { fc: LinearConfig::new(4, 4).init(&device) };
 ///
 /// // Square: burn would load it transposed without a word. Refused until the layout is stated.
-/// let err = model.load_from_checked(&SafetensorsStore::from_file(path)).unwrap_err();
+/// let err = model.load_from_checked(&SafetensorsStore::from_bytes(Some(file.clone()))).unwrap_err();
 /// assert_eq!(err.kind(), ErrorKind::LayoutUnstated);
 ///
-/// let store = SafetensorsStore::from_file(path).layout(Layout::PyTorch);
+/// let store = SafetensorsStore::from_bytes(Some(file)).layout(Layout::PyTorch);
 /// let report = model.load_from_checked(&store)?;
 /// assert_eq!(report.loaded().count(), 2);
 /// # Ok::<(), burn_guard::GuardError>(())
