@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # GPU figures: the quantized-model bench (benches/quantized_models.rs) and the layer-twin bench
 # (benches/nn.rs) through wgpu on Vulkan, on a machine with a real NVIDIA GPU; prints the
-# ratio lines both benches compute from their own paired runs.
+# ratio lines both benches compute from their own paired runs. Then the canary
+# (examples/sentinel.rs) on the GPU against Flex, under CubeCL's minimal and full autotune
+# (CUBECL_AUTOTUNE_LEVEL; fusion is on, as burn-wgpu's default build has it), printing each
+# output's largest differences.
 #
 # Two steps, because the GPU machine that the device tool's `run` lends has no Rust toolchain
 # and no network (it gets the working tree, the paths named in `carry`, 64 MiB in all):
@@ -49,6 +52,11 @@ prepare() {
     strip -o ".gpu/$bench" "$exe"
     gzip -9 ".gpu/$bench"
   done
+  exe=$(cargo build --profile bench --all-features --example sentinel --message-format=json 2>/dev/null |
+    grep -F '"name":"sentinel"' | grep -F '"kind":["example"]' | grep -o '"executable":"[^"]*"' | tail -n 1 | cut -d'"' -f4)
+  [ -n "$exe" ] || { echo "gpu.sh: cargo built no executable for example sentinel" >&2; exit 1; }
+  strip -o .gpu/sentinel "$exe"
+  gzip -9 .gpu/sentinel
   # The Vulkan loader (and the GL libraries wgpu may probe), as the device tool's notes say.
   mkdir -p .gl /tmp/amd64/partial
   o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
@@ -107,6 +115,19 @@ run() {
     # The ratio lines printed after criterion's report.
     sed -n '/^group: \|^model \/ device: /,$p' "$log" | grep -F 'wgpu'
     echo "($(($(date +%s) - start)) s)"
+  done
+  # The canary on the GPU against Flex, at both ends of CubeCL's autotune.
+  gunzip -c .gpu/sentinel.gz >/tmp/gpu-bin/sentinel
+  chmod +x /tmp/gpu-bin/sentinel
+  for level in minimal full; do
+    log="$out/sentinel-$level.log"
+    echo "== sentinel, CUBECL_AUTOTUNE_LEVEL=$level"
+    CUBECL_AUTOTUNE_LEVEL=$level /tmp/gpu-bin/sentinel >"$log" 2>&1 || {
+      tail -n 40 "$log"
+      echo "gpu.sh: sentinel failed (log: $log)" >&2
+      exit 1
+    }
+    grep -E '^serving on|^canary:|^  input|^shadow:' "$log"
   done
 }
 

@@ -1,5 +1,6 @@
 //! The harness of the fixed-count benches that callgrind reads (`tiny_ops_instructions`,
-//! `quantize_instructions`): run each variant named on the command line (all when none is),
+//! `quantize_instructions`, `training_instructions`): run each variant named on the command
+//! line (all when none is),
 //! and print its wall time per call beside the instruction counts.
 
 /// Runs `run` for each variant `cargo bench` or callgrind named (the arguments that are not
