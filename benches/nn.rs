@@ -18,44 +18,31 @@
 //! forward ends in a read back of the output, so that wgpu's queued work is inside the
 //! measurement. Without a wgpu adapter the wgpu rows are skipped and say so.
 
+#[path = "support/mlp.rs"]
+mod mlp;
 #[path = "support/paired.rs"]
 mod paired;
 
 use std::time::Duration;
 
-use burn::module::Module;
 use burn::nn::transformer::{
     TransformerEncoder, TransformerEncoderConfig, TransformerEncoderInput,
 };
-use burn::nn::{EmbeddingConfig, Linear, LinearConfig, Lstm, LstmConfig, Relu};
+use burn::nn::{EmbeddingConfig, Lstm, LstmConfig};
 use burn::tensor::{Device, Distribution, Int, Tensor};
 use burn_guard::nn::transformer::TransformerEncoderInput as GuardedEncoderInput;
 use burn_guard::prelude::*;
 use burn_guard::value_reads;
 use criterion::Criterion;
+use mlp::Mlp;
 use paired::{Paired, paired};
 
-#[derive(Module, Debug)]
-struct Mlp {
-    hidden: Linear,
-    activation: Relu,
-    output: Linear,
+/// The shared MLP's forward through the layer twins.
+trait TryMlp {
+    fn try_forward(&self, x: Tensor<2>) -> burn_guard::Result<Tensor<2>>;
 }
 
-impl Mlp {
-    fn new(device: &Device) -> Self {
-        Self {
-            hidden: LinearConfig::new(64, 256).init(device),
-            activation: Relu::new(),
-            output: LinearConfig::new(256, 10).init(device),
-        }
-    }
-
-    fn forward(&self, x: Tensor<2>) -> Tensor<2> {
-        self.output
-            .forward(self.activation.forward(self.hidden.forward(x)))
-    }
-
+impl TryMlp for Mlp {
     fn try_forward(&self, x: Tensor<2>) -> burn_guard::Result<Tensor<2>> {
         let x = self.hidden.try_forward(x).context("hidden")?;
         let x = self.activation.try_forward(x).context("activation")?;

@@ -13,6 +13,8 @@
 //! transaction read per step. After the report the bench prints the device reads per guarded
 //! step.
 
+#[path = "support/mlp.rs"]
+mod mlp;
 #[path = "support/paired.rs"]
 mod paired;
 
@@ -23,34 +25,12 @@ use burn::module::Module;
 use burn::nn::transformer::{
     TransformerEncoder, TransformerEncoderConfig, TransformerEncoderInput,
 };
-use burn::nn::{Linear, LinearConfig, Relu};
 use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer};
 use burn::tensor::{Device, Distribution, Tensor};
 use burn_guard::optim::GuardedOptimizer;
 use criterion::Criterion;
+use mlp::Mlp;
 use paired::{Paired, paired};
-
-#[derive(Module, Debug)]
-struct Mlp {
-    hidden: Linear,
-    activation: Relu,
-    output: Linear,
-}
-
-impl Mlp {
-    fn new(device: &Device) -> Self {
-        Self {
-            hidden: LinearConfig::new(64, 256).init(device),
-            activation: Relu::new(),
-            output: LinearConfig::new(256, 10).init(device),
-        }
-    }
-
-    fn forward(&self, x: Tensor<2>) -> Tensor<2> {
-        self.output
-            .forward(self.activation.forward(self.hidden.forward(x)))
-    }
-}
 
 /// A raw and a guarded training run of `model`, stepped by `loss`.
 fn pair<M: Module + 'static>(
@@ -112,7 +92,7 @@ fn main() {
         &mut c,
         &group,
         Mlp::new(&device),
-        move |m: &Mlp| m.forward(x.clone()).powi_scalar(2).mean(),
+        move |m: &Mlp| m.loss(x.clone()),
         &mut reads,
     );
     results.push((group, record));

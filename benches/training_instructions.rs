@@ -12,44 +12,21 @@
 
 #[path = "support/fixed_count.rs"]
 mod fixed_count;
+#[path = "support/mlp.rs"]
+mod mlp;
 
 use std::hint::black_box;
 
-use burn::module::Module;
-use burn::nn::{Linear, LinearConfig, Relu};
 use burn::optim::{AdamConfig, GradientsParams};
 use burn::tensor::{Device, Distribution, Tensor};
 use burn_guard::optim::GuardedOptimizer;
+use mlp::Mlp;
 
 /// Steps per variant.
 const CALLS: u32 = 50;
 
 /// The variants, by name.
 const VARIANTS: [&str; 2] = ["raw", "guarded"];
-
-#[derive(Module, Debug)]
-struct Mlp {
-    hidden: Linear,
-    activation: Relu,
-    output: Linear,
-}
-
-impl Mlp {
-    fn new(device: &Device) -> Self {
-        Self {
-            hidden: LinearConfig::new(64, 256).init(device),
-            activation: Relu::new(),
-            output: LinearConfig::new(256, 10).init(device),
-        }
-    }
-
-    fn loss(&self, x: Tensor<2>) -> Tensor<1> {
-        self.output
-            .forward(self.activation.forward(self.hidden.forward(x)))
-            .powi_scalar(2)
-            .mean()
-    }
-}
 
 #[inline(never)]
 fn run(variant: &str, model: Mlp, x: &Tensor<2>) {

@@ -711,34 +711,45 @@ fn drift(op: &'static str, path: &str) -> GuardError {
     }
 }
 
-impl ModuleMapper for Writer {
-    fn enter_module(&mut self, name: &str, container_type: &str) {
-        if !skipped(self.skip_enum_variants, container_type) {
-            self.path.push(name.to_owned());
+/// A `ModuleMapper` that tracks the module path as burn-store's `Applier` does (enum variants
+/// left out when skipped) and sends every parameter, of any kind, to one generic method.
+macro_rules! path_mapper {
+    ($mapper:ident, $method:ident) => {
+        impl ModuleMapper for $mapper {
+            fn enter_module(&mut self, name: &str, container_type: &str) {
+                if !skipped(self.skip_enum_variants, container_type) {
+                    self.path.push(name.to_owned());
+                }
+            }
+
+            fn exit_module(&mut self, _name: &str, container_type: &str) {
+                if !skipped(self.skip_enum_variants, container_type) {
+                    self.path.pop();
+                }
+            }
+
+            fn map_float<const D: usize>(&mut self, param: Param<Tensor<D>>) -> Param<Tensor<D>> {
+                self.$method(param)
+            }
+
+            fn map_int<const D: usize>(
+                &mut self,
+                param: Param<Tensor<D, Int>>,
+            ) -> Param<Tensor<D, Int>> {
+                self.$method(param)
+            }
+
+            fn map_bool<const D: usize>(
+                &mut self,
+                param: Param<Tensor<D, Bool>>,
+            ) -> Param<Tensor<D, Bool>> {
+                self.$method(param)
+            }
         }
-    }
-
-    fn exit_module(&mut self, _name: &str, container_type: &str) {
-        if !skipped(self.skip_enum_variants, container_type) {
-            self.path.pop();
-        }
-    }
-
-    fn map_float<const D: usize>(&mut self, param: Param<Tensor<D>>) -> Param<Tensor<D>> {
-        self.write(param)
-    }
-
-    fn map_int<const D: usize>(&mut self, param: Param<Tensor<D, Int>>) -> Param<Tensor<D, Int>> {
-        self.write(param)
-    }
-
-    fn map_bool<const D: usize>(
-        &mut self,
-        param: Param<Tensor<D, Bool>>,
-    ) -> Param<Tensor<D, Bool>> {
-        self.write(param)
-    }
+    };
 }
+
+path_mapper!(Writer, write);
 
 /// Puts back the values a failed [`Writer`] replaced: mapping a clone of the caller's model
 /// writes each `RunningState` through the storage the clone shares.
@@ -768,31 +779,4 @@ impl Restorer {
     }
 }
 
-impl ModuleMapper for Restorer {
-    fn enter_module(&mut self, name: &str, container_type: &str) {
-        if !skipped(self.skip_enum_variants, container_type) {
-            self.path.push(name.to_owned());
-        }
-    }
-
-    fn exit_module(&mut self, _name: &str, container_type: &str) {
-        if !skipped(self.skip_enum_variants, container_type) {
-            self.path.pop();
-        }
-    }
-
-    fn map_float<const D: usize>(&mut self, param: Param<Tensor<D>>) -> Param<Tensor<D>> {
-        self.restore(param)
-    }
-
-    fn map_int<const D: usize>(&mut self, param: Param<Tensor<D, Int>>) -> Param<Tensor<D, Int>> {
-        self.restore(param)
-    }
-
-    fn map_bool<const D: usize>(
-        &mut self,
-        param: Param<Tensor<D, Bool>>,
-    ) -> Param<Tensor<D, Bool>> {
-        self.restore(param)
-    }
-}
+path_mapper!(Restorer, restore);
