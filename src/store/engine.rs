@@ -528,6 +528,23 @@ impl<'a> Planner<'a> {
     }
 }
 
+impl Planner<'_> {
+    /// Plans one parameter of any kind: its stored shape, device and dtype, read without
+    /// drawing it.
+    fn visit_param<const D: usize, K: Basic>(&mut self, param: &Param<Tensor<D, K>>, kind: Kind)
+    where
+        Tensor<D, K>: Parameter,
+    {
+        let dtype = current_dtype(param, kind);
+        self.plan(
+            kind,
+            param.lazy_shape().to_vec(),
+            param.lazy_device(),
+            dtype,
+        );
+    }
+}
+
 /// The dtype a parameter has now, or the device's default for its kind when it is lazy.
 fn current_dtype<const D: usize, K: Basic>(param: &Param<Tensor<D, K>>, kind: Kind) -> DType
 where
@@ -560,33 +577,15 @@ impl ModuleVisitor for Planner<'_> {
     }
 
     fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
-        let dtype = current_dtype(param, Kind::Float);
-        self.plan(
-            Kind::Float,
-            param.lazy_shape().to_vec(),
-            param.lazy_device(),
-            dtype,
-        );
+        self.visit_param(param, Kind::Float);
     }
 
     fn visit_int<const D: usize>(&mut self, param: &Param<Tensor<D, Int>>) {
-        let dtype = current_dtype(param, Kind::Int);
-        self.plan(
-            Kind::Int,
-            param.lazy_shape().to_vec(),
-            param.lazy_device(),
-            dtype,
-        );
+        self.visit_param(param, Kind::Int);
     }
 
     fn visit_bool<const D: usize>(&mut self, param: &Param<Tensor<D, Bool>>) {
-        let dtype = current_dtype(param, Kind::Bool);
-        self.plan(
-            Kind::Bool,
-            param.lazy_shape().to_vec(),
-            param.lazy_device(),
-            dtype,
-        );
+        self.visit_param(param, Kind::Bool);
     }
 }
 
