@@ -98,7 +98,10 @@ pub(crate) fn read_data<const D: usize, K: Basic>(
     op: &'static str,
     tensor: &Tensor<D, K>,
 ) -> Result<TensorData> {
-    catch(op, || tensor.try_to_data())?.map_err(|source| read_failed(op, &tensor.device(), source))
+    let device = tensor.device();
+    let data =
+        catch(op, || tensor.try_to_data())?.map_err(|source| read_failed(op, &device, source))?;
+    trusted(op, &device, data)
 }
 
 /// As [`read_data`], consuming `tensor`.
@@ -107,7 +110,17 @@ pub(crate) fn read_data_into<const D: usize, K: Basic>(
     tensor: Tensor<D, K>,
 ) -> Result<TensorData> {
     let device = tensor.device();
-    catch(op, || tensor.try_into_data())?.map_err(|source| read_failed(op, &device, source))
+    let data =
+        catch(op, || tensor.try_into_data())?.map_err(|source| read_failed(op, &device, source))?;
+    trusted(op, &device, data)
+}
+
+/// `data` read from `device`, unless the device is marked (poisoned, tainted, quarantined)
+/// by the time the read returned: a task that failed on the device's runner before the read
+/// finished may have left these values unwritten.
+fn trusted(op: &'static str, device: &Device, data: TensorData) -> Result<TensorData> {
+    crate::capability::require_healthy(op, device)?;
+    Ok(data)
 }
 
 /// The error of a failed read; a read that found its device poisoned records it

@@ -207,3 +207,143 @@ fn the_sentinel_example_catches_and_routes_the_wrong_device() {
         "{stdout}"
     );
 }
+
+const CHILD: &str = "BURN_GUARD_VERIFY_CHILD";
+
+/// Runs the ignored test `name` of this binary in a child process with `CHILD=mode` (these
+/// tests set the process's logger or mark a device for the whole process), asserts it
+/// succeeded, and returns what it printed.
+fn child_succeeds(name: &str, mode: &str) -> String {
+    let exe = std::env::current_exe().unwrap();
+    let out = std::process::Command::new(exe)
+        .args([name, "--exact", "--ignored", "--nocapture"])
+        .env(CHILD, mode)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{stdout} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+/// A real failure burn only logs, on lavapipe: a parameter drawn in burn's persistent pool
+/// (as burn-nn's initializers draw them) over the binding limit, then the sum of its first
+/// eight ones. Raw burn reads back `0.0` with a warning; with the taint logger the guarded
+/// read refuses it, the device is refused and routed around until reinstated.
+#[test]
+fn a_task_failure_burn_only_logs_taints_the_device() {
+    if common::wgpu_device().is_none() {
+        return;
+    }
+    let stdout = child_succeeds("taint_child", "taint");
+    assert!(stdout.contains("raw: [0.0]"), "{stdout}");
+    assert!(stdout.contains("guarded: refused"), "{stdout}");
+}
+
+/// The child of `a_task_failure_burn_only_logs_taints_the_device`.
+#[test]
+#[ignore = "run by a_task_failure_burn_only_logs_taints_the_device in a child process"]
+fn taint_child() {
+    use burn::tensor::DType;
+    use burn_guard::devices::{DeviceHealth, health, install_taint_logger, reinstate};
+    use burn_guard::policy::Policy;
+
+    if std::env::var(CHILD).as_deref() != Ok("taint") {
+        return;
+    }
+    install_taint_logger(None, log::LevelFilter::Warn).unwrap();
+    let device = common::wgpu_device().unwrap();
+    let limit = burn_guard::capability::limits_of(&device)
+        .max_buffer_bytes
+        .unwrap();
+    let over = usize::try_from(limit / 4).unwrap() + 1024;
+    let parameter =
+        device.memory_persistent_allocations((), |_| Tensor::<1>::ones([over], &device));
+    let sum = parameter.narrow(0, 0, 8).sum();
+
+    let guarded = sum.clone().into_data_as_checked::<f32>();
+    let raw = sum.into_data().to_vec::<f32>().unwrap();
+    println!("raw: {raw:?}");
+    assert_eq!(raw, [0.0], "raw burn reads the unwritten buffer");
+    let err = guarded.expect_err("the guarded read returned the unwritten buffer");
+    assert_eq!(err.kind(), ErrorKind::DeviceUnavailable);
+    let text = err.to_string();
+    assert!(text.contains("tainted"), "{text}");
+    assert!(text.contains("DSD-"), "{text}");
+    assert!(text.contains("max_*_buffer_binding_size"), "{text}");
+    println!("guarded: refused: {text}");
+    assert!(matches!(health(&device), DeviceHealth::Tainted { .. }));
+    assert!(health(&Device::flex()) == DeviceHealth::Healthy);
+
+    // Allocating twins refuse it; a fallback policy places the allocation on Flex.
+    let policy = Policy::fallback_to([Device::flex()]);
+    assert_eq!(
+        policy.place("zeros", &[4], DType::F32, &device).unwrap(),
+        Device::flex()
+    );
+    assert!(
+        Policy::strict()
+            .place("zeros", &[4], DType::F32, &device)
+            .is_err()
+    );
+
+    assert_eq!(reinstate(&device), DeviceHealth::Healthy);
+    let twice = (Tensor::<1>::ones([4], &device) * 2.0)
+        .into_data_as_checked::<f32>()
+        .unwrap();
+    assert_eq!(twice.to_vec::<f32>().unwrap(), [2.0; 4]);
+}
+
+/// With `quarantine_device`, a divergence marks the serving device for the whole process:
+/// twins refuse it, the policy routes around it, until `reinstate`.
+#[test]
+fn a_divergence_can_quarantine_the_device_for_the_process() {
+    let stdout = child_succeeds("quarantine_child", "quarantine");
+    assert!(stdout.contains("quarantined: refused"), "{stdout}");
+}
+
+/// The child of `a_divergence_can_quarantine_the_device_for_the_process`.
+#[test]
+#[ignore = "run by a_divergence_can_quarantine_the_device_for_the_process in a child process"]
+fn quarantine_child() {
+    use burn::tensor::DType;
+    use burn_guard::devices::{DeviceHealth, health, reinstate};
+    use burn_guard::policy::Policy;
+
+    if std::env::var(CHILD).as_deref() != Ok("quarantine") {
+        return;
+    }
+    let ndarray = Device::ndarray();
+    let flex = Device::flex();
+    let model = Mlp::new(&ndarray);
+    let reference = model.clone().to_device(&flex);
+    let served = Shadowed::with_reference(model.perturbed(0.5), reference, 2, Tolerance::default())
+        .unwrap()
+        .quarantine_device();
+    for x in inputs(&ndarray, 4) {
+        served.forward(x, |m, x| m.forward(x)).unwrap();
+    }
+    assert!(matches!(health(&ndarray), DeviceHealth::Quarantined { .. }));
+    let err = Tensor::<2>::ones([2, 2], &ndarray)
+        .into_data_as_checked::<f32>()
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::DeviceUnavailable);
+    assert!(err.to_string().contains("quarantined (shadow:"), "{err}");
+    println!("quarantined: refused: {err}");
+    assert_eq!(
+        Policy::fallback_to([flex.clone()])
+            .place("zeros", &[4], DType::F32, &ndarray)
+            .unwrap(),
+        flex
+    );
+    assert_eq!(health(&flex), DeviceHealth::Healthy);
+    assert_eq!(reinstate(&ndarray), DeviceHealth::Healthy);
+    assert!(
+        Tensor::<2>::ones([2, 2], &ndarray)
+            .into_data_as_checked::<f32>()
+            .is_ok()
+    );
+}

@@ -1,17 +1,27 @@
-//! Whether a device still computes: a device that burn reported poisoned (its worker lost the
-//! device, or a kernel faulted in a way the driver makes permanent) is recorded here, and from
-//! then on burn-guard refuses work for it at once with
-//! [`GuardError::DeviceUnavailable`] instead of dispatching into a cascade of failures.
+//! Whether a device still computes, and whether what it computed can be trusted.
 //!
-//! What marks a device poisoned is burn's own word, never a guess from a message: an
-//! [`ExecutionError`] for which `is_device_poisoned()` holds, as a guarded read or
-//! [`probe_health`] receives it (burn-fusion and cubecl report `DevicePoisoned` from then on,
-//! on every read and sync of that device). A panic the backstop catches on a device is not, by
-//! itself, poisoning: measured on wgpu (lavapipe), most leave the device computing; see
-//! `RELIABILITY.md` for which do not.
+//! Three things mark a device, and from then on burn-guard refuses work for it at once with
+//! [`GuardError::DeviceUnavailable`] (so [`Policy::place`](crate::policy::Policy::place)
+//! routes it to a fallback) instead of dispatching into a cascade of failures or wrong
+//! numbers:
+//!
+//! - **Poisoned**: burn's own word, never a guess from a message: an [`ExecutionError`] for
+//!   which `is_device_poisoned()` holds, as a guarded read or [`probe_health`] receives it
+//!   (burn-fusion and cubecl report `DevicePoisoned` from then on, on every read and sync of
+//!   that device). Permanent for the process. A panic the backstop catches on a device is not,
+//!   by itself, poisoning: measured on wgpu (lavapipe), most leave the device computing; see
+//!   `RELIABILITY.md` for which do not.
+//! - **Tainted**: a task on the device's runner thread failed and burn only logged it (the
+//!   [`TaintLogger`](crate::devices::TaintLogger) sees cubecl's `log::warn!` of the
+//!   `CallError`). The buffers that task was to write hold whatever was there: measured on
+//!   lavapipe, the sum of eight ones reads back `0`. Guarded reads on the device return the
+//!   error instead of those values, until [`reinstate`] after the caller re-checked it.
+//! - **Quarantined**: a shadow check ([`Shadowed`](crate::verify::Shadowed) with
+//!   [`quarantine_device`](crate::verify::Shadowed::quarantine_device)) or a canary saw it
+//!   disagree with a reference device. Lifted by [`reinstate`].
 //!
 //! The record is process-wide and keyed by the device's id (an autodiff device and the device
-//! it wraps share it). Checking costs one atomic load while no device is poisoned.
+//! it wraps share it). Checking costs one atomic load while no device is marked.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -44,23 +54,47 @@ pub enum DeviceHealth {
         /// burn's reason, on one line.
         reason: String,
     },
+    /// A task on the device's runner failed and burn only logged it: values computed since
+    /// may be wrong (zeros where the task was to write).
+    Tainted {
+        /// The runner thread the task failed on, as cubecl names it (`DSD-4-0`).
+        runner: String,
+        /// The failure as cubecl logged it, on one line.
+        reason: String,
+    },
+    /// A shadow check or a canary saw the device disagree with a reference device.
+    Quarantined {
+        /// The check that saw it (`shadow`, `canary`).
+        op: String,
+        /// The divergence, on one line.
+        reason: String,
+    },
 }
 
-/// Set once any device is recorded poisoned: the fast path of [`require_healthy`].
-static ANY_POISONED: AtomicBool = AtomicBool::new(false);
+/// Set once any device or runner is marked: the fast path of [`require_healthy`]. Stays set
+/// after a [`reinstate`] (the slow path then finds nothing).
+static ANY_MARKED: AtomicBool = AtomicBool::new(false);
 
 type Records = RwLock<HashMap<(u16, u16), DeviceHealth>>;
 
+/// Device records (poisoned, quarantined), by device key.
 fn records() -> &'static Records {
     static RECORDS: OnceLock<Records> = OnceLock::new();
     RECORDS.get_or_init(|| RwLock::new(HashMap::new()))
 }
 
-/// Whether any device was recorded poisoned (one atomic load): while none was,
+/// Taints, by the id of the runner thread the task failed on (cubecl's device id, which the
+/// thread's name carries), not by device key: see [`runner_ids`].
+fn runner_taints() -> &'static Records {
+    static TAINTS: OnceLock<Records> = OnceLock::new();
+    TAINTS.get_or_init(|| RwLock::new(HashMap::new()))
+}
+
+/// Whether any device was ever marked (one atomic load): while none was,
 /// [`require_healthy`] passes everything.
 #[inline]
 pub(crate) fn any_poisoned() -> bool {
-    ANY_POISONED.load(Ordering::Acquire)
+    ANY_MARKED.load(Ordering::Acquire)
 }
 
 /// The key of a device's record: its dispatch id, the autodiff layer looked through.
@@ -73,19 +107,125 @@ pub(crate) fn device_key(device: &Device) -> (u16, u16) {
 /// reported it poisoned through a guarded call or [`probe_health`]. Reads a record, runs
 /// nothing on the device.
 pub fn health(device: &Device) -> DeviceHealth {
-    if !ANY_POISONED.load(Ordering::Acquire) {
+    if !ANY_MARKED.load(Ordering::Acquire) {
         return DeviceHealth::Healthy;
     }
     recorded(device_key(device))
 }
 
+/// burn-dispatch's backend ids in the high byte of a device key (`DispatchDeviceId`): the
+/// backends whose work runs on cubecl-common's device runners.
+const DISPATCH_CUBE: u16 = 0;
+const DISPATCH_REMOTE: u16 = 10;
+
+/// The ids of the runner threads that run `key`'s work, as their names carry them
+/// (`DS{U,D}-{type}-{index}`). A cubecl device has two: the upstream runner (burn-fusion's,
+/// named by the runtime-stamped id, which is the key's low byte) and the downstream one (the
+/// runtime's server, named by the runtime's own id: the stamp's low five bits, cubecl's
+/// `RuntimeId::strip`). A remote device's client runs under the key's low byte. Ids of two
+/// runtimes' servers can coincide (CUDA's and wgpu's own ids both start at 0): a failure on
+/// one then taints both, erring towards refusing.
+fn runner_ids((type_id, index): (u16, u16)) -> Vec<(u16, u16)> {
+    match type_id >> 8 {
+        DISPATCH_CUBE => vec![(type_id & 0xFF, index), (type_id & 0x1F, index)],
+        DISPATCH_REMOTE => vec![(type_id & 0xFF, index)],
+        _ => Vec::new(),
+    }
+}
+
 fn recorded(key: (u16, u16)) -> DeviceHealth {
-    records()
+    if let Some(found) = records()
         .read()
         .unwrap_or_else(PoisonError::into_inner)
         .get(&key)
-        .cloned()
+    {
+        return found.clone();
+    }
+    let taints = runner_taints()
+        .read()
+        .unwrap_or_else(PoisonError::into_inner);
+    runner_ids(key)
+        .iter()
+        .find_map(|runner| taints.get(runner).cloned())
         .unwrap_or(DeviceHealth::Healthy)
+}
+
+/// The runner id a cubecl-common runner thread's name carries (`DSD-4-0` → `(4, 0)`).
+pub(crate) fn runner_of_thread(name: &str) -> Option<(u16, u16)> {
+    let rest = name
+        .strip_prefix("DSU-")
+        .or_else(|| name.strip_prefix("DSD-"))?;
+    let (type_id, index) = rest.split_once('-')?;
+    Some((type_id.parse().ok()?, index.parse().ok()?))
+}
+
+/// Records the runner `runner` (named `name`) tainted by a task failure burn only logged; the
+/// first record wins.
+pub(crate) fn taint_runner(runner: (u16, u16), name: &str, reason: &str) {
+    let reason = one_line(reason);
+    runner_taints()
+        .write()
+        .unwrap_or_else(PoisonError::into_inner)
+        .entry(runner)
+        .or_insert_with(|| DeviceHealth::Tainted {
+            runner: name.to_owned(),
+            reason,
+        });
+    ANY_MARKED.store(true, Ordering::Release);
+}
+
+/// Records `device` quarantined by the check `op` (a shadow check, a canary); the first
+/// record wins, and a poisoned device stays poisoned.
+pub(crate) fn quarantine(op: &str, device: &Device, reason: &str) {
+    let reason = one_line(reason);
+    records()
+        .write()
+        .unwrap_or_else(PoisonError::into_inner)
+        .entry(device_key(device))
+        .or_insert_with(|| {
+            log::error!(
+                "burn-guard: device {} is quarantined ({op}: {reason}); refusing further work on it",
+                super::naming::brief(device)
+            );
+            DeviceHealth::Quarantined {
+                op: op.to_owned(),
+                reason,
+            }
+        });
+    ANY_MARKED.store(true, Ordering::Release);
+}
+
+/// Lifts a taint or a quarantine of `device` (after the caller re-checked it, with
+/// [`canary`](crate::verify::canary) say) and returns what is recorded afterwards: a poisoned
+/// device stays [`DeviceHealth::Poisoned`], since burn will not compute on it again.
+///
+/// ```
+/// use burn::tensor::Device;
+/// use burn_guard::devices::{DeviceHealth, reinstate};
+///
+/// assert_eq!(reinstate(&Device::flex()), DeviceHealth::Healthy);
+/// ```
+pub fn reinstate(device: &Device) -> DeviceHealth {
+    let key = device_key(device);
+    {
+        let mut records = records().write().unwrap_or_else(PoisonError::into_inner);
+        if matches!(records.get(&key), Some(DeviceHealth::Quarantined { .. })) {
+            records.remove(&key);
+        }
+    }
+    {
+        let mut taints = runner_taints()
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        for runner in runner_ids(key) {
+            taints.remove(&runner);
+        }
+    }
+    health(device)
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Asks `device` itself: waits for its queued work (`Device::sync`) and records it poisoned
@@ -121,7 +261,7 @@ pub(crate) fn note_execution_error(op: &str, device: &Device, error: &ExecutionE
 
 /// Records the device of `key` poisoned during `op`; the first record wins.
 fn mark(key: (u16, u16), name: &dyn Fn() -> String, op: &str, reason: &str) {
-    let reason = reason.split_whitespace().collect::<Vec<_>>().join(" ");
+    let reason = one_line(reason);
     records()
         .write()
         .unwrap_or_else(PoisonError::into_inner)
@@ -136,16 +276,17 @@ fn mark(key: (u16, u16), name: &dyn Fn() -> String, op: &str, reason: &str) {
                 reason,
             }
         });
-    ANY_POISONED.store(true, Ordering::Release);
+    ANY_MARKED.store(true, Ordering::Release);
 }
 
-/// `Ok` unless `device` is recorded poisoned; then [`GuardError::DeviceUnavailable`] naming
-/// the device, the operation that found it poisoned and burn's reason. One atomic load while
-/// no device is poisoned.
+/// `Ok` unless `device` is recorded poisoned, tainted or quarantined; then
+/// [`GuardError::DeviceUnavailable`] naming the device, what marked it and why. One atomic
+/// load while no device is marked. Guarded reads call it after the read too: a task that
+/// failed before the read finished taints the values it returned.
 ///
 /// # Errors
 ///
-/// [`GuardError::DeviceUnavailable`] for a poisoned device.
+/// [`GuardError::DeviceUnavailable`] for a poisoned, tainted or quarantined device.
 ///
 /// ```
 /// use burn::tensor::Device;
@@ -156,7 +297,7 @@ fn mark(key: (u16, u16), name: &dyn Fn() -> String, op: &str, reason: &str) {
 /// ```
 #[inline]
 pub fn require_healthy(op: &'static str, device: &Device) -> Result<()> {
-    if !ANY_POISONED.load(Ordering::Acquire) {
+    if !ANY_MARKED.load(Ordering::Acquire) {
         return Ok(());
     }
     refusal(op, device_key(device), &|| super::naming::brief(device))
@@ -173,6 +314,24 @@ fn refusal(op: &'static str, key: (u16, u16), name: &dyn Fn() -> String) -> Resu
             reason: format!(
                 "{op}: the device is poisoned (reported during {found_by}: {reason}); \
                  nothing more runs on it in this process"
+            ),
+        }),
+        DeviceHealth::Tainted { runner, reason } => Err(GuardError::DeviceUnavailable {
+            device: name(),
+            reason: format!(
+                "{op}: the device is tainted: a task on its runner {runner} failed and burn \
+                 only logged it ({reason}); values computed since may be wrong (re-check the \
+                 device, then `devices::reinstate`)"
+            ),
+        }),
+        DeviceHealth::Quarantined {
+            op: found_by,
+            reason,
+        } => Err(GuardError::DeviceUnavailable {
+            device: name(),
+            reason: format!(
+                "{op}: the device is quarantined ({found_by}: {reason}); lift it with \
+                 `devices::reinstate` once it agrees again"
             ),
         }),
     }
@@ -206,6 +365,23 @@ mod tests {
         // The first record wins.
         mark(FAKE, &name, "later", "another reason");
         assert!(matches!(recorded(FAKE), DeviceHealth::Poisoned { op, .. } if op == "read"));
+    }
+
+    #[test]
+    fn a_runner_thread_name_gives_its_id() {
+        assert_eq!(runner_of_thread("DSD-4-0"), Some((4, 0)));
+        assert_eq!(runner_of_thread("DSU-100-2"), Some((100, 2)));
+        assert_eq!(runner_of_thread("main"), None);
+        assert_eq!(runner_of_thread("DSD-x-0"), None);
+    }
+
+    #[test]
+    fn a_cubecl_device_is_run_by_its_stamped_and_its_own_runner() {
+        // wgpu's first adapter as lavapipe shows it: key (100, 0), runners DSU-100-0 and
+        // DSD-4-0 (measured by the taint test in `tests/verify.rs`).
+        assert_eq!(runner_ids((100, 0)), vec![(100, 0), (4, 0)]);
+        assert_eq!(runner_ids((10 << 8 | 3, 1)), vec![(3, 1)]);
+        assert!(runner_ids((4 << 8, 0)).is_empty());
     }
 
     #[test]

@@ -20,6 +20,7 @@ mod quant;
 mod quirks;
 pub(crate) mod remote;
 mod stack;
+mod taint;
 
 pub use crate::check::quirks::{Modes, Quirks};
 pub use crate::check::support::{Effect, Gap, Support};
@@ -27,7 +28,8 @@ pub use budget::{SAMPLE_PERIOD, memory_budget, set_memory_budget};
 pub use device::stack_of;
 pub use dtype::dtype_support;
 pub(crate) use health::note_execution_error;
-pub use health::{DeviceHealth, health, probe_health, require_healthy};
+pub(crate) use health::quarantine;
+pub use health::{DeviceHealth, health, probe_health, reinstate, require_healthy};
 pub use limits::{
     DeviceLimits, HOST_BUDGET_FLOOR, HostMemory, LimitsSource, SMALL_ALLOCATION, expand_allocates,
     host_memory, limits_of, require_fits,
@@ -38,3 +40,4 @@ pub(crate) use quant::quant_capability;
 pub use quant::{quantize_support, require_quantize};
 pub use quirks::{FLEX_QUIRKS, NDARRAY_QUIRKS, Quirk, quirk_gaps, quirks_of, quirks_of_stack};
 pub use stack::{BackendStack, CubeRuntime, Layer};
+pub use taint::{TaintLogger, install_taint_logger};

@@ -16,8 +16,10 @@
 //!   two at the `burn::Tensor` level, for burn's `Device::remote_options(..)` devices.
 //! - [`with_deadline`], [`read_with_deadline`], [`sync_with_deadline`]: a bounded wait around
 //!   calls that can block on a device, returning [`GuardError::Timeout`].
-//! - [`health`], [`probe_health`], [`require_healthy`]: whether burn reported a device
-//!   poisoned; twins refuse work for a poisoned device with
+//! - [`health`], [`probe_health`], [`require_healthy`], [`reinstate`]: whether a device is
+//!   poisoned (burn said so), tainted (a task failed on it and burn only logged it, seen by
+//!   the opt-in [`TaintLogger`] / [`install_taint_logger`]) or quarantined (a shadow check saw
+//!   it disagree); twins and guarded reads refuse such a device with
 //!   [`GuardError::DeviceUnavailable`].
 //! - [`set_memory_budget`], [`memory_budget`]: an opt-in byte budget per device, held by every
 //!   allocating twin ([`GuardError::OutOfMemory`]).
@@ -57,8 +59,8 @@ pub use remote_device::{LoopbackRemoteDevice, connect_remote_device};
 /// A device's health and memory budget: kept with its other capabilities, offered here where
 /// a service looks for its devices.
 pub use crate::capability::{
-    DeviceHealth, SAMPLE_PERIOD, health, memory_budget, probe_health, require_healthy,
-    set_memory_budget,
+    DeviceHealth, SAMPLE_PERIOD, TaintLogger, health, install_taint_logger, memory_budget,
+    probe_health, reinstate, require_healthy, set_memory_budget,
 };
 
 /// A wgpu adapter and the burn [`Device`](burn::tensor::Device) that runs on it.

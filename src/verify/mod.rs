@@ -10,8 +10,16 @@
 //!   device and on the reference; a [`CanaryReport`] per output, and `Err(Diverged)` when any
 //!   output disagrees.
 //! - [`Shadowed`]: while serving, one request in `every` re-run on the reference, inline. A
-//!   divergence quarantines the serving device for this model: that request and every later
-//!   one are answered from the reference, and [`ShadowStats`] counts them.
+//!   divergence quarantines the serving device for this model (and, with
+//!   [`Shadowed::quarantine_device`], for the process: [`devices::health`]): that request and
+//!   every later one are answered from the reference, and [`ShadowStats`] counts them.
+//!
+//! Failures burn only logs are the other source of quiet wrong numbers: the opt-in
+//! [`devices::TaintLogger`] marks a device whose runner swallowed a task failure, and guarded
+//! reads on it then refuse ([`devices::health`] says how it was measured).
+//!
+//! [`devices::health`]: crate::devices::health
+//! [`devices::TaintLogger`]: crate::devices::TaintLogger
 
 mod shadow;
 

@@ -21,8 +21,9 @@ pub struct ShadowStats {
     pub shadowed: u64,
     /// Shadowed requests whose outputs disagreed.
     pub diverged: u64,
-    /// Requests answered from the reference because the serving device was quarantined
-    /// (the diverging one included).
+    /// Requests answered from the reference because the serving device was quarantined for
+    /// this model (the diverging one included) or marked in
+    /// [`devices::health`](crate::devices::health) (tainted, quarantined, poisoned).
     pub routed: u64,
 }
 
@@ -30,8 +31,14 @@ pub struct ShadowStats {
 /// compared. The first divergence quarantines the serving device for this model: that request
 /// is answered from the reference, and so is every later one ([`ShadowStats::routed`]).
 ///
+/// With [`quarantine_device`](Self::quarantine_device), a divergence also quarantines the
+/// serving device process-wide ([`DeviceHealth::Quarantined`](crate::devices::DeviceHealth)):
+/// every twin then refuses it and [`Policy::place`](crate::policy::Policy::place) routes
+/// around it. A serving device marked in [`devices::health`](crate::devices::health) by
+/// anything (a taint from a failure burn only logged, say) is routed around too.
+///
 /// The shadow runs inline, on the request that is sampled: that request costs a reference
-/// forward and two reads more; the others cost an atomic increment.
+/// forward and two reads more; the others cost an atomic increment and an atomic load.
 ///
 /// ```
 /// use burn::nn::{Linear, LinearConfig};
@@ -62,6 +69,10 @@ pub struct Shadowed<M> {
     /// Set with `quarantine`: the per-request test, without the lock.
     is_quarantined: AtomicBool,
     quarantine: Mutex<Option<GuardError>>,
+    /// Whether a divergence quarantines the serving device process-wide.
+    quarantines_device: bool,
+    /// The serving device (`None` for a model without parameters).
+    serving_device: Option<Device>,
 }
 
 impl<M: Module> Shadowed<M> {
@@ -112,6 +123,7 @@ impl<M: Module> Shadowed<M> {
             op: "shadow",
             what: "the reference model's device (it has no parameters)",
         })?;
+        let serving_device = model_device(&model);
         Ok(Self {
             serving: model,
             reference,
@@ -124,7 +136,27 @@ impl<M: Module> Shadowed<M> {
             routed: AtomicU64::new(0),
             is_quarantined: AtomicBool::new(false),
             quarantine: Mutex::new(None),
+            quarantines_device: false,
+            serving_device,
         })
+    }
+
+    /// A divergence also quarantines the serving device for the whole process
+    /// ([`DeviceHealth::Quarantined`](crate::devices::DeviceHealth)), not only for this model:
+    /// for a service whose other models and twins share the device. Lifted by
+    /// [`devices::reinstate`](crate::devices::reinstate).
+    #[must_use]
+    pub fn quarantine_device(mut self) -> Self {
+        self.quarantines_device = true;
+        self
+    }
+
+    /// Whether the serving device is marked in [`devices::health`](crate::devices::health):
+    /// one atomic load while no device is.
+    fn serving_device_marked(&self) -> bool {
+        self.serving_device
+            .as_ref()
+            .is_some_and(|device| crate::capability::require_healthy("shadow", device).is_err())
     }
 
     /// Runs `forward` (the model's own) on `input`: on the serving device, or, once it is
@@ -144,7 +176,7 @@ impl<M: Module> Shadowed<M> {
     ) -> Result<Tensor<DO>> {
         const OP: &str = "shadow";
         let n = self.requests.fetch_add(1, Ordering::Relaxed);
-        if self.is_quarantined.load(Ordering::Acquire) {
+        if self.is_quarantined.load(Ordering::Acquire) || self.serving_device_marked() {
             self.routed.fetch_add(1, Ordering::Relaxed);
             let input = catch(OP, || input.to_device(&self.reference_device))?;
             return catch(OP, || forward(&self.reference, input));
@@ -178,6 +210,11 @@ impl<M: Module> Shadowed<M> {
                     .quarantine
                     .lock()
                     .unwrap_or_else(std::sync::PoisonError::into_inner);
+                if self.quarantines_device
+                    && let Some(serving) = &self.serving_device
+                {
+                    crate::capability::quarantine(OP, serving, &divergence.to_string());
+                }
                 quarantine.get_or_insert(divergence);
                 self.is_quarantined.store(true, Ordering::Release);
                 Ok(expected)
