@@ -347,3 +347,44 @@ fn quarantine_child() {
             .is_ok()
     );
 }
+
+/// Anomaly mode names the first layer twin whose output is not finite: `fc1` gives finite
+/// values, `fc2` overflows them to ±inf. Outside the mode the same forward returns the
+/// infinities, as burn's does; inside it the `Err` comes from `fc2`, with the count.
+#[test]
+fn anomaly_mode_names_the_first_layer_that_produced_non_finite_values() {
+    use burn_guard::verify::{anomaly_mode, detect_anomaly};
+
+    let device = Device::flex();
+    let mut model = Mlp::new(&device);
+    let huge = Tensor::<2>::full([16, 4], 1.0e38, &device);
+    model.fc2.weight = Param::from_tensor(huge);
+    let forward = |x: Tensor<2>| -> Result<Tensor<2>, GuardError> {
+        let h = model.fc1.try_forward(x).with_context(|| "fc1")?;
+        let h = burn::tensor::activation::relu(h).abs() + 1.0;
+        model.fc2.try_forward(h).with_context(|| "fc2")
+    };
+    let x = Tensor::<2>::ones([3, 8], &device);
+
+    let raw = forward(x.clone())
+        .unwrap()
+        .into_data()
+        .to_vec::<f32>()
+        .unwrap();
+    assert!(raw.iter().all(|v| v.is_infinite()), "{raw:?}");
+    assert!(!anomaly_mode());
+
+    let err = detect_anomaly(|| forward(x.clone())).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::NonFinite);
+    assert_eq!(err.path().as_deref(), Some("fc2"));
+    let text = err.to_string();
+    assert!(text.contains("linear"), "{text}");
+    assert!(text.contains("12 non-finite of 12"), "{text}");
+    assert!(!anomaly_mode(), "the mode ends with its scope");
+
+    // A finite forward passes in the mode and equals the one outside it.
+    let model = Mlp::new(&device);
+    let plain = model.fc1.try_forward(x.clone()).unwrap();
+    let checked = detect_anomaly(|| model.fc1.try_forward(x)).unwrap();
+    assert_eq!(plain.into_data(), checked.into_data());
+}

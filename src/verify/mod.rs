@@ -21,8 +21,10 @@
 //! [`devices::health`]: crate::devices::health
 //! [`devices::TaintLogger`]: crate::devices::TaintLogger
 
+pub(crate) mod anomaly;
 mod shadow;
 
+pub use anomaly::{anomaly_mode, detect_anomaly};
 pub use shadow::{ShadowStats, Shadowed};
 
 use std::fmt;

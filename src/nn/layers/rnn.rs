@@ -659,10 +659,11 @@ impl TryLstm for Lstm {
         ];
         let inputs = Inputs::read(&batched_input, self.batch_first, states);
         let forward = || self.forward(batched_input, state);
-        run_single(self, "lstm", inputs, forward, |zeros| {
+        let result = run_single(self, "lstm", inputs, forward, |zeros| {
             let state = LstmState::new(zeros.state(), zeros.state());
             (zeros.output(), state)
-        })
+        });
+        crate::verify::anomaly::checked("lstm", result)
     }
 }
 

@@ -63,7 +63,7 @@ pub fn with_last<const D: usize>(mut dims: [usize; D], last: usize) -> [usize; D
 /// error kind. The family gives the check (`|layer, input, op| { .. }`, a `Result<()>` over
 /// `&Module`, `&Tensor<D>` and the op name) and the doc's checks, errors and import. Each row
 /// becomes a sealed `pub trait`, whose `try_forward` runs the check, then burn's `forward`
-/// under the backstop.
+/// under the backstop, then, in anomaly mode, checks the output.
 macro_rules! layer_twins {
     (
         checks $checks:expr;
@@ -107,7 +107,7 @@ macro_rules! layer_twins {
                 let ($layer, $input, $op) = (self, &input, OP);
                 let checked: Result<()> = $check;
                 checked?;
-                catch(OP, || self.forward(input))
+                crate::verify::anomaly::checked(OP, catch(OP, || self.forward(input)))
             }
         }
     )*};
@@ -165,7 +165,8 @@ macro_rules! config_twins {
 /// passes the twin's arguments as they are), which
 /// runs the rules in order (each a call to which the op name is prepended:
 /// `loss::reduction(&reduction)` runs `loss::reduction(OP, &reduction)?`) and then burn's
-/// method under the backstop, or a body in braces (where `OP` is the op name too).
+/// method under the backstop, or a body in braces (where `OP` is the op name too). Either way
+/// the output is checked in anomaly mode ([`verify::detect_anomaly`](crate::verify::detect_anomaly)).
 macro_rules! twins {
     ($(
         $(#[$doc:meta])*
@@ -209,7 +210,7 @@ macro_rules! twins {
             $(#[$method_doc])*
             fn $name $(<const $d: usize>)? (&$this $(, $arg: $ty)*) -> $out {
                 $($($rule)::+(OP, $($rule_arg),*)?;)*
-                catch(OP, || $this.$burn($($call),*))
+                crate::verify::anomaly::checked(OP, catch(OP, || $this.$burn($($call),*)))
             }
             $($rest)*);
     };
@@ -229,7 +230,8 @@ macro_rules! twins {
                     // A body that delegates to another twin does not name its op.
                     #[allow(dead_code)]
                     const OP: &str = $op;
-                    $body
+                    let result: Result<$out> = $body;
+                    crate::verify::anomaly::checked($op, result)
                 }]
             $($rest)*);
     };

@@ -1,0 +1,153 @@
+//! Non-finite anomaly mode: the layer twins check their outputs ([`detect_anomaly`]).
+
+use std::cell::Cell;
+
+use burn::nn::attention::MhaOutput;
+use burn::nn::{LstmState, RnnState};
+use burn::tensor::Tensor;
+
+use crate::error::{GuardError, Result};
+use crate::nn::transformer::TransformerDecoderInput;
+use crate::panic::catch;
+use crate::value_reads::read_data_into;
+
+thread_local! {
+    static DEPTH: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Runs `f` in anomaly mode on this thread. Nested calls keep it on until the outermost
+/// returns; a panic inside `f` restores it too.
+///
+/// Inside it, every layer twin of [`nn`](crate::nn) (`try_forward` and its
+/// kin: the linear, conv, pool, norm, activation, attention, recurrent, transformer and loss
+/// twins) checks its output after burn's forward and returns
+/// [`GuardError::NonFinite`] naming the layer when the output holds NaN or ±inf. In a forward
+/// written with the twins, the first `Err` is the first layer that produced a non-finite value:
+/// every layer before it was checked and gave finite values. What the caller feeds the first
+/// layer is not checked (a NaN input is reported at the first layer it reaches), nor are
+/// layers burn's containers call inside their own forward.
+///
+/// PyTorch's `torch.autograd.detect_anomaly` is the model: off by default, scoped to a thread,
+/// for finding the layer, not for production traffic. The cost is one reduction and one
+/// synchronous scalar read per layer twin (a second read, for the count, only on a failure);
+/// not counted in [`value_reads::count`](crate::value_reads::count), and not skipped inside
+/// [`vouched`](crate::value_reads::vouched).
+///
+/// For training, run the forward inside it too: a NaN loss is then named at its
+/// layer, before the guarded step would refuse its gradients
+/// ([`GuardError::NonFiniteGradients`]).
+///
+/// ```
+/// use burn::nn::{Linear, LinearConfig};
+/// use burn::tensor::{Device, Tensor};
+/// use burn_guard::prelude::*;
+/// use burn_guard::verify::detect_anomaly;
+///
+/// let device = Device::flex();
+/// let layer: Linear = LinearConfig::new(2, 2).init(&device);
+/// let huge = Tensor::<2>::full([1, 2], f32::INFINITY, &device);
+/// // Outside the mode, the infinities pass as they do in burn.
+/// assert!(layer.try_forward(huge.clone()).is_ok());
+/// let err = detect_anomaly(|| layer.try_forward(huge)).unwrap_err();
+/// assert_eq!(err.kind(), ErrorKind::NonFinite);
+/// assert!(err.to_string().starts_with("linear"));
+/// ```
+pub fn detect_anomaly<T>(f: impl FnOnce() -> T) -> T {
+    struct Leave;
+    impl Drop for Leave {
+        fn drop(&mut self) {
+            DEPTH.with(|depth| depth.set(depth.get().saturating_sub(1)));
+        }
+    }
+    DEPTH.with(|depth| depth.set(depth.get().saturating_add(1)));
+    let _leave = Leave;
+    f()
+}
+
+/// Whether this thread is inside [`detect_anomaly`].
+pub fn anomaly_mode() -> bool {
+    DEPTH.with(Cell::get) > 0
+}
+
+/// A layer twin's result, checked in anomaly mode (passed through otherwise, at the cost of
+/// one thread-local read).
+pub(crate) fn checked<T: LayerOutput>(op: &'static str, result: Result<T>) -> Result<T> {
+    match result {
+        Ok(output) if anomaly_mode() => {
+            output.require_finite(op)?;
+            Ok(output)
+        }
+        other => other,
+    }
+}
+
+const RULE: &str =
+    "anomaly mode: a layer's output must be finite (the first layer twin whose output is not)";
+
+/// What a layer twin returns, as anomaly mode checks it: each float tensor in it.
+pub(crate) trait LayerOutput {
+    /// `Err(NonFinite)` when a float tensor of the output holds NaN or ±inf.
+    fn require_finite(&self, op: &'static str) -> Result<()>;
+}
+
+impl<const D: usize> LayerOutput for Tensor<D> {
+    fn require_finite(&self, op: &'static str) -> Result<()> {
+        if !self.dtype().is_float() || self.shape().num_elements() == 0 {
+            return Ok(());
+        }
+        // NaN and ±inf survive `× 0` as NaN, so one scalar says whether any is there.
+        let probe = catch(op, || (self.clone() * 0.0).sum())?;
+        let sum: f64 = catch(op, || read_data_into(op, probe))??
+            .iter::<f64>()
+            .next()
+            .unwrap_or(0.0);
+        if sum.is_finite() {
+            return Ok(());
+        }
+        let flags = catch(op, || self.clone().is_finite().bool_not().int().sum())?;
+        let count = catch(op, || read_data_into(op, flags))??
+            .iter::<i64>()
+            .next()
+            .unwrap_or(0);
+        Err(GuardError::NonFinite {
+            op,
+            rule: RULE,
+            count: u64::try_from(count).unwrap_or(0),
+            total: u64::try_from(self.shape().num_elements()).unwrap_or(u64::MAX),
+        })
+    }
+}
+
+impl<A: LayerOutput, B: LayerOutput> LayerOutput for (A, B) {
+    fn require_finite(&self, op: &'static str) -> Result<()> {
+        self.0.require_finite(op)?;
+        self.1.require_finite(op)
+    }
+}
+
+impl<const D: usize> LayerOutput for RnnState<D> {
+    fn require_finite(&self, op: &'static str) -> Result<()> {
+        self.hidden.require_finite(op)
+    }
+}
+
+impl<const D: usize> LayerOutput for LstmState<D> {
+    fn require_finite(&self, op: &'static str) -> Result<()> {
+        self.cell.require_finite(op)?;
+        self.hidden.require_finite(op)
+    }
+}
+
+impl LayerOutput for MhaOutput {
+    fn require_finite(&self, op: &'static str) -> Result<()> {
+        self.context.require_finite(op)?;
+        self.weights.require_finite(op)
+    }
+}
+
+/// A decoder layer's output is its input with the target replaced: the target is the output.
+impl LayerOutput for TransformerDecoderInput {
+    fn require_finite(&self, op: &'static str) -> Result<()> {
+        self.target().require_finite(op)
+    }
+}
