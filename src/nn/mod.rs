@@ -88,6 +88,7 @@
 //!   quantized ops are unimplemented upstream. [`QuantizedLinear`] is `PlacedLinear` on
 //!   burn's `Dispatch` backend: one implementation of both.
 
+pub(crate) mod anomaly;
 mod init;
 pub(crate) mod layers;
 mod linear;

@@ -21,10 +21,9 @@
 //! [`devices::health`]: crate::devices::health
 //! [`devices::TaintLogger`]: crate::devices::TaintLogger
 
-pub(crate) mod anomaly;
 mod shadow;
 
-pub use anomaly::{anomaly_mode, detect_anomaly};
+pub use crate::nn::anomaly::{anomaly_mode, detect_anomaly};
 pub use shadow::{ShadowStats, Shadowed};
 
 use std::fmt;

@@ -663,7 +663,7 @@ impl TryLstm for Lstm {
             let state = LstmState::new(zeros.state(), zeros.state());
             (zeros.output(), state)
         });
-        crate::verify::anomaly::checked("lstm", result)
+        crate::nn::anomaly::checked("lstm", result)
     }
 }
 

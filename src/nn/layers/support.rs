@@ -107,7 +107,7 @@ macro_rules! layer_twins {
                 let ($layer, $input, $op) = (self, &input, OP);
                 let checked: Result<()> = $check;
                 checked?;
-                crate::verify::anomaly::checked(OP, catch(OP, || self.forward(input)))
+                crate::nn::anomaly::checked(OP, catch(OP, || self.forward(input)))
             }
         }
     )*};
@@ -210,7 +210,7 @@ macro_rules! twins {
             $(#[$method_doc])*
             fn $name $(<const $d: usize>)? (&$this $(, $arg: $ty)*) -> $out {
                 $($($rule)::+(OP, $($rule_arg),*)?;)*
-                crate::verify::anomaly::checked(OP, catch(OP, || $this.$burn($($call),*)))
+                crate::nn::anomaly::checked(OP, catch(OP, || $this.$burn($($call),*)))
             }
             $($rest)*);
     };
@@ -231,7 +231,7 @@ macro_rules! twins {
                     #[allow(dead_code)]
                     const OP: &str = $op;
                     let result: Result<$out> = $body;
-                    crate::verify::anomaly::checked($op, result)
+                    crate::nn::anomaly::checked($op, result)
                 }]
             $($rest)*);
     };

@@ -1,4 +1,5 @@
-//! Non-finite anomaly mode: the layer twins check their outputs ([`detect_anomaly`]).
+//! Non-finite anomaly mode: the layer twins check their outputs ([`detect_anomaly`], offered
+//! as `verify::detect_anomaly` beside the other detectors of wrong numbers).
 
 use std::cell::Cell;
 
@@ -6,8 +7,8 @@ use burn::nn::attention::MhaOutput;
 use burn::nn::{LstmState, RnnState};
 use burn::tensor::Tensor;
 
+use super::transformer::TransformerDecoderInput;
 use crate::error::{GuardError, Result};
-use crate::nn::transformer::TransformerDecoderInput;
 use crate::panic::catch;
 use crate::value_reads::read_data_into;
 
