@@ -18,6 +18,7 @@ use burn::nn::{Linear, LinearConfig};
 use burn::tensor::activation::relu;
 use burn::tensor::{Device, Tensor, TensorData};
 use burn_guard::devices::wgpu_adapter;
+use burn_guard::prelude::*;
 use burn_guard::verify::{Shadowed, Tolerance, canary, canary_against};
 
 #[derive(Module, Debug)]
@@ -27,8 +28,12 @@ struct Mlp {
 }
 
 impl Mlp {
+    /// Through the layer twins, so that a divergence can be traced to its first layer.
     fn forward(&self, x: Tensor<2>) -> Tensor<2> {
-        self.fc2.forward(relu(self.fc1.forward(x)))
+        let h = self.fc1.try_forward(x).expect("fc1 refused the request");
+        self.fc2
+            .try_forward(relu(h))
+            .expect("fc2 refused the request")
     }
 }
 
@@ -95,6 +100,16 @@ fn main() -> burn_guard::Result<()> {
     }
     if let Some(divergence) = served.quarantined() {
         println!("quarantined: {divergence}");
+    }
+    if let Some(layer) = served.first_diverging_layer() {
+        println!(
+            "first diverging layer twin: #{} {} ({} of {} values apart, max abs {:e})",
+            layer.index,
+            layer.layer,
+            layer.agreement.mismatched,
+            layer.agreement.elements,
+            layer.agreement.max_abs
+        );
     }
     let stats = served.stats();
     println!(

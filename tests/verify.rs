@@ -206,6 +206,10 @@ fn the_sentinel_example_catches_and_routes_the_wrong_device() {
         stdout.contains("1000 requests, 1 compared, 1 diverged, 1000 answered from Flex"),
         "{stdout}"
     );
+    assert!(
+        stdout.contains("first diverging layer twin: #1 linear"),
+        "{stdout}"
+    );
 }
 
 const CHILD: &str = "BURN_GUARD_VERIFY_CHILD";
@@ -387,4 +391,42 @@ fn anomaly_mode_names_the_first_layer_that_produced_non_finite_values() {
     let plain = model.fc1.try_forward(x.clone()).unwrap();
     let checked = detect_anomaly(|| model.fc1.try_forward(x)).unwrap();
     assert_eq!(plain.into_data(), checked.into_data());
+}
+
+/// A forward written with the layer twins: the divergence names its first diverging layer
+/// twin (`fc2`, the second, when `fc2`'s bias is off; `fc1`, the first, when its weight is).
+#[test]
+fn a_divergence_names_the_first_diverging_layer_twin() {
+    let flex = Device::flex();
+    let model = Mlp::new(&flex);
+    let twins = |m: &Mlp, x: Tensor<2>| {
+        let h = m.fc1.try_forward(x).unwrap();
+        m.fc2
+            .try_forward(burn::tensor::activation::relu(h))
+            .unwrap()
+    };
+    let wrong =
+        Shadowed::with_reference(model.perturbed(0.5), model.clone(), 1, Tolerance::default())
+            .unwrap();
+    wrong.forward(inputs(&flex, 1)[0].clone(), twins).unwrap();
+    let layer = wrong.first_diverging_layer().expect("no layer named");
+    assert_eq!((layer.index, layer.layer), (1, "linear"));
+    assert!(layer.agreement.mismatched > 0);
+
+    let mut first_off = model.clone();
+    first_off.fc1.weight = Param::from_tensor(first_off.fc1.weight.val() + 0.25);
+    let wrong =
+        Shadowed::with_reference(first_off, model.clone(), 1, Tolerance::default()).unwrap();
+    wrong.forward(inputs(&flex, 1)[0].clone(), twins).unwrap();
+    assert_eq!(wrong.first_diverging_layer().map(|l| l.index), Some(0));
+
+    // burn's own forward calls no twin: the divergence is caught, no layer is named.
+    let wrong =
+        Shadowed::with_reference(model.perturbed(0.5), model.clone(), 1, Tolerance::default())
+            .unwrap();
+    wrong
+        .forward(inputs(&flex, 1)[0].clone(), |m, x| m.forward(x))
+        .unwrap();
+    assert!(wrong.quarantined().is_some());
+    assert!(wrong.first_diverging_layer().is_none());
 }

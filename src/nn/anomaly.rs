@@ -1,7 +1,7 @@
 //! Non-finite anomaly mode: the layer twins check their outputs ([`detect_anomaly`], offered
 //! as `verify::detect_anomaly` beside the other detectors of wrong numbers).
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 
 use burn::nn::attention::MhaOutput;
 use burn::nn::{LstmState, RnnState};
@@ -14,6 +14,43 @@ use crate::value_reads::read_data_into;
 
 thread_local! {
     static DEPTH: Cell<u32> = const { Cell::new(0) };
+    /// Set while [`traced`] records: the test on every layer twin's path, without the borrow.
+    static TRACING: Cell<bool> = const { Cell::new(false) };
+    static TRACE: RefCell<Vec<LayerRecord>> = const { RefCell::new(Vec::new()) };
+}
+
+/// One layer twin's output, as [`traced`] records it.
+pub(crate) struct LayerRecord {
+    /// The twin's op name (`linear`, `conv2d`).
+    pub(crate) op: &'static str,
+    /// Its float tensors, flattened.
+    pub(crate) outputs: Vec<Tensor<1>>,
+}
+
+/// Runs `f` with every layer twin's output recorded, in call order (this thread only; not
+/// nested: an inner call records into the outer one's trace).
+pub(crate) fn traced<T>(f: impl FnOnce() -> T) -> (T, Vec<LayerRecord>) {
+    struct Stop(bool);
+    impl Drop for Stop {
+        fn drop(&mut self) {
+            TRACING.with(|tracing| tracing.set(self.0));
+        }
+    }
+    let outer = TRACING.with(|tracing| tracing.replace(true));
+    if !outer {
+        // A trace a panic cut short is not this one's.
+        TRACE.with(|trace| trace.borrow_mut().clear());
+    }
+    let value = {
+        let _stop = Stop(outer);
+        f()
+    };
+    let trace = if outer {
+        Vec::new()
+    } else {
+        TRACE.with(|trace| std::mem::take(&mut *trace.borrow_mut()))
+    };
+    (value, trace)
 }
 
 /// Runs `f` in anomaly mode on this thread. Nested calls keep it on until the outermost
@@ -73,13 +110,18 @@ pub fn anomaly_mode() -> bool {
 /// A layer twin's result, checked in anomaly mode (passed through otherwise, at the cost of
 /// one thread-local read).
 pub(crate) fn checked<T: LayerOutput>(op: &'static str, result: Result<T>) -> Result<T> {
-    match result {
-        Ok(output) if anomaly_mode() => {
-            output.require_finite(op)?;
-            Ok(output)
-        }
-        other => other,
+    let Ok(output) = result else {
+        return result;
+    };
+    if anomaly_mode() {
+        output.require_finite(op)?;
     }
+    if TRACING.with(Cell::get) {
+        let mut outputs = Vec::new();
+        output.flatten_into(&mut outputs);
+        TRACE.with(|trace| trace.borrow_mut().push(LayerRecord { op, outputs }));
+    }
+    Ok(output)
 }
 
 const RULE: &str =
@@ -89,6 +131,9 @@ const RULE: &str =
 pub(crate) trait LayerOutput {
     /// `Err(NonFinite)` when a float tensor of the output holds NaN or ±inf.
     fn require_finite(&self, op: &'static str) -> Result<()>;
+
+    /// Its float tensors, flattened, appended to `into` (for [`traced`]).
+    fn flatten_into(&self, into: &mut Vec<Tensor<1>>);
 }
 
 impl<const D: usize> LayerOutput for Tensor<D> {
@@ -117,6 +162,16 @@ impl<const D: usize> LayerOutput for Tensor<D> {
             total: u64::try_from(self.shape().num_elements()).unwrap_or(u64::MAX),
         })
     }
+
+    fn flatten_into(&self, into: &mut Vec<Tensor<1>>) {
+        if !self.dtype().is_float() {
+            return;
+        }
+        let n = self.shape().num_elements();
+        if let Ok(flat) = catch("trace", || self.clone().reshape([n])) {
+            into.push(flat);
+        }
+    }
 }
 
 impl<A: LayerOutput, B: LayerOutput> LayerOutput for (A, B) {
@@ -124,11 +179,20 @@ impl<A: LayerOutput, B: LayerOutput> LayerOutput for (A, B) {
         self.0.require_finite(op)?;
         self.1.require_finite(op)
     }
+
+    fn flatten_into(&self, into: &mut Vec<Tensor<1>>) {
+        self.0.flatten_into(into);
+        self.1.flatten_into(into);
+    }
 }
 
 impl<const D: usize> LayerOutput for RnnState<D> {
     fn require_finite(&self, op: &'static str) -> Result<()> {
         self.hidden.require_finite(op)
+    }
+
+    fn flatten_into(&self, into: &mut Vec<Tensor<1>>) {
+        self.hidden.flatten_into(into);
     }
 }
 
@@ -137,6 +201,11 @@ impl<const D: usize> LayerOutput for LstmState<D> {
         self.cell.require_finite(op)?;
         self.hidden.require_finite(op)
     }
+
+    fn flatten_into(&self, into: &mut Vec<Tensor<1>>) {
+        self.cell.flatten_into(into);
+        self.hidden.flatten_into(into);
+    }
 }
 
 impl LayerOutput for MhaOutput {
@@ -144,11 +213,20 @@ impl LayerOutput for MhaOutput {
         self.context.require_finite(op)?;
         self.weights.require_finite(op)
     }
+
+    fn flatten_into(&self, into: &mut Vec<Tensor<1>>) {
+        self.context.flatten_into(into);
+        self.weights.flatten_into(into);
+    }
 }
 
 /// A decoder layer's output is its input with the target replaced: the target is the output.
 impl LayerOutput for TransformerDecoderInput {
     fn require_finite(&self, op: &'static str) -> Result<()> {
         self.target().require_finite(op)
+    }
+
+    fn flatten_into(&self, into: &mut Vec<Tensor<1>>) {
+        self.target().flatten_into(into);
     }
 }

@@ -24,7 +24,7 @@
 mod shadow;
 
 pub use crate::nn::anomaly::{anomaly_mode, detect_anomaly};
-pub use shadow::{ShadowStats, Shadowed};
+pub use shadow::{LayerDivergence, ShadowStats, Shadowed};
 
 use std::fmt;
 

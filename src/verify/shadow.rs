@@ -7,9 +7,10 @@ use burn::module::Module;
 use burn::tensor::{Device, Tensor};
 use serde::Serialize;
 
-use super::{Tolerance, compare_once, device_name, model_device};
-use crate::check::verify::agree;
+use super::{Agreement, Tolerance, compare_once, device_name, model_device, values};
+use crate::check::verify::{agree, compare};
 use crate::error::{GuardError, Result};
+use crate::nn::anomaly::traced;
 use crate::panic::catch;
 
 /// Counts over a [`Shadowed`] model's life.
@@ -27,9 +28,28 @@ pub struct ShadowStats {
     pub routed: u64,
 }
 
+/// The first layer twin whose output diverged on the request that quarantined a device: the
+/// request re-run on both devices with every layer twin's output recorded, compared layer by
+/// layer ([`Shadowed::first_diverging_layer`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LayerDivergence {
+    /// Its position among the layer twins the forward called, 0 for the first.
+    pub index: usize,
+    /// The twin's op name (`linear`, `conv2d`).
+    pub layer: &'static str,
+    /// How its output differed from the reference's.
+    pub agreement: Agreement,
+}
+
 /// A model served on its device, with one request in `every` re-run on a reference device and
 /// compared. The first divergence quarantines the serving device for this model: that request
 /// is answered from the reference, and so is every later one ([`ShadowStats::routed`]).
+///
+/// On that divergence (once, not per request) the request is run again on both devices with
+/// the layer twins' outputs recorded, to name the first layer that diverges
+/// ([`first_diverging_layer`](Self::first_diverging_layer)); a forward that calls no layer
+/// twin (burn's own `forward`) names none. The divergence is logged (`log::error!`) with the
+/// device, the sizes of the difference and that layer.
 ///
 /// With [`quarantine_device`](Self::quarantine_device), a divergence also quarantines the
 /// serving device process-wide ([`DeviceHealth::Quarantined`](crate::devices::DeviceHealth)):
@@ -69,6 +89,7 @@ pub struct Shadowed<M> {
     /// Set with `quarantine`: the per-request test, without the lock.
     is_quarantined: AtomicBool,
     quarantine: Mutex<Option<GuardError>>,
+    diverging_layer: Mutex<Option<LayerDivergence>>,
     /// Whether a divergence quarantines the serving device process-wide.
     quarantines_device: bool,
     /// The serving device (`None` for a model without parameters).
@@ -136,6 +157,7 @@ impl<M: Module> Shadowed<M> {
             routed: AtomicU64::new(0),
             is_quarantined: AtomicBool::new(false),
             quarantine: Mutex::new(None),
+            diverging_layer: Mutex::new(None),
             quarantines_device: false,
             serving_device,
         })
@@ -185,6 +207,7 @@ impl<M: Module> Shadowed<M> {
             return catch(OP, || forward(&self.serving, input));
         }
         self.shadowed.fetch_add(1, Ordering::Relaxed);
+        let kept = input.clone();
         let (agreement, output, expected) = compare_once(
             OP,
             &self.serving,
@@ -210,6 +233,25 @@ impl<M: Module> Shadowed<M> {
                     .quarantine
                     .lock()
                     .unwrap_or_else(std::sync::PoisonError::into_inner);
+                if quarantine.is_none() {
+                    let layer = self.bisect(kept, &forward);
+                    log::error!(
+                        "burn-guard: {divergence}; first diverging layer twin: {}; answering \
+                         from {} from now on",
+                        layer.as_ref().map_or_else(
+                            || "none named (the forward calls no layer twin)".to_owned(),
+                            |l| format!(
+                                "#{} {} ({} of {} apart)",
+                                l.index, l.layer, l.agreement.mismatched, l.agreement.elements
+                            )
+                        ),
+                        device_name(&self.reference_device)
+                    );
+                    *self
+                        .diverging_layer
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner) = layer;
+                }
                 if self.quarantines_device
                     && let Some(serving) = &self.serving_device
                 {
@@ -220,6 +262,46 @@ impl<M: Module> Shadowed<M> {
                 Ok(expected)
             }
         }
+    }
+
+    /// `input` through both models again, every layer twin's output recorded; the first pair
+    /// that disagrees. `None` when the two runs called different layers, or none.
+    fn bisect<const DI: usize, const DO: usize>(
+        &self,
+        input: Tensor<DI>,
+        forward: &impl Fn(&M, Tensor<DI>) -> Tensor<DO>,
+    ) -> Option<LayerDivergence> {
+        const OP: &str = "shadow";
+        let reference_input = catch(OP, || input.clone().to_device(&self.reference_device)).ok()?;
+        let (_, serving) = traced(|| catch(OP, || forward(&self.serving, input)));
+        let (_, reference) = traced(|| catch(OP, || forward(&self.reference, reference_input)));
+        for (index, (ours, theirs)) in serving.iter().zip(&reference).enumerate() {
+            if ours.op != theirs.op || ours.outputs.len() != theirs.outputs.len() {
+                return None;
+            }
+            for (x, r) in ours.outputs.iter().zip(&theirs.outputs) {
+                let x = values(OP, x.clone()).ok()?;
+                let r = values(OP, r.clone()).ok()?;
+                let agreement = compare(OP, &x, &r, self.tolerance).ok()?;
+                if !agreement.agrees() {
+                    return Some(LayerDivergence {
+                        index,
+                        layer: ours.op,
+                        agreement,
+                    });
+                }
+            }
+        }
+        None
+    }
+
+    /// The first layer twin whose output diverged on the request that quarantined the serving
+    /// device, when its forward calls layer twins (see [`LayerDivergence`]).
+    pub fn first_diverging_layer(&self) -> Option<LayerDivergence> {
+        self.diverging_layer
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
     }
 
     /// The divergence that quarantined the serving device, if one did: every request since is
