@@ -3,14 +3,15 @@
 //! transformer encoder of `benches/nn.rs`.
 //!
 //! ```text
-//! cargo bench --all-features --bench training
+//! cargo bench --no-default-features --features flex,optim --bench training   # release, as shipped
+//! cargo bench --profile dev --all-features --bench training                 # the test build's deps
 //! ```
 //!
 //! One paired criterion benchmark per model (`benches/support/paired.rs`): each iteration runs
 //! a raw step and a guarded step, alternating which goes first, on two copies of the model
 //! that train side by side. The guard's extra work is the walk of the model against the
-//! gradients (no device work) and the finite check: one reduction per gradient and one
-//! transaction read per step. After the report the bench prints the device reads per guarded
+//! gradients (no device work) and the finite check: one reduction per gradient, one `cat` and one
+//! read per device per step. After the report the bench prints the device reads per guarded
 //! step.
 
 #[path = "support/mlp.rs"]

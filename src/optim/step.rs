@@ -20,7 +20,8 @@ type ReadValues = Box<dyn FnOnce() -> std::result::Result<TensorData, ExecutionE
 
 /// A parameter's gradient, reduced for the finite check.
 struct Gradient {
-    path: String,
+    /// Its parameter's index in [`Census::params`].
+    param: usize,
     device: Device,
     /// The gradient's values, read only when `reduced` is not finite.
     values: ReadValues,
@@ -32,8 +33,8 @@ struct Gradient {
 /// What the walk found.
 pub(crate) struct Census {
     pub(crate) params: Vec<ParamCensus>,
-    /// `(id, path)` of every parameter with a gradient: the ones the step updates.
-    stepped: Vec<(ParamId, String)>,
+    /// `(id, index in params)` of every parameter with a gradient: the ones the step updates.
+    stepped: Vec<(ParamId, usize)>,
     gradients: Vec<Gradient>,
     errors: Vec<GuardError>,
 }
@@ -94,7 +95,7 @@ impl ModuleVisitor for Walk<'_> {
         };
         let has_gradient = gradient.is_some();
         if has_gradient {
-            self.census.stepped.push((id, path.clone()));
+            self.census.stepped.push((id, self.census.params.len()));
         }
         if let Some(gradient) = gradient {
             let checked = rules::rank(self.op, D).and_then(|()| {
@@ -114,7 +115,7 @@ impl ModuleVisitor for Walk<'_> {
                     });
                     match prepared {
                         Ok(reduced) => self.census.gradients.push(Gradient {
-                            path: path.clone(),
+                            param: self.census.params.len(),
                             device,
                             values: Box::new(move || kept.try_into_data()),
                             reduced,
@@ -224,8 +225,11 @@ pub(crate) fn learning_rates(
     census: &Census,
 ) -> Result<()> {
     let mut unmatched = Vec::new();
-    for (id, path) in &census.stepped {
-        match catch(op, || lr.lr_from_param(*id, Some(path))) {
+    for &(id, param) in &census.stepped {
+        let Some(path) = census.params.get(param).map(|p| &p.path) else {
+            continue;
+        };
+        match catch(op, || lr.lr_from_param(id, Some(path))) {
             Ok(rate) => rules::learning_rate(op, rate).map_err(|e| e.context(path.clone()))?,
             Err(_) => unmatched.push(path.clone()),
         }
@@ -241,52 +245,55 @@ pub(crate) fn learning_rates(
     })
 }
 
-/// The finite check: per device, the gradients' reduced values are added on the device and
-/// read as one number (one read per device per step); only where that number is not finite are
-/// the device's gradients read and counted one by one (a total of finite F32 values that
-/// overflowed counts 0 everywhere and passes). Returns the device reads made.
+/// The finite check: per device, the gradients' reduced values are gathered on the device
+/// (one `cat`) and read together (one read per device per step); only the gradients whose
+/// reduced value is not finite are read and counted one by one (an F32 sum of finite values
+/// that overflowed counts 0 and passes). Returns the device reads made.
 pub(crate) fn finite(op: &'static str, census: Census) -> Result<u32> {
+    let Census {
+        params, gradients, ..
+    } = census;
     let mut devices: Vec<Device> = Vec::new();
-    for gradient in &census.gradients {
+    for gradient in &gradients {
         if !devices.contains(&gradient.device) {
             devices.push(gradient.device.clone());
         }
     }
     let mut reads = 0u32;
-    let mut suspect_devices: Vec<&Device> = Vec::new();
+    let mut suspects = vec![false; gradients.len()];
     for device in &devices {
-        let reduced: Vec<Tensor<1>> = census
-            .gradients
-            .iter()
-            .filter(|g| &g.device == device)
-            .map(|g| g.reduced.clone())
-            .collect();
-        let total = catch(op, move || {
-            reduced
-                .into_iter()
-                .map(|r| {
-                    if r.dtype() == DType::F32 {
-                        r
-                    } else {
-                        r.cast(DType::F32)
-                    }
-                })
-                .reduce(|a, b| a + b)
-                .map(Tensor::try_into_data)
-        })?;
-        let Some(total) = total else {
-            continue;
+        let gradients = &gradients;
+        let on_device = || {
+            gradients
+                .iter()
+                .enumerate()
+                .filter(|(_, g)| &g.device == device)
         };
-        let total = total.map_err(|e| GuardError::from_execution(op, e))?;
+        let reduced: Vec<Tensor<1>> = on_device()
+            .map(|(_, g)| {
+                let r = g.reduced.clone();
+                if r.dtype() == DType::F32 {
+                    r
+                } else {
+                    r.cast(DType::F32)
+                }
+            })
+            .collect();
+        let values = catch(op, move || Tensor::cat(reduced, 0).try_into_data())?
+            .map_err(|e| GuardError::from_execution(op, e))?;
         reads += 1;
-        let value = catch(op, || total.iter::<f64>().next())?;
-        if !value.is_some_and(f64::is_finite) {
-            suspect_devices.push(device);
+        let values = catch(op, || values.iter::<f64>().collect::<Vec<f64>>())?;
+        for ((i, _), value) in on_device().zip(values) {
+            if !value.is_finite()
+                && let Some(suspect) = suspects.get_mut(i)
+            {
+                *suspect = true;
+            }
         }
     }
     let mut counts = Vec::new();
-    for gradient in census.gradients {
-        if !suspect_devices.contains(&&gradient.device) {
+    for (gradient, suspect) in gradients.into_iter().zip(suspects) {
+        if !suspect {
             continue;
         }
         let data = catch(op, gradient.values)?.map_err(|e| GuardError::from_execution(op, e))?;
@@ -296,7 +303,11 @@ pub(crate) fn finite(op: &'static str, census: Census) -> Result<u32> {
                 (bad + u64::from(!v.is_finite()), all + 1)
             })
         })?;
-        counts.push((gradient.path, bad, total));
+        let path = params
+            .get(gradient.param)
+            .map(|p| p.path.clone())
+            .unwrap_or_default();
+        counts.push((path, bad, total));
     }
     rules::finite_gradients(op, &counts)?;
     Ok(reads)
