@@ -82,6 +82,8 @@ pub mod check;
 pub mod devices;
 pub mod error;
 pub mod input;
+#[cfg(feature = "linalg")]
+pub mod linalg;
 pub mod module;
 pub mod nn;
 #[cfg(feature = "optim")]

@@ -39,6 +39,7 @@ pub mod indexing;
 pub mod input;
 pub mod interpolate;
 pub mod layer;
+pub mod linalg;
 pub mod linear;
 pub mod load;
 pub mod loss;

@@ -1,0 +1,513 @@
+//! Fallible twins of burn-linalg's functions (`burn::linalg` under burn's `linalg` feature;
+//! the crate itself, `burn_linalg`, here): each runs the rule of
+//! [`check::linalg`](crate::check::linalg) that mirrors burn's `TensorCheck` or `assert!`, then
+//! burn's function under the backstop.
+//!
+//! Feature `linalg` (default). It adds no crate to the build: burn-nn already depends on
+//! burn-linalg, with its `std` feature only. burn-linalg's backend features are not enabled, so
+//! its one backend extension, `svd`, has no backend here: [`try_svd`] checks its arguments and
+//! then returns [`GuardError::Unsupported`] on every device. Every other function composes
+//! burn tensor ops and runs on every backend.
+//!
+//! ```
+//! use burn::tensor::{Device, Tensor};
+//! use burn_guard::linalg::try_det;
+//! use burn_guard::prelude::*;
+//!
+//! let device = Device::flex();
+//! let m = Tensor::<2>::from_floats([[2.0, 0.0], [0.0, 3.0]], &device);
+//! // burn's det needs a batch dimension: a plain matrix is refused, with the fix.
+//! let err = try_det::<2, 1, 0>(m.clone()).unwrap_err();
+//! assert_eq!(err.kind(), ErrorKind::RankMismatch);
+//! assert!(err.to_string().contains("unsqueeze_dim(0)"));
+//! let det = try_det::<3, 2, 1>(m.unsqueeze_dim(0))?;
+//! assert_eq!(det.into_data().to_vec::<f32>().unwrap(), [6.0]);
+//! # Ok::<(), burn_guard::GuardError>(())
+//! ```
+
+use burn::tensor::kind::{Basic, Numeric, Ordered};
+use burn::tensor::{AsIndex, ElementConversion, Tensor};
+pub use burn_linalg::Norm;
+
+use crate::capability::stack_of;
+use crate::check::linalg as rules;
+use crate::check::support::{Effect, Gap};
+#[cfg(doc)]
+use crate::error::GuardError;
+use crate::error::{GuardError as Error, Result, Unsupported};
+use crate::panic::catch;
+use crate::tensor::same_devices;
+
+/// Fallible twin of [`burn_linalg::det`]: burn-linalg's check (rank ≥ 3, `D1 = D - 1`,
+/// `D2 = D - 2`, square, not quantized, [`check::linalg::det`](crate::check::linalg::det)),
+/// and the empty inputs its LU path panics on.
+///
+/// # Errors
+///
+/// What [`check::linalg::det`](crate::check::linalg::det) returns; a backend panic as
+/// [`GuardError::BackendPanic`].
+pub fn try_det<const D: usize, const D1: usize, const D2: usize>(
+    tensor: Tensor<D>,
+) -> Result<Tensor<D2>> {
+    const OP: &str = "det";
+    rules::det(OP, &tensor.dims(), tensor.dtype(), D1, D2)?;
+    catch(OP, || burn_linalg::det::<D, D1, D2>(tensor))
+}
+
+/// Fallible twin of [`burn_linalg::diag`]: rank ≥ 2 and `DO = D - 1`.
+///
+/// # Errors
+///
+/// [`GuardError::RankMismatch`].
+///
+/// ```
+/// use burn::tensor::{Device, Tensor};
+/// use burn_guard::linalg::try_diag;
+///
+/// let m = Tensor::<2>::from_floats([[1.0, 2.0], [3.0, 4.0]], &Device::flex());
+/// assert_eq!(try_diag::<2, 1, _>(m.clone())?.into_data().to_vec::<f32>().unwrap(), [1.0, 4.0]);
+/// assert!(try_diag::<2, 2, _>(m).is_err());
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+pub fn try_diag<const D: usize, const DO: usize, K: Basic>(
+    tensor: Tensor<D, K>,
+) -> Result<Tensor<DO, K>> {
+    const OP: &str = "diag";
+    rules::diag(OP, &tensor.dims(), DO)?;
+    catch(OP, || burn_linalg::diag::<D, DO, K>(tensor))
+}
+
+/// Fallible twin of [`burn_linalg::trace`]: `diag`'s rule (rank ≥ 2, `DO = D - 1`).
+///
+/// # Errors
+///
+/// [`GuardError::RankMismatch`].
+///
+/// ```
+/// use burn::tensor::{Device, Tensor};
+/// use burn_guard::linalg::try_trace;
+///
+/// let m = Tensor::<2>::from_floats([[1.0, 2.0], [3.0, 4.0]], &Device::flex());
+/// assert_eq!(try_trace::<2, 1>(m.clone())?.into_data().to_vec::<f32>().unwrap(), [5.0]);
+/// assert!(try_trace::<2, 2>(m).is_err());
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+pub fn try_trace<const D: usize, const DO: usize>(tensor: Tensor<D>) -> Result<Tensor<DO>> {
+    const OP: &str = "trace";
+    rules::diag(OP, &tensor.dims(), DO)?;
+    catch(OP, || burn_linalg::trace::<D, DO>(tensor))
+}
+
+/// Fallible twin of [`burn_linalg::lu`]: a matrix input, `D1 = D - 1`, no empty matrix or
+/// batch ([`check::linalg::lu`](crate::check::linalg::lu)).
+///
+/// # Errors
+///
+/// What [`check::linalg::lu`](crate::check::linalg::lu) returns; a backend panic as
+/// [`GuardError::BackendPanic`].
+///
+/// ```
+/// use burn::tensor::{Device, Tensor};
+/// use burn_guard::linalg::try_lu;
+///
+/// let m = Tensor::<2>::from_floats([[4.0, 3.0], [6.0, 3.0]], &Device::flex());
+/// let (_l, _u, _p) = try_lu::<2, 1>(m.clone())?;
+/// assert!(try_lu::<2, 2>(m).is_err());
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+pub fn try_lu<const D: usize, const D1: usize>(
+    tensor: Tensor<D>,
+) -> Result<(Tensor<D>, Tensor<D>, Tensor<D>)> {
+    const OP: &str = "lu";
+    rules::lu(OP, &tensor.dims(), tensor.dtype(), D1)?;
+    catch(OP, || burn_linalg::lu::<D, D1>(tensor))
+}
+
+/// Fallible twin of [`burn_linalg::qr`]: a matrix input with rows and a non-empty batch
+/// ([`check::linalg::qr`](crate::check::linalg::qr)).
+///
+/// # Errors
+///
+/// What [`check::linalg::qr`](crate::check::linalg::qr) returns; a backend panic as
+/// [`GuardError::BackendPanic`].
+///
+/// ```
+/// use burn::tensor::{Device, Tensor};
+/// use burn_guard::linalg::try_qr;
+///
+/// let device = Device::flex();
+/// let (q, r) = try_qr(Tensor::<2>::from_floats([[1.0, 2.0], [3.0, 4.0]], &device), false)?;
+/// assert_eq!((q.dims(), r.dims()), ([2, 2], [2, 2]));
+/// assert!(try_qr(Tensor::<1>::ones([3], &device), false).is_err());
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+pub fn try_qr<const D: usize>(tensor: Tensor<D>, reduced: bool) -> Result<(Tensor<D>, Tensor<D>)> {
+    const OP: &str = "qr";
+    rules::qr(OP, &tensor.dims(), tensor.dtype())?;
+    catch(OP, || burn_linalg::qr::<D>(tensor, reduced))
+}
+
+/// Twin of [`burn_linalg::svd`]: its rules (a matrix input, `D1 = D - 1`, at least one
+/// sweep, no grad: [`check::linalg::svd`](crate::check::linalg::svd)), then, in this build,
+/// [`GuardError::Unsupported`]: svd is burn-linalg's one backend extension, and its backend
+/// features are not enabled here, so burn's call would panic (`Backend not supported for
+/// custom op`) on every device.
+///
+/// # Errors
+///
+/// What [`check::linalg::svd`](crate::check::linalg::svd) returns; then
+/// [`GuardError::Unsupported`].
+///
+/// ```
+/// use burn::tensor::{Device, Tensor};
+/// use burn_guard::linalg::try_svd;
+/// use burn_guard::prelude::*;
+///
+/// let m = Tensor::<2>::ones([3, 2], &Device::flex());
+/// assert_eq!(try_svd::<2, 1>(m.clone(), 0).unwrap_err().kind(), ErrorKind::OutOfRange);
+/// assert_eq!(try_svd::<2, 1>(m, 8).unwrap_err().kind(), ErrorKind::Unsupported);
+/// ```
+pub fn try_svd<const D: usize, const D1: usize>(
+    tensor: Tensor<D>,
+    sweeps: usize,
+) -> Result<(Tensor<D>, Tensor<D1>, Tensor<D>)> {
+    const OP: &str = "svd";
+    rules::svd(
+        OP,
+        &tensor.dims(),
+        tensor.dtype(),
+        D1,
+        sweeps,
+        tensor.is_require_grad(),
+    )?;
+    Err(Error::Unsupported(Unsupported::new(
+        OP,
+        stack_of(&tensor.device()).label(),
+        "linalg svd",
+        Gap::new(
+            Effect::Unimplemented,
+            "burn-linalg's svd is a backend extension, and this build enables none of its \
+             backend features (burn-linalg comes in through burn-nn, with `std` only)",
+        ),
+    )))
+}
+
+/// Fallible twin of [`burn_linalg::matvec`]: the matrix of rank ≥ 2, the vector one rank
+/// below, batch dimensions that broadcast, columns equal to entries, one device.
+///
+/// # Errors
+///
+/// [`GuardError::RankMismatch`], [`GuardError::ShapeMismatch`],
+/// [`GuardError::DeviceMismatch`].
+///
+/// ```
+/// use burn::tensor::{Device, Tensor};
+/// use burn_guard::linalg::try_matvec;
+///
+/// let device = Device::flex();
+/// let m = Tensor::<2>::from_floats([[1.0, 2.0], [3.0, 4.0]], &device);
+/// let v = Tensor::<1>::from_floats([1.0, 1.0], &device);
+/// assert_eq!(try_matvec(m.clone(), v)?.into_data().to_vec::<f32>().unwrap(), [3.0, 7.0]);
+/// assert!(try_matvec(m, Tensor::<1>::ones([3], &device)).is_err());
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+pub fn try_matvec<const DM: usize, const DV: usize, K: Numeric>(
+    matrix: Tensor<DM, K>,
+    vector: Tensor<DV, K>,
+) -> Result<Tensor<DV, K>> {
+    const OP: &str = "matvec";
+    rules::matvec(OP, &matrix.dims(), &vector.dims())?;
+    same_devices(OP, &[matrix.device(), vector.device()])?;
+    catch(OP, || burn_linalg::matvec::<DM, DV, K>(matrix, vector))
+}
+
+/// Fallible twin of [`burn_linalg::outer`]: [`try_outer_dim`] over the last dimension.
+///
+/// # Errors
+///
+/// As [`try_outer_dim`].
+///
+/// ```
+/// use burn::tensor::{Device, Tensor};
+/// use burn_guard::linalg::try_outer;
+///
+/// let device = Device::flex();
+/// let x = Tensor::<1>::from_floats([1.0, 2.0], &device);
+/// let y = Tensor::<1>::from_floats([3.0, 4.0, 5.0], &device);
+/// assert_eq!(try_outer::<1, 2, _>(x, y)?.dims(), [2, 3]);
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+pub fn try_outer<const D: usize, const R: usize, K: Numeric>(
+    lhs: Tensor<D, K>,
+    rhs: Tensor<D, K>,
+) -> Result<Tensor<R, K>> {
+    const OP: &str = "outer";
+    let dim = rules::outer_dim(OP, &lhs.dims(), &rhs.dims(), -1, R)?;
+    same_devices(OP, &[lhs.device(), rhs.device()])?;
+    catch(OP, || {
+        burn_linalg::outer_dim::<D, R, usize, K>(lhs, rhs, dim)
+    })
+}
+
+/// Fallible twin of [`burn_linalg::outer_dim`]: `R = D + 1`, `dim` in range, the other
+/// dimensions broadcast, one device.
+///
+/// # Errors
+///
+/// [`GuardError::RankMismatch`], [`GuardError::DimOutOfRange`], [`GuardError::ShapeMismatch`],
+/// [`GuardError::DeviceMismatch`].
+///
+/// ```
+/// use burn::tensor::{Device, Tensor};
+/// use burn_guard::linalg::try_outer_dim;
+///
+/// let device = Device::flex();
+/// let x = Tensor::<2>::ones([4, 2], &device);
+/// let y = Tensor::<2>::ones([4, 3], &device);
+/// assert_eq!(try_outer_dim::<2, 3, _, _>(x.clone(), y.clone(), 1)?.dims(), [4, 2, 3]);
+/// assert!(try_outer_dim::<2, 3, _, _>(x, y, 2).is_err());
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+pub fn try_outer_dim<const D: usize, const R: usize, Dim: AsIndex, K: Numeric>(
+    lhs: Tensor<D, K>,
+    rhs: Tensor<D, K>,
+    dim: Dim,
+) -> Result<Tensor<R, K>> {
+    const OP: &str = "outer_dim";
+    let dim = rules::outer_dim(OP, &lhs.dims(), &rhs.dims(), dim.as_index(), R)?;
+    same_devices(OP, &[lhs.device(), rhs.device()])?;
+    catch(OP, || {
+        burn_linalg::outer_dim::<D, R, usize, K>(lhs, rhs, dim)
+    })
+}
+
+/// Fallible twin of [`burn_linalg::cosine_similarity`]: `dim` in range, shapes that
+/// broadcast, one device.
+///
+/// # Errors
+///
+/// [`GuardError::DimOutOfRange`], [`GuardError::ShapeMismatch`], [`GuardError::DeviceMismatch`].
+///
+/// ```
+/// use burn::tensor::{Device, Tensor};
+/// use burn_guard::linalg::try_cosine_similarity;
+///
+/// let device = Device::flex();
+/// let x = Tensor::<2>::ones([2, 3], &device);
+/// assert_eq!(try_cosine_similarity(x.clone(), x.clone(), 1, None)?.dims(), [2, 1]);
+/// assert!(try_cosine_similarity(x.clone(), x, 2, None).is_err());
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+pub fn try_cosine_similarity<const D: usize>(
+    x1: Tensor<D>,
+    x2: Tensor<D>,
+    dim: impl AsIndex,
+    eps: Option<f64>,
+) -> Result<Tensor<D>> {
+    const OP: &str = "cosine_similarity";
+    let dim = crate::check::shape::dim(OP, dim.as_index(), D)?;
+    crate::check::shape::broadcast(OP, &x1.dims(), &x2.dims())?;
+    same_devices(OP, &[x1.device(), x2.device()])?;
+    catch(OP, || burn_linalg::cosine_similarity::<D>(x1, x2, dim, eps))
+}
+
+/// Whether an exponent makes the norm an extremum of magnitudes (a max or a min), which
+/// panics on an empty dimension on Flex and NdArray.
+fn is_extremum(p: f64) -> bool {
+    p.is_infinite()
+}
+
+fn indices<I: AsIndex>(dims: &[I]) -> Vec<isize> {
+    dims.iter().map(|d| d.as_index()).collect()
+}
+
+/// Fallible twin of [`burn_linalg::vector_norm`]: `dim` in range, and, for an infinite norm
+/// (a max or a min of magnitudes), a non-empty `dim`.
+///
+/// # Errors
+///
+/// [`GuardError::DimOutOfRange`], [`GuardError::Empty`].
+///
+/// ```
+/// use burn::tensor::{Device, Tensor};
+/// use burn_guard::linalg::{Norm, try_vector_norm};
+///
+/// let x = Tensor::<2>::from_floats([[3.0, 4.0]], &Device::flex());
+/// assert_eq!(try_vector_norm(x.clone(), Norm::L2, 1)?.into_data().to_vec::<f32>().unwrap(), [5.0]);
+/// assert!(try_vector_norm(x, Norm::L2, 5).is_err());
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+pub fn try_vector_norm<const D: usize>(
+    x: Tensor<D>,
+    norm: impl Into<Norm>,
+    dim: impl AsIndex,
+) -> Result<Tensor<D>> {
+    const OP: &str = "vector_norm";
+    let norm = norm.into();
+    let dims = rules::norm_dims(
+        OP,
+        &x.dims(),
+        &[dim.as_index()],
+        is_extremum(norm.to_exponent()),
+    )?;
+    let dim = dims.first().copied().unwrap_or(0);
+    catch(OP, || burn_linalg::vector_norm::<D>(x, norm, dim))
+}
+
+/// Fallible twin of [`burn_linalg::vector_norm_dims`]: as [`try_vector_norm`], per dim.
+///
+/// # Errors
+///
+/// [`GuardError::DimOutOfRange`], [`GuardError::Empty`].
+pub fn try_vector_norm_dims<const D: usize, I: AsIndex>(
+    x: Tensor<D>,
+    norm: impl Into<Norm>,
+    dims: &[I],
+) -> Result<Tensor<D>> {
+    const OP: &str = "vector_norm";
+    let norm = norm.into();
+    let dims = rules::norm_dims(
+        OP,
+        &x.dims(),
+        &indices(dims),
+        is_extremum(norm.to_exponent()),
+    )?;
+    catch(OP, || {
+        burn_linalg::vector_norm_dims::<D, usize>(x, norm, &dims)
+    })
+}
+
+/// Fallible twin of [`burn_linalg::vector_normalize`]: as [`try_vector_norm`].
+///
+/// # Errors
+///
+/// [`GuardError::DimOutOfRange`], [`GuardError::Empty`].
+///
+/// ```
+/// use burn::tensor::{Device, Tensor};
+/// use burn_guard::linalg::{Norm, try_vector_normalize};
+///
+/// let x = Tensor::<2>::from_floats([[3.0, 4.0]], &Device::flex());
+/// assert!(try_vector_normalize(x.clone(), Norm::L2, 1, 1e-5)?.dims() == [1, 2]);
+/// assert!(try_vector_normalize(x, 1.0, 5, 1e-5).is_err());
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+pub fn try_vector_normalize<const D: usize, E: ElementConversion>(
+    x: Tensor<D>,
+    norm: impl Into<Norm>,
+    dim: impl AsIndex,
+    eps: E,
+) -> Result<Tensor<D>> {
+    const OP: &str = "vector_normalize";
+    let norm = norm.into();
+    let dims = rules::norm_dims(
+        OP,
+        &x.dims(),
+        &[dim.as_index()],
+        is_extremum(norm.to_exponent()),
+    )?;
+    let dim = dims.first().copied().unwrap_or(0);
+    catch(OP, || {
+        burn_linalg::vector_normalize::<D, E>(x, norm, dim, eps)
+    })
+}
+
+/// Fallible twin of [`burn_linalg::lp_norm`]: as [`try_vector_norm`] with exponent `p`.
+///
+/// # Errors
+///
+/// [`GuardError::DimOutOfRange`], [`GuardError::Empty`].
+pub fn try_lp_norm<const D: usize>(x: Tensor<D>, p: f64, dim: impl AsIndex) -> Result<Tensor<D>> {
+    const OP: &str = "lp_norm";
+    let dims = rules::norm_dims(OP, &x.dims(), &[dim.as_index()], is_extremum(p))?;
+    let dim = dims.first().copied().unwrap_or(0);
+    catch(OP, || burn_linalg::lp_norm::<D>(x, p, dim))
+}
+
+/// Fallible twin of [`burn_linalg::lp_norm_dims`]: as [`try_lp_norm`], per dim.
+///
+/// # Errors
+///
+/// [`GuardError::DimOutOfRange`], [`GuardError::Empty`].
+pub fn try_lp_norm_dims<const D: usize, I: AsIndex>(
+    x: Tensor<D>,
+    p: f64,
+    dims: &[I],
+) -> Result<Tensor<D>> {
+    const OP: &str = "lp_norm";
+    let dims = rules::norm_dims(OP, &x.dims(), &indices(dims), is_extremum(p))?;
+    catch(OP, || burn_linalg::lp_norm_dims::<D, usize>(x, p, &dims))
+}
+
+/// The twins of the fixed norms: `dim`(s) in range, and for the extremum norms (max and min
+/// of magnitudes) non-empty.
+macro_rules! fixed_norms {
+    ($($(#[$doc:meta])* $kind:ident, $extremum:literal, $op:literal:
+        $twin:ident => $burn:ident, $twin_dims:ident => $burn_dims:ident;)*) => {$(
+        $(#[$doc])*
+        ///
+        /// # Errors
+        ///
+        /// [`GuardError::DimOutOfRange`], [`GuardError::Empty`] (an extremum over an empty
+        /// dim).
+        pub fn $twin<const D: usize, K: $kind>(
+            x: Tensor<D, K>,
+            dim: impl AsIndex,
+        ) -> Result<Tensor<D, K>> {
+            const OP: &str = $op;
+            let dims = rules::norm_dims(OP, &x.dims(), &[dim.as_index()], $extremum)?;
+            let dim = dims.first().copied().unwrap_or(0);
+            catch(OP, || burn_linalg::$burn::<D, K>(x, dim))
+        }
+
+        #[doc = concat!("Fallible twin of [`burn_linalg::", stringify!($burn_dims), "`]: as [`", stringify!($twin), "`], per dim.")]
+        ///
+        /// # Errors
+        ///
+        /// [`GuardError::DimOutOfRange`], [`GuardError::Empty`].
+        pub fn $twin_dims<const D: usize, K: $kind, I: AsIndex>(
+            x: Tensor<D, K>,
+            dims: &[I],
+        ) -> Result<Tensor<D, K>> {
+            const OP: &str = $op;
+            let dims = rules::norm_dims(OP, &x.dims(), &indices(dims), $extremum)?;
+            catch(OP, || burn_linalg::$burn_dims::<D, K, usize>(x, &dims))
+        }
+    )*};
+}
+
+fixed_norms! {
+    /// Fallible twin of [`burn_linalg::l0_norm`] (the count of non-zero entries).
+    Numeric, false, "l0_norm": try_l0_norm => l0_norm, try_l0_norm_dims => l0_norm_dims;
+    /// Fallible twin of [`burn_linalg::l1_norm`].
+    Numeric, false, "l1_norm": try_l1_norm => l1_norm, try_l1_norm_dims => l1_norm_dims;
+    /// Fallible twin of [`burn_linalg::max_abs_norm`] (the largest magnitude: the reduced dim
+    /// must not be empty).
+    Ordered, true, "max_abs_norm": try_max_abs_norm => max_abs_norm, try_max_abs_norm_dims => max_abs_norm_dims;
+    /// Fallible twin of [`burn_linalg::min_abs_norm`] (the smallest magnitude: the reduced dim
+    /// must not be empty).
+    Ordered, true, "min_abs_norm": try_min_abs_norm => min_abs_norm, try_min_abs_norm_dims => min_abs_norm_dims;
+}
+
+/// Fallible twin of [`burn_linalg::l2_norm`].
+///
+/// # Errors
+///
+/// [`GuardError::DimOutOfRange`].
+pub fn try_l2_norm<const D: usize>(x: Tensor<D>, dim: impl AsIndex) -> Result<Tensor<D>> {
+    const OP: &str = "l2_norm";
+    let dims = rules::norm_dims(OP, &x.dims(), &[dim.as_index()], false)?;
+    let dim = dims.first().copied().unwrap_or(0);
+    catch(OP, || burn_linalg::l2_norm::<D>(x, dim))
+}
+
+/// Fallible twin of [`burn_linalg::l2_norm_dims`]: as [`try_l2_norm`], per dim.
+///
+/// # Errors
+///
+/// [`GuardError::DimOutOfRange`].
+pub fn try_l2_norm_dims<const D: usize, I: AsIndex>(x: Tensor<D>, dims: &[I]) -> Result<Tensor<D>> {
+    const OP: &str = "l2_norm";
+    let dims = rules::norm_dims(OP, &x.dims(), &indices(dims), false)?;
+    catch(OP, || burn_linalg::l2_norm_dims::<D, usize>(x, &dims))
+}

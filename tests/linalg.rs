@@ -1,0 +1,358 @@
+//! The burn-linalg twins, with the backstop off (a rule that let a bad input through would
+//! panic through these tests instead of coming back as `BackendPanic`): burn's own
+//! `#[should_panic]` cases refused by checks, and each twin against burn's function on the same
+//! inputs (burn panics ⇔ the twin refuses; equal values otherwise), on Flex, NdArray and wgpu.
+//! Its own test binary, because the switch is process-wide.
+
+#![allow(deprecated)] // NdArray is deprecated upstream; still supported.
+
+mod common;
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use burn::tensor::{Device, Distribution, Tensor, TensorData};
+use burn_guard::linalg::*;
+use burn_guard::prelude::*;
+
+fn no_backstop() {
+    burn_guard::panic::set_backstop_disabled(true);
+}
+
+fn devices() -> Vec<Device> {
+    let mut devices = vec![Device::flex(), Device::ndarray()];
+    devices.extend(common::wgpu_device());
+    devices
+}
+
+/// burn-linalg 0.22.1's and burn-signal's `#[should_panic]` tests for linalg (`tests/backend/
+/// {det,diag,lu,matvec,outer,qr,svd,trace,vector_norm}.rs`), each refused by a check with the
+/// kind the design names.
+#[test]
+fn burns_should_panic_cases_are_refused_by_checks() {
+    no_backstop();
+    for device in devices() {
+        let d = &device;
+        let m2 = || Tensor::<2>::from_floats([[1.0, 2.0], [3.0, 4.0]], d);
+        let v3 = || Tensor::<1>::from_floats([1.0, 2.0, 3.0], d);
+        let kind = |r: Result<(), GuardError>| r.unwrap_err().kind();
+        let cases: Vec<(&str, ErrorKind, ErrorKind)> = vec![
+            (
+                "det rank 2",
+                kind(try_det::<2, 1, 0>(m2()).map(drop)),
+                ErrorKind::RankMismatch,
+            ),
+            (
+                "det [1,2,3]",
+                kind(try_det::<3, 2, 1>(Tensor::<3>::ones([1, 2, 3], d)).map(drop)),
+                ErrorKind::ShapeMismatch,
+            ),
+            (
+                "det D1",
+                kind(try_det::<3, 3, 1>(Tensor::<3>::ones([1, 2, 2], d)).map(drop)),
+                ErrorKind::RankMismatch,
+            ),
+            (
+                "det D2",
+                kind(try_det::<3, 2, 2>(Tensor::<3>::ones([1, 2, 2], d)).map(drop)),
+                ErrorKind::RankMismatch,
+            ),
+            (
+                "diag rank 1",
+                kind(try_diag::<1, 0, _>(v3()).map(drop)),
+                ErrorKind::RankMismatch,
+            ),
+            (
+                "diag DO",
+                kind(try_diag::<2, 2, _>(m2()).map(drop)),
+                ErrorKind::RankMismatch,
+            ),
+            (
+                "lu rank 1",
+                kind(try_lu::<1, 0>(v3()).map(drop)),
+                ErrorKind::RankMismatch,
+            ),
+            (
+                "lu D1",
+                kind(try_lu::<2, 2>(m2()).map(drop)),
+                ErrorKind::RankMismatch,
+            ),
+            (
+                "matvec inner",
+                kind(try_matvec(Tensor::<2>::ones([2, 3], d), Tensor::<1>::ones([4], d)).map(drop)),
+                ErrorKind::ShapeMismatch,
+            ),
+            (
+                "matvec batch",
+                kind(
+                    try_matvec(
+                        Tensor::<3>::ones([2, 3, 4], d),
+                        Tensor::<2>::ones([3, 4], d),
+                    )
+                    .map(drop),
+                ),
+                ErrorKind::ShapeMismatch,
+            ),
+            (
+                "outer [2,3]x[3,4]",
+                kind(
+                    try_outer::<2, 3, _>(
+                        Tensor::<2>::ones([2, 3], d),
+                        Tensor::<2>::ones([3, 4], d),
+                    )
+                    .map(drop),
+                ),
+                ErrorKind::ShapeMismatch,
+            ),
+            (
+                "qr rank 1",
+                kind(try_qr(v3(), false).map(drop)),
+                ErrorKind::RankMismatch,
+            ),
+            (
+                "svd D1",
+                kind(try_svd::<2, 2>(m2(), 8).map(drop)),
+                ErrorKind::RankMismatch,
+            ),
+            (
+                "svd rank 1",
+                kind(try_svd::<1, 0>(v3(), 8).map(drop)),
+                ErrorKind::RankMismatch,
+            ),
+            (
+                "svd sweeps 0",
+                kind(try_svd::<2, 1>(m2(), 0).map(drop)),
+                ErrorKind::OutOfRange,
+            ),
+            (
+                "trace rank 1",
+                kind(try_trace::<1, 0>(v3()).map(drop)),
+                ErrorKind::RankMismatch,
+            ),
+            (
+                "trace DO",
+                kind(try_trace::<2, 2>(m2()).map(drop)),
+                ErrorKind::RankMismatch,
+            ),
+            (
+                "vector_normalize dim 5",
+                kind(try_vector_normalize(m2(), 1.0, 5, 1e-5).map(drop)),
+                ErrorKind::DimOutOfRange,
+            ),
+            (
+                "vector_norm dim 5",
+                kind(try_vector_norm(m2(), Norm::L2, 5).map(drop)),
+                ErrorKind::DimOutOfRange,
+            ),
+        ];
+        for (case, got, expected) in cases {
+            assert_eq!(got, expected, "{case} on {device:?}");
+        }
+    }
+}
+
+/// burn's function under `catch_unwind`, the twin with the backstop off: both refuse or both
+/// answer the same values.
+fn differential<T, U: PartialEq + std::fmt::Debug>(
+    case: &str,
+    raw: impl FnOnce() -> T,
+    twin: impl FnOnce() -> Result<T, GuardError>,
+    values: impl Fn(T) -> U,
+) -> bool {
+    let raw = catch_unwind(AssertUnwindSafe(raw));
+    eprintln!(
+        "CASE {case}: raw {}",
+        if raw.is_ok() { "ok" } else { "PANICKED" }
+    );
+    let ours = twin();
+    match (raw, ours) {
+        (Err(_), Err(_)) => false,
+        (Ok(r), Ok(o)) => {
+            assert_eq!(values(r), values(o), "{case}: values differ");
+            true
+        }
+        (Err(_), Ok(_)) => panic!("{case}: burn panicked, the twin answered"),
+        (Ok(_), Err(err)) => panic!("{case}: burn answered, the twin refused: {err}"),
+    }
+}
+
+fn data<const D: usize>(t: Tensor<D>) -> TensorData {
+    t.into_data()
+}
+
+fn data3<const D: usize>((a, b, c): (Tensor<D>, Tensor<D>, Tensor<D>)) -> Vec<TensorData> {
+    vec![a.into_data(), b.into_data(), c.into_data()]
+}
+
+fn data2<const D: usize>((a, b): (Tensor<D>, Tensor<D>)) -> Vec<TensorData> {
+    vec![a.into_data(), b.into_data()]
+}
+
+/// Square, rectangular, batched and empty matrices through det, lu, qr, diag and trace; every
+/// norm over each dim of a tensor with an empty dimension (the extremum norms panic there);
+/// matvec, outer and cosine similarity over matching and mismatched shapes. Flex and NdArray
+/// run every case; wgpu the ones burn answers (a kernel fed an empty batch is not a
+/// front-end panic there).
+#[test]
+fn linalg_twins_equal_burn_or_refuse_where_it_panics() {
+    no_backstop();
+    for device in devices() {
+        let d = &device;
+        let cpu = device == Device::flex() || device == Device::ndarray();
+        let random3 = |dims: [usize; 3]| Tensor::<3>::random(dims, Distribution::Default, d);
+        let mut answered = 0;
+        let mut refused = 0;
+        let mut count = |ok: bool| if ok { answered += 1 } else { refused += 1 };
+        let matrices: &[[usize; 3]] = if cpu {
+            &[
+                [1, 3, 3],
+                [2, 4, 4],
+                [1, 5, 5],
+                [1, 3, 2],
+                [1, 2, 3],
+                [0, 2, 2],
+                [0, 4, 4],
+                [1, 0, 0],
+                [1, 0, 3],
+                [1, 3, 0],
+            ]
+        } else {
+            &[[1, 3, 3], [2, 4, 4], [1, 5, 5], [1, 3, 2], [1, 2, 3]]
+        };
+        for &dims in matrices {
+            let x = random3(dims);
+            let case = format!("{dims:?} on {device:?}");
+            count(differential(
+                &format!("det {case}"),
+                || burn_linalg::det::<3, 2, 1>(x.clone()),
+                || try_det::<3, 2, 1>(x.clone()),
+                |t| t.into_data(),
+            ));
+            count(differential(
+                &format!("lu {case}"),
+                || burn_linalg::lu::<3, 2>(x.clone()),
+                || try_lu::<3, 2>(x.clone()),
+                data3,
+            ));
+            count(differential(
+                &format!("qr {case}"),
+                || burn_linalg::qr(x.clone(), true),
+                || try_qr(x.clone(), true),
+                data2,
+            ));
+            count(differential(
+                &format!("diag {case}"),
+                || burn_linalg::diag::<3, 2, _>(x.clone()),
+                || try_diag::<3, 2, _>(x.clone()),
+                data,
+            ));
+            count(differential(
+                &format!("trace {case}"),
+                || burn_linalg::trace::<3, 2>(x.clone()),
+                || try_trace::<3, 2>(x.clone()),
+                data,
+            ));
+        }
+
+        let with_empty =
+            Tensor::<2>::random([3, if cpu { 0 } else { 2 }], Distribution::Default, d);
+        let full = Tensor::<2>::random([3, 4], Distribution::Default, d);
+        for x in [with_empty, full] {
+            for dim in [0isize, 1, -1, 2] {
+                let case = format!("{:?} dim {dim} on {device:?}", x.dims());
+                for norm in [
+                    Norm::L0,
+                    Norm::L1,
+                    Norm::L2,
+                    Norm::LInf,
+                    Norm::LNegInf,
+                    Norm::Lp(3.0),
+                ] {
+                    count(differential(
+                        &format!("vector_norm {norm:?} {case}"),
+                        || burn_linalg::vector_norm(x.clone(), norm, dim),
+                        || try_vector_norm(x.clone(), norm, dim),
+                        data,
+                    ));
+                }
+                count(differential(
+                    &format!("max_abs_norm {case}"),
+                    || burn_linalg::max_abs_norm(x.clone(), dim),
+                    || try_max_abs_norm(x.clone(), dim),
+                    data,
+                ));
+                count(differential(
+                    &format!("min_abs_norm_dims {case}"),
+                    || burn_linalg::min_abs_norm_dims(x.clone(), &[dim]),
+                    || try_min_abs_norm_dims(x.clone(), &[dim]),
+                    data,
+                ));
+                count(differential(
+                    &format!("l2_norm {case}"),
+                    || burn_linalg::l2_norm(x.clone(), dim),
+                    || try_l2_norm(x.clone(), dim),
+                    data,
+                ));
+                count(differential(
+                    &format!("lp_norm inf {case}"),
+                    || burn_linalg::lp_norm(x.clone(), f64::INFINITY, dim),
+                    || try_lp_norm(x.clone(), f64::INFINITY, dim),
+                    data,
+                ));
+            }
+        }
+
+        let m = Tensor::<3>::random([2, 3, 4], Distribution::Default, d);
+        for vector in [[2usize, 4], [1, 4], [2, 3], [3, 4]] {
+            let v = Tensor::<2>::random(vector, Distribution::Default, d);
+            count(differential(
+                &format!("matvec {vector:?} on {device:?}"),
+                || burn_linalg::matvec::<3, 2, _>(m.clone(), v.clone()),
+                || try_matvec::<3, 2, _>(m.clone(), v.clone()),
+                data,
+            ));
+        }
+        let a = Tensor::<2>::random([4, 2], Distribution::Default, d);
+        for (rhs, dim) in [
+            ([4usize, 3], 1isize),
+            ([1, 3], 1),
+            ([3, 3], 1),
+            ([4, 3], -1),
+            ([2, 2], 0),
+        ] {
+            let b = Tensor::<2>::random(rhs, Distribution::Default, d);
+            count(differential(
+                &format!("outer_dim {rhs:?} dim {dim} on {device:?}"),
+                || burn_linalg::outer_dim::<2, 3, _, _>(a.clone(), b.clone(), dim),
+                || try_outer_dim::<2, 3, _, _>(a.clone(), b.clone(), dim),
+                data,
+            ));
+            count(differential(
+                &format!("cosine_similarity {rhs:?} dim {dim} on {device:?}"),
+                || burn_linalg::cosine_similarity(a.clone(), b.clone(), dim, None),
+                || try_cosine_similarity(a.clone(), b.clone(), dim, None),
+                data,
+            ));
+        }
+        assert!(
+            answered > 50 && refused > 10,
+            "{answered} answered, {refused} refused on {device:?}"
+        );
+    }
+}
+
+/// svd in this build: its rules first, then `Unsupported` on every device; burn's own call
+/// panics ("Backend not supported") on each, which is what the capability says.
+#[test]
+fn svd_is_refused_as_a_capability_gap_where_burn_would_panic() {
+    no_backstop();
+    for device in devices() {
+        let m = Tensor::<2>::ones([3, 2], &device);
+        let raw = catch_unwind(AssertUnwindSafe(|| burn_linalg::svd::<2, 1>(m.clone(), 8)));
+        assert!(
+            raw.is_err(),
+            "burn's svd ran on {device:?}: the capability is stale"
+        );
+        let err = try_svd::<2, 1>(m, 8).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Unsupported, "{err}");
+    }
+}
