@@ -356,3 +356,32 @@ fn svd_is_refused_as_a_capability_gap_where_burn_would_panic() {
         assert_eq!(err.kind(), ErrorKind::Unsupported, "{err}");
     }
 }
+
+#[path = "common/example.rs"]
+mod example;
+
+/// The example: det of a plain matrix refused with the fix and computed once batched, qr
+/// reconstructs its input, svd refused with the fix for a tracked weight, then as a gap.
+#[test]
+fn the_linalg_example_refuses_with_the_fix_and_computes() {
+    let stdout = example::run_example("linalg", &[], "`cargo test --all-features`");
+    let stdout = String::from_utf8(stdout).unwrap();
+    for line in [
+        "det of a plain matrix refused: det: the input must have at least 3 dimensions",
+        "(add one with unsqueeze_dim(0))",
+        "det of the batched matrix: [10.0]",
+        "svd of a tracked weight refused: svd: svd has no backward",
+        "svd of the detached weight refused: svd: linalg svd is not implemented",
+        "inf-norm over an empty dim refused",
+    ] {
+        assert!(stdout.contains(line), "{line}: {stdout}");
+    }
+    let apart: f32 = stdout
+        .split("max |Q R - A| = ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(apart < 1e-5, "{stdout}");
+}

@@ -175,8 +175,8 @@ pub fn det(op: &'static str, dims: &[usize], dtype: DType, d1: usize, d2: usize)
     if dims.len() < 3 {
         return Err(Error::RankMismatch {
             op,
-            rule: "det needs a batch dimension: the input must have at least 3 dimensions \
-                   (add one with unsqueeze_dim(0))",
+            rule: "the input must have at least 3 dimensions: burn's det needs a batch \
+                   dimension (add one with unsqueeze_dim(0))",
             expected: 3,
             got: dims.len(),
             shape: dims.to_vec(),
