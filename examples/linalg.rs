@@ -9,7 +9,7 @@
 //!    twin says so and names the fix, then runs on the batched matrix.
 //! 2. `qr` of a 4 × 3 matrix, and how far `Q · R` is from it.
 //! 3. `svd` of a layer's weight that requires grad: refused with the fix (`detach`); the
-//!    detached weight is then refused as a capability gap of this build.
+//!    detached weight's singular values.
 //! 4. The largest magnitude over an empty dimension: refused (Flex and NdArray panic).
 
 use burn::nn::{Linear, LinearConfig};
@@ -58,7 +58,10 @@ fn main() -> Result<(), burn_guard::GuardError> {
     }
     let detached = Tensor::<2>::from_data(weight.to_data(), &device);
     match try_svd::<2, 1>(detached, 16) {
-        Ok(_) => println!("svd of the detached weight: computed"),
+        Ok((_, s, _)) => println!(
+            "svd of the detached weight: singular values {:?}",
+            s.into_data().try_to_vec::<f32>().unwrap_or_default()
+        ),
         Err(err) => println!("svd of the detached weight refused: {err}"),
     }
 

@@ -4,10 +4,11 @@
 //! burn's function under the backstop.
 //!
 //! Feature `linalg` (default). It adds no crate to the build: burn-nn already depends on
-//! burn-linalg, with its `std` feature only. burn-linalg's backend features are not enabled, so
-//! its one backend extension, `svd`, has no backend here: [`try_svd`] checks its arguments and
-//! then returns [`GuardError::Unsupported`] on every device. Every other function composes
-//! burn tensor ops and runs on every backend.
+//! burn-linalg; this crate turns on burn-linalg's `flex` and `ndarray` features with its own
+//! (a rebuild of burn-linalg, burn-nn and burn only). Every function but `svd` composes burn
+//! tensor ops and runs on every backend; `svd`, burn-linalg's one backend extension, runs on
+//! Flex and NdArray ([`svd_support`]), is refused elsewhere by [`try_svd`], and falls back to a
+//! capable device under a policy with [`try_svd_with`].
 //!
 //! ```
 //! use burn::tensor::{Device, Tensor};
@@ -29,14 +30,18 @@ use burn::tensor::kind::{Basic, Numeric, Ordered};
 use burn::tensor::{AsIndex, ElementConversion, Tensor};
 pub use burn_linalg::Norm;
 
-use crate::capability::stack_of;
+use std::time::Instant;
+
+use crate::capability::{Layer, Support, stack_of};
 use crate::check::linalg as rules;
 use crate::check::support::{Effect, Gap};
 #[cfg(doc)]
 use crate::error::GuardError;
-use crate::error::{GuardError as Error, Result, Unsupported};
+use crate::error::Result;
 use crate::panic::catch;
+use crate::policy::{Moved, Op, Outcome, Route, Target};
 use crate::tensor::same_devices;
+use crate::transfer::move_any;
 
 /// Fallible twin of [`burn_linalg::det`]: burn-linalg's check (rank ≥ 3, `D1 = D - 1`,
 /// `D2 = D - 2`, square, not quantized, [`check::linalg::det`](crate::check::linalg::det)),
@@ -147,49 +152,169 @@ pub fn try_qr<const D: usize>(tensor: Tensor<D>, reduced: bool) -> Result<(Tenso
     catch(OP, || burn_linalg::qr::<D>(tensor, reduced))
 }
 
-/// Twin of [`burn_linalg::svd`]: its rules (a matrix input, `D1 = D - 1`, at least one
-/// sweep, no grad: [`check::linalg::svd`](crate::check::linalg::svd)), then, in this build,
-/// [`GuardError::Unsupported`]: svd is burn-linalg's one backend extension, and its backend
-/// features are not enabled here, so burn's call would panic (`Backend not supported for
-/// custom op`) on every device.
+/// Whether the backend stack of `device` computes burn-linalg's `svd`: Flex and NdArray do
+/// (burn-linalg's host pipeline; this crate turns on burn-linalg's `flex` and `ndarray`
+/// features with its own); an autodiff stack does not (burn-linalg's `LinalgOps` lists no
+/// `Autodiff`, so any tensor of an autodiff device panics, detached or not); CubeCL, remote
+/// and unknown stacks do not in this build (burn-linalg's `wgpu` feature needs burn's
+/// `fusion`, which would rebuild the stack and change the remote backend).
+///
+/// ```
+/// use burn::tensor::Device;
+/// use burn_guard::capability::Support;
+/// use burn_guard::linalg::svd_support;
+///
+/// assert_eq!(svd_support(&Device::flex()), Support::Native);
+/// assert!(matches!(svd_support(&Device::flex().autodiff()), Support::Gap(_)));
+/// ```
+pub fn svd_support(device: &burn::tensor::Device) -> Support {
+    let stack = stack_of(device);
+    if stack.autodiff_depth() > 0 {
+        return Support::Gap(Gap::new(
+            Effect::Unimplemented,
+            "burn-linalg's svd has no autodiff implementation: any tensor of an autodiff \
+             device panics, detached or not (move it to the inner device first)",
+        ));
+    }
+    match stack.base() {
+        Some(Layer::Flex | Layer::NdArray) => Support::Native,
+        _ => Support::Gap(Gap::new(
+            Effect::Unimplemented,
+            "burn-linalg's svd is a backend extension; this build enables it for Flex and \
+             NdArray only (its CubeCL arm needs burn's fusion feature)",
+        )),
+    }
+}
+
+/// Fallible twin of [`burn_linalg::svd`]: its rules (a matrix input, `D1 = D - 1`, at least
+/// one sweep, no grad: [`check::linalg::svd`](crate::check::linalg::svd)), then the backend's
+/// capability ([`svd_support`]): where burn would panic "Backend not supported" (wgpu, remote,
+/// an autodiff device), [`GuardError::Unsupported`]. [`try_svd_with`] falls back instead.
 ///
 /// # Errors
 ///
-/// What [`check::linalg::svd`](crate::check::linalg::svd) returns; then
-/// [`GuardError::Unsupported`].
+/// What [`check::linalg::svd`](crate::check::linalg::svd) returns;
+/// [`GuardError::Unsupported`]; a non-convergence (NaN or ±inf input) as
+/// [`GuardError::BackendPanic`].
 ///
 /// ```
 /// use burn::tensor::{Device, Tensor};
 /// use burn_guard::linalg::try_svd;
 /// use burn_guard::prelude::*;
 ///
-/// let m = Tensor::<2>::ones([3, 2], &Device::flex());
-/// assert_eq!(try_svd::<2, 1>(m.clone(), 0).unwrap_err().kind(), ErrorKind::OutOfRange);
-/// assert_eq!(try_svd::<2, 1>(m, 8).unwrap_err().kind(), ErrorKind::Unsupported);
+/// let m = Tensor::<2>::from_floats([[3.0, 0.0], [0.0, 2.0], [0.0, 0.0]], &Device::flex());
+/// let (_u, s, _vt) = try_svd::<2, 1>(m.clone(), 16)?;
+/// assert_eq!(s.into_data().to_vec::<f32>().unwrap(), [3.0, 2.0]);
+/// assert_eq!(try_svd::<2, 1>(m, 0).unwrap_err().kind(), ErrorKind::OutOfRange);
+/// # Ok::<(), GuardError>(())
 /// ```
 pub fn try_svd<const D: usize, const D1: usize>(
     tensor: Tensor<D>,
     sweeps: usize,
 ) -> Result<(Tensor<D>, Tensor<D1>, Tensor<D>)> {
+    try_svd_with(tensor, sweeps, crate::policy::Policy::shared_strict())
+}
+
+/// [`try_svd`] under `policy`: on a device without svd (wgpu, remote), when the policy allows
+/// [`Op::Svd`](crate::policy::Op), the input moves to the policy's first device that has
+/// it (Flex, say), the factors are computed there and moved back, counted in the policy's
+/// statistics with the bytes moved.
+///
+/// # Errors
+///
+/// As [`try_svd`]; [`GuardError::Unsupported`] naming every fallback's gap when none can.
+///
+/// ```
+/// use burn::tensor::{Device, Tensor};
+/// use burn_guard::linalg::try_svd_with;
+/// use burn_guard::policy::{Op, Policy};
+///
+/// let policy = Policy::fallback_to([Device::flex()]);
+/// let m = Tensor::<2>::ones([3, 2], &Device::flex());
+/// let (u, s, vt) = try_svd_with::<2, 1>(m, 16, &policy)?;
+/// assert_eq!((u.dims(), s.dims(), vt.dims()), ([3, 2], [2], [2, 2]));
+/// assert_eq!(policy.stats_of(Op::Svd).native, 1);
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+pub fn try_svd_with<const D: usize, const D1: usize>(
+    tensor: Tensor<D>,
+    sweeps: usize,
+    policy: &crate::policy::Policy,
+) -> Result<(Tensor<D>, Tensor<D1>, Tensor<D>)> {
     const OP: &str = "svd";
-    rules::svd(
-        OP,
-        &tensor.dims(),
-        tensor.dtype(),
-        D1,
-        sweeps,
-        tensor.is_require_grad(),
-    )?;
-    Err(Error::Unsupported(Unsupported::new(
-        OP,
-        stack_of(&tensor.device()).label(),
-        "linalg svd",
-        Gap::new(
-            Effect::Unimplemented,
-            "burn-linalg's svd is a backend extension, and this build enables none of its \
-             backend features (burn-linalg comes in through burn-nn, with `std` only)",
+    const ROUTED: Op = Op::Svd;
+    policy.checked(
+        ROUTED,
+        rules::svd(
+            OP,
+            &tensor.dims(),
+            tensor.dtype(),
+            D1,
+            sweeps,
+            tensor.is_require_grad(),
         ),
-    )))
+    )?;
+    let home = tensor.device();
+    let home_label = || stack_of(&home).label().to_owned();
+    let targets = policy.devices().iter().map(|device| Target {
+        support: svd_support(device),
+        label: stack_of(device).label().to_owned(),
+        place: device.clone(),
+    });
+    let capability = || "linalg svd".to_owned();
+    match policy.route(
+        ROUTED,
+        &home_label,
+        &capability,
+        svd_support(&home),
+        targets,
+    ) {
+        Route::Home => {
+            let factors = catch(OP, || burn_linalg::svd::<D, D1>(tensor, sweeps));
+            policy.recorded(ROUTED, factors, |_| Outcome::Native)
+        }
+        Route::Fallback(target) => {
+            let factors = svd_on::<D, D1>(tensor, sweeps, &target.place, &home);
+            let from = home_label();
+            policy
+                .recorded(ROUTED, factors, |(_, moved)| {
+                    moved.fallback(&from, &target.label)
+                })
+                .map(|(factors, _)| factors)
+        }
+        Route::Refused(why) => {
+            policy.record(ROUTED, Outcome::Error);
+            Err(why)
+        }
+    }
+}
+
+/// The factors of `tensor`'s svd computed on `device` and moved back `home`, with what moved.
+#[allow(clippy::type_complexity)]
+fn svd_on<const D: usize, const D1: usize>(
+    tensor: Tensor<D>,
+    sweeps: usize,
+    device: &burn::tensor::Device,
+    home: &burn::tensor::Device,
+) -> Result<((Tensor<D>, Tensor<D1>, Tensor<D>), Moved)> {
+    const OP: &str = "svd";
+    let start = Instant::now();
+    let (moved, bytes_out) = move_any(OP, tensor, device)?;
+    let mut elapsed = start.elapsed();
+    let (u, s, vt) = catch(OP, || burn_linalg::svd::<D, D1>(moved, sweeps))?;
+    let start = Instant::now();
+    let (u, u_bytes) = move_any(OP, u, home)?;
+    let (s, s_bytes) = move_any(OP, s, home)?;
+    let (vt, vt_bytes) = move_any(OP, vt, home)?;
+    elapsed += start.elapsed();
+    Ok((
+        (u, s, vt),
+        Moved {
+            bytes_out,
+            bytes_back: u_bytes + s_bytes + vt_bytes,
+            elapsed,
+        },
+    ))
 }
 
 /// Fallible twin of [`burn_linalg::matvec`]: the matrix of rank ≥ 2, the vector one rank

@@ -340,21 +340,50 @@ fn linalg_twins_equal_burn_or_refuse_where_it_panics() {
     }
 }
 
-/// svd in this build: its rules first, then `Unsupported` on every device; burn's own call
-/// panics ("Backend not supported") on each, which is what the capability says.
+/// svd: equal to burn's on Flex and NdArray; on wgpu, where burn's panics ("Backend not
+/// supported"), refused under the strict policy and computed on Flex under a fallback policy,
+/// the factors moved back and counted; a tensor that requires grad refused with the fix.
 #[test]
-fn svd_is_refused_as_a_capability_gap_where_burn_would_panic() {
+fn svd_runs_where_burn_has_it_and_falls_back_where_it_panics() {
+    use burn_guard::policy::{Op, Policy};
+
     no_backstop();
+    let values = [[3.0, 1.0], [1.0, 3.0], [0.0, 2.0]];
     for device in devices() {
-        let m = Tensor::<2>::ones([3, 2], &device);
-        let raw = catch_unwind(AssertUnwindSafe(|| burn_linalg::svd::<2, 1>(m.clone(), 8)));
-        assert!(
-            raw.is_err(),
-            "burn's svd ran on {device:?}: the capability is stale"
-        );
-        let err = try_svd::<2, 1>(m, 8).unwrap_err();
-        assert_eq!(err.kind(), ErrorKind::Unsupported, "{err}");
+        let m = Tensor::<2>::from_floats(values, &device);
+        let raw = catch_unwind(AssertUnwindSafe(|| burn_linalg::svd::<2, 1>(m.clone(), 16)));
+        let native = svd_support(&device) == burn_guard::capability::Support::Native;
+        assert_eq!(raw.is_ok(), native, "svd_support is stale on {device:?}");
+        let ours = try_svd::<2, 1>(m.clone(), 16);
+        match raw {
+            Ok((u, s, vt)) => {
+                let (ou, os, ovt) = ours.unwrap();
+                assert_eq!(u.into_data(), ou.into_data());
+                assert_eq!(s.into_data(), os.into_data());
+                assert_eq!(vt.into_data(), ovt.into_data());
+            }
+            Err(_) => {
+                assert_eq!(ours.unwrap_err().kind(), ErrorKind::Unsupported);
+                let policy = Policy::fallback_to([Device::flex()]);
+                let (u, s, vt) = try_svd_with::<2, 1>(m, 16, &policy).unwrap();
+                assert_eq!(u.device(), device);
+                let flex = Tensor::<2>::from_floats(values, &Device::flex());
+                let (_, expected, _) = burn_linalg::svd::<2, 1>(flex, 16);
+                assert_eq!(s.into_data(), expected.into_data());
+                assert_eq!(vt.dims(), [2, 2]);
+                let stats = policy.stats_of(Op::Svd);
+                assert_eq!(
+                    (stats.fallbacks, stats.bytes_to_fallback),
+                    (1, 24),
+                    "{stats:?}"
+                );
+            }
+        }
     }
+    let tracked = Tensor::<2>::from_floats(values, &Device::flex().autodiff()).require_grad();
+    let err = try_svd::<2, 1>(tracked, 16).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidArgument);
+    assert!(err.to_string().contains(".detach()"), "{err}");
 }
 
 #[path = "common/example.rs"]
@@ -371,7 +400,7 @@ fn the_linalg_example_refuses_with_the_fix_and_computes() {
         "(add one with unsqueeze_dim(0))",
         "det of the batched matrix: [10.0]",
         "svd of a tracked weight refused: svd: svd has no backward",
-        "svd of the detached weight refused: svd: linalg svd is not implemented",
+        "svd of the detached weight: singular values [",
         "inf-norm over an empty dim refused",
     ] {
         assert!(stdout.contains(line), "{line}: {stdout}");

@@ -8,7 +8,7 @@ use std::fmt;
 /// ```
 /// use burn_guard::policy::Op;
 /// assert_eq!(Op::QuantizeDynamic.name(), "quantize_dynamic");
-/// assert_eq!(Op::ALL.len(), 6);
+/// assert_eq!(Op::ALL.len(), 7);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[non_exhaustive]
@@ -30,17 +30,21 @@ pub enum Op {
     /// ([`Policy::place`](crate::policy::Policy::place),
     /// [`TryOversize`](crate::tensor::TryOversize)); the result stays there.
     Oversize,
+    /// A singular value decomposition ([`try_svd_with`](crate::linalg::try_svd_with)) on a
+    /// device whose backend has no svd: the input moves to the fallback, the factors back.
+    Svd,
 }
 
 impl Op {
     /// Every operation, in declaration order.
-    pub const ALL: [Op; 6] = [
+    pub const ALL: [Op; 7] = [
         Op::QuantizeDynamic,
         Op::QMatmul,
         Op::QuantizedLinear,
         Op::QuantizeWeights,
         Op::QuantizedModel,
         Op::Oversize,
+        Op::Svd,
     ];
 
     /// burn's name for the operation (ours for the layer forward).
@@ -52,6 +56,7 @@ impl Op {
             Op::QuantizeWeights => "quantize_weights",
             Op::QuantizedModel => "quantized_model",
             Op::Oversize => "oversize",
+            Op::Svd => "svd",
         }
     }
 
