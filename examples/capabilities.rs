@@ -6,7 +6,9 @@
 //! cargo run --release --example capabilities -- --json # an array of records
 //! ```
 //!
-//! Each backend's quirks follow: what it panics on although burn checks nothing (a negative
+//! Then the backend extensions (with feature `linalg`: burn-linalg's `svd`, native on Flex
+//! and NdArray, a fallback to Flex elsewhere; in `--json`, records with neither a `scheme` nor
+//! a `case`). Each backend's quirks follow: what it panics on although burn checks nothing (a negative
 //! integer exponent, a grid sampling mode), which the twins refuse before dispatch (in
 //! `--json`, records with a `case` and no `scheme`). Then each backend's device limits: the
 //! largest single buffer, the alignment and the capacity, where the device states them (in
@@ -116,6 +118,29 @@ fn records(
             });
         }
     }
+    // The backend extensions the twins know: burn-linalg's svd.
+    #[cfg(feature = "linalg")]
+    {
+        let (support, effect, reason) = match burn_guard::linalg::svd_support_of(stack) {
+            Support::Native => ("native", None, None),
+            Support::Gap(gap) => (
+                "fallback",
+                Some(gap.effect.to_string()),
+                Some(format!("{}; Flex can (try_svd_with)", gap.reason)),
+            ),
+        };
+        out.push(Record {
+            backend,
+            device: device.clone(),
+            op: "svd",
+            scheme: None,
+            case: None,
+            support,
+            effect,
+            reason,
+            limits,
+        });
+    }
     // The backend's quirks: refused by the twins before dispatch.
     for quirk in quirk_gaps(&quirks_of_stack(stack)) {
         out.push(Record {
@@ -200,6 +225,25 @@ fn main() {
             "{:<13} {:<26} {:<12} {:<22} {}",
             record.backend,
             record.scheme.as_deref().unwrap_or(""),
+            record.support,
+            record.effect.as_deref().unwrap_or(""),
+            record.reason.as_deref().unwrap_or("")
+        );
+    }
+
+    println!();
+    println!(
+        "{:<13} {:<15} {:<12} {:<22} reason",
+        "backend", "extension op", "support", "effect"
+    );
+    for record in all
+        .iter()
+        .filter(|r| r.scheme.is_none() && r.case.is_none())
+    {
+        println!(
+            "{:<13} {:<15} {:<12} {:<22} {}",
+            record.backend,
+            record.op,
             record.support,
             record.effect.as_deref().unwrap_or(""),
             record.reason.as_deref().unwrap_or("")

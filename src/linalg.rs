@@ -32,7 +32,7 @@ pub use burn_linalg::Norm;
 
 use std::time::Instant;
 
-use crate::capability::{Layer, Support, stack_of};
+use crate::capability::{BackendStack, Layer, Support, stack_of};
 use crate::check::linalg as rules;
 use crate::check::support::{Effect, Gap};
 #[cfg(doc)]
@@ -168,7 +168,19 @@ pub fn try_qr<const D: usize>(tensor: Tensor<D>, reduced: bool) -> Result<(Tenso
 /// assert!(matches!(svd_support(&Device::flex().autodiff()), Support::Gap(_)));
 /// ```
 pub fn svd_support(device: &burn::tensor::Device) -> Support {
-    let stack = stack_of(device);
+    svd_support_of(stack_of(device))
+}
+
+/// [`svd_support`] for a backend stack (`capabilities`' report asks it for each backend).
+///
+/// ```
+/// use burn_guard::capability::{BackendStack, Support};
+/// use burn_guard::linalg::svd_support_of;
+///
+/// assert_eq!(svd_support_of(&BackendStack::parse("ndarray")), Support::Native);
+/// assert!(!svd_support_of(&BackendStack::parse("fusion<cubecl<wgpu<wgsl>>>")).is_native());
+/// ```
+pub fn svd_support_of(stack: &BackendStack) -> Support {
     if stack.autodiff_depth() > 0 {
         return Support::Gap(Gap::new(
             Effect::Unimplemented,
@@ -181,7 +193,8 @@ pub fn svd_support(device: &burn::tensor::Device) -> Support {
         _ => Support::Gap(Gap::new(
             Effect::Unimplemented,
             "burn-linalg's svd is a backend extension; this build enables it for Flex and \
-             NdArray only (its CubeCL arm needs burn's fusion feature)",
+             NdArray only (its CubeCL arm needs burn's fusion feature, its router arm \
+             burn-linalg's remote feature)",
         )),
     }
 }

@@ -414,3 +414,22 @@ fn the_linalg_example_refuses_with_the_fix_and_computes() {
         .unwrap();
     assert!(apart < 1e-5, "{stdout}");
 }
+
+/// `capabilities --json` lists svd per backend: native on Flex and NdArray, a fallback on
+/// wgpu (when there is an adapter), as `svd_support` answers.
+#[test]
+fn the_capability_report_lists_svd_per_backend() {
+    let stdout = example::run_example("capabilities", &["--json"], "`cargo test --all-features`");
+    let records: Vec<serde_json::Value> = serde_json::from_slice(&stdout).unwrap();
+    let svd = |backend: &str| {
+        records
+            .iter()
+            .find(|r| r["op"] == "svd" && r["backend"] == backend)
+            .map(|r| r["support"].as_str().unwrap_or("").to_owned())
+    };
+    assert_eq!(svd("flex").as_deref(), Some("native"));
+    assert_eq!(svd("ndarray").as_deref(), Some("native"));
+    if common::wgpu_device().is_some() {
+        assert_eq!(svd("wgpu").as_deref(), Some("fallback"));
+    }
+}
