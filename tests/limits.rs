@@ -607,7 +607,7 @@ fn a_device_budget_refuses_what_would_pass_it() {
     if common::wgpu_device().is_none() {
         return;
     }
-    let stdout = child_succeeds("budget_child", "budget");
+    let stdout = common::child_succeeds(CHILD, "budget_child", "budget");
     assert!(stdout.contains("budget refused: OutOfMemory"), "{stdout}");
     println!(
         "{}",
@@ -682,7 +682,7 @@ fn raw_kernel_failures_on_wgpu_do_not_poison_the_device() {
     if common::wgpu_device().is_none() {
         return;
     }
-    let stdout = child_succeeds("health_child", "health");
+    let stdout = common::child_succeeds(CHILD, "health_child", "health");
     for case in ["round", "not_equal_elem", "over the buffer", "persistent"] {
         assert!(
             stdout.contains(&format!("{case}: healthy")),
@@ -755,22 +755,4 @@ fn health_child() {
             }
         );
     }
-}
-
-/// Runs the ignored test `name` of this binary in a child process with `CHILD=mode`, asserts it
-/// succeeded, and returns what it printed.
-fn child_succeeds(name: &str, mode: &str) -> String {
-    let exe = std::env::current_exe().unwrap();
-    let out = std::process::Command::new(exe)
-        .args([name, "--exact", "--ignored", "--nocapture"])
-        .env(CHILD, mode)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "{stdout} {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
 }

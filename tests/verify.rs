@@ -214,25 +214,6 @@ fn the_sentinel_example_catches_and_routes_the_wrong_device() {
 
 const CHILD: &str = "BURN_GUARD_VERIFY_CHILD";
 
-/// Runs the ignored test `name` of this binary in a child process with `CHILD=mode` (these
-/// tests set the process's logger or mark a device for the whole process), asserts it
-/// succeeded, and returns what it printed.
-fn child_succeeds(name: &str, mode: &str) -> String {
-    let exe = std::env::current_exe().unwrap();
-    let out = std::process::Command::new(exe)
-        .args([name, "--exact", "--ignored", "--nocapture"])
-        .env(CHILD, mode)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "{stdout} {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
-}
-
 /// A real failure burn only logs, on lavapipe: a parameter drawn in burn's persistent pool
 /// (as burn-nn's initializers draw them) over the binding limit, then the sum of its first
 /// eight ones. Raw burn reads back `0.0` with a warning; with the taint logger the guarded
@@ -242,7 +223,7 @@ fn a_task_failure_burn_only_logs_taints_the_device() {
     if common::wgpu_device().is_none() {
         return;
     }
-    let stdout = child_succeeds("taint_child", "taint");
+    let stdout = common::child_succeeds(CHILD, "taint_child", "taint");
     assert!(stdout.contains("raw: [0.0]"), "{stdout}");
     assert!(stdout.contains("guarded: refused"), "{stdout}");
 }
@@ -305,7 +286,7 @@ fn taint_child() {
 /// twins refuse it, the policy routes around it, until `reinstate`.
 #[test]
 fn a_divergence_can_quarantine_the_device_for_the_process() {
-    let stdout = child_succeeds("quarantine_child", "quarantine");
+    let stdout = common::child_succeeds(CHILD, "quarantine_child", "quarantine");
     assert!(stdout.contains("quarantined: refused"), "{stdout}");
 }
 

@@ -125,3 +125,23 @@ pub fn float_tensor<const D: usize>(dims: [usize; D], device: &Device) -> burn::
     let values: Vec<f32> = (0..n).map(|i| ((i * 7 % 13) as f32) - 6.0).collect();
     burn::tensor::Tensor::<1>::from_floats(values.as_slice(), device).reshape(dims)
 }
+
+/// Runs the ignored test `name` of the current test binary in a child process with the
+/// environment variable `var` set to `mode` (for tests that set something process-wide: the
+/// logger, a device's health, a memory budget), asserts it succeeded, and returns what it
+/// printed.
+pub fn child_succeeds(var: &str, name: &str, mode: &str) -> String {
+    let exe = std::env::current_exe().unwrap();
+    let out = std::process::Command::new(exe)
+        .args([name, "--exact", "--ignored", "--nocapture"])
+        .env(var, mode)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{stdout} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
