@@ -126,3 +126,27 @@ pub fn agree(op: &'static str, device: &str, reference: &str, agreement: &Agreem
         max_rel: agreement.max_rel,
     })
 }
+
+/// A sampling period for shadow checks: one request in `every`, so at least 1.
+///
+/// # Errors
+///
+/// [`GuardError::OutOfRange`] for 0.
+///
+/// ```
+/// use burn_guard::check::verify::sampling;
+/// assert!(sampling("shadow", 1000).is_ok());
+/// assert!(sampling("shadow", 0).is_err());
+/// ```
+pub fn sampling(op: &'static str, every: u64) -> Result<()> {
+    if every == 0 {
+        return Err(GuardError::OutOfRange {
+            op,
+            rule: "a shadow check samples one request in every, at least 1",
+            name: "every",
+            value: every.into(),
+            limit: crate::error::Limit::AtLeast(1u64.into()),
+        });
+    }
+    Ok(())
+}

@@ -8,7 +8,7 @@ use burn::tensor::{Device, Tensor};
 use serde::Serialize;
 
 use super::{Agreement, Tolerance, compare_once, device_name, model_device, values};
-use crate::check::verify::{agree, compare};
+use crate::check::verify::{agree, compare, sampling};
 use crate::error::{GuardError, Result};
 use crate::nn::anomaly::traced;
 use crate::panic::catch;
@@ -105,15 +105,7 @@ impl<M: Module> Shadowed<M> {
     /// [`GuardError::OutOfRange`] for `every` of 0; moving the copy failing, as
     /// [`GuardError::BackendPanic`].
     pub fn new(model: M, reference: &Device, every: u64, tolerance: Tolerance) -> Result<Self> {
-        if every == 0 {
-            return Err(GuardError::OutOfRange {
-                op: "shadow",
-                rule: "a shadow check samples one request in every, at least 1",
-                name: "every",
-                value: every.into(),
-                limit: crate::error::Limit::AtLeast(1u64.into()),
-            });
-        }
+        sampling("shadow", every)?;
         let copy = catch("shadow", || model.clone().to_device(reference))?;
         Self::with_reference(model, copy, every, tolerance)
     }
@@ -131,15 +123,7 @@ impl<M: Module> Shadowed<M> {
         every: u64,
         tolerance: Tolerance,
     ) -> Result<Self> {
-        if every == 0 {
-            return Err(GuardError::OutOfRange {
-                op: "shadow",
-                rule: "a shadow check samples one request in every, at least 1",
-                name: "every",
-                value: every.into(),
-                limit: crate::error::Limit::AtLeast(1u64.into()),
-            });
-        }
+        sampling("shadow", every)?;
         let reference_device = model_device(&reference).ok_or(GuardError::Unreadable {
             op: "shadow",
             what: "the reference model's device (it has no parameters)",
