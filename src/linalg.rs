@@ -455,6 +455,12 @@ fn is_extremum(p: f64) -> bool {
     p.is_infinite()
 }
 
+/// The one dim a single-dim norm reduces, resolved ([`check::linalg::norm_dims`](crate::check::linalg::norm_dims)).
+fn one_dim(op: &'static str, dims: &[usize], dim: isize, extremum: bool) -> Result<usize> {
+    let resolved = rules::norm_dims(op, dims, &[dim], extremum)?;
+    Ok(resolved.first().copied().unwrap_or(0))
+}
+
 fn indices<I: AsIndex>(dims: &[I]) -> Vec<isize> {
     dims.iter().map(|d| d.as_index()).collect()
 }
@@ -482,13 +488,12 @@ pub fn try_vector_norm<const D: usize>(
 ) -> Result<Tensor<D>> {
     const OP: &str = "vector_norm";
     let norm = norm.into();
-    let dims = rules::norm_dims(
+    let dim = one_dim(
         OP,
         &x.dims(),
-        &[dim.as_index()],
+        dim.as_index(),
         is_extremum(norm.to_exponent()),
     )?;
-    let dim = dims.first().copied().unwrap_or(0);
     catch(OP, || burn_linalg::vector_norm::<D>(x, norm, dim))
 }
 
@@ -538,13 +543,12 @@ pub fn try_vector_normalize<const D: usize, E: ElementConversion>(
 ) -> Result<Tensor<D>> {
     const OP: &str = "vector_normalize";
     let norm = norm.into();
-    let dims = rules::norm_dims(
+    let dim = one_dim(
         OP,
         &x.dims(),
-        &[dim.as_index()],
+        dim.as_index(),
         is_extremum(norm.to_exponent()),
     )?;
-    let dim = dims.first().copied().unwrap_or(0);
     catch(OP, || {
         burn_linalg::vector_normalize::<D, E>(x, norm, dim, eps)
     })
@@ -557,8 +561,7 @@ pub fn try_vector_normalize<const D: usize, E: ElementConversion>(
 /// [`GuardError::DimOutOfRange`], [`GuardError::Empty`].
 pub fn try_lp_norm<const D: usize>(x: Tensor<D>, p: f64, dim: impl AsIndex) -> Result<Tensor<D>> {
     const OP: &str = "lp_norm";
-    let dims = rules::norm_dims(OP, &x.dims(), &[dim.as_index()], is_extremum(p))?;
-    let dim = dims.first().copied().unwrap_or(0);
+    let dim = one_dim(OP, &x.dims(), dim.as_index(), is_extremum(p))?;
     catch(OP, || burn_linalg::lp_norm::<D>(x, p, dim))
 }
 
@@ -593,8 +596,7 @@ macro_rules! fixed_norms {
             dim: impl AsIndex,
         ) -> Result<Tensor<D, K>> {
             const OP: &str = $op;
-            let dims = rules::norm_dims(OP, &x.dims(), &[dim.as_index()], $extremum)?;
-            let dim = dims.first().copied().unwrap_or(0);
+            let dim = one_dim(OP, &x.dims(), dim.as_index(), $extremum)?;
             catch(OP, || burn_linalg::$burn::<D, K>(x, dim))
         }
 
@@ -634,8 +636,7 @@ fixed_norms! {
 /// [`GuardError::DimOutOfRange`].
 pub fn try_l2_norm<const D: usize>(x: Tensor<D>, dim: impl AsIndex) -> Result<Tensor<D>> {
     const OP: &str = "l2_norm";
-    let dims = rules::norm_dims(OP, &x.dims(), &[dim.as_index()], false)?;
-    let dim = dims.first().copied().unwrap_or(0);
+    let dim = one_dim(OP, &x.dims(), dim.as_index(), false)?;
     catch(OP, || burn_linalg::l2_norm::<D>(x, dim))
 }
 
