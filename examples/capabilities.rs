@@ -7,8 +7,9 @@
 //! ```
 //!
 //! Then the backend extensions (with feature `linalg`: burn-linalg's `svd`, native on Flex
-//! and NdArray, a fallback to Flex elsewhere; in `--json`, records with neither a `scheme` nor
-//! a `case`). Each backend's quirks follow: what it panics on although burn checks nothing (a negative
+//! and NdArray, a fallback to Flex elsewhere; with feature `signal`: burn-signal's `fft`,
+//! native on Flex, a fallback to Flex elsewhere; in `--json`, records with neither a `scheme`
+//! nor a `case`). Each backend's quirks follow: what it panics on although burn checks nothing (a negative
 //! integer exponent, a grid sampling mode), which the twins refuse before dispatch (in
 //! `--json`, records with a `case` and no `scheme`). Then each backend's device limits: the
 //! largest single buffer, the alignment and the capacity, where the device states them (in
@@ -133,6 +134,32 @@ fn records(
             backend,
             device: device.clone(),
             op: "svd",
+            scheme: None,
+            case: None,
+            support,
+            effect,
+            reason,
+            limits,
+        });
+    }
+    // burn-signal's FFT (rfft, irfft, and cfft, stft, istft through them).
+    #[cfg(feature = "signal")]
+    {
+        let (support, effect, reason) = match burn_guard::signal::fft_support_of(stack) {
+            Support::Native => ("native", None, None),
+            Support::Gap(gap) => (
+                "fallback",
+                Some(gap.effect.to_string()),
+                Some(format!(
+                    "{}; Flex can (try_rfft_with, try_stft_with, ...)",
+                    gap.reason
+                )),
+            ),
+        };
+        out.push(Record {
+            backend,
+            device: device.clone(),
+            op: "fft",
             scheme: None,
             case: None,
             support,

@@ -692,6 +692,14 @@ pub enum Limit {
     Between(ScalarValue, ScalarValue),
     /// `value != 0`.
     NonZero,
+    /// A power of two; `below` and `above` are the nearest to the value (`below` is 0 when
+    /// the value is below 1).
+    PowerOfTwo {
+        /// The largest power of two below the value.
+        below: u64,
+        /// The smallest power of two above the value.
+        above: u64,
+    },
 }
 
 impl fmt::Display for Limit {
@@ -704,6 +712,10 @@ impl fmt::Display for Limit {
             Self::Exactly(x) => write!(f, "exactly {x}"),
             Self::Between(low, high) => write!(f, "in [{low}, {high}]"),
             Self::NonZero => write!(f, "non-zero"),
+            Self::PowerOfTwo { below: 0, above } => write!(f, "a power of two, such as {above}"),
+            Self::PowerOfTwo { below, above } => {
+                write!(f, "a power of two, such as {below} or {above}")
+            }
         }
     }
 }

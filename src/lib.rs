@@ -91,6 +91,8 @@ pub mod optim;
 pub mod panic;
 pub mod policy;
 pub mod prelude;
+#[cfg(feature = "signal")]
+pub mod signal;
 pub mod store;
 pub mod tensor;
 mod transfer;

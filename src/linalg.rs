@@ -30,8 +30,6 @@ use burn::tensor::kind::{Basic, Numeric, Ordered};
 use burn::tensor::{AsIndex, ElementConversion, Tensor};
 pub use burn_linalg::Norm;
 
-use std::time::Instant;
-
 use crate::capability::{BackendStack, Layer, Support, stack_of};
 use crate::check::linalg as rules;
 use crate::check::support::{Effect, Gap};
@@ -41,7 +39,7 @@ use crate::error::Result;
 use crate::panic::catch;
 use crate::policy::{Moved, Op, Outcome, Route, Target};
 use crate::tensor::same_devices;
-use crate::transfer::move_any;
+use crate::transfer::Trip;
 
 /// Fallible twin of [`burn_linalg::det`]: burn-linalg's check (rank ≥ 3, `D1 = D - 1`,
 /// `D2 = D - 2`, square, not quantized, [`check::linalg::det`](crate::check::linalg::det)),
@@ -311,23 +309,11 @@ fn svd_on<const D: usize, const D1: usize>(
     home: &burn::tensor::Device,
 ) -> Result<((Tensor<D>, Tensor<D1>, Tensor<D>), Moved)> {
     const OP: &str = "svd";
-    let start = Instant::now();
-    let (moved, bytes_out) = move_any(OP, tensor, device)?;
-    let mut elapsed = start.elapsed();
+    let mut trip = Trip::new(OP, home, device);
+    let moved = trip.out(tensor)?;
     let (u, s, vt) = catch(OP, || burn_linalg::svd::<D, D1>(moved, sweeps))?;
-    let start = Instant::now();
-    let (u, u_bytes) = move_any(OP, u, home)?;
-    let (s, s_bytes) = move_any(OP, s, home)?;
-    let (vt, vt_bytes) = move_any(OP, vt, home)?;
-    elapsed += start.elapsed();
-    Ok((
-        (u, s, vt),
-        Moved {
-            bytes_out,
-            bytes_back: u_bytes + s_bytes + vt_bytes,
-            elapsed,
-        },
-    ))
+    let factors = (trip.back(u)?, trip.back(s)?, trip.back(vt)?);
+    Ok((factors, trip.moved()))
 }
 
 /// Fallible twin of [`burn_linalg::matvec`]: the matrix of rank ≥ 2, the vector one rank

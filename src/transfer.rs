@@ -53,6 +53,63 @@ where
     Ok((moved, bytes))
 }
 
+/// A fallback's round trip for a composite operation: tensors moved out to the device that
+/// runs it, results moved back home, with the bytes each way and the time spent moving
+/// (burn-linalg's `svd`, burn-signal's FFTs).
+#[cfg(any(feature = "linalg", feature = "signal"))]
+pub(crate) struct Trip<'a> {
+    op: &'static str,
+    to: &'a burn::tensor::Device,
+    home: &'a burn::tensor::Device,
+    moved: crate::policy::Moved,
+}
+
+#[cfg(any(feature = "linalg", feature = "signal"))]
+impl<'a> Trip<'a> {
+    /// A trip for `op` from `home` to `to`.
+    pub(crate) fn new(
+        op: &'static str,
+        home: &'a burn::tensor::Device,
+        to: &'a burn::tensor::Device,
+    ) -> Self {
+        Self {
+            op,
+            to,
+            home,
+            moved: crate::policy::Moved::default(),
+        }
+    }
+
+    /// `tensor` on the device that runs the operation.
+    pub(crate) fn out<const D: usize, K>(&mut self, tensor: Tensor<D, K>) -> Result<Tensor<D, K>>
+    where
+        K: burn::tensor::kind::Basic + 'static,
+    {
+        let start = std::time::Instant::now();
+        let (moved, bytes) = move_any(self.op, tensor, self.to)?;
+        self.moved.bytes_out += bytes;
+        self.moved.elapsed += start.elapsed();
+        Ok(moved)
+    }
+
+    /// A result back on the caller's device.
+    pub(crate) fn back<const D: usize, K>(&mut self, tensor: Tensor<D, K>) -> Result<Tensor<D, K>>
+    where
+        K: burn::tensor::kind::Basic + 'static,
+    {
+        let start = std::time::Instant::now();
+        let (moved, bytes) = move_any(self.op, tensor, self.home)?;
+        self.moved.bytes_back += bytes;
+        self.moved.elapsed += start.elapsed();
+        Ok(moved)
+    }
+
+    /// What the trip moved.
+    pub(crate) fn moved(&self) -> crate::policy::Moved {
+        self.moved
+    }
+}
+
 /// Moves a float primitive from `B` to `C` through [`TensorData`] (the read bounded by
 /// [`devices::default_timeout`](crate::devices::default_timeout): a frozen remote server would
 /// block it forever); returns it and the bytes moved, as the data holds them.

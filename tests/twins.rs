@@ -590,6 +590,11 @@ const SCANS: &[Scan] = &[
         select: Select::CanPanic,
     },
     Scan {
+        krate: "burn-signal",
+        paths: &["src/functions"],
+        select: Select::CanPanic,
+    },
+    Scan {
         krate: "burn-optim",
         paths: &["src/optim/module/module_optimizer.rs", "src/optim/grads.rs"],
         select: Select::CanPanic,

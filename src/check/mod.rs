@@ -54,6 +54,8 @@ pub mod reduce;
 pub mod rnn;
 pub(crate) mod rule;
 pub mod shape;
+#[cfg(feature = "signal")]
+pub mod signal;
 pub mod support;
 pub mod verify;
 pub mod view;

@@ -8,7 +8,7 @@ use std::fmt;
 /// ```
 /// use burn_guard::policy::Op;
 /// assert_eq!(Op::QuantizeDynamic.name(), "quantize_dynamic");
-/// assert_eq!(Op::ALL.len(), 7);
+/// assert_eq!(Op::ALL.len(), 8);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[non_exhaustive]
@@ -33,11 +33,15 @@ pub enum Op {
     /// A singular value decomposition ([`try_svd_with`](crate::linalg::try_svd_with)) on a
     /// device whose backend has no svd: the input moves to the fallback, the factors back.
     Svd,
+    /// burn-signal's FFT and the functions built on it (`rfft`, `irfft`, `cfft`, `stft`,
+    /// `istft`: [`try_rfft_with`](crate::signal::try_rfft_with), ...) on a device whose
+    /// backend has no FFT in this build: the inputs move to the fallback, the results back.
+    Fft,
 }
 
 impl Op {
     /// Every operation, in declaration order.
-    pub const ALL: [Op; 7] = [
+    pub const ALL: [Op; 8] = [
         Op::QuantizeDynamic,
         Op::QMatmul,
         Op::QuantizedLinear,
@@ -45,6 +49,7 @@ impl Op {
         Op::QuantizedModel,
         Op::Oversize,
         Op::Svd,
+        Op::Fft,
     ];
 
     /// burn's name for the operation (ours for the layer forward).
@@ -57,6 +62,7 @@ impl Op {
             Op::QuantizedModel => "quantized_model",
             Op::Oversize => "oversize",
             Op::Svd => "svd",
+            Op::Fft => "fft",
         }
     }
 
