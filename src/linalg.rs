@@ -37,9 +37,8 @@ use crate::check::support::{Effect, Gap};
 use crate::error::GuardError;
 use crate::error::Result;
 use crate::panic::catch;
-use crate::policy::{Moved, Op, Outcome, Route, Target};
+use crate::policy::Op;
 use crate::tensor::same_devices;
-use crate::transfer::Trip;
 
 /// Fallible twin of [`burn_linalg::det`]: burn-linalg's check (rank ≥ 3, `D1 = D - 1`,
 /// `D2 = D - 2`, square, not quantized, [`check::linalg::det`](crate::check::linalg::det)),
@@ -266,54 +265,20 @@ pub fn try_svd_with<const D: usize, const D1: usize>(
         ),
     )?;
     let home = tensor.device();
-    let home_label = || stack_of(&home).label().to_owned();
-    let targets = policy.devices().iter().map(|device| Target {
-        support: svd_support(device),
-        label: stack_of(device).label().to_owned(),
-        place: device.clone(),
-    });
-    let capability = || "linalg svd".to_owned();
-    match policy.route(
+    crate::transfer::routed(
         ROUTED,
-        &home_label,
-        &capability,
-        svd_support(&home),
-        targets,
-    ) {
-        Route::Home => {
-            let factors = catch(OP, || burn_linalg::svd::<D, D1>(tensor, sweeps));
-            policy.recorded(ROUTED, factors, |_| Outcome::Native)
-        }
-        Route::Fallback(target) => {
-            let factors = svd_on::<D, D1>(tensor, sweeps, &target.place, &home);
-            let from = home_label();
-            policy
-                .recorded(ROUTED, factors, |(_, moved)| {
-                    moved.fallback(&from, &target.label)
-                })
-                .map(|(factors, _)| factors)
-        }
-        Route::Refused(why) => {
-            policy.record(ROUTED, Outcome::Error);
-            Err(why)
-        }
-    }
-}
-
-/// The factors of `tensor`'s svd computed on `device` and moved back `home`, with what moved.
-#[allow(clippy::type_complexity)]
-fn svd_on<const D: usize, const D1: usize>(
-    tensor: Tensor<D>,
-    sweeps: usize,
-    device: &burn::tensor::Device,
-    home: &burn::tensor::Device,
-) -> Result<((Tensor<D>, Tensor<D1>, Tensor<D>), Moved)> {
-    const OP: &str = "svd";
-    let mut trip = Trip::new(OP, home, device);
-    let moved = trip.out(tensor)?;
-    let (u, s, vt) = catch(OP, || burn_linalg::svd::<D, D1>(moved, sweeps))?;
-    let factors = (trip.back(u)?, trip.back(s)?, trip.back(vt)?);
-    Ok((factors, trip.moved()))
+        OP,
+        &|| "linalg svd".to_owned(),
+        svd_support,
+        policy,
+        &home,
+        || catch(OP, || burn_linalg::svd::<D, D1>(tensor.clone(), sweeps)),
+        |trip| {
+            let moved = trip.out(tensor.clone())?;
+            let (u, s, vt) = catch(OP, || burn_linalg::svd::<D, D1>(moved, sweeps))?;
+            Ok((trip.back(u)?, trip.back(s)?, trip.back(vt)?))
+        },
+    )
 }
 
 /// Fallible twin of [`burn_linalg::matvec`]: the matrix of rank ≥ 2, the vector one rank

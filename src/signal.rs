@@ -44,7 +44,7 @@ use crate::check::support::{Effect, Gap};
 use crate::error::GuardError;
 use crate::error::Result;
 use crate::panic::catch;
-use crate::policy::{Moved, Op, Outcome, Policy, Route, Target};
+use crate::policy::{Op, Policy};
 use crate::tensor::same_devices;
 use crate::transfer::Trip;
 
@@ -91,9 +91,8 @@ pub fn fft_support_of(stack: &BackendStack) -> Support {
     Support::Gap(Gap::new(Effect::Unimplemented, reason))
 }
 
-/// Runs a signal function where its backend has the FFT: at home when `home` can, else, when
-/// `policy` allows [`Op::Fft`], on the policy's first capable device through `elsewhere`
-/// (which moves its inputs there and its results back on the [`Trip`] it is given).
+/// Runs a signal function where its backend has the FFT ([`fft_support`]): see
+/// [`transfer::routed`](crate::transfer::routed).
 fn routed<T>(
     op: &'static str,
     policy: &Policy,
@@ -101,34 +100,16 @@ fn routed<T>(
     at_home: impl FnOnce() -> Result<T>,
     elsewhere: impl FnOnce(&mut Trip<'_>) -> Result<T>,
 ) -> Result<T> {
-    const ROUTED: Op = Op::Fft;
-    let home_label = || stack_of(home).label().to_owned();
-    let targets = policy.devices().iter().map(|device| Target {
-        support: fft_support(device),
-        label: stack_of(device).label().to_owned(),
-        place: device.clone(),
-    });
-    let capability = || format!("signal {op}");
-    match policy.route(ROUTED, &home_label, &capability, fft_support(home), targets) {
-        Route::Home => {
-            let out = at_home();
-            policy.recorded(ROUTED, out, |_| Outcome::Native)
-        }
-        Route::Fallback(target) => {
-            let mut trip = Trip::new(op, home, &target.place);
-            let out: Result<(T, Moved)> = elsewhere(&mut trip).map(|out| (out, trip.moved()));
-            let from = home_label();
-            policy
-                .recorded(ROUTED, out, |(_, moved)| {
-                    moved.fallback(&from, &target.label)
-                })
-                .map(|(out, _)| out)
-        }
-        Route::Refused(why) => {
-            policy.record(ROUTED, Outcome::Error);
-            Err(why)
-        }
-    }
+    crate::transfer::routed(
+        Op::Fft,
+        op,
+        &|| format!("signal {op}"),
+        fft_support,
+        policy,
+        home,
+        at_home,
+        elsewhere,
+    )
 }
 
 /// Fallible twin of [`burn_signal::rfft`]: `dim` in range, the FFT length a power of two

@@ -110,6 +110,53 @@ impl<'a> Trip<'a> {
     }
 }
 
+/// Runs a composite operation where a backend extension can: at `home` when `support` says its
+/// backend can, else, when `policy` allows `routed`, on the policy's first capable device
+/// through `elsewhere` (which moves its inputs out and its results back on the [`Trip`] it is
+/// given), counted with what moved; otherwise refused naming every gap.
+#[cfg(any(feature = "linalg", feature = "signal"))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn routed<T>(
+    routed: crate::policy::Op,
+    op: &'static str,
+    capability: &dyn Fn() -> String,
+    support: fn(&burn::tensor::Device) -> crate::capability::Support,
+    policy: &crate::policy::Policy,
+    home: &burn::tensor::Device,
+    at_home: impl FnOnce() -> Result<T>,
+    elsewhere: impl FnOnce(&mut Trip<'_>) -> Result<T>,
+) -> Result<T> {
+    use crate::capability::stack_of;
+    use crate::policy::{Outcome, Route, Target};
+
+    let home_label = || stack_of(home).label().to_owned();
+    let targets = policy.devices().iter().map(|device| Target {
+        support: support(device),
+        label: stack_of(device).label().to_owned(),
+        place: device.clone(),
+    });
+    match policy.route(routed, &home_label, capability, support(home), targets) {
+        Route::Home => {
+            let out = at_home();
+            policy.recorded(routed, out, |_| Outcome::Native)
+        }
+        Route::Fallback(target) => {
+            let mut trip = Trip::new(op, home, &target.place);
+            let out = elsewhere(&mut trip).map(|out| (out, trip.moved()));
+            let from = home_label();
+            policy
+                .recorded(routed, out, |(_, moved)| {
+                    moved.fallback(&from, &target.label)
+                })
+                .map(|(out, _)| out)
+        }
+        Route::Refused(why) => {
+            policy.record(routed, Outcome::Error);
+            Err(why)
+        }
+    }
+}
+
 /// Moves a float primitive from `B` to `C` through [`TensorData`] (the read bounded by
 /// [`devices::default_timeout`](crate::devices::default_timeout): a frozen remote server would
 /// block it forever); returns it and the bytes moved, as the data holds them.

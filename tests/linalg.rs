@@ -150,30 +150,9 @@ fn burns_should_panic_cases_are_refused_by_checks() {
     }
 }
 
-/// burn's function under `catch_unwind`, the twin with the backstop off: both refuse or both
-/// answer the same values.
-fn differential<T, U: PartialEq + std::fmt::Debug>(
-    case: &str,
-    raw: impl FnOnce() -> T,
-    twin: impl FnOnce() -> Result<T, GuardError>,
-    values: impl Fn(T) -> U,
-) -> bool {
-    let raw = catch_unwind(AssertUnwindSafe(raw));
-    eprintln!(
-        "CASE {case}: raw {}",
-        if raw.is_ok() { "ok" } else { "PANICKED" }
-    );
-    let ours = twin();
-    match (raw, ours) {
-        (Err(_), Err(_)) => false,
-        (Ok(r), Ok(o)) => {
-            assert_eq!(values(r), values(o), "{case}: values differ");
-            true
-        }
-        (Err(_), Ok(_)) => panic!("{case}: burn panicked, the twin answered"),
-        (Ok(_), Err(err)) => panic!("{case}: burn answered, the twin refused: {err}"),
-    }
-}
+#[path = "common/differential.rs"]
+mod differential;
+use differential::differential;
 
 fn data<const D: usize>(t: Tensor<D>) -> TensorData {
     t.into_data()
@@ -405,13 +384,7 @@ fn the_linalg_example_refuses_with_the_fix_and_computes() {
     ] {
         assert!(stdout.contains(line), "{line}: {stdout}");
     }
-    let apart: f32 = stdout
-        .split("max |Q R - A| = ")
-        .nth(1)
-        .and_then(|rest| rest.split_whitespace().next())
-        .unwrap()
-        .parse()
-        .unwrap();
+    let apart = example::number_after(&stdout, "max |Q R - A| = ");
     assert!(apart < 1e-5, "{stdout}");
 }
 
@@ -419,14 +392,7 @@ fn the_linalg_example_refuses_with_the_fix_and_computes() {
 /// wgpu (when there is an adapter), as `svd_support` answers.
 #[test]
 fn the_capability_report_lists_svd_per_backend() {
-    let stdout = example::run_example("capabilities", &["--json"], "`cargo test --all-features`");
-    let records: Vec<serde_json::Value> = serde_json::from_slice(&stdout).unwrap();
-    let svd = |backend: &str| {
-        records
-            .iter()
-            .find(|r| r["op"] == "svd" && r["backend"] == backend)
-            .map(|r| r["support"].as_str().unwrap_or("").to_owned())
-    };
+    let svd = example::report_support("svd");
     assert_eq!(svd("flex").as_deref(), Some("native"));
     assert_eq!(svd("ndarray").as_deref(), Some("native"));
     if common::wgpu_device().is_some() {

@@ -136,26 +136,9 @@ fn burns_should_panic_cases_are_refused_by_checks() {
     }
 }
 
-/// burn's function under `catch_unwind`, the twin with the backstop off: both refuse or both
-/// answer the same values. Returns whether burn answered.
-fn differential<T, U: PartialEq + std::fmt::Debug>(
-    case: &str,
-    raw: impl FnOnce() -> T,
-    twin: impl FnOnce() -> Result<T, GuardError>,
-    values: impl Fn(T) -> U,
-) -> bool {
-    let raw = catch_unwind(AssertUnwindSafe(raw));
-    let ours = twin();
-    match (raw, ours) {
-        (Err(_), Err(_)) => false,
-        (Ok(r), Ok(o)) => {
-            assert_eq!(values(r), values(o), "{case}: values differ");
-            true
-        }
-        (Err(_), Ok(_)) => panic!("{case}: burn panicked, the twin answered"),
-        (Ok(_), Err(err)) => panic!("{case}: burn answered, the twin refused: {err}"),
-    }
-}
+#[path = "common/differential.rs"]
+mod differential;
+use differential::differential;
 
 fn data<const D: usize>(t: Tensor<D>) -> TensorData {
     t.into_data()
@@ -433,13 +416,7 @@ fn the_log_mel_example_refuses_400_then_runs_on_flex_and_ndarray() {
         assert!(stdout.contains(line), "{line}: {stdout}");
     }
     // Only the FFT runs on Flex for NdArray; its matmul and logarithm round on their own.
-    let apart: f32 = stdout
-        .split("max |difference| = ")
-        .nth(1)
-        .and_then(|rest| rest.split_whitespace().next())
-        .unwrap()
-        .parse()
-        .unwrap();
+    let apart = example::number_after(&stdout, "max |difference| = ");
     assert!(apart < 1e-4, "{stdout}");
 }
 
@@ -447,14 +424,7 @@ fn the_log_mel_example_refuses_400_then_runs_on_flex_and_ndarray() {
 /// wgpu (when there is an adapter), as `fft_support` answers.
 #[test]
 fn the_capability_report_lists_the_fft_per_backend() {
-    let stdout = example::run_example("capabilities", &["--json"], "`cargo test --all-features`");
-    let records: Vec<serde_json::Value> = serde_json::from_slice(&stdout).unwrap();
-    let fft = |backend: &str| {
-        records
-            .iter()
-            .find(|r| r["op"] == "fft" && r["backend"] == backend)
-            .map(|r| r["support"].as_str().unwrap_or("").to_owned())
-    };
+    let fft = example::report_support("fft");
     assert_eq!(fft("flex").as_deref(), Some("native"));
     assert_eq!(fft("ndarray").as_deref(), Some("fallback"));
     if common::wgpu_device().is_some() {
