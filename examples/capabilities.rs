@@ -8,6 +8,7 @@
 //!
 //! Then the backend extensions (with feature `linalg`: burn-linalg's `svd`, native on Flex
 //! and NdArray, a fallback to Flex elsewhere; with feature `signal`: burn-signal's `fft`,
+//! native on Flex, a fallback to Flex elsewhere; with feature `vision`: burn-vision's ops,
 //! native on Flex, a fallback to Flex elsewhere; in `--json`, records with neither a `scheme`
 //! nor a `case`). Each backend's quirks follow: what it panics on although burn checks nothing (a negative
 //! integer exponent, a grid sampling mode), which the twins refuse before dispatch (in
@@ -119,47 +120,38 @@ fn records(
             });
         }
     }
-    // The backend extensions the twins know: burn-linalg's svd.
-    #[cfg(feature = "linalg")]
-    {
-        let (support, effect, reason) = match burn_guard::linalg::svd_support_of(stack) {
+    // The backend extensions the twins know: each one's op, its answer for this stack, and the
+    // twins that fall back to Flex.
+    type ExtensionSupport = fn(&BackendStack) -> Support;
+    let extensions: Vec<(&'static str, ExtensionSupport, &str)> = vec![
+        #[cfg(feature = "linalg")]
+        ("svd", burn_guard::linalg::svd_support_of, "try_svd_with"),
+        #[cfg(feature = "signal")]
+        (
+            "fft",
+            burn_guard::signal::fft_support_of,
+            "try_rfft_with, try_stft_with, ...",
+        ),
+        #[cfg(feature = "vision")]
+        (
+            "vision",
+            burn_guard::vision::vision_support_of,
+            "try_erode_with, try_nms_with, ...",
+        ),
+    ];
+    for (op, support_of, twins) in extensions {
+        let (support, effect, reason) = match support_of(stack) {
             Support::Native => ("native", None, None),
             Support::Gap(gap) => (
                 "fallback",
                 Some(gap.effect.to_string()),
-                Some(format!("{}; Flex can (try_svd_with)", gap.reason)),
+                Some(format!("{}; Flex can ({twins})", gap.reason)),
             ),
         };
         out.push(Record {
             backend,
             device: device.clone(),
-            op: "svd",
-            scheme: None,
-            case: None,
-            support,
-            effect,
-            reason,
-            limits,
-        });
-    }
-    // burn-signal's FFT (rfft, irfft, and cfft, stft, istft through them).
-    #[cfg(feature = "signal")]
-    {
-        let (support, effect, reason) = match burn_guard::signal::fft_support_of(stack) {
-            Support::Native => ("native", None, None),
-            Support::Gap(gap) => (
-                "fallback",
-                Some(gap.effect.to_string()),
-                Some(format!(
-                    "{}; Flex can (try_rfft_with, try_stft_with, ...)",
-                    gap.reason
-                )),
-            ),
-        };
-        out.push(Record {
-            backend,
-            device: device.clone(),
-            op: "fft",
+            op,
             scheme: None,
             case: None,
             support,

@@ -96,6 +96,8 @@ pub mod signal;
 pub mod store;
 pub mod tensor;
 mod transfer;
+#[cfg(feature = "vision")]
+pub mod vision;
 #[doc = include_str!("../docs/twins.md")]
 pub mod twins {}
 mod upstream;

@@ -265,11 +265,13 @@ pub fn try_svd_with<const D: usize, const D1: usize>(
         ),
     )?;
     let home = tensor.device();
-    crate::transfer::routed(
-        ROUTED,
+    const EXTENSION: crate::transfer::Extension = crate::transfer::Extension {
+        routed: ROUTED,
+        family: "linalg",
+        support: svd_support,
+    };
+    EXTENSION.run(
         OP,
-        &|| "linalg svd".to_owned(),
-        svd_support,
         policy,
         &home,
         || catch(OP, || burn_linalg::svd::<D, D1>(tensor.clone(), sweeps)),

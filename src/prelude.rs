@@ -23,3 +23,5 @@ pub use crate::tensor::{
     TryIndexingNumeric, TryIndexingOrdered, TryNumeric, TryOversize, TryQuantize, TryReduce,
     TryReduceFloat, TryReduceNumeric, TryReduceOrdered, TryTensor, TryView,
 };
+#[cfg(feature = "vision")]
+pub use crate::vision::{TryColorConversion, TryConnectedComponents, TryMorphology, TryNms};

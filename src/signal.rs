@@ -46,7 +46,7 @@ use crate::error::Result;
 use crate::panic::catch;
 use crate::policy::{Op, Policy};
 use crate::tensor::same_devices;
-use crate::transfer::Trip;
+use crate::transfer::Extension;
 
 /// Whether `device`'s backend runs burn-signal's FFT (`rfft`, `irfft`, and through them
 /// `cfft`, `stft`, `istft`) in this build: Flex, and Autodiff over Flex. NdArray has none in
@@ -91,26 +91,12 @@ pub fn fft_support_of(stack: &BackendStack) -> Support {
     Support::Gap(Gap::new(Effect::Unimplemented, reason))
 }
 
-/// Runs a signal function where its backend has the FFT ([`fft_support`]): see
-/// [`transfer::routed`](crate::transfer::routed).
-fn routed<T>(
-    op: &'static str,
-    policy: &Policy,
-    home: &Device,
-    at_home: impl FnOnce() -> Result<T>,
-    elsewhere: impl FnOnce(&mut Trip<'_>) -> Result<T>,
-) -> Result<T> {
-    crate::transfer::routed(
-        Op::Fft,
-        op,
-        &|| format!("signal {op}"),
-        fft_support,
-        policy,
-        home,
-        at_home,
-        elsewhere,
-    )
-}
+/// burn-signal's backend extension, for [`Extension::run`](crate::transfer::Extension).
+const EXTENSION: Extension = Extension {
+    routed: Op::Fft,
+    family: "signal",
+    support: fft_support,
+};
 
 /// Fallible twin of [`burn_signal::rfft`]: `dim` in range, the FFT length a power of two
 /// (`n`, or the signal's length without it: [`check::signal::fft_length`](crate::check::signal::fft_length)),
@@ -174,7 +160,7 @@ pub fn try_rfft_with<const D: usize>(
     let dims = signal.dims();
     let dim = policy.checked(Op::Fft, rfft_rules(OP, &dims, dim.as_index(), n))?;
     let home = signal.device();
-    routed(
+    EXTENSION.run(
         OP,
         policy,
         &home,
@@ -252,7 +238,7 @@ pub fn try_irfft_with<const D: usize>(
     };
     let dim = policy.checked(Op::Fft, checks())?;
     let home = spectrum_re.device();
-    routed(
+    EXTENSION.run(
         OP,
         policy,
         &home,
@@ -331,7 +317,7 @@ pub fn try_cfft_with<const D: usize>(
     };
     let dim = policy.checked(Op::Fft, checks())?;
     let home = signal_re.device();
-    routed(
+    EXTENSION.run(
         OP,
         policy,
         &home,
@@ -407,7 +393,7 @@ pub fn try_stft_with(
     };
     policy.checked(Op::Fft, checks())?;
     let home = signal.device();
-    routed(
+    EXTENSION.run(
         OP,
         policy,
         &home,
@@ -507,7 +493,7 @@ pub fn try_istft_with(
     };
     policy.checked(Op::Fft, checks())?;
     let home = stft_matrix.device();
-    routed(
+    EXTENSION.run(
         OP,
         policy,
         &home,

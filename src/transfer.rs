@@ -25,7 +25,9 @@ where
 /// its own dtype: burn's `to_device` reads it with no bound (a frozen server blocks it
 /// forever) and panics when the server has gone, which the deadline read reports as
 /// [`GuardError::Execution`](crate::GuardError::Execution) or
-/// [`GuardError::Timeout`](crate::GuardError::Timeout) instead. Other devices use `to_device`.
+/// [`GuardError::Timeout`](crate::GuardError::Timeout) instead. Other devices use `to_device`,
+/// except for bool tensors, which are read and created in the target's own bool storage, and
+/// moves into or out of autodiff, which go through the data (the result carries no graph).
 pub(crate) fn move_any<const D: usize, K>(
     op: &'static str,
     tensor: Tensor<D, K>,
@@ -34,12 +36,18 @@ pub(crate) fn move_any<const D: usize, K>(
 where
     K: burn::tensor::kind::Basic + 'static,
 {
-    if &tensor.device() == device {
+    let from = crate::capability::stack_of(&tensor.device());
+    // Into or out of autodiff, a tensor goes through its data: burn compares an autodiff
+    // device equal to its inner one, and its `to_device` keeps the autodiff wrapper there (the
+    // backend extensions then refuse it).
+    let same_autodiff =
+        from.autodiff_depth() == crate::capability::stack_of(device).autodiff_depth();
+    if &tensor.device() == device && same_autodiff {
         return Ok((tensor, 0));
     }
     let bytes = bytes_of_any(&tensor);
-    let from = crate::capability::stack_of(&tensor.device());
-    if from.base() != Some(&crate::capability::Layer::Remote) {
+    let bool_kind = <K as burn::tensor::kind::TensorKind>::KIND == burn::tensor::kind::Kind::Bool;
+    if from.base() != Some(&crate::capability::Layer::Remote) && !bool_kind && same_autodiff {
         let moved = catch(op, || tensor.to_device(device))?;
         return Ok((moved, bytes));
     }
@@ -48,7 +56,14 @@ where
         crate::devices::default_timeout(),
         tensor.into_data_async(),
     )?;
-    let options = burn::tensor::TensorCreationOptions::new(device.clone()).with_dtype(data.dtype());
+    // A bool tensor takes the target's own bool storage: burn's `to_device` keeps the source's
+    // (Flex's native bools), which CubeCL's `bool_from_data` does not take.
+    let options = burn::tensor::TensorCreationOptions::new(device.clone());
+    let options = if bool_kind {
+        options
+    } else {
+        options.with_dtype(data.dtype())
+    };
     let moved = catch(op, || Tensor::<D, K>::from_data(data, options))?;
     Ok((moved, bytes))
 }
@@ -56,7 +71,7 @@ where
 /// A fallback's round trip for a composite operation: tensors moved out to the device that
 /// runs it, results moved back home, with the bytes each way and the time spent moving
 /// (burn-linalg's `svd`, burn-signal's FFTs).
-#[cfg(any(feature = "linalg", feature = "signal"))]
+#[cfg(any(feature = "linalg", feature = "signal", feature = "vision"))]
 pub(crate) struct Trip<'a> {
     op: &'static str,
     to: &'a burn::tensor::Device,
@@ -64,7 +79,7 @@ pub(crate) struct Trip<'a> {
     moved: crate::policy::Moved,
 }
 
-#[cfg(any(feature = "linalg", feature = "signal"))]
+#[cfg(any(feature = "linalg", feature = "signal", feature = "vision"))]
 impl<'a> Trip<'a> {
     /// A trip for `op` from `home` to `to`.
     pub(crate) fn new(
@@ -110,49 +125,66 @@ impl<'a> Trip<'a> {
     }
 }
 
-/// Runs a composite operation where a backend extension can: at `home` when `support` says its
-/// backend can, else, when `policy` allows `routed`, on the policy's first capable device
-/// through `elsewhere` (which moves its inputs out and its results back on the [`Trip`] it is
-/// given), counted with what moved; otherwise refused naming every gap.
-#[cfg(any(feature = "linalg", feature = "signal"))]
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn routed<T>(
-    routed: crate::policy::Op,
-    op: &'static str,
-    capability: &dyn Fn() -> String,
-    support: fn(&burn::tensor::Device) -> crate::capability::Support,
-    policy: &crate::policy::Policy,
-    home: &burn::tensor::Device,
-    at_home: impl FnOnce() -> Result<T>,
-    elsewhere: impl FnOnce(&mut Trip<'_>) -> Result<T>,
-) -> Result<T> {
-    use crate::capability::stack_of;
-    use crate::policy::{Outcome, Route, Target};
+/// A backend extension a fallback can route: its policy [`Op`](crate::policy::Op), the family
+/// its refusals name (`"signal"` → "signal stft"), and its capability answer per device.
+#[cfg(any(feature = "linalg", feature = "signal", feature = "vision"))]
+pub(crate) struct Extension {
+    pub(crate) routed: crate::policy::Op,
+    pub(crate) family: &'static str,
+    pub(crate) support: fn(&burn::tensor::Device) -> crate::capability::Support,
+}
 
-    let home_label = || stack_of(home).label().to_owned();
-    let targets = policy.devices().iter().map(|device| Target {
-        support: support(device),
-        label: stack_of(device).label().to_owned(),
-        place: device.clone(),
-    });
-    match policy.route(routed, &home_label, capability, support(home), targets) {
-        Route::Home => {
-            let out = at_home();
-            policy.recorded(routed, out, |_| Outcome::Native)
-        }
-        Route::Fallback(target) => {
-            let mut trip = Trip::new(op, home, &target.place);
-            let out = elsewhere(&mut trip).map(|out| (out, trip.moved()));
-            let from = home_label();
-            policy
-                .recorded(routed, out, |(_, moved)| {
-                    moved.fallback(&from, &target.label)
-                })
-                .map(|(out, _)| out)
-        }
-        Route::Refused(why) => {
-            policy.record(routed, Outcome::Error);
-            Err(why)
+#[cfg(any(feature = "linalg", feature = "signal", feature = "vision"))]
+impl Extension {
+    /// Runs `op`, a composite function of the extension, where the extension can: at `home`
+    /// when its backend can, else, when `policy` allows the extension's op, on the policy's
+    /// first capable device through `elsewhere` (which moves its inputs out and its results
+    /// back on the [`Trip`] it is given), counted with what moved; otherwise refused naming
+    /// every gap.
+    pub(crate) fn run<T>(
+        &self,
+        op: &'static str,
+        policy: &crate::policy::Policy,
+        home: &burn::tensor::Device,
+        at_home: impl FnOnce() -> Result<T>,
+        elsewhere: impl FnOnce(&mut Trip<'_>) -> Result<T>,
+    ) -> Result<T> {
+        use crate::capability::stack_of;
+        use crate::policy::{Outcome, Route, Target};
+
+        let routed = self.routed;
+        let home_label = || stack_of(home).label().to_owned();
+        let capability = || format!("{} {op}", self.family);
+        let targets = policy.devices().iter().map(|device| Target {
+            support: (self.support)(device),
+            label: stack_of(device).label().to_owned(),
+            place: device.clone(),
+        });
+        match policy.route(
+            routed,
+            &home_label,
+            &capability,
+            (self.support)(home),
+            targets,
+        ) {
+            Route::Home => {
+                let out = at_home();
+                policy.recorded(routed, out, |_| Outcome::Native)
+            }
+            Route::Fallback(target) => {
+                let mut trip = Trip::new(op, home, &target.place);
+                let out = elsewhere(&mut trip).map(|out| (out, trip.moved()));
+                let from = home_label();
+                policy
+                    .recorded(routed, out, |(_, moved)| {
+                        moved.fallback(&from, &target.label)
+                    })
+                    .map(|(out, _)| out)
+            }
+            Route::Refused(why) => {
+                policy.record(routed, Outcome::Error);
+                Err(why)
+            }
         }
     }
 }

@@ -595,6 +595,18 @@ const SCANS: &[Scan] = &[
         select: Select::CanPanic,
     },
     Scan {
+        krate: "burn-vision",
+        paths: &[
+            "src/tensor.rs",
+            "src/filter.rs",
+            "src/color.rs",
+            "src/transform",
+            "src/utils",
+            "src/backends/cpu/morphology/mod.rs",
+        ],
+        select: Select::CanPanic,
+    },
+    Scan {
         krate: "burn-optim",
         paths: &["src/optim/module/module_optimizer.rs", "src/optim/grads.rs"],
         select: Select::CanPanic,

@@ -59,6 +59,8 @@ pub mod signal;
 pub mod support;
 pub mod verify;
 pub mod view;
+#[cfg(feature = "vision")]
+pub mod vision;
 
 pub use input::finite;
 pub use quant::{QuantLayout, SchemeName, quant_calibration, quant_scheme};

@@ -98,6 +98,9 @@ mod quantizer;
 pub(crate) mod report;
 
 pub use init::{TryInit, TryInitStateless};
+// The seal of the config twins, for the configs of other burn crates (burn-vision's blurs).
+#[cfg(feature = "vision")]
+pub(crate) use init::Sealed as InitSealed;
 
 /// The input of [`TryMultiHeadAttention`]: burn's `MhaInput` keeps its tensors private, so
 /// the twin takes this one, built the same way, which becomes burn's on the call.

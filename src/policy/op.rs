@@ -8,7 +8,7 @@ use std::fmt;
 /// ```
 /// use burn_guard::policy::Op;
 /// assert_eq!(Op::QuantizeDynamic.name(), "quantize_dynamic");
-/// assert_eq!(Op::ALL.len(), 8);
+/// assert_eq!(Op::ALL.len(), 9);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[non_exhaustive]
@@ -37,11 +37,15 @@ pub enum Op {
     /// `istft`: [`try_rfft_with`](crate::signal::try_rfft_with), ...) on a device whose
     /// backend has no FFT in this build: the inputs move to the fallback, the results back.
     Fft,
+    /// burn-vision's extension ops (erosion, dilation, NMS, connected components:
+    /// [`TryMorphology`](crate::vision::TryMorphology), ...) on a device whose backend has none
+    /// in this build: the inputs move to the fallback, the output back.
+    Vision,
 }
 
 impl Op {
     /// Every operation, in declaration order.
-    pub const ALL: [Op; 8] = [
+    pub const ALL: [Op; 9] = [
         Op::QuantizeDynamic,
         Op::QMatmul,
         Op::QuantizedLinear,
@@ -50,6 +54,7 @@ impl Op {
         Op::Oversize,
         Op::Svd,
         Op::Fft,
+        Op::Vision,
     ];
 
     /// burn's name for the operation (ours for the layer forward).
@@ -63,6 +68,7 @@ impl Op {
             Op::Oversize => "oversize",
             Op::Svd => "svd",
             Op::Fft => "fft",
+            Op::Vision => "vision",
         }
     }
 

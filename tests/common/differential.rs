@@ -17,6 +17,9 @@ pub fn differential<T, U: PartialEq + std::fmt::Debug>(
     twin: impl FnOnce() -> Result<T, GuardError>,
     values: impl Fn(T) -> U,
 ) -> bool {
+    if std::env::var_os("BURN_GUARD_TRACE_CASES").is_some() {
+        eprintln!("CASE {case}");
+    }
     let raw = catch_unwind(AssertUnwindSafe(raw));
     let ours = twin();
     match (raw, ours) {

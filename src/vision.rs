@@ -1,0 +1,812 @@
+//! Fallible twins of burn-vision's functions and traits (`burn::vision` under burn's `vision`
+//! feature; the crate itself, `burn_vision`, here): each runs the rules of
+//! [`check::vision`](crate::check::vision), then burn's function under the backstop.
+//!
+//! Feature `vision` (default). burn-vision's morphology, NMS and connected components are a
+//! backend extension: this build compiles its Flex arm (burn-vision's CPU code). NdArray and
+//! remote devices have none in burn 0.22, autodiff devices none either (no `Autodiff` arm), and
+//! the CubeCL arm needs burn's `fusion` feature; so there
+//! the `try_*` methods return [`GuardError::Unsupported`] and the `try_*_with` methods run the
+//! op on the policy's first capable device (Flex), its inputs moved there and its output back,
+//! counted under [`Op::Vision`]. The filters and colour conversions compose burn tensor ops and
+//! run everywhere. burn-vision's `loss` feature (the Gram-matrix loss) is reachable from no
+//! burn feature and is not built.
+//!
+//! On Flex the CPU morphology indexes its kernel and border values without bounds: an anchor
+//! outside the kernel, a kernel with no rows, or fewer border values than channels are refused
+//! before the call ([`check::vision::morph`](crate::check::vision::morph)).
+//!
+//! ```
+//! use burn::tensor::{Bool, Device, Tensor, TensorData};
+//! use burn_guard::prelude::*;
+//! use burn_guard::vision::{MorphOptions, Point, TryMorphology};
+//!
+//! let device = Device::flex();
+//! let image = Tensor::<3>::from_data(TensorData::new(vec![0.0f32, 1.0, 0.0, 1.0], [2, 2, 1]), &device);
+//! let kernel = Tensor::<2, Bool>::from_data(TensorData::new(vec![true; 4], [2, 2]), &device);
+//! let outside = MorphOptions { anchor: Some(Point::new(2, 0)), ..MorphOptions::default() };
+//! let err = image.clone().try_dilate(kernel.clone(), outside).unwrap_err();
+//! assert_eq!(err.kind(), ErrorKind::OutOfRange);
+//! let dilated = image.try_dilate(kernel, MorphOptions::default())?;
+//! assert_eq!(dilated.dims(), [2, 2, 1]);
+//! # Ok::<(), burn_guard::GuardError>(())
+//! ```
+
+use burn::tensor::kind::Basic;
+use burn::tensor::ops::PadMode;
+use burn::tensor::{Bool, Device, Int, Tensor};
+pub use burn_vision::{
+    BorderType, BoxBlur, BoxBlurConfig, ConnectedStats, ConnectedStatsOptions, Connectivity,
+    KernelShape, MedianBlur, MedianBlurConfig, MorphOptions, NmsOptions, Point, Size,
+};
+use burn_vision::{ColorConversion, ConnectedComponents, Morphology, Nms};
+
+use crate::capability::{BackendStack, Layer, Support, stack_of};
+use crate::check::support::{Effect, Gap};
+use crate::check::vision as rules;
+#[cfg(doc)]
+use crate::error::GuardError;
+use crate::error::Result;
+use crate::panic::catch;
+use crate::policy::{Op, Policy};
+use crate::tensor::same_devices;
+use crate::transfer::Extension;
+
+/// Whether `device`'s backend runs burn-vision's extension ops (morphology, NMS, connected
+/// components) in this build: Flex. NdArray and remote devices have none in burn 0.22,
+/// autodiff devices none either (no `Autodiff` arm), and wgpu's needs burn's `fusion`.
+///
+/// ```
+/// use burn::tensor::Device;
+/// use burn_guard::capability::Support;
+/// use burn_guard::vision::vision_support;
+///
+/// assert_eq!(vision_support(&Device::flex()), Support::Native);
+/// assert!(!vision_support(&Device::flex().autodiff()).is_native());
+/// # #[allow(deprecated)]
+/// # let ndarray = Device::ndarray();
+/// assert!(!vision_support(&ndarray).is_native());
+/// ```
+pub fn vision_support(device: &Device) -> Support {
+    vision_support_of(stack_of(device))
+}
+
+/// [`vision_support`] for a backend stack (`capabilities`' report asks it for each backend).
+///
+/// ```
+/// use burn_guard::capability::BackendStack;
+/// use burn_guard::vision::vision_support_of;
+///
+/// assert!(vision_support_of(&BackendStack::parse("flex")).is_native());
+/// assert!(!vision_support_of(&BackendStack::parse("ndarray")).is_native());
+/// ```
+pub fn vision_support_of(stack: &BackendStack) -> Support {
+    if stack.autodiff_depth() > 0 {
+        return Support::Gap(Gap::new(
+            Effect::Unimplemented,
+            "burn-vision's ops have no autodiff implementation: a float tensor of an autodiff \
+             device panics \"Autodiff not supported for custom op\" (move it to the inner device \
+             first)",
+        ));
+    }
+    let reason = match stack.base() {
+        Some(Layer::Flex) => return Support::Native,
+        Some(Layer::NdArray) => "burn-vision 0.22 has no NdArray implementation",
+        Some(Layer::Remote) => "burn-vision 0.22 has no remote (router) implementation",
+        _ => {
+            "burn-vision's ops are a backend extension; this build compiles its Flex arm only \
+             (the CubeCL arm needs burn's fusion feature, which changes the remote backend)"
+        }
+    };
+    Support::Gap(Gap::new(Effect::Unimplemented, reason))
+}
+
+/// burn-vision's backend extension, for [`Extension::run`](crate::transfer::Extension).
+const EXTENSION: Extension = Extension {
+    routed: Op::Vision,
+    family: "vision",
+    support: vision_support,
+};
+
+mod sealed {
+    pub trait Sealed {}
+    impl<K: burn::tensor::kind::Basic> Sealed for burn::tensor::Tensor<3, K> {}
+    impl<K: burn::tensor::kind::Basic> Sealed for burn::tensor::Tensor<2, K> {}
+    impl Sealed for burn::tensor::Tensor<4> {}
+}
+
+/// Fallible twins of burn-vision's [`Morphology`] (`erode`, `dilate`) on an `[height, width,
+/// channels]` image of floats, ints or bools.
+pub trait TryMorphology: sealed::Sealed + Sized {
+    /// Fallible twin of [`Morphology::erode`]: not quantized, a kernel with rows and columns
+    /// on the image's device, the anchor inside it, a border value per channel
+    /// ([`check::vision::morph`](crate::check::vision::morph)), a device whose backend has
+    /// burn-vision ([`vision_support`]). An image with an empty dimension comes back as it is
+    /// (burn's CPU code divides by that dimension, or reflects into it forever).
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::InvalidDType`], [`GuardError::Empty`], [`GuardError::OutOfRange`],
+    /// [`GuardError::ShapeMismatch`], [`GuardError::DeviceMismatch`],
+    /// [`GuardError::Unsupported`] (NdArray, wgpu, remote, autodiff:
+    /// [`try_erode_with`](TryMorphology::try_erode_with) falls back).
+    fn try_erode(self, kernel: Tensor<2, Bool>, opts: MorphOptions) -> Result<Self>;
+
+    /// Fallible twin of [`Morphology::dilate`]: the rules of
+    /// [`try_erode`](TryMorphology::try_erode).
+    ///
+    /// # Errors
+    ///
+    /// As [`try_erode`](TryMorphology::try_erode).
+    fn try_dilate(self, kernel: Tensor<2, Bool>, opts: MorphOptions) -> Result<Self>;
+
+    /// [`try_erode`](TryMorphology::try_erode) under `policy`: on a device without
+    /// burn-vision, when the policy allows [`Op::Vision`], the image and kernel move to the
+    /// first capable device, the result back.
+    ///
+    /// # Errors
+    ///
+    /// As [`try_erode`](TryMorphology::try_erode); [`GuardError::Unsupported`] naming every
+    /// fallback's gap when none can.
+    ///
+    /// ```
+    /// use burn::tensor::{Bool, Device, Int, Tensor};
+    /// use burn_guard::policy::{Op, Policy};
+    /// use burn_guard::vision::{MorphOptions, TryMorphology};
+    ///
+    /// # #[allow(deprecated)]
+    /// let ndarray = Device::ndarray();
+    /// let policy = Policy::fallback_to([Device::flex()]);
+    /// let image = Tensor::<3, Int>::ones([4, 4, 1], &ndarray);
+    /// let kernel = Tensor::<2, Bool>::ones([3, 3], &ndarray);
+    /// let eroded = image.try_erode_with(kernel, MorphOptions::default(), &policy)?;
+    /// assert_eq!(eroded.device(), ndarray);
+    /// assert_eq!(policy.stats_of(Op::Vision).fallbacks, 1);
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    fn try_erode_with(
+        self,
+        kernel: Tensor<2, Bool>,
+        opts: MorphOptions,
+        policy: &Policy,
+    ) -> Result<Self>;
+
+    /// [`try_dilate`](TryMorphology::try_dilate) under `policy` (see
+    /// [`try_erode_with`](TryMorphology::try_erode_with)).
+    ///
+    /// # Errors
+    ///
+    /// As [`try_erode_with`](TryMorphology::try_erode_with).
+    fn try_dilate_with(
+        self,
+        kernel: Tensor<2, Bool>,
+        opts: MorphOptions,
+        policy: &Policy,
+    ) -> Result<Self>;
+}
+
+/// Which of the two morphology ops.
+#[derive(Clone, Copy)]
+enum Morph {
+    Erode,
+    Dilate,
+}
+
+fn morph<K>(
+    op: Morph,
+    image: Tensor<3, K>,
+    kernel: Tensor<2, Bool>,
+    opts: MorphOptions,
+    policy: &Policy,
+) -> Result<Tensor<3, K>>
+where
+    K: Basic + 'static,
+    Tensor<3, K>: Morphology,
+{
+    let name = match op {
+        Morph::Erode => "erode",
+        Morph::Dilate => "dilate",
+    };
+    let checks = || -> Result<()> {
+        rules::not_quantized(name, image.dtype())?;
+        rules::morph(name, &image.dims(), &kernel.dims(), &opts)?;
+        same_devices(name, &[image.device(), kernel.device()])
+    };
+    policy.checked(Op::Vision, checks())?;
+    if image.shape().num_elements() == 0 {
+        // Nothing to filter: the exact answer. burn-vision's CPU code divides by an empty
+        // dimension, or loops forever reflecting into it, for some border types.
+        return Ok(image);
+    }
+    let run = move |image: Tensor<3, K>, kernel: Tensor<2, Bool>, opts: MorphOptions| {
+        catch(name, || match op {
+            Morph::Erode => image.erode(kernel, opts),
+            Morph::Dilate => image.dilate(kernel, opts),
+        })
+    };
+    let home = image.device();
+    EXTENSION.run(
+        name,
+        policy,
+        &home,
+        || run(image.clone(), kernel.clone(), opts.clone()),
+        |trip| {
+            let moved = trip.out(image.clone())?;
+            let kernel = trip.out(kernel.clone())?;
+            trip.back(run(moved, kernel, opts.clone())?)
+        },
+    )
+}
+
+impl<K> TryMorphology for Tensor<3, K>
+where
+    K: Basic + 'static,
+    Tensor<3, K>: Morphology,
+{
+    fn try_erode(self, kernel: Tensor<2, Bool>, opts: MorphOptions) -> Result<Self> {
+        morph(Morph::Erode, self, kernel, opts, Policy::shared_strict())
+    }
+
+    fn try_dilate(self, kernel: Tensor<2, Bool>, opts: MorphOptions) -> Result<Self> {
+        morph(Morph::Dilate, self, kernel, opts, Policy::shared_strict())
+    }
+
+    fn try_erode_with(
+        self,
+        kernel: Tensor<2, Bool>,
+        opts: MorphOptions,
+        policy: &Policy,
+    ) -> Result<Self> {
+        morph(Morph::Erode, self, kernel, opts, policy)
+    }
+
+    fn try_dilate_with(
+        self,
+        kernel: Tensor<2, Bool>,
+        opts: MorphOptions,
+        policy: &Policy,
+    ) -> Result<Self> {
+        morph(Morph::Dilate, self, kernel, opts, policy)
+    }
+}
+
+/// Fallible twin of burn-vision's [`Nms`] on `[n, 4]` boxes.
+pub trait TryNms: sealed::Sealed {
+    /// Fallible twin of [`Nms::nms`]: boxes `[n, 4]`, not quantized, one score per box, on
+    /// one device ([`check::vision::nms`](crate::check::vision::nms)), a device whose backend
+    /// has burn-vision. Returns the indices of the boxes kept, best first.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::ShapeMismatch`], [`GuardError::InvalidDType`],
+    /// [`GuardError::DeviceMismatch`], [`GuardError::Unsupported`].
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::vision::{NmsOptions, TryNms};
+    ///
+    /// let device = Device::flex();
+    /// let boxes = Tensor::<2>::from_floats([[0.0, 0.0, 2.0, 2.0], [0.1, 0.1, 2.0, 2.0], [5.0, 5.0, 6.0, 6.0]], &device);
+    /// let scores = Tensor::<1>::from_floats([0.9, 0.8, 0.7], &device);
+    /// let kept = boxes.clone().try_nms(scores.clone(), NmsOptions::default())?;
+    /// assert_eq!(kept.into_data().convert::<i64>().try_to_vec::<i64>().unwrap(), [0, 2]);
+    /// assert!(boxes.try_nms(scores.slice([0..2]), NmsOptions::default()).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    fn try_nms(self, scores: Tensor<1>, opts: NmsOptions) -> Result<Tensor<1, Int>>;
+
+    /// [`try_nms`](TryNms::try_nms) under `policy`: boxes and scores move to the first capable
+    /// device, the indices back.
+    ///
+    /// # Errors
+    ///
+    /// As [`try_nms`](TryNms::try_nms); [`GuardError::Unsupported`] naming every fallback's
+    /// gap when none can.
+    fn try_nms_with(
+        self,
+        scores: Tensor<1>,
+        opts: NmsOptions,
+        policy: &Policy,
+    ) -> Result<Tensor<1, Int>>;
+}
+
+impl TryNms for Tensor<2> {
+    fn try_nms(self, scores: Tensor<1>, opts: NmsOptions) -> Result<Tensor<1, Int>> {
+        self.try_nms_with(scores, opts, Policy::shared_strict())
+    }
+
+    fn try_nms_with(
+        self,
+        scores: Tensor<1>,
+        opts: NmsOptions,
+        policy: &Policy,
+    ) -> Result<Tensor<1, Int>> {
+        const OP: &str = "nms";
+        let checks = || -> Result<()> {
+            rules::not_quantized(OP, self.dtype())?;
+            rules::not_quantized(OP, scores.dtype())?;
+            rules::nms(OP, &self.dims(), &scores.dims())?;
+            same_devices(OP, &[self.device(), scores.device()])
+        };
+        policy.checked(Op::Vision, checks())?;
+        let home = self.device();
+        EXTENSION.run(
+            OP,
+            policy,
+            &home,
+            || catch(OP, || self.clone().nms(scores.clone(), opts)),
+            |trip| {
+                let boxes = trip.out(self.clone())?;
+                let scores = trip.out(scores.clone())?;
+                trip.back(catch(OP, || boxes.nms(scores, opts))?)
+            },
+        )
+    }
+}
+
+/// Fallible twins of burn-vision's [`ConnectedComponents`] on a `[height, width]` bool image.
+pub trait TryConnectedComponents: sealed::Sealed {
+    /// Fallible twin of [`ConnectedComponents::connected_components`]: a device whose backend
+    /// has burn-vision. Returns each pixel's component label; an empty image gets its empty
+    /// labels (burn's CPU labelling reads out of bounds on it).
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::Unsupported`].
+    ///
+    /// ```
+    /// use burn::tensor::{Bool, Device, Tensor};
+    /// use burn_guard::vision::{Connectivity, TryConnectedComponents};
+    ///
+    /// let image = Tensor::<2, Bool>::from_bool([[true, false, true]], &Device::flex());
+    /// let labels = image.try_connected_components(Connectivity::Four)?;
+    /// assert_eq!(labels.dims(), [1, 3]);
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    fn try_connected_components(self, connectivity: Connectivity) -> Result<Tensor<2, Int>>;
+
+    /// Fallible twin of [`ConnectedComponents::connected_components_with_stats`] (which also
+    /// prints a line to standard output, as burn's does): an image with pixels, a device whose
+    /// backend has burn-vision.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::Empty`], [`GuardError::Unsupported`].
+    fn try_connected_components_with_stats(
+        self,
+        connectivity: Connectivity,
+        options: ConnectedStatsOptions,
+    ) -> Result<(Tensor<2, Int>, ConnectedStats)>;
+
+    /// [`try_connected_components`](TryConnectedComponents::try_connected_components) under
+    /// `policy`: the image moves to the first capable device, the labels back.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::Unsupported`] naming every fallback's gap when none can.
+    fn try_connected_components_with(
+        self,
+        connectivity: Connectivity,
+        policy: &Policy,
+    ) -> Result<Tensor<2, Int>>;
+}
+
+/// A labelling's image must have pixels (burn-vision's CPU code reads out of bounds on an
+/// empty one).
+fn empty_image(op: &'static str, dims: &[usize]) -> Result<()> {
+    if dims.iter().all(|&d| d > 0) {
+        return Ok(());
+    }
+    Err(crate::error::GuardError::Empty {
+        op,
+        rule: "the image must have pixels (burn-vision's CPU labelling reads out of bounds on an \
+               empty one)",
+        shape: dims.to_vec(),
+        dim: dims.iter().position(|&d| d == 0),
+    })
+}
+
+impl TryConnectedComponents for Tensor<2, Bool> {
+    fn try_connected_components(self, connectivity: Connectivity) -> Result<Tensor<2, Int>> {
+        self.try_connected_components_with(connectivity, Policy::shared_strict())
+    }
+
+    fn try_connected_components_with_stats(
+        self,
+        connectivity: Connectivity,
+        options: ConnectedStatsOptions,
+    ) -> Result<(Tensor<2, Int>, ConnectedStats)> {
+        const OP: &str = "connected_components_with_stats";
+        empty_image(OP, &self.dims())?;
+        let device = self.device();
+        if let Support::Gap(gap) = vision_support(&device) {
+            return Err(crate::error::GuardError::Unsupported(
+                crate::error::Unsupported::new(OP, stack_of(&device).label(), "vision", gap),
+            ));
+        }
+        catch(OP, || {
+            self.connected_components_with_stats(connectivity, options)
+        })
+    }
+
+    fn try_connected_components_with(
+        self,
+        connectivity: Connectivity,
+        policy: &Policy,
+    ) -> Result<Tensor<2, Int>> {
+        const OP: &str = "connected_components";
+        let home = self.device();
+        if self.shape().num_elements() == 0 {
+            // The exact answer; burn-vision's CPU labelling reads out of bounds on an empty
+            // image (a segfault with 8-connectivity here).
+            return catch(OP, || Tensor::<2, Int>::empty(self.dims(), &home));
+        }
+        EXTENSION.run(
+            OP,
+            policy,
+            &home,
+            || catch(OP, || self.clone().connected_components(connectivity)),
+            |trip| {
+                let image = trip.out(self.clone())?;
+                trip.back(catch(OP, || image.connected_components(connectivity))?)
+            },
+        )
+    }
+}
+
+/// Fallible twin of [`burn_vision::filter2d`]: a kernel with rows and columns on the images'
+/// device, images not quantized, and room for the "same"-size reflect padding (shorter than
+/// each padded dimension: [`check::vision::same_padding`](crate::check::vision::same_padding)).
+/// An empty image comes back as it is (burn's expand, padding and convolution panic on most).
+/// Composes burn tensor ops: runs on every backend.
+///
+/// # Errors
+///
+/// [`GuardError::Empty`], [`GuardError::OutOfRange`], [`GuardError::InvalidDType`],
+/// [`GuardError::DeviceMismatch`]; a backend panic as [`GuardError::BackendPanic`].
+///
+/// ```
+/// use burn::tensor::ops::PadMode;
+/// use burn::tensor::{Device, Tensor};
+/// use burn_guard::vision::try_filter2d;
+///
+/// let device = Device::flex();
+/// let images = Tensor::<4>::ones([1, 3, 8, 8], &device);
+/// let kernel = Tensor::<2>::full([3, 3], 1.0 / 9.0, &device);
+/// assert_eq!(try_filter2d(images.clone(), kernel.clone(), PadMode::Reflect)?.dims(), [1, 3, 8, 8]);
+/// let tiny = Tensor::<4>::ones([1, 3, 1, 1], &device);
+/// assert!(try_filter2d(tiny, kernel, PadMode::Reflect).is_err());
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+pub fn try_filter2d(images: Tensor<4>, kernel: Tensor<2>, border: PadMode) -> Result<Tensor<4>> {
+    const OP: &str = "filter2d";
+    let dims = images.dims();
+    rules::not_quantized(OP, images.dtype())?;
+    rules::not_quantized(OP, kernel.dtype())?;
+    rules::kernel_anchor(OP, &kernel.dims(), None)?;
+    same_devices(OP, &[images.device(), kernel.device()])?;
+    if images.shape().num_elements() == 0 {
+        // The exact answer, a same-size output with nothing in it; burn's expand, padding and
+        // convolution panic on most empty images.
+        return Ok(images);
+    }
+    let padding = rules::filter2d_padding(&kernel.dims());
+    rules::same_padding(OP, &dims, padding, border)?;
+    catch(OP, || burn_vision::filter2d(images, kernel, border))
+}
+
+/// Fallible twin of [`burn_vision::median`]: a window of at least one pixel, images not
+/// quantized. An empty image comes back as it is (burn's padding, slices and sort panic on
+/// most empty images).
+///
+/// # Errors
+///
+/// [`GuardError::OutOfRange`], [`GuardError::Empty`], [`GuardError::InvalidDType`]; a backend
+/// panic as [`GuardError::BackendPanic`].
+///
+/// ```
+/// use burn::tensor::{Device, Tensor};
+/// use burn_guard::vision::try_median;
+///
+/// let images = Tensor::<4>::ones([1, 1, 4, 4], &Device::flex());
+/// assert_eq!(try_median(images.clone(), 3)?.dims(), [1, 1, 4, 4]);
+/// assert!(try_median(images, 0).is_err());
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+pub fn try_median(images: Tensor<4>, size: usize) -> Result<Tensor<4>> {
+    const OP: &str = "median";
+    rules::not_quantized(OP, images.dtype())?;
+    rules::median_size(OP, size)?;
+    if images.shape().num_elements() == 0 {
+        // The exact answer (burn's shape); burn's padding, slices and sort panic on most
+        // empty images.
+        return Ok(images);
+    }
+    catch(OP, || burn_vision::median(images, size))
+}
+
+/// Fallible twins of burn-vision's [`ColorConversion`] on `[batch, channels, height, width]`
+/// images.
+pub trait TryColorConversion: sealed::Sealed + Sized {
+    /// Fallible twin of [`ColorConversion::rgb2gray`]: 3 channels at least, not quantized.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::OutOfRange`], [`GuardError::InvalidDType`].
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::vision::TryColorConversion;
+    ///
+    /// let rgb = Tensor::<4>::ones([1, 3, 2, 2], &Device::flex());
+    /// assert_eq!(rgb.clone().try_rgb2gray()?.dims(), [1, 1, 2, 2]);
+    /// assert!(rgb.slice([0..1, 0..2]).try_rgb2gray().is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    fn try_rgb2gray(self) -> Result<Tensor<4>>;
+
+    /// Fallible twin of [`ColorConversion::gray2rgb`]: not quantized (each channel is
+    /// repeated three times, as burn's does).
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::InvalidDType`].
+    fn try_gray2rgb(self) -> Result<Tensor<4>>;
+
+    /// Fallible twin of [`ColorConversion::rgb2hsv`]: 3 channels at least, not quantized.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::OutOfRange`], [`GuardError::InvalidDType`].
+    fn try_rgb2hsv(self) -> Result<Tensor<4>>;
+
+    /// Fallible twin of [`ColorConversion::hsv2rgb`]: 3 channels at least, not quantized.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::OutOfRange`], [`GuardError::InvalidDType`].
+    fn try_hsv2rgb(self) -> Result<Tensor<4>>;
+}
+
+impl TryColorConversion for Tensor<4> {
+    fn try_rgb2gray(self) -> Result<Tensor<4>> {
+        const OP: &str = "rgb2gray";
+        rules::not_quantized(OP, self.dtype())?;
+        rules::colour_channels(OP, &self.dims())?;
+        catch(OP, || self.rgb2gray())
+    }
+
+    fn try_gray2rgb(self) -> Result<Tensor<4>> {
+        const OP: &str = "gray2rgb";
+        rules::not_quantized(OP, self.dtype())?;
+        catch(OP, || self.gray2rgb())
+    }
+
+    fn try_rgb2hsv(self) -> Result<Tensor<4>> {
+        const OP: &str = "rgb2hsv";
+        rules::not_quantized(OP, self.dtype())?;
+        rules::colour_channels(OP, &self.dims())?;
+        catch(OP, || self.rgb2hsv())
+    }
+
+    fn try_hsv2rgb(self) -> Result<Tensor<4>> {
+        const OP: &str = "hsv2rgb";
+        rules::not_quantized(OP, self.dtype())?;
+        rules::colour_channels(OP, &self.dims())?;
+        catch(OP, || self.hsv2rgb())
+    }
+}
+
+/// Fallible twin of [`burn_vision::create_structuring_element`]: for a cross, the anchor,
+/// when given, inside `ksize` (the cross writes its row and column: past the element, into
+/// the next row or out of bounds). The other shapes do not read the anchor.
+///
+/// # Errors
+///
+/// [`GuardError::OutOfRange`]; a backend panic as [`GuardError::BackendPanic`].
+///
+/// ```
+/// use burn::tensor::Device;
+/// use burn_guard::vision::{KernelShape, Point, Size, try_create_structuring_element};
+///
+/// let device = Device::flex();
+/// let cross = try_create_structuring_element(KernelShape::Cross, Size::new(3, 3), None, &device)?;
+/// assert_eq!(cross.dims(), [3, 3]);
+/// assert!(try_create_structuring_element(KernelShape::Cross, Size::new(3, 3), Some(Point::new(5, 1)), &device).is_err());
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+pub fn try_create_structuring_element(
+    shape: KernelShape,
+    ksize: Size,
+    anchor: Option<Point>,
+    device: &Device,
+) -> Result<Tensor<2, Bool>> {
+    const OP: &str = "create_structuring_element";
+    // Only the cross reads the anchor (a rectangle, an ellipse and a 1 × 1 element do not).
+    if shape == KernelShape::Cross && (ksize.width, ksize.height) != (1, 1) {
+        rules::anchor_within(OP, ksize, anchor)?;
+    }
+    catch(OP, || {
+        burn_vision::create_structuring_element(shape, ksize, anchor, device)
+    })
+}
+
+/// A [`BoxBlur`] with the kernel size its checks need (burn's keeps it private), built by
+/// [`TryInit::try_init`](crate::nn::TryInit::try_init) on a [`BoxBlurConfig`].
+#[derive(Debug)]
+pub struct GuardedBoxBlur {
+    blur: BoxBlur,
+    kernel_size: usize,
+}
+
+impl GuardedBoxBlur {
+    /// Fallible twin of [`BoxBlur::apply`]: a [`try_filter2d`] with the blur's kernel and
+    /// reflect padding, so the images must be larger than half the kernel in each spatial
+    /// dimension.
+    ///
+    /// # Errors
+    ///
+    /// As [`try_filter2d`].
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    /// use burn_guard::vision::BoxBlurConfig;
+    ///
+    /// let device = Device::flex();
+    /// let blur = BoxBlurConfig::new().with_kernel_size(5).try_init(&device)?;
+    /// assert!(blur.try_apply(Tensor::<4>::ones([1, 1, 2, 2], &device)).is_err());
+    /// assert_eq!(blur.try_apply(Tensor::<4>::ones([1, 1, 8, 8], &device))?.dims(), [1, 1, 8, 8]);
+    /// assert!(BoxBlurConfig::new().with_kernel_size(4).try_init(&device).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    pub fn try_apply(&self, images: Tensor<4>) -> Result<Tensor<4>> {
+        const OP: &str = "box_blur";
+        let dims = images.dims();
+        rules::not_quantized(OP, images.dtype())?;
+        let kernel = [self.kernel_size, self.kernel_size];
+        rules::same_padding(
+            OP,
+            &dims,
+            rules::filter2d_padding(&kernel),
+            PadMode::Reflect,
+        )?;
+        catch(OP, || self.blur.apply(images))
+    }
+
+    /// Fallible twin of [`BoxBlur::forward`]: with the blur's probability, [`try_apply`](Self::try_apply);
+    /// otherwise the images unchanged. The rules run either way, so a batch the blur could
+    /// not take is refused whatever the draw.
+    ///
+    /// # Errors
+    ///
+    /// As [`try_apply`](Self::try_apply).
+    pub fn try_forward(&self, images: Tensor<4>) -> Result<Tensor<4>> {
+        const OP: &str = "box_blur";
+        rules::not_quantized(OP, images.dtype())?;
+        let kernel = [self.kernel_size, self.kernel_size];
+        rules::same_padding(
+            OP,
+            &images.dims(),
+            rules::filter2d_padding(&kernel),
+            PadMode::Reflect,
+        )?;
+        catch(OP, || self.blur.forward(images))
+    }
+
+    /// Seeds the blur's draws, as [`BoxBlur::with_seed`].
+    pub fn with_seed(self, seed: u64) -> Self {
+        Self {
+            blur: self.blur.with_seed(seed),
+            kernel_size: self.kernel_size,
+        }
+    }
+
+    /// burn's [`BoxBlur`].
+    pub fn into_inner(self) -> BoxBlur {
+        self.blur
+    }
+}
+
+/// A [`MedianBlur`] with the kernel size its checks need (burn's keeps it private), built by
+/// [`TryInitStateless::try_init`](crate::nn::TryInitStateless::try_init) on a
+/// [`MedianBlurConfig`].
+#[derive(Debug)]
+pub struct GuardedMedianBlur {
+    blur: MedianBlur,
+    kernel_size: usize,
+}
+
+impl GuardedMedianBlur {
+    /// Fallible twin of [`MedianBlur::apply`]: a [`try_median`] with the blur's size.
+    ///
+    /// # Errors
+    ///
+    /// As [`try_median`].
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::prelude::*;
+    /// use burn_guard::vision::MedianBlurConfig;
+    ///
+    /// let blur = MedianBlurConfig::new().try_init()?;
+    /// let images = Tensor::<4>::ones([1, 1, 4, 4], &Device::flex());
+    /// assert_eq!(blur.try_apply(images)?.dims(), [1, 1, 4, 4]);
+    /// assert!(MedianBlurConfig::new().with_kernel_size(2).try_init().is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    pub fn try_apply(&self, images: Tensor<4>) -> Result<Tensor<4>> {
+        self.median_rules(&images)?;
+        catch("median_blur", || self.blur.apply(images))
+    }
+
+    /// Fallible twin of [`MedianBlur::forward`]: the rules of [`try_apply`](Self::try_apply)
+    /// whatever the draw.
+    ///
+    /// # Errors
+    ///
+    /// As [`try_apply`](Self::try_apply).
+    pub fn try_forward(&self, images: Tensor<4>) -> Result<Tensor<4>> {
+        self.median_rules(&images)?;
+        catch("median_blur", || self.blur.forward(images))
+    }
+
+    fn median_rules(&self, images: &Tensor<4>) -> Result<()> {
+        const OP: &str = "median_blur";
+        rules::not_quantized(OP, images.dtype())?;
+        if images.shape().num_elements() == 0 {
+            return Err(crate::error::GuardError::Empty {
+                op: OP,
+                rule: "the images must have pixels (burn's padding, slices and sort panic on most \
+                       empty images; try_median returns an empty image as it is)",
+                shape: images.dims().to_vec(),
+                dim: images.dims().iter().position(|&d| d == 0),
+            });
+        }
+        Ok(())
+    }
+
+    /// Seeds the blur's draws, as [`MedianBlur::with_seed`].
+    pub fn with_seed(self, seed: u64) -> Self {
+        Self {
+            blur: self.blur.with_seed(seed),
+            kernel_size: self.kernel_size,
+        }
+    }
+
+    /// burn's [`MedianBlur`].
+    pub fn into_inner(self) -> MedianBlur {
+        self.blur
+    }
+}
+
+impl crate::nn::InitSealed for BoxBlurConfig {}
+impl crate::nn::InitSealed for MedianBlurConfig {}
+
+impl crate::nn::TryInit for BoxBlurConfig {
+    type Module = GuardedBoxBlur;
+
+    fn try_init(&self, device: &Device) -> Result<GuardedBoxBlur> {
+        const OP: &str = "box_blur_init";
+        rules::blur_kernel_size(OP, self.kernel_size)?;
+        let blur = catch(OP, || self.init(device))?;
+        Ok(GuardedBoxBlur {
+            blur,
+            kernel_size: self.kernel_size,
+        })
+    }
+}
+
+impl crate::nn::TryInitStateless for MedianBlurConfig {
+    type Module = GuardedMedianBlur;
+
+    fn try_init(&self) -> Result<GuardedMedianBlur> {
+        const OP: &str = "median_blur_init";
+        rules::blur_kernel_size(OP, self.kernel_size)?;
+        let blur = catch(OP, || self.init())?;
+        Ok(GuardedMedianBlur {
+            blur,
+            kernel_size: self.kernel_size,
+        })
+    }
+}
