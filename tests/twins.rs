@@ -837,6 +837,12 @@ fn twins_doc(rows: &[Row]) -> String {
          }};\n    }};\n}}"
     );
     for (trait_path, ty) in &impls {
+        // A type of another burn crate is named by its path under burn-guard (`vision::..`).
+        let ty = if ty.contains("::") {
+            format!("burn_guard::{ty}")
+        } else {
+            ty.clone()
+        };
         let _ = writeln!(out, "implements!(burn_guard::{trait_path}, {ty});");
     }
     out.push_str("```\n");
