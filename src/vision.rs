@@ -810,3 +810,68 @@ impl crate::nn::TryInitStateless for MedianBlurConfig {
         })
     }
 }
+
+pub use burn_vision::utils::{
+    BatchDisplayOpts, ColorDisplayOpts, ImageDimOrder, TensorDisplayOptions,
+};
+
+/// Fallible twin of [`burn_vision::utils::save_tensor_as_image`]: the tensor's rank the one its
+/// dimension order names, not empty (burn normalises by its minimum and maximum), F32 (burn
+/// reads its values as `f32` and unwraps), at most 3 channels in RGB (burn's
+/// `unimplemented!`) and an output size that fits `u32`
+/// ([`check::vision::image_save`](crate::check::vision::image_save)), an image buffer the host
+/// can hold; then burn's function, whose file errors come back as [`GuardError::Store`].
+///
+/// # Errors
+///
+/// [`GuardError::RankMismatch`], [`GuardError::Empty`], [`GuardError::InvalidDType`],
+/// [`GuardError::OutOfRange`], [`GuardError::OutOfMemory`], [`GuardError::Store`].
+///
+/// ```
+/// use burn::tensor::{Device, Tensor};
+/// use burn_guard::vision::{ColorDisplayOpts, ImageDimOrder, TensorDisplayOptions, try_save_tensor_as_image};
+///
+/// let options = |dim_order| TensorDisplayOptions {
+///     dim_order,
+///     color_opts: ColorDisplayOpts::Rgb,
+///     batch_opts: None,
+///     width_out: 8,
+///     height_out: 8,
+/// };
+/// let path = std::env::temp_dir().join("burn_guard_doc_image.png");
+/// let image = Tensor::<3>::ones([3, 4, 4], &Device::flex());
+/// try_save_tensor_as_image(image, options(ImageDimOrder::Chw), &path)?;
+/// let four = Tensor::<3>::ones([4, 4, 4], &Device::flex());
+/// assert!(try_save_tensor_as_image(four, options(ImageDimOrder::Chw), &path).is_err());
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+pub fn try_save_tensor_as_image<const D: usize, P: AsRef<std::ffi::OsStr>>(
+    tensor: Tensor<D>,
+    opts: TensorDisplayOptions,
+    path: P,
+) -> Result<()> {
+    const OP: &str = "save_tensor_as_image";
+    let batch = rules::image_save(OP, &tensor.dims(), tensor.dtype(), &opts)?;
+    // The image buffer burn allocates on the host (3 bytes a pixel): past the host's memory the
+    // allocation aborts the process.
+    let rows = match opts.batch_opts {
+        Some(BatchDisplayOpts::Tiled) => opts.height_out.saturating_mul(batch),
+        _ => opts.height_out,
+    };
+    let bytes = opts.width_out.saturating_mul(rows).saturating_mul(3);
+    if let Some(memory) = crate::capability::host_memory() {
+        crate::check::bytes::host_budget(
+            OP,
+            u64::try_from(bytes).unwrap_or(u64::MAX),
+            &memory,
+            "host",
+        )?;
+    }
+    catch(OP, || {
+        burn_vision::utils::save_tensor_as_image(tensor, opts, path)
+    })?
+    .map_err(|err| crate::error::GuardError::Store {
+        op: OP,
+        source: std::sync::Arc::new(std::io::Error::other(err.to_string())),
+    })
+}

@@ -613,3 +613,92 @@ fn the_capability_report_lists_vision_per_backend() {
         assert_eq!(vision("wgpu").as_deref(), Some("fallback"));
     }
 }
+
+/// `save_tensor_as_image` over dimension orders and ranks, channel counts, F32 and F64, empty
+/// tensors, RGB and monochrome, tiled batches: burn panics ⇔ the twin refuses by a check; where
+/// burn writes a file the twin writes the same bytes; a path burn cannot write is a `Store`
+/// error. (Safe Rust below: burn runs in-process.)
+#[test]
+fn save_tensor_as_image_refuses_where_burn_panics_and_writes_the_same_file() {
+    use burn::tensor::DType;
+    use burn_vision::utils::save_tensor_as_image;
+
+    no_backstop();
+    let d = &Device::flex();
+    let dir = std::env::temp_dir().join(format!("burn_guard_save_{}", std::process::id()));
+    let options = |order: u8, rgb: bool, tiled: bool| TensorDisplayOptions {
+        dim_order: match order {
+            0 => ImageDimOrder::Hw,
+            1 => ImageDimOrder::Chw,
+            2 => ImageDimOrder::Hwc,
+            3 => ImageDimOrder::Nhw,
+            4 => ImageDimOrder::Nchw,
+            _ => ImageDimOrder::Nhwc,
+        },
+        color_opts: if rgb {
+            ColorDisplayOpts::Rgb
+        } else {
+            ColorDisplayOpts::Monochrome {
+                min: [0.0; 3],
+                max: [1.0; 3],
+            }
+        },
+        batch_opts: tiled.then_some(BatchDisplayOpts::Tiled),
+        width_out: 6,
+        height_out: 5,
+    };
+    let (mut written, mut refused) = (0, 0);
+    let mut case = 0;
+    for order in 0..6u8 {
+        for channels in [0usize, 1, 3, 4] {
+            for f64 in [false, true] {
+                for (rgb, tiled) in [(true, false), (false, true)] {
+                    case += 1;
+                    let t3 = Tensor::<3>::random([2, channels, 3], Distribution::Default, d);
+                    let t3 = if f64 { t3.cast(DType::F64) } else { t3 };
+                    let raw_path = dir.join(format!("raw_{case}.png"));
+                    let our_path = dir.join(format!("ours_{case}.png"));
+                    let raw = catch_unwind(AssertUnwindSafe(|| {
+                        save_tensor_as_image(t3.clone(), options(order, rgb, tiled), &raw_path)
+                    }));
+                    let ours =
+                        try_save_tensor_as_image(t3.clone(), options(order, rgb, tiled), &our_path);
+                    match (raw, ours) {
+                        (Err(_), Err(err)) => {
+                            assert_ne!(err.kind(), ErrorKind::Store, "{case}: {err}");
+                            refused += 1;
+                        }
+                        (Ok(Ok(())), Ok(())) => {
+                            assert_eq!(
+                                std::fs::read(&raw_path).unwrap(),
+                                std::fs::read(&our_path).unwrap()
+                            );
+                            written += 1;
+                        }
+                        (Ok(Err(_)), Err(err)) => assert_eq!(err.kind(), ErrorKind::Store),
+                        (raw, ours) => panic!(
+                            "case {case} order {order} channels {channels} f64 {f64} rgb {rgb}: burn {} the twin {:?}",
+                            match raw {
+                                Err(_) => "panicked".to_owned(),
+                                Ok(r) => format!("{r:?}"),
+                            },
+                            ours
+                        ),
+                    }
+                }
+            }
+        }
+    }
+    let blocked = dir.join("a_file");
+    std::fs::write(&blocked, b"").unwrap();
+    let t = Tensor::<2>::random([3, 3], Distribution::Default, d);
+    let err =
+        try_save_tensor_as_image(t, options(0, true, false), blocked.join("x.png")).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Store, "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+    eprintln!("{written} written, {refused} refused");
+    assert!(
+        written > 5 && refused > 20,
+        "{written} written, {refused} refused"
+    );
+}

@@ -6,6 +6,7 @@
 
 use burn::tensor::DType;
 use burn::tensor::ops::PadMode;
+use burn_vision::utils::{BatchDisplayOpts, ColorDisplayOpts, ImageDimOrder, TensorDisplayOptions};
 use burn_vision::{BorderType, MorphOptions, Point, Size};
 
 use crate::error::{GuardError as Error, Limit, Result};
@@ -287,4 +288,84 @@ pub fn colour_channels(op: &'static str, image: &[usize]) -> Result<()> {
         value: channels.into(),
         limit: Limit::AtLeast(3usize.into()),
     })
+}
+
+/// A tensor `save_tensor_as_image` can write: the rank its dimension order names (`Hw` 2;
+/// `Chw`, `Hwc`, `Nhw` 3; `Nchw`, `Nhwc` 4), values (it normalises by the minimum and maximum),
+/// F32 (it reads the values as `f32` and unwraps), at most 3 channels in RGB, and an output of
+/// `width_out × height_out` (times the batch when tiled) that fits `u32`. Returns the batch
+/// (1 for the orders without one).
+///
+/// # Errors
+///
+/// [`GuardError::RankMismatch`](Error::RankMismatch), [`GuardError::Empty`](Error::Empty),
+/// [`GuardError::InvalidDType`](Error::InvalidDType), [`GuardError::OutOfRange`](Error::OutOfRange).
+pub fn image_save(
+    op: &'static str,
+    dims: &[usize],
+    dtype: DType,
+    opts: &TensorDisplayOptions,
+) -> Result<usize> {
+    let (channels, batch) = match (&opts.dim_order, dims) {
+        (ImageDimOrder::Hw, [_, _]) => (1, 1),
+        (ImageDimOrder::Chw, [c, _, _]) | (ImageDimOrder::Hwc, [_, _, c]) => (*c, 1),
+        (ImageDimOrder::Nhw, [n, _, _]) => (1, *n),
+        (ImageDimOrder::Nchw, [n, c, _, _]) | (ImageDimOrder::Nhwc, [n, _, _, c]) => (*c, *n),
+        (order, _) => {
+            let expected = match order {
+                ImageDimOrder::Hw => 2,
+                ImageDimOrder::Chw | ImageDimOrder::Hwc | ImageDimOrder::Nhw => 3,
+                ImageDimOrder::Nchw | ImageDimOrder::Nhwc => 4,
+            };
+            return Err(Error::RankMismatch {
+                op,
+                rule: "the tensor's rank must be the one its dimension order names",
+                expected,
+                got: dims.len(),
+                shape: dims.to_vec(),
+            });
+        }
+    };
+    if dims.contains(&0) {
+        return Err(Error::Empty {
+            op,
+            rule: "the tensor must hold values (burn normalises by its minimum and maximum)",
+            shape: dims.to_vec(),
+            dim: dims.iter().position(|&d| d == 0),
+        });
+    }
+    if dtype != DType::F32 {
+        return Err(Error::InvalidDType {
+            op,
+            rule: "the tensor must be F32 (burn reads its values as f32 and unwraps); cast it first",
+            dtype,
+        });
+    }
+    if matches!(opts.color_opts, ColorDisplayOpts::Rgb) && channels > 3 {
+        return Err(Error::OutOfRange {
+            op,
+            rule: "RGB output takes at most 3 channels (use Monochrome, or select channels)",
+            name: "channels",
+            value: channels.into(),
+            limit: Limit::AtMost(3usize.into()),
+        });
+    }
+    let tiled = opts.batch_opts == Some(BatchDisplayOpts::Tiled);
+    let height = if tiled {
+        opts.height_out.checked_mul(batch)
+    } else {
+        Some(opts.height_out)
+    };
+    for (name, size) in [("width_out", Some(opts.width_out)), ("height_out", height)] {
+        if size.is_none_or(|size| u32::try_from(size).is_err()) {
+            return Err(Error::OutOfRange {
+                op,
+                rule: "the output image's sides (the height times the batch when tiled) must fit u32",
+                name,
+                value: size.unwrap_or(usize::MAX).into(),
+                limit: Limit::AtMost(u64::from(u32::MAX).into()),
+            });
+        }
+    }
+    Ok(batch)
 }
