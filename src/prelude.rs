@@ -24,4 +24,6 @@ pub use crate::tensor::{
     TryReduceFloat, TryReduceNumeric, TryReduceOrdered, TryTensor, TryView,
 };
 #[cfg(feature = "vision")]
-pub use crate::vision::{TryColorConversion, TryConnectedComponents, TryMorphology, TryNms};
+pub use crate::vision::{
+    TryColorConversion, TryConnectedComponents, TryMorphology, TryNms, TryTransform2D,
+};

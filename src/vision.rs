@@ -875,3 +875,41 @@ pub fn try_save_tensor_as_image<const D: usize, P: AsRef<std::ffi::OsStr>>(
         source: std::sync::Arc::new(std::io::Error::other(err.to_string())),
     })
 }
+
+pub use burn_vision::Transform2D;
+
+/// Fallible twin of burn-vision's [`Transform2D::transform`], as an extension trait.
+pub trait TryTransform2D {
+    /// Fallible twin of [`Transform2D::transform`]: an image batch that is not quantized. An
+    /// empty batch comes back as it is (the exact answer: the output has the input's shape;
+    /// burn's `expand` of the matrix refuses a batch of 0). Composes burn tensor ops: runs on
+    /// every backend.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::InvalidDType`]; a backend panic as [`GuardError::BackendPanic`].
+    ///
+    /// ```
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::vision::{Transform2D, TryTransform2D};
+    ///
+    /// let images = Tensor::<4>::ones([2, 3, 8, 8], &Device::flex());
+    /// let turned = Transform2D::rotation(0.3, 0.0, 0.0).try_transform(images)?;
+    /// assert_eq!(turned.dims(), [2, 3, 8, 8]);
+    /// let none = Tensor::<4>::ones([0, 3, 8, 8], &Device::flex());
+    /// assert_eq!(Transform2D::identity().try_transform(none)?.dims(), [0, 3, 8, 8]);
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    fn try_transform(self, images: Tensor<4>) -> Result<Tensor<4>>;
+}
+
+impl TryTransform2D for Transform2D {
+    fn try_transform(self, images: Tensor<4>) -> Result<Tensor<4>> {
+        const OP: &str = "transform";
+        rules::not_quantized(OP, images.dtype())?;
+        if images.shape().num_elements() == 0 {
+            return Ok(images);
+        }
+        catch(OP, || self.transform(images))
+    }
+}

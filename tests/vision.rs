@@ -702,3 +702,53 @@ fn save_tensor_as_image_refuses_where_burn_panics_and_writes_the_same_file() {
         "{written} written, {refused} refused"
     );
 }
+
+/// `Transform2D::transform` over every image dim in {0, 1, 3} and four transforms: burn panics
+/// ⇔ the twin refuses; equal values otherwise; an empty batch comes back as it is (equal to
+/// burn's answer where burn has one).
+#[test]
+fn transform_equals_burn_or_refuses_where_it_panics() {
+    no_backstop();
+    let d = &Device::flex();
+    let transforms = || {
+        [
+            Transform2D::identity(),
+            Transform2D::rotation(0.4, 1.0, 1.0),
+            Transform2D::scale(1.5, 0.5, 0.0, 0.0),
+            Transform2D::translation(0.3, -0.2),
+        ]
+    };
+    let (mut answered, mut empty) = (0, 0);
+    let sizes = [0usize, 1, 3];
+    for &b in &sizes {
+        for &c in &sizes {
+            for &h in &sizes {
+                for &w in &sizes {
+                    let images = Tensor::<4>::random([b, c, h, w], Distribution::Default, d);
+                    for (raw_t, our_t) in transforms().into_iter().zip(transforms()) {
+                        let ours = our_t.try_transform(images.clone());
+                        let raw =
+                            catch_unwind(AssertUnwindSafe(|| raw_t.transform(images.clone())));
+                        if b * c * h * w == 0 {
+                            let ours = ours.unwrap();
+                            assert_eq!(ours.dims(), [b, c, h, w]);
+                            if let Ok(raw) = raw {
+                                assert_eq!(raw.into_data(), ours.into_data());
+                            }
+                            empty += 1;
+                            continue;
+                        }
+                        let raw =
+                            raw.unwrap_or_else(|_| panic!("burn panicked on [{b}, {c}, {h}, {w}]"));
+                        assert_eq!(raw.into_data(), ours.unwrap().into_data());
+                        answered += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        answered > 20 && empty > 100,
+        "{answered} answered, {empty} empty"
+    );
+}
