@@ -14,26 +14,19 @@
 #[path = "support/paired.rs"]
 mod paired;
 
-use std::time::Duration;
-
 use burn::tensor::{Device, Distribution, Tensor};
 use burn_guard::vision::{
     KernelShape, MorphOptions, NmsOptions, Size, TryMorphology, TryNms,
     try_create_structuring_element,
 };
 use burn_vision::{Morphology, Nms};
-use criterion::Criterion;
 
 fn read<const D: usize, K: burn::tensor::kind::Basic>(t: Tensor<D, K>) -> usize {
     t.into_data().bytes().len()
 }
 
 fn main() {
-    let mut c = Criterion::default()
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(5))
-        .sample_size(20)
-        .configure_from_args();
+    let mut c = paired::twin_criterion();
     let device = Device::flex();
     device.seed(3);
     let mut results = Vec::new();
@@ -85,10 +78,5 @@ fn main() {
     );
     results.push((group, record));
 
-    c.final_summary();
-    paired::print(
-        &results,
-        "group: burn's mean, twin's mean, twin / burn (sums over the paired run), difference per \
-         call, per-sample ratio quartiles",
-    );
+    paired::finish_twins(&mut c, &results);
 }

@@ -1,5 +1,5 @@
-//! Paired measurement, shared by `benches/nn.rs` and `benches/quantized_models.rs`: one
-//! criterion benchmark `group/paired` runs every variant once per iteration, rotating which
+//! Paired measurement, shared by the benches that set a twin beside burn (`nn`,
+//! `quantized_models`, `linalg`, `signal`, `vision`, ...): one criterion benchmark `group/paired` runs every variant once per iteration, rotating which
 //! goes first, and times each on its own, so that a machine that drifts during the run moves
 //! every variant alike. criterion sees the sum of all variants; the per-variant sums come back
 //! for the ratios, which [`print`] writes from the run's own sums.
@@ -100,4 +100,24 @@ pub fn print(results: &[(String, Paired)], header: &str) {
             );
         }
     }
+}
+
+/// The criterion settings of the twin benches (`linalg`, `signal`, `vision`): 1 s of warm-up,
+/// 5 s of measurement, 20 samples, then the command line's options.
+pub fn twin_criterion() -> Criterion {
+    Criterion::default()
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(5))
+        .sample_size(20)
+        .configure_from_args()
+}
+
+/// The closing summary of a twin bench: criterion's, then each group's ratio line.
+pub fn finish_twins(c: &mut Criterion, results: &[(String, Paired)]) {
+    c.final_summary();
+    print(
+        results,
+        "group: burn's mean, twin's mean, twin / burn (sums over the paired run), difference per \
+         call, per-sample ratio quartiles",
+    );
 }
