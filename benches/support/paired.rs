@@ -1,8 +1,9 @@
 //! Paired measurement, shared by the benches that set a twin beside burn (`nn`,
-//! `quantized_models`, `linalg`, `signal`, `vision`, ...): one criterion benchmark `group/paired` runs every variant once per iteration, rotating which
-//! goes first, and times each on its own, so that a machine that drifts during the run moves
-//! every variant alike. criterion sees the sum of all variants; the per-variant sums come back
-//! for the ratios, which [`print`] writes from the run's own sums.
+//! `quantized_models`, `linalg`, `signal`, `vision`, ...): one criterion benchmark
+//! `group/paired` runs every variant once per iteration, rotating which goes first, and times
+//! each on its own, so that a machine that drifts during the run moves every variant alike.
+//! criterion sees the sum of all variants; the per-variant sums come back for the ratios, which
+//! [`print`] writes from the run's own sums.
 #![allow(dead_code)]
 
 use std::hint::black_box;
