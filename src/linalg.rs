@@ -270,17 +270,11 @@ pub fn try_svd_with<const D: usize, const D1: usize>(
         family: "linalg",
         support: svd_support,
     };
-    EXTENSION.run(
-        OP,
-        policy,
-        &home,
-        || catch(OP, || burn_linalg::svd::<D, D1>(tensor.clone(), sweeps)),
-        |trip| {
-            let moved = trip.out(tensor.clone())?;
-            let (u, s, vt) = catch(OP, || burn_linalg::svd::<D, D1>(moved, sweeps))?;
-            Ok((trip.back(u)?, trip.back(s)?, trip.back(vt)?))
-        },
-    )
+    EXTENSION.run(OP, policy, &home, |trip| {
+        let moved = trip.out(tensor)?;
+        let (u, s, vt) = catch(OP, || burn_linalg::svd::<D, D1>(moved, sweeps))?;
+        Ok((trip.back(u)?, trip.back(s)?, trip.back(vt)?))
+    })
 }
 
 /// Fallible twin of [`burn_linalg::matvec`]: the matrix of rank ≥ 2, the vector one rank

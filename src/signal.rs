@@ -160,17 +160,11 @@ pub fn try_rfft_with<const D: usize>(
     let dims = signal.dims();
     let dim = policy.checked(Op::Fft, rfft_rules(OP, &dims, dim.as_index(), n))?;
     let home = signal.device();
-    EXTENSION.run(
-        OP,
-        policy,
-        &home,
-        || catch(OP, || burn_signal::rfft(signal.clone(), dim, n)),
-        |trip| {
-            let moved = trip.out(signal.clone())?;
-            let (re, im) = catch(OP, || burn_signal::rfft(moved, dim, n))?;
-            Ok((trip.back(re)?, trip.back(im)?))
-        },
-    )
+    EXTENSION.run(OP, policy, &home, |trip| {
+        let moved = trip.out(signal)?;
+        let (re, im) = catch(OP, || burn_signal::rfft(moved, dim, n))?;
+        Ok((trip.back(re)?, trip.back(im)?))
+    })
 }
 
 /// The rules of `rfft` (and of each part of `cfft`); returns the resolved dim.
@@ -238,21 +232,11 @@ pub fn try_irfft_with<const D: usize>(
     };
     let dim = policy.checked(Op::Fft, checks())?;
     let home = spectrum_re.device();
-    EXTENSION.run(
-        OP,
-        policy,
-        &home,
-        || {
-            catch(OP, || {
-                burn_signal::irfft(spectrum_re.clone(), spectrum_im.clone(), dim, n)
-            })
-        },
-        |trip| {
-            let re = trip.out(spectrum_re.clone())?;
-            let im = trip.out(spectrum_im.clone())?;
-            trip.back(catch(OP, || burn_signal::irfft(re, im, dim, n))?)
-        },
-    )
+    EXTENSION.run(OP, policy, &home, |trip| {
+        let re = trip.out(spectrum_re)?;
+        let im = trip.out(spectrum_im)?;
+        trip.back(catch(OP, || burn_signal::irfft(re, im, dim, n))?)
+    })
 }
 
 /// Two parts of one complex tensor: one dtype, one device.
@@ -317,22 +301,12 @@ pub fn try_cfft_with<const D: usize>(
     };
     let dim = policy.checked(Op::Fft, checks())?;
     let home = signal_re.device();
-    EXTENSION.run(
-        OP,
-        policy,
-        &home,
-        || {
-            catch(OP, || {
-                burn_signal::cfft(signal_re.clone(), signal_im.clone(), dim, n)
-            })
-        },
-        |trip| {
-            let re = trip.out(signal_re.clone())?;
-            let im = trip.out(signal_im.clone())?;
-            let (re, im) = catch(OP, || burn_signal::cfft(re, im, dim, n))?;
-            Ok((trip.back(re)?, trip.back(im)?))
-        },
-    )
+    EXTENSION.run(OP, policy, &home, |trip| {
+        let re = trip.out(signal_re)?;
+        let im = trip.out(signal_im)?;
+        let (re, im) = catch(OP, || burn_signal::cfft(re, im, dim, n))?;
+        Ok((trip.back(re)?, trip.back(im)?))
+    })
 }
 
 /// Fallible twin of [`burn_signal::stft`]: the options' rules
@@ -393,21 +367,11 @@ pub fn try_stft_with(
     };
     policy.checked(Op::Fft, checks())?;
     let home = signal.device();
-    EXTENSION.run(
-        OP,
-        policy,
-        &home,
-        || {
-            catch(OP, || {
-                burn_signal::stft(signal.clone(), window.clone(), options)
-            })
-        },
-        |trip| {
-            let moved = trip.out(signal.clone())?;
-            let window = window.clone().map(|w| trip.out(w)).transpose()?;
-            trip.back(catch(OP, || burn_signal::stft(moved, window, options))?)
-        },
-    )
+    EXTENSION.run(OP, policy, &home, |trip| {
+        let moved = trip.out(signal)?;
+        let window = window.map(|w| trip.out(w)).transpose()?;
+        trip.back(catch(OP, || burn_signal::stft(moved, window, options))?)
+    })
 }
 
 /// A window beside a tensor: its dtype and device.
@@ -493,23 +457,13 @@ pub fn try_istft_with(
     };
     policy.checked(Op::Fft, checks())?;
     let home = stft_matrix.device();
-    EXTENSION.run(
-        OP,
-        policy,
-        &home,
-        || {
-            catch(OP, || {
-                burn_signal::istft(stft_matrix.clone(), window.clone(), length, options)
-            })
-        },
-        |trip| {
-            let moved = trip.out(stft_matrix.clone())?;
-            let window = window.clone().map(|w| trip.out(w)).transpose()?;
-            trip.back(catch(OP, || {
-                burn_signal::istft(moved, window, length, options)
-            })?)
-        },
-    )
+    EXTENSION.run(OP, policy, &home, |trip| {
+        let moved = trip.out(stft_matrix)?;
+        let window = window.map(|w| trip.out(w)).transpose()?;
+        trip.back(catch(OP, || {
+            burn_signal::istft(moved, window, length, options)
+        })?)
+    })
 }
 
 /// The checks of a window's creation: a float dtype (burn-signal casts to the one asked for,

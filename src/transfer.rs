@@ -76,6 +76,8 @@ pub(crate) struct Trip<'a> {
     op: &'static str,
     to: &'a burn::tensor::Device,
     home: &'a burn::tensor::Device,
+    // At home nothing moves: `out` and `back` hand the tensor through, with no device look-up.
+    stays: bool,
     moved: crate::policy::Moved,
 }
 
@@ -91,7 +93,16 @@ impl<'a> Trip<'a> {
             op,
             to,
             home,
+            stays: false,
             moved: crate::policy::Moved::default(),
+        }
+    }
+
+    /// A trip that stays at `home`: the operation runs where its inputs are.
+    pub(crate) fn at_home(op: &'static str, home: &'a burn::tensor::Device) -> Self {
+        Self {
+            stays: true,
+            ..Self::new(op, home, home)
         }
     }
 
@@ -100,6 +111,9 @@ impl<'a> Trip<'a> {
     where
         K: burn::tensor::kind::Basic + 'static,
     {
+        if self.stays {
+            return Ok(tensor);
+        }
         let start = std::time::Instant::now();
         let (moved, bytes) = move_any(self.op, tensor, self.to)?;
         self.moved.bytes_out += bytes;
@@ -112,6 +126,9 @@ impl<'a> Trip<'a> {
     where
         K: burn::tensor::kind::Basic + 'static,
     {
+        if self.stays {
+            return Ok(tensor);
+        }
         let start = std::time::Instant::now();
         let (moved, bytes) = move_any(self.op, tensor, self.home)?;
         self.moved.bytes_back += bytes;
@@ -136,18 +153,17 @@ pub(crate) struct Extension {
 
 #[cfg(any(feature = "linalg", feature = "signal", feature = "vision"))]
 impl Extension {
-    /// Runs `op`, a composite function of the extension, where the extension can: at `home`
-    /// when its backend can, else, when `policy` allows the extension's op, on the policy's
-    /// first capable device through `elsewhere` (which moves its inputs out and its results
-    /// back on the [`Trip`] it is given), counted with what moved; otherwise refused naming
-    /// every gap.
+    /// Runs `op`, a composite function of the extension, where the extension can: `call` gets
+    /// a [`Trip`] on which it moves its inputs out and its results back. At `home`, when its
+    /// backend can, the trip moves nothing; else, when `policy` allows the extension's op, it
+    /// goes to the policy's first capable device, counted with what moved; otherwise the call
+    /// is refused naming every gap. One closure, so burn's call is written once per twin.
     pub(crate) fn run<T>(
         &self,
         op: &'static str,
         policy: &crate::policy::Policy,
         home: &burn::tensor::Device,
-        at_home: impl FnOnce() -> Result<T>,
-        elsewhere: impl FnOnce(&mut Trip<'_>) -> Result<T>,
+        call: impl FnOnce(&mut Trip<'_>) -> Result<T>,
     ) -> Result<T> {
         use crate::capability::stack_of;
         use crate::policy::{Outcome, Route, Target};
@@ -168,12 +184,12 @@ impl Extension {
             targets,
         ) {
             Route::Home => {
-                let out = at_home();
+                let out = call(&mut Trip::at_home(op, home));
                 policy.recorded(routed, out, |_| Outcome::Native)
             }
             Route::Fallback(target) => {
                 let mut trip = Trip::new(op, home, &target.place);
-                let out = elsewhere(&mut trip).map(|out| (out, trip.moved()));
+                let out = call(&mut trip).map(|out| (out, trip.moved()));
                 let from = home_label();
                 policy
                     .recorded(routed, out, |(_, moved)| {

@@ -218,24 +218,15 @@ where
         // dimension, or loops forever reflecting into it, for some border types.
         return Ok(image);
     }
-    let run = move |image: Tensor<3, K>, kernel: Tensor<2, Bool>, opts: MorphOptions| {
-        catch(name, || match op {
+    let home = image.device();
+    EXTENSION.run(name, policy, &home, |trip| {
+        let image = trip.out(image)?;
+        let kernel = trip.out(kernel)?;
+        trip.back(catch(name, || match op {
             Morph::Erode => image.erode(kernel, opts),
             Morph::Dilate => image.dilate(kernel, opts),
-        })
-    };
-    let home = image.device();
-    EXTENSION.run(
-        name,
-        policy,
-        &home,
-        || run(image.clone(), kernel.clone(), opts.clone()),
-        |trip| {
-            let moved = trip.out(image.clone())?;
-            let kernel = trip.out(kernel.clone())?;
-            trip.back(run(moved, kernel, opts.clone())?)
-        },
-    )
+        })?)
+    })
 }
 
 impl<K> TryMorphology for Tensor<3, K>
@@ -330,17 +321,11 @@ impl TryNms for Tensor<2> {
         };
         policy.checked(Op::Vision, checks())?;
         let home = self.device();
-        EXTENSION.run(
-            OP,
-            policy,
-            &home,
-            || catch(OP, || self.clone().nms(scores.clone(), opts)),
-            |trip| {
-                let boxes = trip.out(self.clone())?;
-                let scores = trip.out(scores.clone())?;
-                trip.back(catch(OP, || boxes.nms(scores, opts))?)
-            },
-        )
+        EXTENSION.run(OP, policy, &home, |trip| {
+            let boxes = trip.out(self)?;
+            let scores = trip.out(scores)?;
+            trip.back(catch(OP, || boxes.nms(scores, opts))?)
+        })
     }
 }
 
@@ -441,16 +426,10 @@ impl TryConnectedComponents for Tensor<2, Bool> {
             // image (a segfault with 8-connectivity here).
             return catch(OP, || Tensor::<2, Int>::empty(self.dims(), &home));
         }
-        EXTENSION.run(
-            OP,
-            policy,
-            &home,
-            || catch(OP, || self.clone().connected_components(connectivity)),
-            |trip| {
-                let image = trip.out(self.clone())?;
-                trip.back(catch(OP, || image.connected_components(connectivity))?)
-            },
-        )
+        EXTENSION.run(OP, policy, &home, |trip| {
+            let image = trip.out(self)?;
+            trip.back(catch(OP, || image.connected_components(connectivity))?)
+        })
     }
 }
 
