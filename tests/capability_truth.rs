@@ -297,3 +297,73 @@ fn extrema_nan_claims_are_true() {
         assert_eq!(observed, Ok(()), "wgpu claims NaN-propagating extrema");
     }
 }
+
+/// `Quirks::runs_on_host` is true where claimed: the weight quantizer then computes a
+/// per-tensor scale on the host (`check::quant::quant_scale` of the range's magnitude) instead
+/// of burn's `compute_q_params`, so the two must agree bit for bit on every F32 range, for
+/// every quantized value type: random extremes over f32's whole exponent range (subnormals,
+/// zeros, magnitudes whose scale overflows), with either sign the larger. Each range is two
+/// one-element tensors, as `compute_range` returns for a per-tensor scheme.
+#[test]
+fn host_scale_claims_are_true() {
+    use burn::tensor::quantization::{CalibrationRange, compute_q_params};
+    use burn::tensor::{Tensor, TensorData};
+    use burn_guard::capability::quirks_of;
+    use burn_guard::check::quant::{quant_scale, range_magnitude};
+    use proptest::strategy::{Strategy, ValueTree};
+    use proptest::test_runner::TestRunner;
+    use proptest::test_runner::{Config, RngAlgorithm, TestRng};
+
+    let mut runner = TestRunner::new_with_rng(
+        Config::default(),
+        TestRng::deterministic_rng(RngAlgorithm::ChaCha),
+    );
+    // Any finite f32 bit pattern, then the edges by name.
+    let finite = proptest::num::f32::NORMAL
+        | proptest::num::f32::SUBNORMAL
+        | proptest::num::f32::ZERO
+        | proptest::num::f32::POSITIVE
+        | proptest::num::f32::NEGATIVE;
+    let mut pairs: Vec<(f32, f32)> = (0..400)
+        .map(|_| {
+            let a = finite.new_tree(&mut runner).unwrap().current();
+            let b = finite.new_tree(&mut runner).unwrap().current();
+            (a.min(b), a.max(b))
+        })
+        .collect();
+    pairs.extend([
+        (0.0, 0.0),
+        (-0.0, 0.0),
+        (-3.0, 3.0),
+        (-f32::MAX, 1.0),
+        (-1.0, f32::MAX),
+        (f32::MIN_POSITIVE, 1.0),
+        (-1e-45, 1e-45),
+    ]);
+    let mut claimed = 0;
+    for (name, device) in common::cpu_devices() {
+        if !quirks_of(&device).runs_on_host {
+            continue;
+        }
+        claimed += 1;
+        for value in common::QUANT_VALUES {
+            let scheme = QuantScheme::default().with_value(value);
+            for &(min, max) in &pairs {
+                let one = |v: f32| Tensor::<1>::from_data(TensorData::new(vec![v], [1]), &device);
+                let range = CalibrationRange {
+                    min: one(min),
+                    max: one(max),
+                };
+                let burns = compute_q_params(&scheme, range).scales.into_data();
+                let burns = burns.as_slice::<f32>().unwrap()[0];
+                let ours = quant_scale(&scheme, range_magnitude(min, max));
+                assert_eq!(
+                    burns.to_bits(),
+                    ours.to_bits(),
+                    "{name} {value:?}: range [{min:e}, {max:e}]: burn's scale {burns:e}, ours {ours:e}"
+                );
+            }
+        }
+    }
+    assert_eq!(claimed, 2, "Flex and NdArray both run on the host");
+}

@@ -128,6 +128,49 @@ fn equals_burns_own_quantization_on_flex() {
     assert!(stored(&model).iter().all(|(dtype, _)| *dtype == DType::F32));
 }
 
+/// On a device that runs on the host the twin reads every range in one concatenated read and
+/// computes each per-tensor scale itself (`Quirks::runs_on_host`); the bytes stay burn's on
+/// NdArray as on Flex. A model with an F16 parameter reads its device's ranges in one
+/// transaction instead, and takes its scales from burn's `compute_q_params`: burn's bytes too.
+#[test]
+#[allow(deprecated)] // NdArray is deprecated upstream; still supported.
+fn host_scales_and_transaction_reads_keep_burns_bytes() {
+    let native = q8_tensor().with_store(QuantStore::Native);
+    let ndarray = Tagger::new(&Device::ndarray());
+    let mut flex_f16 = Tagger::new(&Device::flex());
+    flex_f16.head.weight = flex_f16
+        .head
+        .weight
+        .map(|weight| weight.cast(burn::tensor::FloatDType::F16));
+    let cases = [
+        ("ndarray", &ndarray, native),
+        ("ndarray", &ndarray, native.per_block([32], ScaleDtype::F32)),
+        ("flex, head in f16", &flex_f16, q8_tensor()),
+        ("flex, head in f16", &flex_f16, q8_block32()),
+    ];
+    let mut compared = 0;
+    for (name, model, scheme) in cases {
+        let raw = common::raw(|| model.clone().quantize_weights(&mut quantizer(scheme)));
+        let ours = model.try_quantize_weights(&mut quantizer(scheme));
+        match (raw, ours) {
+            (Some(raw), Ok(ours)) => {
+                assert_eq!(stored(&raw), stored(&ours), "{name} {scheme:?}");
+                compared += 1;
+            }
+            (None, Err(_)) => {}
+            (raw, ours) => panic!(
+                "{name} {scheme:?}: burn {}, the twin {ours:?}",
+                if raw.is_some() {
+                    "quantized"
+                } else {
+                    "panicked"
+                }
+            ),
+        }
+    }
+    assert_eq!(compared, 4, "cases quantized by both");
+}
+
 /// The range the twin reads for its checks is the one it quantizes with: burn's own, for
 /// every calibration and scale level, so the stored bytes stay burn's.
 #[test]

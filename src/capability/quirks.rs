@@ -16,7 +16,9 @@ use crate::check::support::{Effect, Gap};
 /// ("unsupported mode"), grid sampling in `Bilinear` and `Nearest` ("Bicubic mode is not
 /// supported"). Its float min and max return NaN when they meet one (burn-flex `ops/reduce.rs`:
 /// `select_float_extremum` keeps a NaN, the dim reductions prefer it, and the SIMD
-/// `macerator_max`/`macerator_min` keep a NaN mask), pinned by `tests/capability_truth.rs`.
+/// `macerator_max`/`macerator_min` keep a NaN mask), pinned by `tests/capability_truth.rs`. It
+/// runs on the host ([`Quirks::runs_on_host`]: its scalar ops are plain f32 closures,
+/// `ops/binary.rs` `scalar_op`).
 pub const FLEX_QUIRKS: Quirks = Quirks::new(
     "flex",
     false,
@@ -24,14 +26,16 @@ pub const FLEX_QUIRKS: Quirks = Quirks::new(
     Modes::ALL.without(Modes::NEAREST_EXACT),
     Modes::BILINEAR.with(Modes::NEAREST),
 )
-.with_extrema_propagating_nan();
+.with_extrema_propagating_nan()
+.on_host();
 
 /// burn-ndarray: an integer `powi` with a negative exponent panics, and so does a float to int
 /// cast of NaN, ±inf or a value outside `i64`; no `NearestExact` interpolation ("not supported
 /// for ndarray backend"); grid sampling in `Bilinear` only (`not yet implemented`). Its float
 /// min and max return NaN when they meet one (burn-ndarray `ops/base.rs`: `max_float_view` and
 /// `min_float_view` keep a NaN accumulator, and the dim reductions gather the index `arg_view`
-/// picks, the first NaN), pinned by `tests/capability_truth.rs`.
+/// picks, the first NaN), pinned by `tests/capability_truth.rs`. It runs on the host
+/// ([`Quirks::runs_on_host`]).
 pub const NDARRAY_QUIRKS: Quirks = Quirks::new(
     "ndarray",
     true,
@@ -39,7 +43,8 @@ pub const NDARRAY_QUIRKS: Quirks = Quirks::new(
     Modes::ALL.without(Modes::NEAREST_EXACT),
     Modes::BILINEAR,
 )
-.with_extrema_propagating_nan();
+.with_extrema_propagating_nan()
+.on_host();
 
 /// The quirks of the backend behind `device` (autodiff or not): [`FLEX_QUIRKS`], [`NDARRAY_QUIRKS`], or
 /// [`Quirks::NONE`] for every backend without a row.

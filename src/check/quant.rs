@@ -276,6 +276,27 @@ pub fn range_magnitude(min: f32, max: f32) -> f32 {
     if min < max { max } else { min }
 }
 
+/// The scale burn derives from a range's magnitude (see [`range_magnitude`]) for `scheme`'s
+/// value range `[a, b]`: `magnitude · 2 / (b − a)`, in f32, the two scalar operations of
+/// burn-backend `quantization/scheme.rs` `compute_q_params` in its order (a per-tensor scheme's
+/// scale, or one block's before a two-level scheme normalises it). On a backend whose float
+/// scalar ops are IEEE f32 operations
+/// ([`Quirks::runs_on_host`](crate::check::quirks::Quirks::runs_on_host)) it is bit for bit the
+/// scale burn computes there; [`quant_values`] checks it against its dtype.
+///
+/// ```
+/// use burn::tensor::quantization::{QuantScheme, QuantValue};
+/// use burn_guard::check::quant::quant_scale;
+///
+/// let q8 = QuantScheme::default().with_value(QuantValue::Q8S); // [-127, 127]
+/// assert_eq!(quant_scale(&q8, 127.0), 1.0);
+/// assert!(quant_scale(&q8, f32::MAX).is_infinite());
+/// ```
+pub fn quant_scale(scheme: &QuantScheme, magnitude: f32) -> f32 {
+    let (a, b) = scheme.value.range();
+    magnitude * 2.0 / (b - a)
+}
+
 /// What one reduction over a tensor's values tells the quantization checks: how many values
 /// are NaN or ±inf, and the largest magnitude among the finite ones.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -381,8 +402,7 @@ pub fn quant_values(op: &'static str, scheme: &QuantScheme, values: ValueRange) 
         "values must be finite; a scale computed from NaN or ±inf is meaningless",
     )
     .finite_count(values.non_finite, values.len)?;
-    let (a, b) = scheme.value.range();
-    let scale = 2.0 * values.max_abs / (b - a);
+    let scale = quant_scale(scheme, values.max_abs);
     let dtype = if is_two_level(scheme) {
         ScaleDtype::F32
     } else {

@@ -115,6 +115,12 @@ pub struct Quirks {
     /// holds, a finite min and max prove every value finite, and the weight quantizer reads
     /// burn's own range for its finiteness check; elsewhere it reduces the values once more.
     pub extrema_propagate_nan: bool,
+    /// The backend runs on the calling thread over host memory (a CPU backend): an op costs a
+    /// function call, not a kernel launch, and a float scalar op on F32 values is one IEEE-754
+    /// f32 operation. Where it holds, the weight quantizer concatenates every parameter's
+    /// range into one read, and computes a per-tensor scale on the host
+    /// ([`quant_scale`](crate::check::quant::quant_scale)), bit for bit burn's.
+    pub runs_on_host: bool,
 }
 
 impl Quirks {
@@ -126,6 +132,7 @@ impl Quirks {
         interpolate_modes: Modes::ALL,
         grid_sample_modes: Modes::ALL,
         extrema_propagate_nan: false,
+        runs_on_host: false,
     };
 
     /// A backend's quirks, field by field: the capability table's constructor.
@@ -143,6 +150,7 @@ impl Quirks {
             interpolate_modes,
             grid_sample_modes,
             extrema_propagate_nan: false,
+            runs_on_host: false,
         }
     }
 
@@ -159,6 +167,22 @@ impl Quirks {
     pub const fn with_extrema_propagating_nan(self) -> Quirks {
         Quirks {
             extrema_propagate_nan: true,
+            ..self
+        }
+    }
+
+    /// These quirks, on a backend that runs on the host ([`Quirks::runs_on_host`]).
+    ///
+    /// ```
+    /// use burn_guard::check::quirks::Quirks;
+    ///
+    /// assert!(!Quirks::NONE.runs_on_host);
+    /// assert!(Quirks::NONE.on_host().runs_on_host);
+    /// ```
+    #[must_use]
+    pub const fn on_host(self) -> Quirks {
+        Quirks {
+            runs_on_host: true,
             ..self
         }
     }

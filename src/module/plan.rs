@@ -49,7 +49,9 @@ impl<'a> ParamCollector<'a> {
         Self {
             path: Vec::new(),
             group,
-            floats: Vec::new(),
+            // A parameter's record holds its device, a few hundred bytes in all: room for a small
+            // model's, so that the walk does not copy them as the vector grows.
+            floats: Vec::with_capacity(64),
         }
     }
 }
@@ -67,8 +69,9 @@ impl ModuleVisitor for ParamCollector<'_> {
         let path = self.path.join(".");
         let selected = self.group.matches(&param.id, Some(&path));
         let device = param.lazy_device();
+        // Read through the reference: `base()` would clone the tensor for its dtype.
         let dtype = if param.is_initialized() {
-            param.base().dtype()
+            (**param).dtype()
         } else {
             device.settings().float_dtype.into()
         };

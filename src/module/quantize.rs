@@ -6,14 +6,14 @@ use std::time::Instant;
 
 use burn::module::{Module, ModuleMapper, Param, ParamGroup, ParamId, Quantizer};
 use burn::tensor::quantization::{
-    Calibration, CalibrationRange, QuantScheme, compute_q_params, compute_range,
+    Calibration, QuantScheme, QuantizationParameters, compute_q_params, compute_range,
 };
-use burn::tensor::{Device, Tensor};
+use burn::tensor::{DType, Device, Tensor, TensorData};
 
 use super::placed::QuantizedModel;
 use super::plan::{FloatParam, ParamCollector};
 use super::report::{ParamOutcome, ParamReport, WeightReport};
-use super::values::{ParamRange, check_params};
+use super::values::{ParamRange, Prepared, check_params};
 use crate::capability::{quant_capability, quantize_support, require_quantize, stack_of};
 use crate::check;
 use crate::error::{ErrorKind, GuardError, Result, ResultExt};
@@ -41,7 +41,7 @@ mod sealed {
 /// packed schemes, CubeCL's `PackedU32` rule that the last dimension be a multiple of the
 /// values per word, remote devices: see [`quantize_support`]), and its values are finite with
 /// a scale its dtype can hold. The values are judged from burn's own range (`compute_range`,
-/// computed once per parameter, its extremes read in one transaction per device) and the
+/// computed once per parameter, its extremes read at once, one read per device) and the
 /// quantization then uses that same range. The first refusal names the parameter by its module
 /// path, the path burn's quantizer and [`ParamGroup`] use:
 /// `encoder.layers.0.mha.query.weight: quantize_dynamic: …`. Then burn's own quantization
@@ -402,12 +402,7 @@ impl WeightQuantizer {
             params: Vec::with_capacity(quantized),
         };
         catch(MODULE_OP, || model.visit(&mut ranges))?;
-        check_params(PARAM_OP, &ranges.params, &scheme)?;
-        let ranges: Vec<_> = ranges
-            .params
-            .into_iter()
-            .map(ParamRange::into_range)
-            .collect();
+        let prepared = check_params(PARAM_OP, ranges.params, &scheme)?;
 
         // burn's quantization, parameter by parameter, on the clone.
         let mut mapper = GuardedMapper {
@@ -415,7 +410,7 @@ impl WeightQuantizer {
             next: 0,
             scheme: &scheme,
             calibration,
-            ranges: ranges.into_iter().peekable(),
+            prepared: prepared.into_iter().peekable(),
             first_error: None,
         };
         let model = catch(MODULE_OP, || model.map(&mut mapper))?;
@@ -588,18 +583,18 @@ impl burn::module::ModuleVisitor for RangeGatherer<'_> {
 }
 
 /// burn's `Quantizer::map_float_at_path`, for the parameters decided `Quantize`, under the
-/// backstop, with the range [`RangeGatherer`] computed: the first panic is kept and the
-/// parameter left as it was.
+/// backstop, with what [`check_params`] prepared from the range [`RangeGatherer`] computed: the
+/// first panic is kept and the parameter left as it was.
 ///
-/// The ranges are taken in the order the visit computed them; a parameter whose id is not the
-/// next range's (a module whose `map` walks otherwise than its `visit`) gets its range
-/// computed again, as burn would.
+/// What [`check_params`] prepared is taken in the order the visit computed it; a parameter
+/// whose id is not the next one's (a module whose `map` walks otherwise than its `visit`) gets
+/// its range computed again, as burn would.
 struct GuardedMapper<'a> {
     plan: &'a Plan,
     next: usize,
     scheme: &'a QuantScheme,
     calibration: &'a Calibration,
-    ranges: std::iter::Peekable<std::vec::IntoIter<(ParamId, Option<CalibrationRange>)>>,
+    prepared: std::iter::Peekable<std::vec::IntoIter<(ParamId, Prepared)>>,
     first_error: Option<GuardError>,
 }
 
@@ -613,15 +608,26 @@ impl ModuleMapper for GuardedMapper<'_> {
         else {
             return param;
         };
-        let stored = self
-            .ranges
+        let prepared = self
+            .prepared
             .next_if(|(id, _)| *id == param.id)
-            .and_then(|(_, range)| range);
+            .map_or(Prepared::Recompute, |(_, prepared)| prepared);
         let (id, tensor, mapper) = param.consume();
         let quantized = catch(PARAM_OP, || {
-            let range =
-                stored.unwrap_or_else(|| compute_range(self.scheme, &tensor, self.calibration));
-            let qparams = compute_q_params(self.scheme, range);
+            let qparams = match prepared {
+                Prepared::Scale(scale) => QuantizationParameters {
+                    scales: Tensor::from_data(
+                        TensorData::new(vec![scale], [1]),
+                        (&tensor.device(), DType::F32),
+                    ),
+                    global: None,
+                },
+                Prepared::Range(range) => compute_q_params(self.scheme, *range),
+                Prepared::Recompute => compute_q_params(
+                    self.scheme,
+                    compute_range(self.scheme, &tensor, self.calibration),
+                ),
+            };
             tensor.clone().quantize(self.scheme, qparams)
         });
         match quantized {

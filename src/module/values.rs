@@ -6,9 +6,14 @@
 //! `2·max(|min|, |max|) / (b − a)` per tensor or per block, burn-backend
 //! `quantization/scheme.rs`). So the range is computed here, with burn's own `compute_range`,
 //! under the backstop; each parameter's extremes (one min and one max, a block scheme's folded
-//! on the device) are registered in one transaction per device and read once; the checks run on
-//! exactly the magnitude burn will divide; and the mapping pass quantizes with the same range
-//! ([`ParamRange::into_range`]), as burn's quantizer would.
+//! on the device) are read at once, one read per device ([`check_params`]); the checks run on
+//! exactly the magnitude burn will divide; and the mapping pass quantizes with that range
+//! ([`Prepared`]), as burn's quantizer would. On a backend that
+//! [runs on the host](crate::check::quirks::Quirks::runs_on_host) the read is one
+//! concatenated tensor, and a per-tensor scale is computed from it on the host
+//! ([`quant_scale`]), bit for bit burn's (`tests/capability_truth.rs`,
+//! `host_scale_claims_are_true`): what burn's quantizer spends on `compute_q_params` pays for the
+//! read and the checks (`benches/quantized_models.rs`).
 //!
 //! Whether finite extremes prove every value finite is backend data
 //! ([`Quirks::extrema_propagate_nan`](crate::check::quirks::Quirks::extrema_propagate_nan)):
@@ -23,14 +28,14 @@
 use burn::backend::Dispatch;
 use burn::module::ParamId;
 use burn::tensor::quantization::{Calibration, CalibrationRange, QuantScheme, compute_range};
-use burn::tensor::{Device, Tensor};
+use burn::tensor::{DType, Device, Tensor};
 use burn_backend::ops::{FloatTensorOps, TransactionPrimitive};
 use burn_backend::tensor::FloatTensor;
 use burn_backend::{TensorData, TensorMetadata, TensorPrimitive, try_read_sync};
 
 use crate::backend::quant::check_values;
 use crate::capability::quirks_of;
-use crate::check::quant::{ValueRange, quant_values, range_magnitude};
+use crate::check::quant::{ValueRange, quant_scale, quant_values, range_magnitude};
 use crate::error::{Result, ResultExt};
 use crate::panic::catch;
 
@@ -41,7 +46,11 @@ pub(crate) struct ParamRange<'a> {
     pub(crate) id: ParamId,
     device: Device,
     values: FloatTensor<Dispatch>,
-    range: Result<CalibrationRange>,
+    /// burn's range; `Ok(None)` once the read has taken its tensors (a per-tensor scale is then
+    /// computed on the host from what the read returned).
+    range: Result<Option<CalibrationRange>>,
+    /// What the device's read returned for it.
+    read: Read,
 }
 
 impl<'a> ParamRange<'a> {
@@ -55,23 +64,32 @@ impl<'a> ParamRange<'a> {
         scheme: &QuantScheme,
         calibration: &Calibration,
     ) -> Self {
-        let range = catch(op, || compute_range(scheme, &tensor, calibration));
+        let range = catch(op, || compute_range(scheme, &tensor, calibration)).map(Some);
         Self {
             path,
             id,
             device: tensor.device(),
             values: tensor.into_dispatch(),
             range,
+            read: UNREAD,
         }
-    }
-
-    /// The parameter's id and burn's range, for the quantization; `None` when it panicked.
-    pub(crate) fn into_range(self) -> (ParamId, Option<CalibrationRange>) {
-        (self.id, self.range.ok())
     }
 }
 
-/// Checks every parameter's range for `scheme`; the first refusal carries its path.
+/// How the mapping pass quantizes a parameter the checks passed, keyed by its id.
+pub(crate) enum Prepared {
+    /// With this per-tensor scale, computed on the host from burn's range
+    /// ([`quant_scale`]): what burn's `compute_q_params` computes on a backend that
+    /// [runs on the host](crate::check::quirks::Quirks::runs_on_host).
+    Scale(f32),
+    /// With the parameters burn's `compute_q_params` computes from this range.
+    Range(Box<CalibrationRange>),
+    /// As burn's quantizer does, range and all: the read took the range and failed.
+    Recompute,
+}
+
+/// Checks every parameter's range for `scheme`, the first refusal carrying its path; then says
+/// how each is quantized, in their order.
 ///
 /// # Errors
 ///
@@ -83,11 +101,11 @@ impl<'a> ParamRange<'a> {
 /// [`GuardError::OutOfRange`]: crate::GuardError::OutOfRange
 pub(crate) fn check_params(
     op: &'static str,
-    params: &[ParamRange<'_>],
+    mut params: Vec<ParamRange<'_>>,
     scheme: &QuantScheme,
-) -> Result<()> {
-    let mut groups: Vec<Vec<&ParamRange<'_>>> = Vec::new();
-    for param in params {
+) -> Result<Vec<(ParamId, Prepared)>> {
+    let mut groups: Vec<Vec<&mut ParamRange<'_>>> = Vec::new();
+    for param in &mut params {
         match groups
             .iter_mut()
             .find(|group| group.first().is_some_and(|p| p.device == param.device))
@@ -96,10 +114,25 @@ pub(crate) fn check_params(
             None => groups.push(vec![param]),
         }
     }
-    for group in groups {
-        check_group(op, &group, scheme)?;
+    for group in &mut groups {
+        read_group(op, group, scheme);
+        for param in group.iter() {
+            check_param(op, param, scheme)?;
+        }
     }
-    Ok(())
+    Ok(params
+        .into_iter()
+        .map(|param| {
+            let prepared = match (param.range, param.read.extremes) {
+                (Ok(Some(range)), _) => Prepared::Range(Box::new(range)),
+                (_, Some((min, max))) => {
+                    Prepared::Scale(quant_scale(scheme, range_magnitude(min, max)))
+                }
+                _ => Prepared::Recompute,
+            };
+            (param.id, prepared)
+        })
+        .collect())
 }
 
 /// What the batched read says of one parameter.
@@ -111,85 +144,103 @@ struct Read {
     sum_finite: Option<bool>,
 }
 
-fn check_group(op: &'static str, group: &[&ParamRange<'_>], scheme: &QuantScheme) -> Result<()> {
-    let Some(device) = group.first().map(|p| &p.device) else {
-        return Ok(());
+/// Nothing read: the exact check decides.
+const UNREAD: Read = Read {
+    extremes: None,
+    sum_finite: None,
+};
+
+/// Reads the extremes of every parameter of `group` (indices into `params`, one device) at
+/// once, into `reads`.
+///
+/// On a backend that [runs on the host](crate::check::quirks::Quirks::runs_on_host), with
+/// NaN-propagating extremes and F32 ranges, they are concatenated on the device and read as one
+/// tensor (a launch costs nothing there, a read allocates); a per-tensor range's tensors are
+/// taken, its scale then computed on the host. Elsewhere they are registered in one transaction
+/// (CubeCL's `cat` launches a kernel per input, its transaction reads every buffer in one go),
+/// with each parameter's sum where a NaN could hide from a min and a max. A block scheme's
+/// range holds one min and one max per block: folded on the device, so that the read stays two
+/// numbers per parameter. A read that panics or fails leaves the group unread.
+fn read_group(op: &'static str, group: &mut [&mut ParamRange<'_>], scheme: &QuantScheme) {
+    let Some(device) = group.first().map(|param| param.device.clone()) else {
+        return;
     };
-    let with_sum = !quirks_of(device).extrema_propagate_nan;
+    let quirks = quirks_of(&device);
+    let with_sum = !quirks.extrema_propagate_nan;
     let blocks = scheme.block_size().is_some();
-    let read = catch(op, || {
-        let mut transaction = TransactionPrimitive::<Dispatch>::default();
-        for param in group {
-            if let Ok(range) = &param.range {
-                let min: FloatTensor<Dispatch> = range.min.clone().into_dispatch();
-                let max: FloatTensor<Dispatch> = range.max.clone().into_dispatch();
-                // A block scheme's range holds one min and one max per block: folded on the
-                // device, so that one read stays two numbers per parameter.
-                let (min, max) = if blocks {
-                    (Dispatch::float_min(min), Dispatch::float_max(max))
-                } else {
-                    (min, max)
-                };
-                transaction.register_float(TensorPrimitive::Float(min));
-                transaction.register_float(TensorPrimitive::Float(max));
-            }
-            if with_sum {
-                let sum = Dispatch::float_sum(param.values.clone());
-                transaction.register_float(TensorPrimitive::Float(sum));
-            }
-        }
-        try_read_sync(transaction.execute_async())
-    });
-    // A panic, no synchronous read, or an execution error: the exact check, parameter by
-    // parameter, says which parameter and why.
-    let reads = match read {
-        Ok(Some(Ok(reads))) => reads,
-        _ => {
-            let unread = Read {
-                extremes: None,
-                sum_finite: None,
-            };
-            return group
-                .iter()
-                .try_for_each(|param| check_param(op, param, scheme, unread));
-        }
-    };
-    let mut reads = reads.iter();
-    for param in group {
-        let extremes = match param.range {
-            Ok(_) => reads
-                .next()
-                .and_then(first_f32)
-                .zip(reads.next().and_then(first_f32)),
-            Err(_) => None,
-        };
-        let sum_finite = if with_sum {
-            Some(reads.next().and_then(first_f32).is_some_and(f32::is_finite))
-        } else {
-            None
-        };
-        check_param(
-            op,
-            param,
-            scheme,
-            Read {
-                extremes,
-                sum_finite,
+    let on_host = quirks.runs_on_host
+        && !with_sum
+        && group.iter().all(|param| match &param.range {
+            Ok(Some(range)) => range.min.dtype() == DType::F32 && range.max.dtype() == DType::F32,
+            _ => true,
+        });
+    // The two extremes of each parameter whose range was computed, in the group's order.
+    let mut extremes = Vec::with_capacity(group.len());
+    for param in group.iter_mut() {
+        let (min, max) = match &mut param.range {
+            Ok(slot @ Some(_)) if on_host && !blocks => match slot.take() {
+                Some(range) => (range.min, range.max),
+                None => continue,
             },
-        )?;
+            Ok(Some(range)) => (range.min.clone(), range.max.clone()),
+            _ => continue,
+        };
+        extremes.push((min.into_dispatch(), max.into_dispatch()));
     }
-    Ok(())
+    let sums: Vec<FloatTensor<Dispatch>> = if with_sum {
+        group.iter().map(|param| param.values.clone()).collect()
+    } else {
+        Vec::new()
+    };
+    let values = catch(op, || {
+        let folded = extremes.into_iter().map(|(min, max)| {
+            if blocks {
+                (Dispatch::float_min(min), Dispatch::float_max(max))
+            } else {
+                (min, max)
+            }
+        });
+        if on_host {
+            let all: Vec<_> = folded.flat_map(|(min, max)| [min, max]).collect();
+            if all.is_empty() {
+                return Some(Vec::new());
+            }
+            let data = try_read_sync(Dispatch::float_into_data(Dispatch::float_cat(all, 0)))?;
+            return data.ok()?.try_into_vec::<f32>().ok();
+        }
+        let mut transaction = TransactionPrimitive::<Dispatch>::default();
+        for (min, max) in folded {
+            transaction.register_float(TensorPrimitive::Float(min));
+            transaction.register_float(TensorPrimitive::Float(max));
+        }
+        for values in sums {
+            transaction.register_float(TensorPrimitive::Float(Dispatch::float_sum(values)));
+        }
+        let reads = try_read_sync(transaction.execute_async())?.ok()?;
+        reads.iter().map(first_f32).collect::<Option<Vec<f32>>>()
+    });
+    let Ok(Some(values)) = values else {
+        return;
+    };
+    let mut values = values.into_iter();
+    // The same walk as the one that registered them: a range `take`n above is `Ok(None)` now.
+    for param in group.iter_mut() {
+        if param.range.is_ok() {
+            param.read.extremes = values.next().zip(values.next());
+        }
+    }
+    if with_sum {
+        for param in group.iter_mut() {
+            param.read.sum_finite = Some(values.next().is_some_and(f32::is_finite));
+        }
+    }
 }
 
 /// One parameter's verdict from its read: straight from the extremes when they (and the sum,
 /// where read) are finite; otherwise the exact check first, which names the count of NaN and
 /// ±inf.
-fn check_param(
-    op: &'static str,
-    param: &ParamRange<'_>,
-    scheme: &QuantScheme,
-    read: Read,
-) -> Result<()> {
+fn check_param(op: &'static str, param: &ParamRange<'_>, scheme: &QuantScheme) -> Result<()> {
+    let read = param.read;
     let context = param.path;
     let len = u64::try_from(param.values.shape().num_elements()).unwrap_or(u64::MAX);
     let range = |max_abs| ValueRange {
@@ -264,30 +315,31 @@ mod tests {
         }
     }
 
-    fn check(param: &ParamRange<'_>, read: Read) -> Result<()> {
-        check_param(OP, param, &QuantScheme::default(), read)
+    fn check(param: &mut ParamRange<'_>, read: Read) -> Result<()> {
+        param.read = read;
+        check_param(OP, param, &QuantScheme::default())
     }
 
     /// What each read decides: the extremes alone when finite; the exact check (which counts
     /// NaN and ±inf) first when an extreme or the sum is not; burn's magnitude last.
     #[test]
     fn a_read_decides_as_burns_range_would() -> TestResult {
-        let finite = param(vec![1.0, -3.0, 2.0]);
-        assert!(check(&finite, read(-3.0, 2.0, None)).is_ok());
+        let mut finite = param(vec![1.0, -3.0, 2.0]);
+        assert!(check(&mut finite, read(-3.0, 2.0, None)).is_ok());
         // Finite values whose sum overflowed: the exact check finds nothing.
-        assert!(check(&finite, read(-3.0, 2.0, Some(false))).is_ok());
+        assert!(check(&mut finite, read(-3.0, 2.0, Some(false))).is_ok());
         // Finite values, an infinite range (an `AbsMean` that overflowed): burn's scale is
         // infinite too.
-        let err = refusal(check(&finite, read(0.0, f32::INFINITY, None)))?;
+        let err = refusal(check(&mut finite, read(0.0, f32::INFINITY, None)))?;
         assert_eq!(err.kind(), ErrorKind::OutOfRange, "{err}");
         // A NaN |min| is burn's magnitude (`mask_where` keeps it), not dropped.
-        let err = refusal(check(&finite, read(f32::NAN, 2.0, None)))?;
+        let err = refusal(check(&mut finite, read(f32::NAN, 2.0, None)))?;
         assert_eq!(err.kind(), ErrorKind::OutOfRange, "{err}");
 
-        let nan = param(vec![1.0, f32::NAN, 2.0]);
+        let mut nan = param(vec![1.0, f32::NAN, 2.0]);
         // Extremes that skipped the NaN (a backend without NaN-propagating min and max): the
         // sum sends the values to the exact check.
-        let err = refusal(check(&nan, read(1.0, 2.0, Some(false))))?;
+        let err = refusal(check(&mut nan, read(1.0, 2.0, Some(false))))?;
         assert!(
             matches!(
                 err.root(),
@@ -300,15 +352,18 @@ mod tests {
             "{err}"
         );
         assert_eq!(err.path().as_deref(), Some("head.weight"));
-        let err = refusal(check(&nan, read(f32::NAN, f32::NAN, None)))?;
+        let err = refusal(check(&mut nan, read(f32::NAN, f32::NAN, None)))?;
         assert_eq!(err.kind(), ErrorKind::NonFinite, "{err}");
         // No read at all: the exact check alone.
         let unread = Read {
             extremes: None,
             sum_finite: None,
         };
-        assert_eq!(refusal(check(&nan, unread))?.kind(), ErrorKind::NonFinite);
-        assert!(check(&finite, unread).is_ok());
+        assert_eq!(
+            refusal(check(&mut nan, unread))?.kind(),
+            ErrorKind::NonFinite
+        );
+        assert!(check(&mut finite, unread).is_ok());
         Ok(())
     }
 
@@ -329,10 +384,10 @@ mod tests {
             extremes: None,
             sum_finite: None,
         };
-        let err = refusal(check(&panicked(vec![1.0, 2.0]), unread))?;
+        let err = refusal(check(&mut panicked(vec![1.0, 2.0]), unread))?;
         assert_eq!(err.kind(), ErrorKind::BackendPanic, "{err}");
         assert_eq!(err.path().as_deref(), Some("head.weight"));
-        let err = refusal(check(&panicked(vec![1.0, f32::INFINITY]), unread))?;
+        let err = refusal(check(&mut panicked(vec![1.0, f32::INFINITY]), unread))?;
         assert_eq!(err.kind(), ErrorKind::NonFinite, "{err}");
         Ok(())
     }
@@ -342,7 +397,7 @@ mod tests {
     fn flex_ranges_are_read_in_one_batch() -> TestResult {
         assert!(quirks_of(&Device::flex()).extrema_propagate_nan);
         let params = [param(vec![1.0, 2.0]), param(vec![f32::NEG_INFINITY, 2.0])];
-        let err = refusal(check_params(OP, &params, &QuantScheme::default()))?;
+        let err = refusal(check_params(OP, params.into(), &QuantScheme::default()).map(drop))?;
         assert!(
             matches!(
                 err.root(),
