@@ -408,6 +408,11 @@ fn one_dim(op: &'static str, dims: &[usize], dim: isize, extremum: bool) -> Resu
     Ok(resolved.first().copied().unwrap_or(0))
 }
 
+/// The one dim a [`Norm`] reduces, resolved: an extremum norm needs it non-empty.
+fn norm_dim(op: &'static str, dims: &[usize], dim: isize, norm: &Norm) -> Result<usize> {
+    one_dim(op, dims, dim, is_extremum(norm.to_exponent()))
+}
+
 fn indices<I: AsIndex>(dims: &[I]) -> Vec<isize> {
     dims.iter().map(|d| d.as_index()).collect()
 }
@@ -435,12 +440,7 @@ pub fn try_vector_norm<const D: usize>(
 ) -> Result<Tensor<D>> {
     const OP: &str = "vector_norm";
     let norm = norm.into();
-    let dim = one_dim(
-        OP,
-        &x.dims(),
-        dim.as_index(),
-        is_extremum(norm.to_exponent()),
-    )?;
+    let dim = norm_dim(OP, &x.dims(), dim.as_index(), &norm)?;
     catch(OP, || burn_linalg::vector_norm::<D>(x, norm, dim))
 }
 
@@ -490,12 +490,7 @@ pub fn try_vector_normalize<const D: usize, E: ElementConversion>(
 ) -> Result<Tensor<D>> {
     const OP: &str = "vector_normalize";
     let norm = norm.into();
-    let dim = one_dim(
-        OP,
-        &x.dims(),
-        dim.as_index(),
-        is_extremum(norm.to_exponent()),
-    )?;
+    let dim = norm_dim(OP, &x.dims(), dim.as_index(), &norm)?;
     catch(OP, || {
         burn_linalg::vector_normalize::<D, E>(x, norm, dim, eps)
     })

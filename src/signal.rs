@@ -46,7 +46,7 @@ use crate::error::Result;
 use crate::panic::catch;
 use crate::policy::{Op, Policy};
 use crate::tensor::same_devices;
-use crate::transfer::Extension;
+use crate::transfer::{Extension, Trip};
 
 /// Whether `device`'s backend runs burn-signal's FFT (`rfft`, `irfft`, and through them
 /// `cfft`, `stft`, `istft`) in this build: Flex, and Autodiff over Flex. NdArray has none in
@@ -231,11 +231,25 @@ pub fn try_irfft_with<const D: usize>(
         Ok(dim)
     };
     let dim = policy.checked(Op::Fft, checks())?;
-    let home = spectrum_re.device();
-    EXTENSION.run(OP, policy, &home, |trip| {
-        let re = trip.out(spectrum_re)?;
-        let im = trip.out(spectrum_im)?;
+    on_parts(OP, policy, spectrum_re, spectrum_im, |trip, re, im| {
         trip.back(catch(OP, || burn_signal::irfft(re, im, dim, n))?)
+    })
+}
+
+/// `call` with a complex signal's two parts, moved to the device the policy routes `op` to
+/// (or left home): the one trip the two-part functions share.
+fn on_parts<const D: usize, T>(
+    op: &'static str,
+    policy: &Policy,
+    re: Tensor<D>,
+    im: Tensor<D>,
+    call: impl FnOnce(&mut Trip<'_>, Tensor<D>, Tensor<D>) -> Result<T>,
+) -> Result<T> {
+    let home = re.device();
+    EXTENSION.run(op, policy, &home, |trip| {
+        let re = trip.out(re)?;
+        let im = trip.out(im)?;
+        call(trip, re, im)
     })
 }
 
@@ -300,10 +314,7 @@ pub fn try_cfft_with<const D: usize>(
         Ok(dim)
     };
     let dim = policy.checked(Op::Fft, checks())?;
-    let home = signal_re.device();
-    EXTENSION.run(OP, policy, &home, |trip| {
-        let re = trip.out(signal_re)?;
-        let im = trip.out(signal_im)?;
+    on_parts(OP, policy, signal_re, signal_im, |trip, re, im| {
         let (re, im) = catch(OP, || burn_signal::cfft(re, im, dim, n))?;
         Ok((trip.back(re)?, trip.back(im)?))
     })

@@ -111,14 +111,7 @@ impl<'a> Trip<'a> {
     where
         K: burn::tensor::kind::Basic + 'static,
     {
-        if self.stays {
-            return Ok(tensor);
-        }
-        let start = std::time::Instant::now();
-        let (moved, bytes) = move_any(self.op, tensor, self.to)?;
-        self.moved.bytes_out += bytes;
-        self.moved.elapsed += start.elapsed();
-        Ok(moved)
+        self.carry(tensor, true)
     }
 
     /// A result back on the caller's device.
@@ -126,12 +119,26 @@ impl<'a> Trip<'a> {
     where
         K: burn::tensor::kind::Basic + 'static,
     {
+        self.carry(tensor, false)
+    }
+
+    /// `tensor` out to the device that runs the operation, or back home; its bytes counted
+    /// that way, and the time added.
+    fn carry<const D: usize, K>(&mut self, tensor: Tensor<D, K>, out: bool) -> Result<Tensor<D, K>>
+    where
+        K: burn::tensor::kind::Basic + 'static,
+    {
         if self.stays {
             return Ok(tensor);
         }
         let start = std::time::Instant::now();
-        let (moved, bytes) = move_any(self.op, tensor, self.home)?;
-        self.moved.bytes_back += bytes;
+        let to = if out { self.to } else { self.home };
+        let (moved, bytes) = move_any(self.op, tensor, to)?;
+        if out {
+            self.moved.bytes_out += bytes;
+        } else {
+            self.moved.bytes_back += bytes;
+        }
         self.moved.elapsed += start.elapsed();
         Ok(moved)
     }

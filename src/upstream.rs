@@ -13,12 +13,14 @@
 use std::fmt::Debug;
 
 use burn::backend::DispatchDevice;
-use burn::module::{Module, ModuleVisitor, Param};
+use burn::module::ParamGroup;
 use burn::nn::activation::GLU;
 use burn::nn::attention::CrossAttention;
 use burn::nn::loss::{CTCLoss, RNNTLoss};
-use burn::tensor::{Device, Tensor};
+use burn::tensor::Device;
 use burn_backend::Device as _;
+
+use crate::module::plan::{FloatParam, float_params};
 
 // ---------------------------------------------------------------- private fields, from `Debug`
 
@@ -150,58 +152,33 @@ pub(crate) struct CrossAttentionParts {
     pub(crate) devices: Vec<Device>,
 }
 
-/// Every float parameter of a module by path (`query.weight`), with its shape and device.
-#[derive(Default)]
-struct ParamShapes {
-    path: Vec<String>,
-    found: Vec<(String, Vec<usize>, Device)>,
+/// The shape of the parameter at `path` among `params`.
+fn shape_at(params: &[FloatParam], path: &str) -> Option<Vec<usize>> {
+    params
+        .iter()
+        .find(|param| param.path == path)
+        .map(|param| param.shape.clone())
 }
 
-impl ModuleVisitor for ParamShapes {
-    fn enter_module(&mut self, name: &str, _container_type: &str) {
-        self.path.push(name.to_owned());
-    }
-
-    fn exit_module(&mut self, _name: &str, _container_type: &str) {
-        self.path.pop();
-    }
-
-    fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
-        self.found.push((
-            self.path.join("."),
-            param.lazy_shape().to_vec(),
-            param.lazy_device(),
-        ));
-    }
-}
-
-impl ParamShapes {
-    fn shape(&self, path: &str) -> Option<Vec<usize>> {
-        self.found
-            .iter()
-            .find(|(p, _, _)| p == path)
-            .map(|(_, shape, _)| shape.clone())
-    }
-
-    fn projection(&self, name: &str) -> Option<Projection> {
-        Some(Projection {
-            weight: self.shape(&format!("{name}.weight"))?,
-            bias: self.shape(&format!("{name}.bias")),
-        })
-    }
+/// The weight and bias shapes of the projection `name` among `params`.
+fn projection(params: &[FloatParam], name: &str) -> Option<Projection> {
+    Some(Projection {
+        weight: shape_at(params, &format!("{name}.weight"))?,
+        bias: shape_at(params, &format!("{name}.bias")),
+    })
 }
 
 /// The projections of a [`CrossAttention`] (private fields, visited by their field names).
-/// `None` when a projection's weight is not where burn 0.22.1's fields put it.
+/// `None` when a projection's weight is not where burn 0.22.1's fields put it, or the walk
+/// panicked.
 pub(crate) fn cross_attention_parts(layer: &CrossAttention) -> Option<CrossAttentionParts> {
-    let mut params = ParamShapes::default();
-    layer.visit(&mut params);
+    let params = float_params("cross_attention", layer, &ParamGroup::all()).ok()?;
     Some(CrossAttentionParts {
-        query: params.projection("query")?,
-        key: params.projection("key")?,
-        value: params.projection("value")?,
-        output: params.projection("output")?,
-        devices: params.found.into_iter().map(|(_, _, d)| d).collect(),
+        query: projection(&params, "query")?,
+        key: projection(&params, "key")?,
+        value: projection(&params, "value")?,
+        output: projection(&params, "output")?,
+        devices: params.into_iter().map(|param| param.device).collect(),
     })
 }
 
@@ -299,6 +276,7 @@ pub(crate) fn remote_device<Dev: Debug>(device: &Dev) -> Option<Option<String>> 
 
 #[cfg(test)]
 mod tests {
+    use burn::module::{Module, ModuleVisitor};
     use burn::nn::activation::GLU;
     use burn::nn::loss::{CTCLossConfig, RNNTLossConfig};
 

@@ -549,31 +549,35 @@ pub trait TryColorConversion: sealed::Sealed + Sized {
 
 impl TryColorConversion for Tensor<4> {
     fn try_rgb2gray(self) -> Result<Tensor<4>> {
-        const OP: &str = "rgb2gray";
-        rules::not_quantized(OP, self.dtype())?;
-        rules::colour_channels(OP, &self.dims())?;
-        catch(OP, || self.rgb2gray())
+        convert_colour("rgb2gray", self, true, ColorConversion::rgb2gray)
     }
 
     fn try_gray2rgb(self) -> Result<Tensor<4>> {
-        const OP: &str = "gray2rgb";
-        rules::not_quantized(OP, self.dtype())?;
-        catch(OP, || self.gray2rgb())
+        convert_colour("gray2rgb", self, false, ColorConversion::gray2rgb)
     }
 
     fn try_rgb2hsv(self) -> Result<Tensor<4>> {
-        const OP: &str = "rgb2hsv";
-        rules::not_quantized(OP, self.dtype())?;
-        rules::colour_channels(OP, &self.dims())?;
-        catch(OP, || self.rgb2hsv())
+        convert_colour("rgb2hsv", self, true, ColorConversion::rgb2hsv)
     }
 
     fn try_hsv2rgb(self) -> Result<Tensor<4>> {
-        const OP: &str = "hsv2rgb";
-        rules::not_quantized(OP, self.dtype())?;
-        rules::colour_channels(OP, &self.dims())?;
-        catch(OP, || self.hsv2rgb())
+        convert_colour("hsv2rgb", self, true, ColorConversion::hsv2rgb)
     }
+}
+
+/// A colour conversion's rules (not quantized; 3 channels where it reads three), then burn's
+/// `convert` under the backstop.
+fn convert_colour(
+    op: &'static str,
+    image: Tensor<4>,
+    reads_three: bool,
+    convert: fn(Tensor<4>) -> Tensor<4>,
+) -> Result<Tensor<4>> {
+    rules::not_quantized(op, image.dtype())?;
+    if reads_three {
+        rules::colour_channels(op, &image.dims())?;
+    }
+    catch(op, || convert(image))
 }
 
 /// Fallible twin of [`burn_vision::create_structuring_element`]: for a cross, the anchor,

@@ -4,29 +4,11 @@
 
 use burn::tensor::DType;
 
+use super::rule::Rule;
 use super::shape;
 #[cfg(doc)]
 use crate::error::GuardError;
 use crate::error::{GuardError as Error, Result};
-
-fn rank(
-    op: &'static str,
-    rule: &'static str,
-    expected: usize,
-    got: usize,
-    dims: &[usize],
-) -> Result<()> {
-    if expected == got {
-        return Ok(());
-    }
-    Err(Error::RankMismatch {
-        op,
-        rule,
-        expected,
-        got,
-        shape: dims.to_vec(),
-    })
-}
 
 /// A real float matrix, or a batch of them: not quantized, rank ≥ 2 (burn-linalg's
 /// `lu_input_tensor`, which `qr`, `svd` and `det` share).
@@ -50,15 +32,11 @@ pub fn matrix(op: &'static str, dims: &[usize], dtype: DType) -> Result<()> {
             dtype,
         });
     }
-    if dims.len() < 2 {
-        return Err(Error::RankMismatch {
-            op,
-            rule: "the input must have at least two dimensions (a matrix, or a batch of them)",
-            expected: 2,
-            got: dims.len(),
-            shape: dims.to_vec(),
-        });
-    }
+    Rule(
+        op,
+        "the input must have at least two dimensions (a matrix, or a batch of them)",
+    )
+    .rank_at_least(dims, 2)?;
     Ok(())
 }
 
@@ -68,9 +46,7 @@ pub fn matrix(op: &'static str, dims: &[usize], dtype: DType) -> Result<()> {
 ///
 /// [`GuardError::RankMismatch`] with the rank expected (`D - 1`) and the one given.
 pub fn one_below(op: &'static str, dims: &[usize], given: usize) -> Result<()> {
-    rank(
-        op,
-        "the generic rank D1 must be the input's rank minus 1",
+    Rule(op, "the generic rank D1 must be the input's rank minus 1").expect_rank(
         dims.len().saturating_sub(1),
         given,
         dims,
@@ -82,12 +58,11 @@ pub fn one_below(op: &'static str, dims: &[usize], given: usize) -> Result<()> {
 fn batch_nonempty(op: &'static str, dims: &[usize]) -> Result<()> {
     let batch = dims.len().saturating_sub(2);
     if let Some(dim) = dims.iter().take(batch).position(|&n| n == 0) {
-        return Err(Error::Empty {
+        return Err(Rule(
             op,
-            rule: "the batch dimensions must not be empty (burn expands over them)",
-            shape: dims.to_vec(),
-            dim: Some(dim),
-        });
+            "the batch dimensions must not be empty (burn expands over them)",
+        )
+        .empty(dims, Some(dim)));
     }
     Ok(())
 }
@@ -117,12 +92,11 @@ pub fn lu(op: &'static str, dims: &[usize], dtype: DType, d1: usize) -> Result<(
     matrix(op, dims, dtype)?;
     let (rows, cols) = last_two(dims);
     if rows.min(cols) == 0 {
-        return Err(Error::Empty {
+        return Err(Rule(
             op,
-            rule: "the matrix must not be empty (burn builds its permutation with eye(min(rows, cols)))",
-            shape: dims.to_vec(),
-            dim: Some(dims.len() - if rows == 0 { 2 } else { 1 }),
-        });
+            "the matrix must not be empty (burn builds its permutation with eye(min(rows, cols)))",
+        )
+        .empty(dims, Some(dims.len() - if rows == 0 { 2 } else { 1 })));
     }
     batch_nonempty(op, dims)
 }
@@ -143,12 +117,10 @@ pub fn qr(op: &'static str, dims: &[usize], dtype: DType) -> Result<()> {
     matrix(op, dims, dtype)?;
     let (rows, _) = last_two(dims);
     if rows == 0 {
-        return Err(Error::Empty {
-            op,
-            rule: "the matrix must have rows (burn starts from eye(rows))",
-            shape: dims.to_vec(),
-            dim: Some(dims.len() - 2),
-        });
+        return Err(
+            Rule(op, "the matrix must have rows (burn starts from eye(rows))")
+                .empty(dims, Some(dims.len() - 2)),
+        );
     }
     batch_nonempty(op, dims)
 }
@@ -172,39 +144,32 @@ pub fn qr(op: &'static str, dims: &[usize], dtype: DType) -> Result<()> {
 /// ```
 pub fn det(op: &'static str, dims: &[usize], dtype: DType, d1: usize, d2: usize) -> Result<()> {
     matrix(op, dims, dtype)?;
-    if dims.len() < 3 {
-        return Err(Error::RankMismatch {
-            op,
-            rule: "the input must have at least 3 dimensions: burn's det needs a batch \
-                   dimension (add one with unsqueeze_dim(0))",
-            expected: 3,
-            got: dims.len(),
-            shape: dims.to_vec(),
-        });
-    }
-    one_below(op, dims, d1)?;
-    rank(
+    Rule(
         op,
-        "the output rank D2 must be the input's rank minus 2",
+        "the input must have at least 3 dimensions: burn's det needs a batch \
+                   dimension (add one with unsqueeze_dim(0))",
+    )
+    .rank_at_least(dims, 3)?;
+    one_below(op, dims, d1)?;
+    Rule(op, "the output rank D2 must be the input's rank minus 2").expect_rank(
         dims.len() - 2,
         d2,
         dims,
     )?;
     let (rows, cols) = last_two(dims);
     if rows != cols {
-        return Err(Error::ShapeMismatch {
+        return Err(Rule(
             op,
-            rule: "the last two dimensions must be equal (square matrices)",
-            shapes: vec![dims.to_vec()],
-        });
+            "the last two dimensions must be equal (square matrices)",
+        )
+        .shape_mismatch(&[dims]));
     }
     if rows == 0 {
-        return Err(Error::Empty {
+        return Err(Rule(
             op,
-            rule: "the matrices must not be empty (burn's LU path expands a 0)",
-            shape: dims.to_vec(),
-            dim: Some(dims.len() - 1),
-        });
+            "the matrices must not be empty (burn's LU path expands a 0)",
+        )
+        .empty(dims, Some(dims.len() - 1)));
     }
     if rows >= 4 {
         batch_nonempty(op, dims)?;
@@ -238,13 +203,13 @@ pub fn svd(
     matrix(op, dims, dtype)?;
     one_below(op, dims, d1)?;
     if sweeps == 0 {
-        return Err(Error::OutOfRange {
-            op,
-            rule: "svd needs at least one Jacobi sweep",
-            name: "sweeps",
-            value: 0u64.into(),
-            limit: crate::error::Limit::AtLeast(1u64.into()),
-        });
+        return Err(
+            Rule(op, "svd needs at least one Jacobi sweep").out_of_range(
+                "sweeps",
+                0u64,
+                crate::error::Limit::AtLeast(1u64.into()),
+            ),
+        );
     }
     if requires_grad {
         return Err(Error::InvalidArgument {
@@ -273,31 +238,20 @@ pub fn svd(
 /// assert!(linalg::diag("diag", &[3, 3], 2).is_err());
 /// ```
 pub fn diag(op: &'static str, dims: &[usize], out_rank: usize) -> Result<()> {
-    if dims.len() < 2 {
-        return Err(Error::RankMismatch {
-            op,
-            rule: "diagonal operations need at least two dimensions",
-            expected: 2,
-            got: dims.len(),
-            shape: dims.to_vec(),
-        });
-    }
-    rank(
-        op,
-        "the output rank must be the input's rank minus 1",
+    Rule(op, "diagonal operations need at least two dimensions").rank_at_least(dims, 2)?;
+    Rule(op, "the output rank must be the input's rank minus 1").expect_rank(
         dims.len() - 1,
         out_rank,
         dims,
     )?;
     let (rows, cols) = last_two(dims);
     if cols == 0 && rows > 0 {
-        return Err(Error::Empty {
+        return Err(Rule(
             op,
-            rule: "a matrix with rows must have columns (burn's flattening reshape reads a 0 \
+            "a matrix with rows must have columns (burn's flattening reshape reads a 0 \
                    as 'keep this dimension')",
-            shape: dims.to_vec(),
-            dim: Some(dims.len() - 1),
-        });
+        )
+        .empty(dims, Some(dims.len() - 1)));
     }
     Ok(())
 }
@@ -316,18 +270,8 @@ pub fn diag(op: &'static str, dims: &[usize], out_rank: usize) -> Result<()> {
 /// assert!(linalg::matvec("matvec", &[2, 3, 4], &[3, 4]).is_err());
 /// ```
 pub fn matvec(op: &'static str, matrix: &[usize], vector: &[usize]) -> Result<()> {
-    if matrix.len() < 2 {
-        return Err(Error::RankMismatch {
-            op,
-            rule: "the matrix must have at least two dimensions",
-            expected: 2,
-            got: matrix.len(),
-            shape: matrix.to_vec(),
-        });
-    }
-    rank(
-        op,
-        "the vector's rank must be the matrix's minus 1",
+    Rule(op, "the matrix must have at least two dimensions").rank_at_least(matrix, 2)?;
+    Rule(op, "the vector's rank must be the matrix's minus 1").expect_rank(
         matrix.len() - 1,
         vector.len(),
         vector,
@@ -338,18 +282,15 @@ pub fn matvec(op: &'static str, matrix: &[usize], vector: &[usize]) -> Result<()
         .zip(vector_batch)
         .is_none_or(|(m, v)| shape::broadcast_dims(m, v).is_none())
     {
-        return Err(Error::ShapeMismatch {
-            op,
-            rule: "the batch dimensions must broadcast",
-            shapes: vec![matrix.to_vec(), vector.to_vec()],
-        });
+        return Err(
+            Rule(op, "the batch dimensions must broadcast").shape_mismatch(&[matrix, vector])
+        );
     }
     if matrix.last() != vector.last() {
-        return Err(Error::ShapeMismatch {
-            op,
-            rule: "the matrix's columns must equal the vector's entries",
-            shapes: vec![matrix.to_vec(), vector.to_vec()],
-        });
+        return Err(
+            Rule(op, "the matrix's columns must equal the vector's entries")
+                .shape_mismatch(&[matrix, vector]),
+        );
     }
     Ok(())
 }
@@ -374,9 +315,7 @@ pub fn outer_dim(
     dim: isize,
     out_rank: usize,
 ) -> Result<usize> {
-    rank(
-        op,
-        "the output rank R must be the inputs' rank plus 1",
+    Rule(op, "the output rank R must be the inputs' rank plus 1").expect_rank(
         lhs.len() + 1,
         out_rank,
         lhs,
@@ -387,11 +326,9 @@ pub fn outer_dim(
     let mut y = rhs.to_vec();
     y.insert(dim, 1);
     if shape::broadcast_dims(&x, &y).is_none() {
-        return Err(Error::ShapeMismatch {
-            op,
-            rule: "the dimensions other than `dim` must broadcast",
-            shapes: vec![lhs.to_vec(), rhs.to_vec()],
-        });
+        return Err(
+            Rule(op, "the dimensions other than `dim` must broadcast").shape_mismatch(&[lhs, rhs])
+        );
     }
     Ok(dim)
 }

@@ -6,6 +6,7 @@
 //! Pure functions over what a walk of the model found; each names the burn code it mirrors or
 //! says it is burn-guard's own.
 
+use super::rule::Rule;
 use crate::error::{GuardError, Limit, Result};
 
 /// What a float parameter is to burn's optimizer, read without touching its values.
@@ -151,13 +152,13 @@ pub fn rank(op: &'static str, rank: usize) -> Result<()> {
     if (1..=MAX_RANK).contains(&rank) {
         Ok(())
     } else {
-        Err(GuardError::OutOfRange {
-            op,
-            rule: "an optimizer steps parameters of rank 1 to 8",
-            name: "rank",
-            value: rank.into(),
-            limit: Limit::Between(1usize.into(), MAX_RANK.into()),
-        })
+        Err(
+            Rule(op, "an optimizer steps parameters of rank 1 to 8").out_of_range(
+                "rank",
+                rank,
+                Limit::Between(1usize.into(), MAX_RANK.into()),
+            ),
+        )
     }
 }
 
@@ -180,11 +181,11 @@ pub fn gradient_shape(op: &'static str, param: &[usize], gradient: &[usize]) -> 
     if param == gradient {
         Ok(())
     } else {
-        Err(GuardError::ShapeMismatch {
+        Err(Rule(
             op,
-            rule: "a gradient must have its parameter's shape (parameter's, then gradient's)",
-            shapes: vec![param.to_vec(), gradient.to_vec()],
-        })
+            "a gradient must have its parameter's shape (parameter's, then gradient's)",
+        )
+        .shape_mismatch(&[param, gradient]))
     }
 }
 
@@ -279,13 +280,11 @@ pub fn clipping_threshold(op: &'static str, threshold: f32) -> Result<()> {
     if threshold.is_finite() && threshold > 0.0 {
         return Ok(());
     }
-    Err(GuardError::OutOfRange {
+    Err(Rule(
         op,
-        rule: "a gradient clipping threshold must be finite and positive",
-        name: "threshold",
-        value: f64::from(threshold).into(),
-        limit: Limit::Above(0.0.into()),
-    })
+        "a gradient clipping threshold must be finite and positive",
+    )
+    .out_of_range("threshold", f64::from(threshold), Limit::Above(0.0.into())))
 }
 
 /// A learning rate is finite and not negative: burn-optim takes it as is, so a negative one
@@ -305,13 +304,13 @@ pub fn learning_rate(op: &'static str, lr: f64) -> Result<()> {
     if lr.is_finite() && lr >= 0.0 {
         return Ok(());
     }
-    Err(GuardError::OutOfRange {
-        op,
-        rule: "a learning rate must be finite and not negative",
-        name: "lr",
-        value: lr.into(),
-        limit: Limit::AtLeast(0.0.into()),
-    })
+    Err(
+        Rule(op, "a learning rate must be finite and not negative").out_of_range(
+            "lr",
+            lr,
+            Limit::AtLeast(0.0.into()),
+        ),
+    )
 }
 
 /// Adafactor's settings are in range: burn-optim's `AdafactorConfig::build` asserts both
@@ -341,34 +340,30 @@ pub fn adafactor(op: &'static str, settings: [f64; 5]) -> Result<()> {
         if value.is_finite() && value > 0.0 {
             return Ok(());
         }
-        Err(GuardError::OutOfRange {
+        Err(Rule(
             op,
-            rule: "Adafactor's epsilons and clipping threshold must be finite and positive",
-            name,
-            value: value.into(),
-            limit: Limit::Above(0.0.into()),
-        })
+            "Adafactor's epsilons and clipping threshold must be finite and positive",
+        )
+        .out_of_range(name, value, Limit::Above(0.0.into())))
     };
     positive("epsilon_1", epsilon_1)?;
     positive("epsilon_2", epsilon_2)?;
     positive("clip_threshold", clip_threshold)?;
     if !(decay_rate.is_finite() && decay_rate < 0.0) {
-        return Err(GuardError::OutOfRange {
-            op,
-            rule: "Adafactor's decay rate must be finite and negative",
-            name: "decay_rate",
-            value: decay_rate.into(),
-            limit: Limit::Below(0.0.into()),
-        });
+        return Err(
+            Rule(op, "Adafactor's decay rate must be finite and negative").out_of_range(
+                "decay_rate",
+                decay_rate,
+                Limit::Below(0.0.into()),
+            ),
+        );
     }
     if !(weight_decay.is_finite() && weight_decay >= 0.0) {
-        return Err(GuardError::OutOfRange {
+        return Err(Rule(
             op,
-            rule: "Adafactor's weight decay must be finite and not negative",
-            name: "weight_decay",
-            value: weight_decay.into(),
-            limit: Limit::AtLeast(0.0.into()),
-        });
+            "Adafactor's weight decay must be finite and not negative",
+        )
+        .out_of_range("weight_decay", weight_decay, Limit::AtLeast(0.0.into())));
     }
     Ok(())
 }

@@ -10,6 +10,8 @@
 
 use burn_signal::StftOptions;
 
+use super::rule::Rule;
+
 use crate::error::{GuardError as Error, Limit, Result};
 
 /// `n` is a power of two; otherwise [`GuardError::OutOfRange`](Error::OutOfRange) naming the
@@ -97,12 +99,7 @@ pub fn rfft_samples(op: &'static str, dims: &[usize], dim: usize) -> Result<()> 
     if dims.get(dim).copied().unwrap_or(0) > 0 {
         return Ok(());
     }
-    Err(Error::Empty {
-        op,
-        rule: "the signal must have at least one sample along dim",
-        shape: dims.to_vec(),
-        dim: Some(dim),
-    })
+    Err(Rule(op, "the signal must have at least one sample along dim").empty(dims, Some(dim)))
 }
 
 /// The spectrum an `irfft` reads: real and imaginary parts of one shape, at least one bin along
@@ -137,12 +134,9 @@ pub fn irfft_spectrum(
     )?;
     let bins = re.get(dim).copied().unwrap_or(0);
     if bins == 0 {
-        return Err(Error::Empty {
-            op,
-            rule: "the spectrum must have at least one bin along dim",
-            shape: re.to_vec(),
-            dim: Some(dim),
-        });
+        return Err(
+            Rule(op, "the spectrum must have at least one bin along dim").empty(re, Some(dim)),
+        );
     }
     match n {
         Some(n) => {
@@ -179,14 +173,7 @@ pub fn same_shape(
     left: &[usize],
     right: &[usize],
 ) -> Result<()> {
-    if left == right {
-        return Ok(());
-    }
-    Err(Error::ShapeMismatch {
-        op,
-        rule,
-        shapes: vec![left.to_vec(), right.to_vec()],
-    })
+    Rule(op, rule).same_shape(left, right)
 }
 
 /// [`StftOptions`] as burn-signal's `assert_valid` reads them: `n_fft` a power of two (at
@@ -212,13 +199,7 @@ pub fn stft_options(op: &'static str, options: &StftOptions) -> Result<()> {
         if value >= 1 {
             Ok(())
         } else {
-            Err(Error::OutOfRange {
-                op,
-                rule,
-                name,
-                value: value.into(),
-                limit: Limit::AtLeast(1usize.into()),
-            })
+            Err(Rule(op, rule).out_of_range(name, value, Limit::AtLeast(1usize.into())))
         }
     };
     at_least_one("n_fft", "n_fft must be at least 1", options.n_fft)?;
@@ -311,32 +292,27 @@ pub fn stft_signal(op: &'static str, dims: &[usize], options: &StftOptions) -> R
     let n_fft = options.n_fft;
     if options.center && dims.first() == Some(&0) {
         // burn-backend's reflect padding asks `0 < size` of every dim, the unpadded batch too.
-        return Err(Error::Empty {
+        return Err(Rule(
             op,
-            rule: "with center, the batch must not be empty (burn's reflect padding refuses an \
+            "with center, the batch must not be empty (burn's reflect padding refuses an \
                    empty dimension)",
-            shape: dims.to_vec(),
-            dim: Some(0),
-        });
+        )
+        .empty(dims, Some(0)));
     }
     if options.center && samples <= n_fft / 2 {
-        return Err(Error::OutOfRange {
+        return Err(Rule(
             op,
-            rule: "with center, the signal needs more samples than n_fft / 2 (the reflect \
+            "with center, the signal needs more samples than n_fft / 2 (the reflect \
                    padding)",
-            name: "signal length",
-            value: samples.into(),
-            limit: Limit::Above((n_fft / 2).into()),
-        });
+        )
+        .out_of_range("signal length", samples, Limit::Above((n_fft / 2).into())));
     }
     if !options.center && samples < n_fft {
-        return Err(Error::OutOfRange {
+        return Err(Rule(
             op,
-            rule: "without center, the signal needs at least n_fft samples (one frame)",
-            name: "signal length",
-            value: samples.into(),
-            limit: Limit::AtLeast(n_fft.into()),
-        });
+            "without center, the signal needs at least n_fft samples (one frame)",
+        )
+        .out_of_range("signal length", samples, Limit::AtLeast(n_fft.into())));
     }
     Ok(())
 }
@@ -367,20 +343,15 @@ pub fn istft_matrix(op: &'static str, dims: &[usize], options: &StftOptions) -> 
     };
     let expected = [batch, frames, bins_expected, 2];
     if parts != 2 || bins != bins_expected {
-        return Err(Error::ShapeMismatch {
+        return Err(Rule(
             op,
-            rule: "the matrix must be [batch, frames, bins, 2], with n_fft / 2 + 1 bins \
+            "the matrix must be [batch, frames, bins, 2], with n_fft / 2 + 1 bins \
                    one-sided or n_fft bins two-sided",
-            shapes: vec![dims.to_vec(), expected.to_vec()],
-        });
+        )
+        .shape_mismatch(&[dims, &expected]));
     }
     if frames == 0 {
-        return Err(Error::Empty {
-            op,
-            rule: "the matrix must hold at least one frame",
-            shape: dims.to_vec(),
-            dim: Some(1),
-        });
+        return Err(Rule(op, "the matrix must hold at least one frame").empty(dims, Some(1)));
     }
     Ok(())
 }
@@ -409,22 +380,21 @@ pub fn istft_output(
     let frames = dims.get(1).copied().unwrap_or(0);
     let padding = options.n_fft / 2;
     if options.center && padding > 0 && frames.saturating_sub(1) * options.hop_length == 0 {
-        return Err(Error::Empty {
+        return Err(Rule(
             op,
-            rule: "with center, the frames must reach past the padding istft trims: one frame \
+            "with center, the frames must reach past the padding istft trims: one frame \
                    leaves no sample",
-            shape: dims.to_vec(),
-            dim: Some(1),
-        });
+        )
+        .empty(dims, Some(1)));
     }
     if length == Some(0) {
-        return Err(Error::OutOfRange {
-            op,
-            rule: "the output length, when given, must be at least 1",
-            name: "length",
-            value: 0usize.into(),
-            limit: Limit::AtLeast(1usize.into()),
-        });
+        return Err(
+            Rule(op, "the output length, when given, must be at least 1").out_of_range(
+                "length",
+                0usize,
+                Limit::AtLeast(1usize.into()),
+            ),
+        );
     }
     Ok(())
 }

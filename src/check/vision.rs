@@ -9,6 +9,7 @@ use burn::tensor::ops::PadMode;
 use burn_vision::utils::{BatchDisplayOpts, ColorDisplayOpts, ImageDimOrder, TensorDisplayOptions};
 use burn_vision::{BorderType, MorphOptions, Point, Size};
 
+use super::rule::Rule;
 use crate::error::{GuardError as Error, Limit, Result};
 
 /// A float input that is not quantized (burn-vision's `unimplemented!("Quantized float is not
@@ -48,12 +49,11 @@ pub fn kernel_anchor(op: &'static str, kernel: &[usize], anchor: Option<Point>) 
         _ => (0, 0),
     };
     if rows == 0 || cols == 0 {
-        return Err(Error::Empty {
+        return Err(Rule(
             op,
-            rule: "the kernel (structuring element) must have at least one row and one column",
-            shape: kernel.to_vec(),
-            dim: Some(if rows == 0 { 0 } else { 1 }),
-        });
+            "the kernel (structuring element) must have at least one row and one column",
+        )
+        .empty(kernel, Some(if rows == 0 { 0 } else { 1 })));
     }
     anchor_within(op, Size::new(cols, rows), anchor)
 }
@@ -67,12 +67,12 @@ pub fn anchor_within(op: &'static str, size: Size, anchor: Option<Point>) -> Res
     let Some(anchor) = anchor else {
         return Ok(());
     };
-    let outside = |name: &'static str, value: usize, bound: usize| Error::OutOfRange {
-        op,
-        rule: "the anchor must lie inside the kernel",
-        name,
-        value: value.into(),
-        limit: Limit::Below(bound.into()),
+    let outside = |name: &'static str, value: usize, bound: usize| {
+        Rule(op, "the anchor must lie inside the kernel").out_of_range(
+            name,
+            value,
+            Limit::Below(bound.into()),
+        )
     };
     if anchor.x >= size.width {
         return Err(outside("anchor.x", anchor.x, size.width));
@@ -150,11 +150,9 @@ pub fn nms(op: &'static str, boxes: &[usize], scores: &[usize]) -> Result<()> {
         });
     }
     if scores != [n] {
-        return Err(Error::ShapeMismatch {
-            op,
-            rule: "the scores must be [n], one per box",
-            shapes: vec![boxes.to_vec(), scores.to_vec()],
-        });
+        return Err(
+            Rule(op, "the scores must be [n], one per box").shape_mismatch(&[boxes, scores])
+        );
     }
     Ok(())
 }
@@ -175,13 +173,13 @@ pub fn blur_kernel_size(op: &'static str, kernel_size: usize) -> Result<()> {
     if kernel_size >= 3 && kernel_size % 2 == 1 {
         return Ok(());
     }
-    Err(Error::OutOfRange {
-        op,
-        rule: "kernel_size must be odd and at least 3",
-        name: "kernel_size",
-        value: kernel_size.into(),
-        limit: Limit::AtLeast(3usize.into()),
-    })
+    Err(
+        Rule(op, "kernel_size must be odd and at least 3").out_of_range(
+            "kernel_size",
+            kernel_size,
+            Limit::AtLeast(3usize.into()),
+        ),
+    )
 }
 
 /// The padding a "same"-size filter applies to an `[batch, channels, height, width]` image
@@ -215,12 +213,11 @@ pub fn same_padding(
     for (dim, (&size, (before, after))) in image.iter().zip(pads).enumerate() {
         let padded = before > 0 || after > 0;
         if size == 0 && (reflect || (edge && padded)) {
-            return Err(Error::Empty {
+            return Err(Rule(
                 op,
-                rule: "the padding needs a non-empty dimension (reflect padding: every dimension)",
-                shape: image.to_vec(),
-                dim: Some(dim),
-            });
+                "the padding needs a non-empty dimension (reflect padding: every dimension)",
+            )
+            .empty(image, Some(dim)));
         }
         if reflect && before.max(after) >= size {
             return Err(Error::OutOfRange {
@@ -246,13 +243,11 @@ pub fn median_size(op: &'static str, size: usize) -> Result<()> {
     if size >= 1 {
         return Ok(());
     }
-    Err(Error::OutOfRange {
-        op,
-        rule: "the window size must be at least 1",
-        name: "size",
-        value: size.into(),
-        limit: Limit::AtLeast(1usize.into()),
-    })
+    Err(Rule(op, "the window size must be at least 1").out_of_range(
+        "size",
+        size,
+        Limit::AtLeast(1usize.into()),
+    ))
 }
 
 /// The padding `filter2d` applies for a kernel of `[rows, cols]`: (top, bottom), (left, right).
@@ -278,16 +273,7 @@ pub(crate) fn filter2d_padding(kernel: &[usize]) -> [(usize, usize); 2] {
 /// ```
 pub fn colour_channels(op: &'static str, image: &[usize]) -> Result<()> {
     let channels = image.get(1).copied().unwrap_or(0);
-    if channels >= 3 {
-        return Ok(());
-    }
-    Err(Error::OutOfRange {
-        op,
-        rule: "the image needs 3 channels (dim 1) to convert",
-        name: "channels",
-        value: channels.into(),
-        limit: Limit::AtLeast(3usize.into()),
-    })
+    Rule(op, "the image needs 3 channels (dim 1) to convert").at_least("channels", channels, 3)
 }
 
 /// A tensor `save_tensor_as_image` can write: the rank its dimension order names (`Hw` 2;
@@ -317,22 +303,19 @@ pub fn image_save(
                 ImageDimOrder::Chw | ImageDimOrder::Hwc | ImageDimOrder::Nhw => 3,
                 ImageDimOrder::Nchw | ImageDimOrder::Nhwc => 4,
             };
-            return Err(Error::RankMismatch {
+            return Err(Rule(
                 op,
-                rule: "the tensor's rank must be the one its dimension order names",
-                expected,
-                got: dims.len(),
-                shape: dims.to_vec(),
-            });
+                "the tensor's rank must be the one its dimension order names",
+            )
+            .rank_mismatch(expected, dims.len(), dims));
         }
     };
     if dims.contains(&0) {
-        return Err(Error::Empty {
+        return Err(Rule(
             op,
-            rule: "the tensor must hold values (burn normalises by its minimum and maximum)",
-            shape: dims.to_vec(),
-            dim: dims.iter().position(|&d| d == 0),
-        });
+            "the tensor must hold values (burn normalises by its minimum and maximum)",
+        )
+        .empty(dims, dims.iter().position(|&d| d == 0)));
     }
     if dtype != DType::F32 {
         return Err(Error::InvalidDType {
@@ -342,13 +325,11 @@ pub fn image_save(
         });
     }
     if matches!(opts.color_opts, ColorDisplayOpts::Rgb) && channels > 3 {
-        return Err(Error::OutOfRange {
+        return Err(Rule(
             op,
-            rule: "RGB output takes at most 3 channels (use Monochrome, or select channels)",
-            name: "channels",
-            value: channels.into(),
-            limit: Limit::AtMost(3usize.into()),
-        });
+            "RGB output takes at most 3 channels (use Monochrome, or select channels)",
+        )
+        .out_of_range("channels", channels, Limit::AtMost(3usize.into())));
     }
     let tiled = opts.batch_opts == Some(BatchDisplayOpts::Tiled);
     let height = if tiled {
@@ -358,13 +339,15 @@ pub fn image_save(
     };
     for (name, size) in [("width_out", Some(opts.width_out)), ("height_out", height)] {
         if size.is_none_or(|size| u32::try_from(size).is_err()) {
-            return Err(Error::OutOfRange {
+            return Err(Rule(
                 op,
-                rule: "the output image's sides (the height times the batch when tiled) must fit u32",
+                "the output image's sides (the height times the batch when tiled) must fit u32",
+            )
+            .out_of_range(
                 name,
-                value: size.unwrap_or(usize::MAX).into(),
-                limit: Limit::AtMost(u64::from(u32::MAX).into()),
-            });
+                size.unwrap_or(usize::MAX),
+                Limit::AtMost(u64::from(u32::MAX).into()),
+            ));
         }
     }
     Ok(batch)

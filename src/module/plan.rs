@@ -1,8 +1,12 @@
 //! What a module holds, read without running anything: every float parameter's module path,
-//! id, shape, device and dtype, as burn's own `Quantizer` will meet them.
+//! id, shape, device and dtype, as burn's own `Quantizer` will meet them; and the one walk
+//! that names parameters by their module path ([`PathWalk`]), for every walker that needs it.
 
-use burn::module::{ModuleVisitor, Param, ParamGroup, ParamId};
+use burn::module::{Module, ModuleVisitor, Param, ParamGroup, ParamId};
 use burn::tensor::{DType, Device, Tensor};
+
+use crate::error::Result;
+use crate::panic::catch;
 
 /// A float parameter as burn's `Quantizer` sees it.
 #[derive(Debug, Clone)]
@@ -36,27 +40,31 @@ pub(crate) fn bytes_of(shape: &[usize], dtype: DType) -> u64 {
     u64::try_from(elements.saturating_mul(dtype.size())).unwrap_or(u64::MAX)
 }
 
-/// Walks a module as burn's `Quantizer` does (the same `enter_module` names joined by `.`,
-/// the same group match) and records what it finds.
-pub(crate) struct ParamCollector<'a> {
-    path: Vec<String>,
-    group: &'a ParamGroup,
-    pub(crate) floats: Vec<FloatParam>,
+/// What a walk does at each float parameter, given its module path: the part of a
+/// [`ModuleVisitor`] that differs from one walk to the next ([`PathWalk`] tracks the path).
+pub(crate) trait AtPath {
+    /// `param`, at `path` (`layers.0.fc.weight`).
+    fn float<const D: usize>(&mut self, path: String, param: &Param<Tensor<D>>);
 }
 
-impl<'a> ParamCollector<'a> {
-    pub(crate) fn new(group: &'a ParamGroup) -> Self {
+/// A [`ModuleVisitor`] that names each float parameter by its module path as burn's walkers
+/// build it (the `enter_module` names joined by `.`: burn's quantizer, `ParamGroup`,
+/// burn-store's paths) and hands it to `at`.
+pub(crate) struct PathWalk<V> {
+    path: Vec<String>,
+    pub(crate) at: V,
+}
+
+impl<V: AtPath> PathWalk<V> {
+    pub(crate) fn new(at: V) -> Self {
         Self {
             path: Vec::new(),
-            group,
-            // A parameter's record holds its device, a few hundred bytes in all: room for a small
-            // model's, so that the walk does not copy them as the vector grows.
-            floats: Vec::with_capacity(64),
+            at,
         }
     }
 }
 
-impl ModuleVisitor for ParamCollector<'_> {
+impl<V: AtPath> ModuleVisitor for PathWalk<V> {
     fn enter_module(&mut self, name: &str, _container_type: &str) {
         self.path.push(name.to_owned());
     }
@@ -66,19 +74,59 @@ impl ModuleVisitor for ParamCollector<'_> {
     }
 
     fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
-        let path = self.path.join(".");
+        self.at.float(self.path.join("."), param);
+    }
+}
+
+/// Every float parameter of `module`, in the order burn's walks meet them, `selected` where
+/// `group` matches it as burn's quantizer matches; read without drawing a lazy parameter, under
+/// the backstop.
+///
+/// # Errors
+///
+/// [`GuardError::BackendPanic`](crate::GuardError::BackendPanic) if a module's `visit` panics.
+pub(crate) fn float_params<M: Module>(
+    op: &'static str,
+    module: &M,
+    group: &ParamGroup,
+) -> Result<Vec<FloatParam>> {
+    let mut walk = PathWalk::new(ParamCollector {
+        group,
+        // A parameter's record holds its device, a few hundred bytes in all: room for a small
+        // model's, so that the walk does not copy them as the vector grows.
+        floats: Vec::with_capacity(64),
+    });
+    catch(op, || module.visit(&mut walk))?;
+    Ok(walk.at.floats)
+}
+
+/// A parameter's stored shape, dtype and device, read without drawing it: what its `init`
+/// allocates. A parameter not drawn yet has the device's default float dtype.
+pub(crate) fn declared<const D: usize>(param: &Param<Tensor<D>>) -> (Vec<usize>, DType, Device) {
+    let device = param.lazy_device();
+    // Read through the reference: `base()` would clone the tensor for its dtype.
+    let dtype = if param.is_initialized() {
+        (**param).dtype()
+    } else {
+        device.settings().float_dtype.into()
+    };
+    (param.lazy_shape().to_vec(), dtype, device)
+}
+
+/// Records each float parameter as burn's `Quantizer` will meet it.
+struct ParamCollector<'a> {
+    group: &'a ParamGroup,
+    floats: Vec<FloatParam>,
+}
+
+impl AtPath for ParamCollector<'_> {
+    fn float<const D: usize>(&mut self, path: String, param: &Param<Tensor<D>>) {
         let selected = self.group.matches(&param.id, Some(&path));
-        let device = param.lazy_device();
-        // Read through the reference: `base()` would clone the tensor for its dtype.
-        let dtype = if param.is_initialized() {
-            (**param).dtype()
-        } else {
-            device.settings().float_dtype.into()
-        };
+        let (shape, dtype, device) = declared(param);
         self.floats.push(FloatParam {
             path,
             id: param.id,
-            shape: param.lazy_shape().to_vec(),
+            shape,
             device,
             dtype,
             selected,

@@ -11,7 +11,7 @@ use burn::tensor::quantization::{
 use burn::tensor::{DType, Device, Tensor, TensorData};
 
 use super::placed::QuantizedModel;
-use super::plan::{FloatParam, ParamCollector};
+use super::plan::{FloatParam, float_params};
 use super::report::{ParamOutcome, ParamReport, WeightReport};
 use super::values::{ParamRange, Prepared, check_params};
 use crate::capability::{quant_capability, quantize_support, require_quantize, stack_of};
@@ -339,9 +339,7 @@ impl WeightQuantizer {
     ) -> Result<InPlace<M>> {
         let scheme = quantizer.scheme;
         let calibration = &quantizer.calibration;
-        let mut collector = ParamCollector::new(&quantizer.group);
-        catch(MODULE_OP, || module.visit(&mut collector))?;
-        let floats = collector.floats;
+        let floats = float_params(MODULE_OP, module, &quantizer.group)?;
 
         // Rules that hold for every parameter refuse whatever the options.
         for param in floats.iter().filter(|p| p.selected) {
@@ -647,11 +645,8 @@ fn report_of<M: Module>(
     plan: &Plan,
     placement: Placement,
 ) -> Result<WeightReport> {
-    let mut collector = ParamCollector::new(group);
-    catch(MODULE_OP, || model.visit(&mut collector))?;
     let mut next = 0;
-    let params = collector
-        .floats
+    let params = float_params(MODULE_OP, model, group)?
         .into_iter()
         .map(|param| {
             let at = plan.find(&mut next, &param.id);

@@ -101,38 +101,12 @@ pub(crate) fn require_module_fits<M: burn::module::Module>(
     op: &'static str,
     module: &M,
 ) -> Result<()> {
-    let mut sizes = LazySizes::default();
-    crate::panic::catch(op, || module.visit(&mut sizes))?;
-    for (path, shape, dtype, device) in &sizes.params {
-        crate::capability::require_fits(op, shape, *dtype, device).with_context(|| path.clone())?;
+    let all = burn::module::ParamGroup::all();
+    for param in crate::module::plan::float_params(op, module, &all)? {
+        crate::capability::require_fits(op, &param.shape, param.dtype, &param.device)
+            .with_context(|| param.path.clone())?;
     }
     Ok(())
-}
-
-/// Every float parameter's path, stored shape, dtype and device, read without drawing it.
-#[derive(Default)]
-struct LazySizes {
-    path: Vec<String>,
-    params: Vec<(String, Vec<usize>, DType, Device)>,
-}
-
-impl burn::module::ModuleVisitor for LazySizes {
-    fn enter_module(&mut self, name: &str, _container_type: &str) {
-        self.path.push(name.to_owned());
-    }
-
-    fn exit_module(&mut self, _name: &str, _container_type: &str) {
-        self.path.pop();
-    }
-
-    fn visit_float<const D: usize>(
-        &mut self,
-        param: &burn::module::Param<burn::tensor::Tensor<D>>,
-    ) {
-        let (shape, dtype, device) = crate::nn::params::declared(param);
-        self.params
-            .push((self.path.join("."), shape, dtype, device));
-    }
 }
 
 /// burn's `init` under the backstop, then the byte rule for every parameter it created

@@ -1,4 +1,4 @@
-//! How the nn twins read a layer's parameters: the one place a `Param` is read in `src/nn`.
+//! How the nn twins read a layer's parameters: the one place a `Param` is drawn in `src/nn`.
 //!
 //! burn-nn creates parameters lazily (`Param::uninitialized`): the initializer runs at the
 //! parameter's first read — its `Deref`, so `shape()`, `dims()`, `device()` and `val()` alike —
@@ -9,12 +9,13 @@
 //!   answer without drawing, but not always the shape the forward sees: a `LinearLayout::Col`
 //!   `Linear` stores `[d_output, d_input]` and transposes in an `init_mapper` (burn-nn
 //!   `modules/linear.rs`), so its lazy shape is the stored one, transposed.
-//! - What `init` will allocate ([`declared`]): the stored shape and the device, read lazily,
-//!   drawing nothing, for the byte rule before anything is allocated. A mapper may reorder the
-//!   dims; it keeps the elements, which is all the byte rule counts.
+//! - What `init` will allocate ([`declared`](crate::module::plan::declared), the walk every
+//!   module reader shares): the stored shape and the device, read lazily, drawing nothing, for
+//!   the byte rule before anything is allocated. A mapper may reorder the dims; it keeps the
+//!   elements, which is all the byte rule counts.
 
 use burn::module::Param;
-use burn::tensor::{DType, Device, Tensor};
+use burn::tensor::{Device, Tensor};
 
 use crate::error::Result;
 use crate::panic::catch;
@@ -58,16 +59,4 @@ pub(crate) fn weight_and_bias<const D: usize>(
     bias: Option<&Param<Tensor<1>>>,
 ) -> Result<(Tensor<D>, Option<Tensor<1>>)> {
     catch(op, || (weight.val(), bias.map(Param::val)))
-}
-
-/// A parameter's stored shape, dtype and device, read without drawing it: what its `init`
-/// allocates. A parameter not drawn yet has the device's default float dtype.
-pub(crate) fn declared<const D: usize>(param: &Param<Tensor<D>>) -> (Vec<usize>, DType, Device) {
-    let device = param.lazy_device();
-    let dtype = if param.is_initialized() {
-        param.base().dtype()
-    } else {
-        device.settings().float_dtype.into()
-    };
-    (param.lazy_shape().to_vec(), dtype, device)
 }

@@ -3,13 +3,14 @@
 
 use std::collections::BTreeMap;
 
-use burn::module::{Module, ModuleVisitor, Param};
+use burn::module::{Module, Param};
 use burn::optim::ModuleOptimizer;
 use burn::optim::OptimizerRecord;
 use burn::tensor::Tensor;
 use burn_pack::Reader;
 
 use crate::error::{GuardError, Result};
+use crate::module::plan::{AtPath, PathWalk};
 use crate::panic::catch;
 
 mod sealed {
@@ -79,20 +80,15 @@ impl TryOptimizerRecord for ModuleOptimizer {
             }
         }
 
-        struct Params(BTreeMap<u64, (String, usize)>, Vec<String>);
-        impl ModuleVisitor for Params {
-            fn enter_module(&mut self, name: &str, _container_type: &str) {
-                self.1.push(name.to_owned());
-            }
-            fn exit_module(&mut self, _name: &str, _container_type: &str) {
-                self.1.pop();
-            }
-            fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
-                self.0.insert(param.id.val(), (self.1.join("."), D));
+        struct Params(BTreeMap<u64, (String, usize)>);
+        impl AtPath for Params {
+            fn float<const D: usize>(&mut self, path: String, param: &Param<Tensor<D>>) {
+                self.0.insert(param.id.val(), (path, D));
             }
         }
-        let mut params = Params(BTreeMap::new(), Vec::new());
-        model.visit(&mut params);
+        let mut walk = PathWalk::new(Params(BTreeMap::new()));
+        model.visit(&mut walk);
+        let params = walk.at;
 
         let foreign: Vec<String> = saved
             .keys()

@@ -1,6 +1,6 @@
 //! The checked step: a walk of the model against the gradients, then one fused finite check.
 
-use burn::module::{Module, ModuleVisitor, Param, ParamId};
+use burn::module::{Module, Param, ParamId};
 use burn::optim::lr_scheduler::module_lr_scheduler::ModuleLearningRate;
 use burn::optim::{GradientsParams, ModuleOptimizer, MultiGradientsParams};
 use burn::tensor::{DType, Device, Tensor, TensorData};
@@ -8,6 +8,7 @@ use burn_backend::ExecutionError;
 
 use crate::check::optim::{self as rules, ParamCensus, ParamState};
 use crate::error::{GuardError, Result};
+use crate::module::plan::{AtPath, PathWalk};
 use crate::panic::catch;
 
 mod sealed {
@@ -60,21 +61,11 @@ impl Census {
 struct Walk<'a> {
     op: &'static str,
     grads: &'a GradientsParams,
-    path: Vec<String>,
     census: Census,
 }
 
-impl ModuleVisitor for Walk<'_> {
-    fn enter_module(&mut self, name: &str, _container_type: &str) {
-        self.path.push(name.to_owned());
-    }
-
-    fn exit_module(&mut self, _name: &str, _container_type: &str) {
-        self.path.pop();
-    }
-
-    fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
-        let path = self.path.join(".");
+impl AtPath for Walk<'_> {
+    fn float<const D: usize>(&mut self, path: String, param: &Param<Tensor<D>>) {
         let state = classify(param);
         let grads = self.grads;
         let id = param.id;
@@ -155,27 +146,15 @@ pub(crate) fn classify<const D: usize>(param: &Param<Tensor<D>>) -> ParamState {
 
 /// `(path, state)` of every float parameter of `module`.
 pub(crate) fn states<M: Module>(module: &M) -> Vec<(String, ParamState)> {
-    struct States {
-        path: Vec<String>,
-        found: Vec<(String, ParamState)>,
-    }
-    impl ModuleVisitor for States {
-        fn enter_module(&mut self, name: &str, _container_type: &str) {
-            self.path.push(name.to_owned());
-        }
-        fn exit_module(&mut self, _name: &str, _container_type: &str) {
-            self.path.pop();
-        }
-        fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
-            self.found.push((self.path.join("."), classify(param)));
+    struct States(Vec<(String, ParamState)>);
+    impl AtPath for States {
+        fn float<const D: usize>(&mut self, path: String, param: &Param<Tensor<D>>) {
+            self.0.push((path, classify(param)));
         }
     }
-    let mut states = States {
-        path: Vec::new(),
-        found: Vec::new(),
-    };
-    module.visit(&mut states);
-    states.found
+    let mut walk = PathWalk::new(States(Vec::new()));
+    module.visit(&mut walk);
+    walk.at.0
 }
 
 /// Walks `module` against `grads`: every structural rule, and the gradients prepared for the
@@ -186,19 +165,18 @@ pub(crate) fn census<M: Module>(
     grads: &GradientsParams,
     allow_missing: bool,
 ) -> Result<Census> {
-    let mut walk = Walk {
+    let mut walk = PathWalk::new(Walk {
         op,
         grads,
-        path: Vec::new(),
         census: Census {
             params: Vec::new(),
             stepped: Vec::new(),
             gradients: Vec::new(),
             errors: Vec::new(),
         },
-    };
+    });
     module.visit(&mut walk);
-    let census = walk.census;
+    let census = walk.at.census;
     if let Some(err) = census.errors.first() {
         return Err(err.clone());
     }
