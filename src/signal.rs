@@ -303,7 +303,7 @@ pub fn try_cfft_with<const D: usize>(
     const OP: &str = "cfft";
     let checks = || -> Result<usize> {
         let dims = signal_re.dims();
-        rules::same_shape(
+        crate::check::shape::same_shape(
             OP,
             "the real and imaginary parts must have the same shape",
             &dims,

@@ -119,9 +119,7 @@ pub fn attention(
             "value must have the key's head count and sequence length",
         ));
     }
-    if head_dim == 0 {
-        return Err(Rule(op, "head_dim must not be 0").empty(query, Some(3)));
-    }
+    Rule(op, "head_dim must not be 0").nonempty_dim(query, 3)?;
     if kv_heads == 0 || heads == 0 {
         return Err(GuardError::Empty {
             op,

@@ -525,7 +525,7 @@ pub fn mask_where(
 mod tests {
     use super::*;
     use crate::check::test_support::TestResult;
-    use crate::check::test_support::shape_rule;
+    use crate::check::test_support::{row, scalar_rows, shape_rule};
 
     /// The failure of a table row whose outcome is not the one it expects.
     fn unexpected(
@@ -602,7 +602,7 @@ mod tests {
     }
 
     #[test]
-    fn nonzero_divisor_table() {
+    fn nonzero_divisor_table() -> TestResult {
         use ScalarValue::*;
         let cases = [
             (Int(0), DType::I64, false),
@@ -611,21 +611,15 @@ mod tests {
             (Float(0.0), DType::F32, true),
             (Bool(false), DType::Bool(BoolStore::Native), true),
         ];
-        for (value, dtype, ok) in cases {
-            let got = nonzero_divisor("div_scalar", value, &dtype);
-            assert_eq!(got.is_ok(), ok, "{value} {dtype:?}");
-            if let Err(err) = got {
-                assert!(matches!(
-                    err,
-                    GuardError::OutOfRange { name: "divisor", value: v, limit: Limit::NonZero, .. }
-                        if v == value
-                ));
-            }
-        }
+        scalar_rows(
+            &cases,
+            |value, dtype| nonzero_divisor("div_scalar", value, dtype),
+            |err, value, _| matches!(err, GuardError::OutOfRange { name: "divisor", value: v, limit: Limit::NonZero, .. } if *v == value),
+        )
     }
 
     #[test]
-    fn powi_exponent_table() {
+    fn powi_exponent_table() -> TestResult {
         use ScalarValue::*;
         let cases = [
             (Float(3.0), DType::F32, true),
@@ -637,17 +631,11 @@ mod tests {
             (Int(1 << 40), DType::I64, false),
             (Int(-3), DType::I64, true),
         ];
-        for (value, dtype, ok) in cases {
-            let got = powi_exponent("powi_scalar", value, &dtype);
-            assert_eq!(got.is_ok(), ok, "{value} {dtype:?}");
-            if let Err(err) = got {
-                assert!(matches!(
-                    err,
-                    GuardError::NotRepresentable { value: v, dtype: d, .. }
-                        if format!("{v:?}") == format!("{value:?}") && d == dtype
-                ));
-            }
-        }
+        scalar_rows(
+            &cases,
+            |value, dtype| powi_exponent("powi_scalar", value, dtype),
+            |err, value, dtype| matches!(err, GuardError::NotRepresentable { value: v, dtype: d, .. } if format!("{v:?}") == format!("{value:?}") && *d == dtype),
+        )
     }
 
     #[test]
@@ -725,13 +713,8 @@ mod tests {
         ];
         for (lhs, rhs, dim, expected) in cases {
             let got = cross("cross", lhs, rhs, dim);
-            match (expected, got) {
-                (Ok(want), Ok(have)) => assert_eq!(want, have),
-                (Err(want), Err(err)) => {
-                    assert_eq!(shape_rule(&err, &[lhs, rhs]), Some(want), "{err:?}");
-                }
-                (want, have) => return unexpected(format!("{lhs:?} {rhs:?} {dim}"), want, have),
-            }
+            let case = format!("{lhs:?} {rhs:?} {dim}");
+            row(&case, expected, got, |err| shape_rule(err, &[lhs, rhs]))?;
         }
         Ok(())
     }

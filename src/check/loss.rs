@@ -50,7 +50,7 @@ pub fn ctc(
     target_lengths: &[usize],
     blank: usize,
 ) -> Result<()> {
-    let [time, batch, classes] = Rule(op, "log_probs must be [T, N, C]").dims(log_probs)?;
+    let [_time, batch, classes] = Rule(op, "log_probs must be [T, N, C]").dims(log_probs)?;
     const BATCH: &str =
         "targets [N, S], input_lengths [N] and target_lengths [N] must share log_probs' batch N";
     if targets.first() != Some(&batch) {
@@ -67,10 +67,7 @@ pub fn ctc(
             Limit::Below((classes as f64).into()),
         ));
     }
-    if time == 0 {
-        return Err(Rule(op, "log_probs needs at least one time step").empty(log_probs, Some(0)));
-    }
-    Ok(())
+    Rule(op, "log_probs needs at least one time step").nonempty_dim(log_probs, 0)
 }
 
 /// CTC lengths, values: each `target_lengths[i]` in `0..=S` (the width of `targets`), each
@@ -168,7 +165,7 @@ pub fn rnnt(
     target_lengths: &[usize],
     blank: Option<usize>,
 ) -> Result<()> {
-    let [batch, time, labels_plus_one, vocab] =
+    let [batch, _time, labels_plus_one, vocab] =
         Rule(op, "logits must be [B, T, U + 1, V]").dims(logits)?;
     if let Some(blank) = blank
         && blank >= vocab
@@ -200,10 +197,7 @@ pub fn rnnt(
     const LENGTHS: &str = "logit_lengths and target_lengths must be [B]";
     exact(op, LENGTHS, logit_lengths, &[batch])?;
     exact(op, LENGTHS, target_lengths, &[batch])?;
-    if time == 0 {
-        return Err(Rule(op, "logits need at least one time step").empty(logits, Some(1)));
-    }
-    Ok(())
+    Rule(op, "logits need at least one time step").nonempty_dim(logits, 1)
 }
 
 /// RNN-T lengths, values: each `logit_lengths[i]` in `1..=T` and each `target_lengths[i]` in

@@ -137,6 +137,46 @@ mod test_support {
         }
     }
 
+    /// One row of a rule table: `got` must be `Ok` with the value `expected` holds, or an
+    /// error whose rule, as `rule_of` reads it, is the text `expected` holds.
+    pub(super) fn row<T: PartialEq + std::fmt::Debug>(
+        case: &str,
+        expected: std::result::Result<T, &str>,
+        got: Result<T>,
+        rule_of: impl Fn(&GuardError) -> Option<&'static str>,
+    ) -> TestResult {
+        let agrees = match (&expected, &got) {
+            (Ok(want), Ok(have)) => want == have,
+            (Err(want), Err(err)) => rule_of(err) == Some(*want),
+            _ => false,
+        };
+        if agrees {
+            Ok(())
+        } else {
+            Err(format!("{case}: expected {expected:?}, got {got:?}").into())
+        }
+    }
+
+    /// Each `(value, dtype, accepted)` of a scalar rule table: `check` accepts exactly the
+    /// rows marked so, and refuses the others with an error `refusal` recognises.
+    pub(super) fn scalar_rows(
+        cases: &[(ScalarValue, burn::tensor::DType, bool)],
+        check: impl Fn(ScalarValue, &burn::tensor::DType) -> Result<()>,
+        refusal: impl Fn(&GuardError, ScalarValue, burn::tensor::DType) -> bool,
+    ) -> TestResult {
+        for &(value, dtype, accepted) in cases {
+            let got = check(value, &dtype);
+            let agrees = match &got {
+                Ok(()) => accepted,
+                Err(err) => !accepted && refusal(err, value, dtype),
+            };
+            if !agrees {
+                return Err(format!("{value} {dtype:?}: accepted {accepted}, got {got:?}").into());
+            }
+        }
+        Ok(())
+    }
+
     /// The `(expected, got)` ranks of a [`GuardError::RankMismatch`], `None` for another error.
     pub(super) fn ranks(err: &GuardError) -> Option<(usize, usize)> {
         match err {

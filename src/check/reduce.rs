@@ -260,7 +260,7 @@ pub fn empty_any_all(shape: &[usize], dim: usize) -> Option<Vec<usize>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::test_support::{bound, ranks, refused};
+    use crate::check::test_support::{bound, ranks, refused, row};
     use crate::error::{GuardError, Limit};
 
     type TestResult = Result<(), Box<dyn std::error::Error>>;
@@ -403,27 +403,23 @@ mod tests {
         ];
         for (shape, list, rank_out, expected) in rows {
             let got = sum_dims_squeeze("sum_dims_squeeze", shape, list, rank_out);
-            match (expected, got) {
-                (Ok(expected), Ok(out)) => assert_eq!(out, expected),
-                (Err(want), Err(err)) => {
-                    let rule = match err {
-                        GuardError::InvalidArgument { rule, .. } if want.starts_with("cannot") => {
-                            rule
-                        }
-                        GuardError::RankMismatch {
-                            rule,
-                            expected: 2,
-                            got: 3,
-                            ..
-                        } => rule,
-                        other => return Err(format!("{shape:?} {list:?}: {other:?}").into()),
-                    };
-                    assert_eq!(rule, want);
-                }
-                (expected, got) => {
-                    return Err(format!("{shape:?} {list:?}: {expected:?} vs {got:?}").into());
-                }
-            }
+            row(
+                &format!("{shape:?} {list:?}"),
+                expected,
+                got,
+                |err| match err {
+                    GuardError::InvalidArgument { rule, .. } if rule.starts_with("cannot") => {
+                        Some(rule)
+                    }
+                    GuardError::RankMismatch {
+                        rule,
+                        expected: 2,
+                        got: 3,
+                        ..
+                    } => Some(rule),
+                    _ => None,
+                },
+            )?;
         }
         Ok(())
     }

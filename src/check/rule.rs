@@ -148,6 +148,12 @@ impl Rule {
         self.shapes_agree(lhs == rhs, &[lhs, rhs])
     }
 
+    /// `shape[dim]` exists and is not 0, else [`GuardError::Empty`] in `dim`.
+    pub(crate) fn nonempty_dim(self, shape: &[usize], dim: usize) -> Result<()> {
+        let size = shape.get(dim).copied().unwrap_or(0);
+        unless(size > 0, || self.empty(shape, Some(dim)))
+    }
+
     /// [`GuardError::Empty`]: `shape` has no element where the rule needs one, in `dim` when the
     /// rule is about one dimension.
     pub(crate) fn empty(self, shape: &[usize], dim: Option<usize>) -> GuardError {

@@ -103,6 +103,28 @@ fn device_mismatch<Dev>(
     }
 }
 
+/// Two shapes that must be one: `got` (an operand, a gradient, indices) and the `expected`
+/// shape the rule gives it.
+///
+/// # Errors
+///
+/// [`GuardError::ShapeMismatch`] with both, in argument order.
+///
+/// ```
+/// use burn_guard::check::shape::same_shape;
+/// let rule = "the gradient must have the shape of the output";
+/// assert!(same_shape("conv2d_weight_backward", rule, &[1, 3, 2, 2], &[1, 3, 2, 2]).is_ok());
+/// assert!(same_shape("conv2d_weight_backward", rule, &[1, 3, 3, 3], &[1, 3, 2, 2]).is_err());
+/// ```
+pub fn same_shape(
+    op: &'static str,
+    rule: &'static str,
+    got: &[usize],
+    expected: &[usize],
+) -> Result<()> {
+    Rule(op, rule).same_shape(got, expected)
+}
+
 /// Element-wise binary operations: same rank, each dim equal or one of them 1
 /// (`TensorCheck::binary_ops_ew_shape`). Returns the broadcast shape.
 ///

@@ -11,6 +11,7 @@
 use burn_signal::StftOptions;
 
 use super::rule::Rule;
+use super::shape;
 
 use crate::error::{GuardError as Error, Limit, Result};
 
@@ -126,18 +127,14 @@ pub fn irfft_spectrum(
     dim: usize,
     n: Option<usize>,
 ) -> Result<usize> {
-    same_shape(
+    shape::same_shape(
         op,
         "the real and imaginary parts must have the same shape",
         re,
         im,
     )?;
+    Rule(op, "the spectrum must have at least one bin along dim").nonempty_dim(re, dim)?;
     let bins = re.get(dim).copied().unwrap_or(0);
-    if bins == 0 {
-        return Err(
-            Rule(op, "the spectrum must have at least one bin along dim").empty(re, Some(dim)),
-        );
-    }
     match n {
         Some(n) => {
             power_of_two(
@@ -160,20 +157,6 @@ pub fn irfft_spectrum(
             Ok(implied)
         }
     }
-}
-
-/// Two tensors of one shape (`cfft`'s parts, `irfft`'s parts).
-///
-/// # Errors
-///
-/// [`GuardError::ShapeMismatch`](Error::ShapeMismatch).
-pub fn same_shape(
-    op: &'static str,
-    rule: &'static str,
-    left: &[usize],
-    right: &[usize],
-) -> Result<()> {
-    Rule(op, rule).same_shape(left, right)
 }
 
 /// [`StftOptions`] as burn-signal's `assert_valid` reads them: `n_fft` a power of two (at
@@ -262,7 +245,7 @@ pub fn stft_window(
     options: &StftOptions,
 ) -> Result<()> {
     match window {
-        Some(dims) => same_shape(
+        Some(dims) => shape::same_shape(
             op,
             "the window's length must be the window length (win_length, or n_fft)",
             dims,
@@ -350,10 +333,7 @@ pub fn istft_matrix(op: &'static str, dims: &[usize], options: &StftOptions) -> 
         )
         .shape_mismatch(&[dims, &expected]));
     }
-    if frames == 0 {
-        return Err(Rule(op, "the matrix must hold at least one frame").empty(dims, Some(1)));
-    }
-    Ok(())
+    Rule(op, "the matrix must hold at least one frame").nonempty_dim(dims, 1)
 }
 
 /// The signal `istft` returns: with `center`, the frames must cover more than the padding it

@@ -7,7 +7,7 @@
 //! - [`LoopbackRemote`]: a real burn-remote server (`BackendServer<Flex>` over WebSocket) bound
 //!   to `127.0.0.1` on a port the OS picks, served in-process, with a client device connected to
 //!   it. Tests and examples use it to exercise burn's router backend for real;
-//!   [`LoopbackRemote::stop`] takes the server away mid-run.
+//!   [`Loopback::stop`] takes the server away mid-run.
 //! - [`loopback_listener`]: a loopback port no earlier server of this process had (burn-remote
 //!   keeps client sessions by address, dead ones included).
 //! - [`connect_remote`]: a burn-remote device at an address, or
@@ -416,11 +416,22 @@ pub(crate) fn probe_port(address: &str, timeout: Duration) -> std::result::Resul
     Err(last)
 }
 
-/// A burn-remote server on `127.0.0.1`, served in-process, and a client device connected to it.
+/// A server on `127.0.0.1`, served in-process, and a client device `D` connected to it:
+/// [`LoopbackRemote`] (burn-remote's `BackendServer`, a [`burn_remote::RemoteDevice`]) and,
+/// with `remote-device`, [`LoopbackRemoteDevice`] (burn's `RemoteServer`, a `burn::Tensor`
+/// [`Device`](burn::tensor::Device)).
 ///
 /// The server hosts one default [`Flex`](burn_flex::Flex) device. [`stop`](Self::stop) takes
 /// it away mid-run (the client device stays, and its reads fail); dropping the value stops the
 /// server too (its Tokio runtime shuts down in the background).
+#[cfg(feature = "remote")]
+pub struct Loopback<D> {
+    server: LoopbackServer,
+    device: D,
+}
+
+/// burn-remote's `BackendServer<Flex>` on `127.0.0.1`, and a [`burn_remote::RemoteDevice`]
+/// connected to it.
 ///
 /// ```no_run
 /// use burn_backend::Backend;
@@ -432,13 +443,10 @@ pub(crate) fn probe_port(address: &str, timeout: Duration) -> std::result::Resul
 /// # Ok::<(), burn_guard::GuardError>(())
 /// ```
 #[cfg(feature = "remote")]
-pub struct LoopbackRemote {
-    server: LoopbackServer,
-    device: burn_remote::RemoteDevice,
-}
+pub type LoopbackRemote = Loopback<burn_remote::RemoteDevice>;
 
 #[cfg(feature = "remote")]
-impl LoopbackRemote {
+impl Loopback<burn_remote::RemoteDevice> {
     /// Binds `127.0.0.1:0`, serves a `BackendServer<Flex>` on it and connects device 0 with
     /// [`connect_remote`] within [`default_timeout`].
     ///
@@ -456,21 +464,24 @@ impl LoopbackRemote {
         let device = connect_remote(&server.address, 0, default_timeout())?;
         Ok(Self { server, device })
     }
+}
 
+#[cfg(feature = "remote")]
+impl<D> Loopback<D> {
     /// The WebSocket address the server listens on, e.g. `ws://127.0.0.1:40123`.
     pub fn address(&self) -> &str {
         &self.server.address
     }
 
-    /// The connected client device, for [`burn_remote::RemoteBackend`].
-    pub fn device(&self) -> &burn_remote::RemoteDevice {
+    /// The connected client device.
+    pub fn device(&self) -> &D {
         &self.device
     }
 
     /// Stops the server mid-run: its runtime shuts down, waiting up to a second for its tasks
     /// to drop, which closes the listener and every session socket. The client device stays;
-    /// what it had submitted is lost, and its reads and syncs return `Err` (burn-remote's
-    /// client notices the closed socket). Stopping twice does nothing.
+    /// what it had submitted is lost, and its reads and syncs return `Err` (the client notices
+    /// the closed socket). Stopping twice does nothing.
     ///
     /// Called from inside a Tokio runtime, it cannot wait and shuts down in the background:
     /// the sockets close a moment later.
@@ -506,9 +517,9 @@ impl LoopbackRemote {
 }
 
 #[cfg(feature = "remote")]
-impl std::fmt::Debug for LoopbackRemote {
+impl<D> std::fmt::Debug for Loopback<D> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LoopbackRemote")
+        f.debug_struct("Loopback")
             .field("address", &self.server.address)
             .field("running", &self.is_running())
             .finish_non_exhaustive()

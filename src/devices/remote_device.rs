@@ -59,10 +59,8 @@ pub fn connect_remote_device(address: &str, index: usize, timeout: Duration) -> 
 
 /// burn's `RemoteServer` hosting one Flex device on `127.0.0.1` (a port the OS picks), served
 /// in-process over WebSocket, and a `burn::Tensor` [`Device`] connected to it: a real
-/// Tensor-level remote device for tests, examples and the capability report.
-///
-/// [`stop`](Self::stop) takes the server away mid-run (the client device stays, and its reads
-/// fail); dropping the value stops the server too.
+/// Tensor-level remote device for tests, examples and the capability report. A
+/// [`Loopback`](super::Loopback): [`stop`](super::Loopback::stop) takes the server away mid-run.
 ///
 /// ```no_run
 /// use burn::tensor::Tensor;
@@ -74,15 +72,28 @@ pub fn connect_remote_device(address: &str, index: usize, timeout: Duration) -> 
 /// println!("{} on {}", x, stack_of(remote.device()).label());
 /// # Ok::<(), burn_guard::GuardError>(())
 /// ```
-pub struct LoopbackRemoteDevice {
-    server: LoopbackServer,
-    device: Device,
-}
+///
+/// Stopped, the device stays; its reads and syncs return `Err`:
+///
+/// ```
+/// use std::time::Duration;
+/// use burn::tensor::Tensor;
+/// use burn_guard::devices::{LoopbackRemoteDevice, read_with_deadline};
+///
+/// let mut remote = LoopbackRemoteDevice::start()?;
+/// remote.stop();
+/// assert!(!remote.is_running());
+/// let x = Tensor::<1>::ones([4], remote.device());
+/// let read = read_with_deadline("into_data", Duration::from_secs(1), x.into_data_async());
+/// assert!(read.is_err());
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+pub type LoopbackRemoteDevice = super::Loopback<Device>;
 
-impl LoopbackRemoteDevice {
+impl super::Loopback<Device> {
     /// Binds `127.0.0.1:0`, serves `RemoteServer::new([Device::flex()])` on it and connects
     /// device 0 with [`connect_remote_device`] within
-    /// [`default_timeout`](super::default_timeout).
+    /// [`default_timeout`].
     ///
     /// # Errors
     ///
@@ -97,49 +108,5 @@ impl LoopbackRemoteDevice {
         })?;
         let device = connect_remote_device(&server.address, 0, default_timeout())?;
         Ok(Self { server, device })
-    }
-
-    /// The WebSocket address the server listens on, e.g. `ws://127.0.0.1:40123`.
-    pub fn address(&self) -> &str {
-        &self.server.address
-    }
-
-    /// The connected client device.
-    pub fn device(&self) -> &Device {
-        &self.device
-    }
-
-    /// Stops the server mid-run, as [`LoopbackRemote::stop`](super::LoopbackRemote::stop)
-    /// does: the client device stays; its reads and syncs return `Err`.
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// use burn::tensor::Tensor;
-    /// use burn_guard::devices::{LoopbackRemoteDevice, read_with_deadline};
-    ///
-    /// let mut remote = LoopbackRemoteDevice::start()?;
-    /// remote.stop();
-    /// assert!(!remote.is_running());
-    /// let x = Tensor::<1>::ones([4], remote.device());
-    /// let read = read_with_deadline("into_data", Duration::from_secs(1), x.into_data_async());
-    /// assert!(read.is_err());
-    /// # Ok::<(), burn_guard::GuardError>(())
-    /// ```
-    pub fn stop(&mut self) {
-        self.server.stop();
-    }
-
-    /// Whether the server is still serving: `false` after [`stop`](Self::stop).
-    pub fn is_running(&self) -> bool {
-        self.server.is_running()
-    }
-}
-
-impl std::fmt::Debug for LoopbackRemoteDevice {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LoopbackRemoteDevice")
-            .field("address", &self.server.address)
-            .field("running", &self.is_running())
-            .finish_non_exhaustive()
     }
 }

@@ -174,51 +174,27 @@ impl<const D: usize> LayerOutput for Tensor<D> {
     }
 }
 
-impl<A: LayerOutput, B: LayerOutput> LayerOutput for (A, B) {
-    fn require_finite(&self, op: &'static str) -> Result<()> {
-        self.0.require_finite(op)?;
-        self.1.require_finite(op)
-    }
+/// A layer output made of outputs: each part checked (the first refusal wins) and flattened,
+/// in the order given.
+macro_rules! output_of_parts {
+    ($({$($generics:tt)*})? $ty:ty: $($part:tt),+) => {
+        impl$(<$($generics)*>)? LayerOutput for $ty {
+            fn require_finite(&self, op: &'static str) -> Result<()> {
+                $(self.$part.require_finite(op)?;)+
+                Ok(())
+            }
 
-    fn flatten_into(&self, into: &mut Vec<Tensor<1>>) {
-        self.0.flatten_into(into);
-        self.1.flatten_into(into);
-    }
+            fn flatten_into(&self, into: &mut Vec<Tensor<1>>) {
+                $(self.$part.flatten_into(into);)+
+            }
+        }
+    };
 }
 
-impl<const D: usize> LayerOutput for RnnState<D> {
-    fn require_finite(&self, op: &'static str) -> Result<()> {
-        self.hidden.require_finite(op)
-    }
-
-    fn flatten_into(&self, into: &mut Vec<Tensor<1>>) {
-        self.hidden.flatten_into(into);
-    }
-}
-
-impl<const D: usize> LayerOutput for LstmState<D> {
-    fn require_finite(&self, op: &'static str) -> Result<()> {
-        self.cell.require_finite(op)?;
-        self.hidden.require_finite(op)
-    }
-
-    fn flatten_into(&self, into: &mut Vec<Tensor<1>>) {
-        self.cell.flatten_into(into);
-        self.hidden.flatten_into(into);
-    }
-}
-
-impl LayerOutput for MhaOutput {
-    fn require_finite(&self, op: &'static str) -> Result<()> {
-        self.context.require_finite(op)?;
-        self.weights.require_finite(op)
-    }
-
-    fn flatten_into(&self, into: &mut Vec<Tensor<1>>) {
-        self.context.flatten_into(into);
-        self.weights.flatten_into(into);
-    }
-}
+output_of_parts!({A: LayerOutput, B: LayerOutput} (A, B): 0, 1);
+output_of_parts!({const D: usize} RnnState<D>: hidden);
+output_of_parts!({const D: usize} LstmState<D>: cell, hidden);
+output_of_parts!(MhaOutput: context, weights);
 
 /// A decoder layer's output is its input with the target replaced: the target is the output.
 impl LayerOutput for TransformerDecoderInput {

@@ -284,13 +284,12 @@ pub fn try_conv2d_weight_backward(
 ) -> Result<Tensor<4>> {
     const OP: &str = "conv2d_weight_backward";
     let expected = conv::conv(OP, &x.dims(), &weight.dims(), None, &options, false)?;
-    if output_grad.dims().as_slice() != expected.as_slice() {
-        return Err(GuardError::ShapeMismatch {
-            op: OP,
-            rule: "the gradient must have the shape of the convolution output",
-            shapes: vec![output_grad.dims().to_vec(), expected],
-        });
-    }
+    crate::check::shape::same_shape(
+        OP,
+        "the gradient must have the shape of the convolution output",
+        &output_grad.dims(),
+        &expected,
+    )?;
     let device = x.device();
     crate::capability::same_device(OP, &device, &weight.device())?;
     crate::capability::same_device(OP, &device, &output_grad.device())?;

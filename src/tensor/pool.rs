@@ -438,13 +438,12 @@ pub fn try_max_pool2d_with_indices_backward(
     let x_dims = x.dims();
     let dims = symmetric_dims(&x_dims, kernel_size, stride, padding, dilation);
     let expected = pool::pool_backward(OP, &x_dims, &dims, ceil_mode, &output_grad.dims())?;
-    if indices.dims().as_slice() != expected.as_slice() {
-        return Err(GuardError::ShapeMismatch {
-            op: OP,
-            rule: "the indices must have the shape of the pooling output",
-            shapes: vec![indices.dims().to_vec(), expected],
-        });
-    }
+    crate::check::shape::same_shape(
+        OP,
+        "the indices must have the shape of the pooling output",
+        &indices.dims(),
+        &expected,
+    )?;
     let device = x.device();
     crate::capability::same_device(OP, &device, &output_grad.device())?;
     crate::capability::same_device(OP, &device, &indices.device())?;
