@@ -76,6 +76,33 @@
 // panicking, like the library (only the backstop's own tests in `panic.rs` opt out).
 #![cfg_attr(test, allow(clippy::indexing_slicing))]
 
+/// Builder setters written as the list of their docs: each `$(#[$doc])* $vis fn
+/// $name($arg: $ty) => $field;` becomes a `#[must_use]` method that sets `self.$field` to
+/// `$arg` and returns the builder; `=> via $path;` sets it through the builder at `self.$path`,
+/// with its setter of the same name.
+macro_rules! setters {
+    ($($(#[$doc:meta])* $vis:vis fn $name:ident($arg:ident: $ty:ty) => via $($path:ident).+;)+) => {
+        $(
+            $(#[$doc])*
+            #[must_use]
+            $vis fn $name(mut self, $arg: $ty) -> Self {
+                self.$($path).+ = self.$($path).+.$name($arg);
+                self
+            }
+        )+
+    };
+    ($($(#[$doc:meta])* $vis:vis fn $name:ident($arg:ident: $ty:ty) => $field:ident;)+) => {
+        $(
+            $(#[$doc])*
+            #[must_use]
+            $vis fn $name(mut self, $arg: $ty) -> Self {
+                self.$field = $arg;
+                self
+            }
+        )+
+    };
+}
+
 pub mod backend;
 pub mod capability;
 pub mod check;

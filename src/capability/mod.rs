@@ -34,7 +34,7 @@ pub use limits::{
     DeviceLimits, HOST_BUDGET_FLOOR, HostMemory, LimitsSource, SMALL_ALLOCATION, expand_allocates,
     host_memory, limits_of, require_fits,
 };
-pub(crate) use naming::same_device;
+pub(crate) use naming::{same_device, same_devices};
 pub use probe::{PROBE_MAX_ELEMENTS, cached_probe, probe_quantize, probe_shape};
 pub(crate) use quant::quant_capability;
 pub use quant::{quantize_support, require_quantize};

@@ -35,3 +35,15 @@ pub(crate) fn same_device<Dev: PartialEq + std::fmt::Debug + 'static>(
 ) -> crate::error::Result<()> {
     crate::check::same_device(op, lhs, rhs, brief)
 }
+
+/// [`same_device`] for each of `others` against `device`: every operand of an operation on
+/// one device, the first that is not refused.
+pub(crate) fn same_devices<Dev: PartialEq + std::fmt::Debug + 'static>(
+    op: &'static str,
+    device: &Dev,
+    others: impl IntoIterator<Item = Dev>,
+) -> crate::error::Result<()> {
+    others
+        .into_iter()
+        .try_for_each(|other| same_device(op, device, &other))
+}

@@ -438,17 +438,12 @@ fn uniform(op: &'static str, low: f64, high: f64, dtype: DType) -> Result<()> {
         #[allow(clippy::cast_possible_truncation)]
         (f64::from((hi - lo) as f32), f64::from(f32::MAX))
     };
-    if span.is_finite() {
-        Ok(())
-    } else {
-        Err(
-            Rule(op, "the uniform range high - low must be finite").out_of_range(
-                "high - low",
-                ScalarValue::Float(span),
-                Limit::AtMost(ScalarValue::Float(limit)),
-            ),
-        )
-    }
+    Rule(op, "the uniform range high - low must be finite").within(
+        span.is_finite(),
+        "high - low",
+        ScalarValue::Float(span),
+        Limit::AtMost(ScalarValue::Float(limit)),
+    )
 }
 
 /// `arange_step`: `step > 0`. burn does not check it; the backend's `step_by(0)` asserts.
@@ -537,17 +532,12 @@ pub fn scalar_read(op: &'static str, dims: &[usize]) -> Result<()> {
         .iter()
         .try_fold(1u64, |acc, &d| acc.checked_mul(d as u64))
         .unwrap_or(u64::MAX);
-    if count == 1 {
-        Ok(())
-    } else {
-        Err(
-            Rule(op, "the tensor must hold exactly one element").out_of_range(
-                "elements",
-                ScalarValue::UInt(count),
-                Limit::Exactly(ScalarValue::UInt(1)),
-            ),
-        )
-    }
+    Rule(op, "the tensor must hold exactly one element").within(
+        count == 1,
+        "elements",
+        ScalarValue::UInt(count),
+        Limit::Exactly(ScalarValue::UInt(1)),
+    )
 }
 
 /// `cast`: a quantized input has no cast to a float dtype (burn: "Should be Float primitive
@@ -1068,32 +1058,41 @@ mod tests {
         };
         assert!(require_grad("r", false, false, false, false).is_ok());
         assert!(require_grad("r", true, true, false, false).is_ok());
-        let err = refused("require_grad", require_grad("r", true, false, false, false))?;
-        assert_eq!(
-            rule_of(err),
-            Some("requiring gradients needs an autodiff tensor; call Tensor::autodiff first")
-        );
-        let err = refused("require_grad", require_grad("r", true, false, true, true))?;
-        assert_eq!(
-            rule_of(err),
-            Some("only a leaf tensor can require gradients; call Tensor::detach first")
-        );
-
         assert!(quantize_params("q", false, None).is_ok());
         assert!(quantize_params("q", true, Some((&[1], DType::F32))).is_ok());
-        let err = refused("quantize_params", quantize_params("q", true, None))?;
-        assert_eq!(
-            rule_of(err),
-            Some("the scheme has a per-tensor scale, so qparams.global must be given")
-        );
-        let err = refused(
-            "quantize_params",
-            quantize_params("q", true, Some((&[2], DType::F32))),
-        )?;
-        assert_eq!(
-            rule_of(err),
-            Some("the per-tensor scale must have exactly one element")
-        );
+        let refusals = [
+            (
+                require_grad("r", true, false, false, false),
+                "requiring gradients needs an autodiff tensor; call Tensor::autodiff first",
+            ),
+            (
+                require_grad("r", true, false, true, true),
+                "only a leaf tensor can require gradients; call Tensor::detach first",
+            ),
+            (
+                quantize_params("q", true, None),
+                "the scheme has a per-tensor scale, so qparams.global must be given",
+            ),
+            (
+                quantize_params("q", true, Some((&[2], DType::F32))),
+                "the per-tensor scale must have exactly one element",
+            ),
+            (
+                quantize_params("q", false, Some((&[1], DType::F32))),
+                "the scheme has no per-tensor scale, so qparams.global must be None",
+            ),
+            (
+                distributed("set_distributed", DType::F32, false, false),
+                "distributed parameters need an autodiff tensor; call Tensor::autodiff first",
+            ),
+            (
+                distributed("set_distributed", DType::F32, true, false),
+                "this backend has no distributed support (CubeCL and remote backends have)",
+            ),
+        ];
+        for (result, rule) in refusals {
+            assert_eq!(rule_of(refused(rule, result)?), Some(rule));
+        }
         let err = refused(
             "quantize_params",
             quantize_params("q", true, Some((&[1], DType::F16))),
@@ -1105,31 +1104,6 @@ mod tests {
                 ..
             }
         ));
-        let err = refused(
-            "quantize_params",
-            quantize_params("q", false, Some((&[1], DType::F32))),
-        )?;
-        assert_eq!(
-            rule_of(err),
-            Some("the scheme has no per-tensor scale, so qparams.global must be None")
-        );
-
-        let err = refused(
-            "distributed",
-            distributed("set_distributed", DType::F32, false, false),
-        )?;
-        assert_eq!(
-            rule_of(err),
-            Some("distributed parameters need an autodiff tensor; call Tensor::autodiff first")
-        );
-        let err = refused(
-            "distributed",
-            distributed("set_distributed", DType::F32, true, false),
-        )?;
-        assert_eq!(
-            rule_of(err),
-            Some("this backend has no distributed support (CubeCL and remote backends have)")
-        );
         assert!(distributed("is_distributed", DType::F32, true, true).is_ok());
 
         let err = refused(

@@ -46,11 +46,20 @@ pub fn matrix(op: &'static str, dims: &[usize], dtype: DType) -> Result<()> {
 ///
 /// [`GuardError::RankMismatch`] with the rank expected (`D - 1`) and the one given.
 pub fn one_below(op: &'static str, dims: &[usize], given: usize) -> Result<()> {
-    Rule(op, "the generic rank D1 must be the input's rank minus 1").expect_rank(
-        dims.len().saturating_sub(1),
-        given,
-        dims,
-    )
+    let rule = "the generic rank D1 must be the input's rank minus 1";
+    ranks_below(op, rule, dims, 1, given)
+}
+
+/// A rank `given` for a generic parameter or an output that must be `shape`'s rank less
+/// `below`, else [`GuardError::RankMismatch`] about `shape`.
+fn ranks_below(
+    op: &'static str,
+    rule: &'static str,
+    shape: &[usize],
+    below: usize,
+    given: usize,
+) -> Result<()> {
+    Rule(op, rule).expect_rank(shape.len().saturating_sub(below), given, shape)
 }
 
 /// The batch dimensions (all but the last two) hold no zero: burn-linalg's factorisations
@@ -151,10 +160,12 @@ pub fn det(op: &'static str, dims: &[usize], dtype: DType, d1: usize, d2: usize)
     )
     .rank_at_least(dims, 3)?;
     one_below(op, dims, d1)?;
-    Rule(op, "the output rank D2 must be the input's rank minus 2").expect_rank(
-        dims.len() - 2,
-        d2,
+    ranks_below(
+        op,
+        "the output rank D2 must be the input's rank minus 2",
         dims,
+        2,
+        d2,
     )?;
     let (rows, cols) = last_two(dims);
     if rows != cols {
@@ -239,10 +250,12 @@ pub fn svd(
 /// ```
 pub fn diag(op: &'static str, dims: &[usize], out_rank: usize) -> Result<()> {
     Rule(op, "diagonal operations need at least two dimensions").rank_at_least(dims, 2)?;
-    Rule(op, "the output rank must be the input's rank minus 1").expect_rank(
-        dims.len() - 1,
-        out_rank,
+    ranks_below(
+        op,
+        "the output rank must be the input's rank minus 1",
         dims,
+        1,
+        out_rank,
     )?;
     let (rows, cols) = last_two(dims);
     if cols == 0 && rows > 0 {
@@ -271,11 +284,8 @@ pub fn diag(op: &'static str, dims: &[usize], out_rank: usize) -> Result<()> {
 /// ```
 pub fn matvec(op: &'static str, matrix: &[usize], vector: &[usize]) -> Result<()> {
     Rule(op, "the matrix must have at least two dimensions").rank_at_least(matrix, 2)?;
-    Rule(op, "the vector's rank must be the matrix's minus 1").expect_rank(
-        matrix.len() - 1,
-        vector.len(),
-        vector,
-    )?;
+    let rule = "the vector's rank must be the matrix's minus 1";
+    Rule(op, rule).expect_rank(matrix.len() - 1, vector.len(), vector)?;
     let batch = matrix.len() - 2;
     let (matrix_batch, vector_batch) = (matrix.get(..batch), vector.get(..batch));
     if matrix_batch

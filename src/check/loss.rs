@@ -27,6 +27,28 @@ fn out_of_range(
     Rule(op, rule).out_of_range(name, value, limit)
 }
 
+/// Every length in `low..=high`, else [`GuardError::OutOfRange`] on `name` naming the first
+/// outside.
+fn lengths_within(
+    op: &'static str,
+    rule: &'static str,
+    name: &'static str,
+    lengths: &[i64],
+    (low, high): (i64, usize),
+) -> Result<()> {
+    let high_i = i64::try_from(high).unwrap_or(i64::MAX);
+    match lengths.iter().find(|&&l| l < low || l > high_i) {
+        Some(&length) => Err(out_of_range(
+            op,
+            rule,
+            name,
+            length as f64,
+            Limit::Between((low as f64).into(), (high as f64).into()),
+        )),
+        None => Ok(()),
+    }
+}
+
 /// `ctc_loss(log_probs [T, N, C], targets [N, S], input_lengths [N], target_lengths [N],
 /// blank)`, shapes: burn's `CTCLoss::forward` asserts the batch sizes and `blank < C`; the
 /// backend's alpha recursion also needs a first time step (`T >= 1`: it slices `0..1`).
@@ -58,15 +80,11 @@ pub fn ctc(
     }
     exact(op, BATCH, input_lengths, &[batch])?;
     exact(op, BATCH, target_lengths, &[batch])?;
-    if blank >= classes {
-        return Err(out_of_range(
-            op,
-            "the blank index must be below the class count C",
-            "blank",
-            blank as f64,
-            Limit::Below((classes as f64).into()),
-        ));
-    }
+    Rule(op, "the blank index must be below the class count C").below(
+        "blank",
+        blank as f64,
+        classes as f64,
+    )?;
     Rule(op, "log_probs needs at least one time step").nonempty_dim(log_probs, 0)
 }
 
@@ -92,17 +110,9 @@ pub fn ctc_lengths(
     target_width: usize,
 ) -> Result<()> {
     ctc_target_lengths(op, target_lengths, target_width)?;
-    let time_i = i64::try_from(time).unwrap_or(i64::MAX);
+    let rule = "each input length must be in target_length..=T (no CTC alignment otherwise)";
     for (&input, &target) in input_lengths.iter().zip(target_lengths) {
-        if input < target || input > time_i {
-            return Err(out_of_range(
-                op,
-                "each input length must be in target_length..=T (no CTC alignment otherwise)",
-                "input_lengths",
-                input as f64,
-                Limit::Between((target as f64).into(), (time as f64).into()),
-            ));
-        }
+        lengths_within(op, rule, "input_lengths", &[input], (target, time))?;
     }
     Ok(())
 }
@@ -125,20 +135,14 @@ pub fn ctc_target_lengths(
     target_lengths: &[i64],
     target_width: usize,
 ) -> Result<()> {
-    let width_i = i64::try_from(target_width).unwrap_or(i64::MAX);
-    match target_lengths
-        .iter()
-        .find(|&&target| target < 0 || target > width_i)
-    {
-        Some(&target) => Err(out_of_range(
-            op,
-            "each target length must be in 0..=S, the width of targets",
-            "target_lengths",
-            target as f64,
-            Limit::Between(0.0.into(), (target_width as f64).into()),
-        )),
-        None => Ok(()),
-    }
+    let rule = "each target length must be in 0..=S, the width of targets";
+    lengths_within(
+        op,
+        rule,
+        "target_lengths",
+        target_lengths,
+        (0, target_width),
+    )
 }
 
 /// `RNNTLoss::forward(logits [B, T, U+1, V], targets [B, U], logit_lengths [B],
@@ -167,16 +171,9 @@ pub fn rnnt(
 ) -> Result<()> {
     let [batch, _time, labels_plus_one, vocab] =
         Rule(op, "logits must be [B, T, U + 1, V]").dims(logits)?;
-    if let Some(blank) = blank
-        && blank >= vocab
-    {
-        return Err(out_of_range(
-            op,
-            "the blank index must be below the vocabulary size V",
-            "blank",
-            blank as f64,
-            Limit::Below((vocab as f64).into()),
-        ));
+    if let Some(blank) = blank {
+        let rule = Rule(op, "the blank index must be below the vocabulary size V");
+        rule.below("blank", blank as f64, vocab as f64)?;
     }
     let labels = labels_plus_one.saturating_sub(1);
     if labels == 0 {
@@ -220,27 +217,16 @@ pub fn rnnt_lengths(
     time: usize,
     labels: usize,
 ) -> Result<()> {
-    let time_i = i64::try_from(time).unwrap_or(i64::MAX);
-    let labels_i = i64::try_from(labels).unwrap_or(i64::MAX);
-    if let Some(&length) = logit_lengths.iter().find(|&&l| l < 1 || l > time_i) {
-        return Err(out_of_range(
-            op,
-            "each logit length must be in 1..=T",
-            "logit_lengths",
-            length as f64,
-            Limit::Between(1.0.into(), (time as f64).into()),
-        ));
-    }
-    if let Some(&length) = target_lengths.iter().find(|&&l| l < 0 || l > labels_i) {
-        return Err(out_of_range(
-            op,
-            "each target length must be in 0..=U",
-            "target_lengths",
-            length as f64,
-            Limit::Between(0.0.into(), (labels as f64).into()),
-        ));
-    }
-    Ok(())
+    let logit_rule = "each logit length must be in 1..=T";
+    lengths_within(op, logit_rule, "logit_lengths", logit_lengths, (1, time))?;
+    let target_rule = "each target length must be in 0..=U";
+    lengths_within(
+        op,
+        target_rule,
+        "target_lengths",
+        target_lengths,
+        (0, labels),
+    )
 }
 
 /// Values that must be at least 0 (`PoissonNllLoss`'s targets, and its predictions when they
@@ -282,17 +268,8 @@ pub fn non_negative_values(op: &'static str, name: &'static str, values: &[f32])
 /// assert!(ctc_input_lengths("ctc_loss", &[6], 5).is_err());
 /// ```
 pub fn ctc_input_lengths(op: &'static str, input_lengths: &[i64], time: usize) -> Result<()> {
-    let time_i = i64::try_from(time).unwrap_or(i64::MAX);
-    match input_lengths.iter().find(|&&l| l < 0 || l > time_i) {
-        Some(&length) => Err(out_of_range(
-            op,
-            "each input length must be in 0..=T, the time steps of log_probs",
-            "input_lengths",
-            length as f64,
-            Limit::Between(0.0.into(), (time as f64).into()),
-        )),
-        None => Ok(()),
-    }
+    let rule = "each input length must be in 0..=T, the time steps of log_probs";
+    lengths_within(op, rule, "input_lengths", input_lengths, (0, time))
 }
 
 /// Class ids, values: each in `0..classes` (burn gathers with them). The shared
@@ -498,17 +475,7 @@ pub fn reduction(op: &'static str, reduction: &burn::nn::loss::Reduction) -> Res
 /// assert!(non_negative("huber_loss_init", "delta", f64::NAN).is_err());
 /// ```
 pub fn non_negative(op: &'static str, name: &'static str, value: f64) -> Result<()> {
-    if value >= 0.0 {
-        Ok(())
-    } else {
-        Err(out_of_range(
-            op,
-            "must be at least 0",
-            name,
-            value,
-            Limit::AtLeast(0.0.into()),
-        ))
-    }
+    Rule(op, "must be at least 0").within(value >= 0.0, name, value, Limit::AtLeast(0.0.into()))
 }
 
 /// A config number that must be above 0 (burn's `value > 0.0` assert; NaN fails it).
@@ -523,17 +490,7 @@ pub fn non_negative(op: &'static str, name: &'static str, value: f64) -> Result<
 /// assert!(positive("lp_loss_init", "p", 0.0).is_err());
 /// ```
 pub fn positive(op: &'static str, name: &'static str, value: f64) -> Result<()> {
-    if value > 0.0 {
-        Ok(())
-    } else {
-        Err(out_of_range(
-            op,
-            "must be above 0",
-            name,
-            value,
-            Limit::Above(0.0.into()),
-        ))
-    }
+    Rule(op, "must be above 0").within(value > 0.0, name, value, Limit::Above(0.0.into()))
 }
 
 /// A label smoothing factor in `[0, 1]` (the cross-entropy configs' assert; NaN fails it).
@@ -548,17 +505,12 @@ pub fn positive(op: &'static str, name: &'static str, value: f64) -> Result<()> 
 /// assert!(smoothing("cross_entropy_loss_init", 1.5).is_err());
 /// ```
 pub fn smoothing(op: &'static str, value: f32) -> Result<()> {
-    if (0.0..=1.0).contains(&value) {
-        Ok(())
-    } else {
-        Err(out_of_range(
-            op,
-            "label smoothing must be in [0, 1]",
-            "smoothing",
-            f64::from(value),
-            Limit::Between(0.0.into(), 1.0.into()),
-        ))
-    }
+    Rule(op, "label smoothing must be in [0, 1]").within(
+        (0.0..=1.0).contains(&value),
+        "smoothing",
+        f64::from(value),
+        Limit::Between(0.0.into(), 1.0.into()),
+    )
 }
 
 /// Class weights all above 0 (the cross-entropy configs' assert; NaN fails it).
@@ -597,17 +549,12 @@ pub fn positive_weights(op: &'static str, weights: &[f32]) -> Result<()> {
 /// assert!(multi_margin_p("multi_margin_loss_init", 3).is_err());
 /// ```
 pub fn multi_margin_p(op: &'static str, p: i32) -> Result<()> {
-    if p == 1 || p == 2 {
-        Ok(())
-    } else {
-        Err(out_of_range(
-            op,
-            "multi margin loss supports p = 1 or p = 2",
-            "p",
-            f64::from(p),
-            Limit::Between(1.0.into(), 2.0.into()),
-        ))
-    }
+    Rule(op, "multi margin loss supports p = 1 or p = 2").within(
+        p == 1 || p == 2,
+        "p",
+        f64::from(p),
+        Limit::Between(1.0.into(), 2.0.into()),
+    )
 }
 
 /// `cross_entropy_with_logits(logits, target_probs)`: the shapes broadcast

@@ -149,17 +149,12 @@ pub fn trainable(op: &'static str, params: &[ParamCensus], allow_missing: bool) 
 /// assert!(rank("step", 9).is_err());
 /// ```
 pub fn rank(op: &'static str, rank: usize) -> Result<()> {
-    if (1..=MAX_RANK).contains(&rank) {
-        Ok(())
-    } else {
-        Err(
-            Rule(op, "an optimizer steps parameters of rank 1 to 8").out_of_range(
-                "rank",
-                rank,
-                Limit::Between(1usize.into(), MAX_RANK.into()),
-            ),
-        )
-    }
+    Rule(op, "an optimizer steps parameters of rank 1 to 8").within(
+        (1..=MAX_RANK).contains(&rank),
+        "rank",
+        rank,
+        Limit::Between(1usize.into(), MAX_RANK.into()),
+    )
 }
 
 /// The largest rank burn-optim's optimizers step.

@@ -46,6 +46,18 @@ impl Rule {
         }
     }
 
+    /// `Ok` when `holds` (the rule's own test of `value`), else [`GuardError::OutOfRange`]
+    /// with `value` and the `limit` it breaks.
+    pub(crate) fn within(
+        self,
+        holds: bool,
+        name: &'static str,
+        value: impl Into<ScalarValue>,
+        limit: Limit,
+    ) -> Result<()> {
+        unless(holds, || self.out_of_range(name, value, limit))
+    }
+
     /// `value >= min`, else [`GuardError::OutOfRange`] with [`Limit::AtLeast`].
     pub(crate) fn at_least<T: Bounded>(self, name: &'static str, value: T, min: T) -> Result<()> {
         let holds = value >= min;

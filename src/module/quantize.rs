@@ -279,12 +279,10 @@ impl WeightQuantizer {
         self
     }
 
-    /// Decide with `policy` where a model whose device cannot quantize the scheme at all is
-    /// quantized (and then lives). The default is strict.
-    #[must_use]
-    pub fn policy(mut self, policy: Policy) -> Self {
-        self.policy = policy;
-        self
+    setters! {
+        /// Decide with `policy` where a model whose device cannot quantize the scheme at all is
+        /// quantized (and then lives). The default is strict.
+        pub fn policy(policy: Policy) => policy;
     }
 
     /// Quantizes `module`'s float parameters that `quantizer`'s group selects. `module` is

@@ -214,19 +214,13 @@ impl GuardedOptimizer {
         Self::new(routed)
     }
 
-    /// What a step does with non-finite gradients.
-    #[must_use]
-    pub fn on_non_finite(mut self, policy: OnNonFinite) -> Self {
-        self.on_non_finite = policy;
-        self
-    }
+    setters! {
+        /// What a step does with non-finite gradients.
+        pub fn on_non_finite(policy: OnNonFinite) => on_non_finite;
 
-    /// A deliberate partial step: trainable parameters without a gradient are left as they are
-    /// rather than refused (non-leaves and a model with nothing to train still are).
-    #[must_use]
-    pub fn allow_missing_gradients(mut self, allow: bool) -> Self {
-        self.allow_missing = allow;
-        self
+        /// A deliberate partial step: trainable parameters without a gradient are left as they are
+        /// rather than refused (non-leaves and a model with nothing to train still are).
+        pub fn allow_missing_gradients(allow: bool) => allow_missing;
     }
 
     /// Trains with a dynamic loss scale: scale the loss with

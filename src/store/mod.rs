@@ -135,44 +135,26 @@ impl LoadOptions {
         Self::default()
     }
 
-    /// Accept a checkpoint that lacks some parameters: they keep their values and the report
-    /// lists them (burn's `allow_partial`).
-    #[must_use]
-    pub fn allow_partial(mut self, allow: bool) -> Self {
-        self.allow_partial = allow;
-        self
-    }
+    setters! {
+        /// Accept a checkpoint that lacks some parameters: they keep their values and the report
+        /// lists them (burn's `allow_partial`).
+        pub fn allow_partial(allow: bool) => allow_partial;
 
-    /// Accept checkpoint keys that no parameter takes: the report lists them (burn-core's
-    /// `allow_unused`; burn-store never refuses them).
-    #[must_use]
-    pub fn allow_unused(mut self, allow: bool) -> Self {
-        self.allow_unused = allow;
-        self
-    }
+        /// Accept checkpoint keys that no parameter takes: the report lists them (burn-core's
+        /// `allow_unused`; burn-store never refuses them).
+        pub fn allow_unused(allow: bool) => allow_unused;
 
-    /// `false`: a tensor of the wrong shape or kind is not refused; its parameter keeps its
-    /// value and the report says why (burn's `validate(false)`, which says nothing).
-    #[must_use]
-    pub fn validate(mut self, validate: bool) -> Self {
-        self.validate = validate;
-        self
-    }
+        /// `false`: a tensor of the wrong shape or kind is not refused; its parameter keeps its
+        /// value and the report says why (burn's `validate(false)`, which says nothing).
+        pub fn validate(validate: bool) => validate;
 
-    /// Keep the model's dtypes (the default) or adopt the checkpoint's.
-    #[must_use]
-    pub fn dtype(mut self, choice: DTypeChoice) -> Self {
-        self.dtype = choice;
-        self
-    }
+        /// Keep the model's dtypes (the default) or adopt the checkpoint's.
+        pub fn dtype(choice: DTypeChoice) => dtype;
 
-    /// Read every float value before anything is written, and refuse a checkpoint holding NaN
-    /// or ±inf (in the dtype the parameter ends with), naming the parameter and the count.
-    /// Costs a read of the whole checkpoint on the host.
-    #[must_use]
-    pub fn scan_non_finite(mut self, scan: bool) -> Self {
-        self.scan_non_finite = scan;
-        self
+        /// Read every float value before anything is written, and refuse a checkpoint holding NaN
+        /// or ±inf (in the dtype the parameter ends with), naming the parameter and the count.
+        /// Costs a read of the whole checkpoint on the host.
+        pub fn scan_non_finite(scan: bool) => scan_non_finite;
     }
 
     /// [`CheckedLoad::load_record_checked`] with these choices (the record's own settings are

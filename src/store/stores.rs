@@ -115,7 +115,26 @@ impl Settings {
         (tensors, remapped)
     }
 
-    fn load<M: Module>(&self, model: &mut M, checkpoint: Checkpoint) -> Result<LoadReport> {
+    /// `tensors`, read from `file` (in `format`, written by `producer`), renamed by these
+    /// settings and loaded into `model` through the engine.
+    fn load<M: Module>(
+        &self,
+        model: &mut M,
+        format: Format,
+        file: String,
+        producer: Option<String>,
+        tensors: Vec<PackTensor>,
+    ) -> Result<LoadReport> {
+        let (tensors, remapped) = self.rename(tensors);
+        let checkpoint = Checkpoint {
+            op: LOAD_OP,
+            format,
+            file,
+            producer,
+            tensors,
+            remapped,
+            ids: true,
+        };
         let adapter = self.adapter.as_deref();
         let alternative = |name: &str, module_type: &str| {
             adapter.and_then(|a| a.get_alternative_param_name(name, module_type))
@@ -209,41 +228,23 @@ macro_rules! shared_builders {
                 }
             }
 
-            /// Accept a checkpoint that lacks some parameters (burn's `allow_partial`).
-            #[must_use]
-            pub fn allow_partial(mut self, allow: bool) -> Self {
-                self.settings.options = self.settings.options.allow_partial(allow);
-                self
-            }
+            setters! {
+                /// Accept a checkpoint that lacks some parameters (burn's `allow_partial`).
+                pub fn allow_partial(allow: bool) => via settings.options;
 
-            /// Accept checkpoint keys no parameter takes; refused by default (burn-store never
-            /// refuses them, burn-core does).
-            #[must_use]
-            pub fn allow_unused(mut self, allow: bool) -> Self {
-                self.settings.options = self.settings.options.allow_unused(allow);
-                self
-            }
+                /// Accept checkpoint keys no parameter takes; refused by default (burn-store never
+                /// refuses them, burn-core does).
+                pub fn allow_unused(allow: bool) => via settings.options;
 
-            /// `false`: a tensor of the wrong shape or kind leaves its parameter as it was, and
-            /// the report says why (burn's `validate(false)`, which says nothing).
-            #[must_use]
-            pub fn validate(mut self, validate: bool) -> Self {
-                self.settings.options = self.settings.options.validate(validate);
-                self
-            }
+                /// `false`: a tensor of the wrong shape or kind leaves its parameter as it was, and
+                /// the report says why (burn's `validate(false)`, which says nothing).
+                pub fn validate(validate: bool) => via settings.options;
 
-            /// Keep the model's dtypes (the default) or adopt the checkpoint's.
-            #[must_use]
-            pub fn dtype(mut self, choice: DTypeChoice) -> Self {
-                self.settings.options = self.settings.options.dtype(choice);
-                self
-            }
+                /// Keep the model's dtypes (the default) or adopt the checkpoint's.
+                pub fn dtype(choice: DTypeChoice) => via settings.options;
 
-            /// Refuse a checkpoint holding NaN or ±inf, before anything is written.
-            #[must_use]
-            pub fn scan_non_finite(mut self, scan: bool) -> Self {
-                self.settings.options = self.settings.options.scan_non_finite(scan);
-                self
+                /// Refuse a checkpoint holding NaN or ±inf, before anything is written.
+                pub fn scan_non_finite(scan: bool) => via settings.options;
             }
         }
     };
@@ -396,7 +397,6 @@ impl SafetensorsStore {
     }
 
     fn read(&self) -> Result<(Vec<PackTensor>, Option<String>)> {
-        const OP: &str = "load_from";
         let (mut burn, header) = match &self.source {
             Source::File(path) => (
                 BurnSafetensorsStore::from_file(path),
@@ -407,12 +407,7 @@ impl SafetensorsStore {
                 Ok(safetensors_header(bytes)),
             ),
         };
-        let tensors: Vec<PackTensor> = burn
-            .get_all_tensors()
-            .map_err(|e| store_error(OP, e))?
-            .values()
-            .cloned()
-            .collect();
+        let tensors = all_tensors(&mut burn)?;
         Ok((tensors, producer_of(&header?)))
     }
 }
@@ -461,20 +456,24 @@ index_builders!(SafetensorsStore);
 impl CheckedStore for SafetensorsStore {
     fn apply_to_checked<M: Module>(&self, model: &mut M) -> Result<LoadReport> {
         let file = self.source.name();
-        let (tensors, producer) = self
-            .read()
-            .map_err(|e| wrap("load_from", &file, model, e))?;
-        let (tensors, remapped) = self.settings.rename(tensors);
-        let checkpoint = Checkpoint {
-            op: "load_from",
-            format: Format::Safetensors,
-            file,
-            producer,
-            tensors,
-            remapped,
-            ids: true,
-        };
-        self.settings.load(model, checkpoint)
+        let (tensors, producer) = self.read().map_err(|e| wrap(LOAD_OP, &file, model, e))?;
+        let format = Format::Safetensors;
+        self.settings.load(model, format, file, producer, tensors)
+    }
+}
+
+/// The op a checked load's errors name (burn-store's `load_from`).
+const LOAD_OP: &str = "load_from";
+
+/// Every tensor burn-store's `store` reads from its checkpoint (its index: no data yet).
+fn all_tensors<S>(store: &mut S) -> Result<Vec<PackTensor>>
+where
+    S: ModuleStore,
+    S::Error: std::error::Error + Send + Sync + 'static,
+{
+    match store.get_all_tensors() {
+        Ok(tensors) => Ok(tensors.values().cloned().collect()),
+        Err(e) => Err(store_error(LOAD_OP, e)),
     }
 }
 
@@ -526,27 +525,14 @@ index_builders!(PytorchStore);
 
 impl CheckedStore for PytorchStore {
     fn apply_to_checked<M: Module>(&self, model: &mut M) -> Result<LoadReport> {
-        const OP: &str = "load_from";
         let file = self.path.display().to_string();
         let mut burn = BurnPytorchStore::from_file(&self.path).map_indices_contiguous(false);
         if let Some(key) = &self.top_level_key {
             burn = burn.with_top_level_key(key.clone());
         }
-        let tensors: Vec<PackTensor> = match burn.get_all_tensors() {
-            Ok(tensors) => tensors.values().cloned().collect(),
-            Err(e) => return Err(wrap(OP, &file, model, store_error(OP, e))),
-        };
-        let (tensors, remapped) = self.settings.rename(tensors);
-        let checkpoint = Checkpoint {
-            op: OP,
-            format: Format::Pytorch,
-            file,
-            producer: None,
-            tensors,
-            remapped,
-            ids: true,
-        };
-        self.settings.load(model, checkpoint)
+        let tensors = all_tensors(&mut burn).map_err(|e| wrap(LOAD_OP, &file, model, e))?;
+        self.settings
+            .load(model, Format::Pytorch, file, None, tensors)
     }
 }
 
@@ -600,7 +586,6 @@ shared_builders!(BurnpackStore);
 
 impl CheckedStore for BurnpackStore {
     fn apply_to_checked<M: Module>(&self, model: &mut M) -> Result<LoadReport> {
-        const OP: &str = "load_from";
         let file = self.source.name();
         let mut burn = match &self.source {
             Source::File(path) => BurnBurnpackStore::from_file(path).auto_extension(false),
@@ -608,20 +593,9 @@ impl CheckedStore for BurnpackStore {
                 BurnBurnpackStore::from_bytes(Some(Bytes::from_bytes_vec(bytes.clone())))
             }
         };
-        let tensors: Vec<PackTensor> = match burn.get_all_tensors() {
-            Ok(tensors) => tensors.values().cloned().collect(),
-            Err(e) => return Err(wrap(OP, &file, model, store_error(OP, e))),
-        };
-        let (tensors, remapped) = self.settings.rename(tensors);
-        let checkpoint = Checkpoint {
-            op: OP,
-            format: Format::Burnpack,
-            file,
-            producer: Some("burn".to_owned()),
-            tensors,
-            remapped,
-            ids: true,
-        };
-        self.settings.load(model, checkpoint)
+        let tensors = all_tensors(&mut burn).map_err(|e| wrap(LOAD_OP, &file, model, e))?;
+        let producer = Some("burn".to_owned());
+        self.settings
+            .load(model, Format::Burnpack, file, producer, tensors)
     }
 }

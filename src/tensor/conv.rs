@@ -284,15 +284,10 @@ pub fn try_conv2d_weight_backward(
 ) -> Result<Tensor<4>> {
     const OP: &str = "conv2d_weight_backward";
     let expected = conv::conv(OP, &x.dims(), &weight.dims(), None, &options, false)?;
-    crate::check::shape::same_shape(
-        OP,
-        "the gradient must have the shape of the convolution output",
-        &output_grad.dims(),
-        &expected,
-    )?;
+    let rule = "the gradient must have the shape of the convolution output";
+    crate::check::shape::same_shape(OP, rule, &output_grad.dims(), &expected)?;
     let device = x.device();
-    crate::capability::same_device(OP, &device, &weight.device())?;
-    crate::capability::same_device(OP, &device, &output_grad.device())?;
+    crate::capability::same_devices(OP, &device, [weight.device(), output_grad.device()])?;
     catch(OP, || {
         burn_module::conv2d_weight_backward(x, weight, output_grad, options)
     })

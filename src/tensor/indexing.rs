@@ -555,8 +555,7 @@ impl<const D: usize, K: Basic> TryIndexing<D, K> for Tensor<D, K> {
         indexing::select_assign(OP, dim, &self.dims(), count, &values.dims())?;
         indexing::bool_update(OP, &self.dtype(), &update)?;
         let device = self.device();
-        crate::capability::same_device(OP, &device, &indices.device())?;
-        crate::capability::same_device(OP, &device, &values.device())?;
+        crate::capability::same_devices(OP, &device, [indices.device(), values.device()])?;
         let size = self.dims().get(dim).copied().unwrap_or(0);
         check::indices(OP, &read_indices(OP, &indices)?, size, dim)?;
         catch(OP, || self.select_assign(dim, indices, values, update))
@@ -633,8 +632,7 @@ impl<const D: usize, K: Basic> TryIndexing<D, K> for Tensor<D, K> {
         indexing::scatter(OP, dim, &self.dims(), &indices.dims(), &values.dims())?;
         indexing::bool_update(OP, &self.dtype(), &update)?;
         let device = self.device();
-        crate::capability::same_device(OP, &device, &indices.device())?;
-        crate::capability::same_device(OP, &device, &values.device())?;
+        crate::capability::same_devices(OP, &device, [indices.device(), values.device()])?;
         check::elementwise::same_dtype(OP, self.dtype(), values.dtype())?;
         let size = self.dims().get(dim).copied().unwrap_or(0);
         check::indices(OP, &read_indices(OP, &indices)?, size, dim)?;
@@ -652,8 +650,7 @@ impl<const D: usize, K: Basic> TryIndexing<D, K> for Tensor<D, K> {
         let k = indexing::scatter_nd(OP, &shape, &indices.dims(), &values.dims())?;
         indexing::not_bool(OP, &self.dtype())?;
         let device = self.device();
-        crate::capability::same_device(OP, &device, &indices.device())?;
-        crate::capability::same_device(OP, &device, &values.device())?;
+        crate::capability::same_devices(OP, &device, [indices.device(), values.device()])?;
         indexing::nd_indices(OP, &read_indices(OP, &indices)?, k, &shape)?;
         catch(OP, || self.scatter_nd(indices, values, update))
     }

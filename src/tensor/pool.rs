@@ -438,15 +438,10 @@ pub fn try_max_pool2d_with_indices_backward(
     let x_dims = x.dims();
     let dims = symmetric_dims(&x_dims, kernel_size, stride, padding, dilation);
     let expected = pool::pool_backward(OP, &x_dims, &dims, ceil_mode, &output_grad.dims())?;
-    crate::check::shape::same_shape(
-        OP,
-        "the indices must have the shape of the pooling output",
-        &indices.dims(),
-        &expected,
-    )?;
+    let rule = "the indices must have the shape of the pooling output";
+    crate::check::shape::same_shape(OP, rule, &indices.dims(), &expected)?;
     let device = x.device();
-    crate::capability::same_device(OP, &device, &output_grad.device())?;
-    crate::capability::same_device(OP, &device, &indices.device())?;
+    crate::capability::same_devices(OP, &device, [output_grad.device(), indices.device()])?;
     let plane = x_dims[2].saturating_mul(x_dims[3]);
     let limit = i64::try_from(plane).unwrap_or(i64::MAX);
     if let Some(&bad) = read_indices(OP, &indices)?
