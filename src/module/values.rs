@@ -150,8 +150,8 @@ const UNREAD: Read = Read {
     sum_finite: None,
 };
 
-/// Reads the extremes of every parameter of `group` (indices into `params`, one device) at
-/// once, into `reads`.
+/// Reads the extremes of every parameter of `group` (one device) at once, into each one's
+/// `read`.
 ///
 /// On a backend that [runs on the host](crate::check::quirks::Quirks::runs_on_host), with
 /// NaN-propagating extremes and F32 ranges, they are concatenated on the device and read as one
