@@ -130,8 +130,9 @@ fn equals_burns_own_quantization_on_flex() {
 
 /// On a device that runs on the host the twin reads every range in one concatenated read and
 /// computes each per-tensor scale itself (`Quirks::runs_on_host`); the bytes stay burn's on
-/// NdArray as on Flex. A model with an F16 parameter reads its device's ranges in one
-/// transaction instead, and takes its scales from burn's `compute_q_params`: burn's bytes too.
+/// NdArray, and under autodiff, as on Flex. A model with an F16 parameter reads its device's
+/// ranges in one transaction instead, and takes its scales from burn's `compute_q_params`:
+/// burn's bytes too.
 #[test]
 #[allow(deprecated)] // NdArray is deprecated upstream; still supported.
 fn host_scales_and_transaction_reads_keep_burns_bytes() {
@@ -142,7 +143,10 @@ fn host_scales_and_transaction_reads_keep_burns_bytes() {
         .head
         .weight
         .map(|weight| weight.cast(burn::tensor::FloatDType::F16));
+    // A model trained on Flex under autodiff, quantized as it is: its device runs on the host.
+    let trained = Tagger::new(&Device::flex().autodiff());
     let cases = [
+        ("flex under autodiff", &trained, q8_tensor()),
         ("ndarray", &ndarray, native),
         ("ndarray", &ndarray, native.per_block([32], ScaleDtype::F32)),
         ("flex, head in f16", &flex_f16, q8_tensor()),
@@ -168,7 +172,7 @@ fn host_scales_and_transaction_reads_keep_burns_bytes() {
             ),
         }
     }
-    assert_eq!(compared, 4, "cases quantized by both");
+    assert_eq!(compared, 5, "cases quantized by both");
 }
 
 /// The range the twin reads for its checks is the one it quantizes with: burn's own, for
