@@ -37,7 +37,7 @@ pub(crate) fn same_device<Dev: PartialEq + std::fmt::Debug + 'static>(
 }
 
 /// [`same_device`] for each of `others` against `device`: every operand of an operation on
-/// one device, the first that is not refused.
+/// one device; the first on another is refused.
 pub(crate) fn same_devices<Dev: PartialEq + std::fmt::Debug + 'static>(
     op: &'static str,
     device: &Dev,
