@@ -19,6 +19,12 @@
 //!   cannot divide, kept in float), one paired benchmark, each forward ending in a read of
 //!   the logits.
 //!
+//! - `resnet18 <device>`: torchvision's ResNet-18 (`tests/data/models/`, PyTorch's weights)
+//!   in f32 beside the same model quantized Q8 per tensor by `WeightQuantizer` (on wgpu its
+//!   convolutions packed along the output channels, the head's bias `[10]` kept in float),
+//!   each a forward of 16 fixed 32×32 images through the layer twins, ending in a read of the
+//!   logits: what the quantized forward (its dequantizations) costs against the f32 one.
+//!
 //! After criterion's report the bench prints, per group, each variant's mean against the
 //! first (raw burn, or f32) from the run's own sums, with the per-sample ratio's quartiles.
 //! Without a wgpu adapter the wgpu rows are skipped and say so. Every kernel is run before
@@ -30,6 +36,8 @@ mod digits;
 mod models;
 #[path = "support/paired.rs"]
 mod paired;
+#[path = "../tests/common/resnet.rs"]
+mod resnet;
 
 use std::time::Duration;
 
@@ -125,6 +133,40 @@ fn forward(c: &mut Criterion, device: &Device, name: &str, results: &mut Vec<(St
     results.push((group, record));
 }
 
+fn resnet18(c: &mut Criterion, device: &Device, name: &str, results: &mut Vec<(String, Paired)>) {
+    use burn::tensor::quantization::{QuantScheme, QuantValue};
+    use burn_guard::store::{Layout, SafetensorsStore};
+
+    let mut model = resnet::ResNet18::new(10, device);
+    let path = std::path::Path::new(resnet::DIR).join("resnet18_f16.safetensors");
+    let mut store = SafetensorsStore::from_file(path).layout(Layout::PyTorch);
+    for (from, to) in resnet::KEY_REMAPS {
+        store = store.try_with_key_remapping(from, to).unwrap();
+    }
+    model.load_from_checked(&store).unwrap();
+    let scheme = QuantScheme::default().with_value(QuantValue::Q8S);
+    let quantized = WeightQuantizer::new()
+        .keep_unquantizable_in_float()
+        .quantize(&model, &mut Quantizer::new(Calibration::MinMax, scheme))
+        .unwrap()
+        .into_model();
+    let x = resnet::images(16, device);
+    let run = |m: &resnet::ResNet18| read(m.try_forward(x.clone()).unwrap());
+    for _ in 0..2 {
+        run(&model);
+        run(&quantized);
+    }
+    let mut f32_forward = || run(&model);
+    let mut q8_forward = || run(&quantized);
+    let group = format!("resnet18 {name}");
+    let record = paired(
+        c,
+        &group,
+        &mut [("f32", &mut f32_forward), ("q8-tensor", &mut q8_forward)],
+    );
+    results.push((group, record));
+}
+
 fn main() {
     let mut c = Criterion::default()
         .warm_up_time(Duration::from_secs(1))
@@ -144,6 +186,7 @@ fn main() {
     for (device, name) in &devices {
         quantize(&mut c, device, name, &mut results);
         forward(&mut c, device, name, &mut results);
+        resnet18(&mut c, device, name, &mut results);
     }
     c.final_summary();
     paired::print(

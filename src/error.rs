@@ -336,6 +336,29 @@ pub enum GuardError {
         /// The keys as the checkpoint names them, sorted.
         keys: Vec<String>,
     },
+    /// A checkpoint that does not fit the model in more than one way, every problem at once:
+    /// the missing parameters, the unused keys and each parameter's own refusal (its shape,
+    /// kind or dtype), with the renamings that look likely when the unused keys are the
+    /// missing parameters under other module paths. A load with one problem only refuses
+    /// with that problem's own variant ([`GuardError::Missing`], [`GuardError::Unused`],
+    /// [`GuardError::ShapeMismatch`], ...).
+    ///
+    /// `Display` gives the counts and the first few names; the fields hold every one.
+    LoadMismatch {
+        /// The loading operation.
+        op: &'static str,
+        /// The parameters the checkpoint holds no tensor for, sorted (empty when the load
+        /// allows a partial checkpoint).
+        missing: Vec<String>,
+        /// The checkpoint's keys no parameter takes and the load does not accept, sorted, as
+        /// the file names them.
+        unused: Vec<String>,
+        /// Each refused parameter's error, its path as context, in module order.
+        refused: Vec<GuardError>,
+        /// `(file's prefix, model's prefix)` renamings under which the unused keys would be
+        /// the missing parameters ([`check::load::renamed_prefixes`](crate::check::load::renamed_prefixes)).
+        renamed: Vec<(String, String)>,
+    },
     /// Two or more keys of a checkpoint that key remapping sends to one name: burn would keep
     /// one of them, which one depending on the order the file's index is read in.
     KeyCollision {
@@ -519,6 +542,8 @@ pub enum ErrorKind {
     Missing,
     /// [`GuardError::Unused`].
     Unused,
+    /// [`GuardError::LoadMismatch`].
+    LoadMismatch,
     /// [`GuardError::KeyCollision`].
     KeyCollision,
     /// [`GuardError::LayoutUnstated`].
@@ -756,6 +781,7 @@ impl GuardError {
             | Self::Unreadable { op, .. }
             | Self::Missing { op, .. }
             | Self::Unused { op, .. }
+            | Self::LoadMismatch { op, .. }
             | Self::KeyCollision { op, .. }
             | Self::LayoutUnstated { op, .. }
             | Self::Store { op, .. }
@@ -769,6 +795,19 @@ impl GuardError {
             Self::Layer { layer, .. } => layer,
             Self::Checkpoint { op, .. } => op,
         }
+    }
+
+    /// The one-line message without the op that leads it (`outputs must agree …; got …`), for a
+    /// wrapper or a log line that names the op itself: an op is said once.
+    ///
+    /// ```
+    /// use burn_guard::GuardError;
+    /// let err = GuardError::DimOutOfRange { op: "narrow", dim: 3, rank: 2 };
+    /// assert_eq!(err.message(), "dimension out of range; got dim 3 for rank 2");
+    /// assert_eq!(err.context("head").message(), "head: dimension out of range; got dim 3 for rank 2");
+    /// ```
+    pub fn message(&self) -> String {
+        WithoutOp(self, self.op()).to_string()
     }
 
     /// The kind of the root error, through any [`GuardError::Context`] layers.
@@ -806,6 +845,7 @@ impl GuardError {
             Self::Unreadable { .. } => ErrorKind::Unreadable,
             Self::Missing { .. } => ErrorKind::Missing,
             Self::Unused { .. } => ErrorKind::Unused,
+            Self::LoadMismatch { .. } => ErrorKind::LoadMismatch,
             Self::KeyCollision { .. } => ErrorKind::KeyCollision,
             Self::LayoutUnstated { .. } => ErrorKind::LayoutUnstated,
             Self::Store { .. } => ErrorKind::Store,
@@ -1254,20 +1294,60 @@ impl fmt::Display for GuardError {
             ),
             Self::Missing { op, params } => write!(
                 f,
-                "{}: every parameter of the model must have a tensor in the checkpoint (allow_partial \
-                 accepts a partial one); got {} missing: {}",
+                "{}: every parameter needs a tensor in the checkpoint (allow_partial accepts \
+                 fewer); got {} missing: {}",
                 OneLine(op),
                 params.len(),
-                OneLine(&params.join(", "))
+                FirstFew(params)
             ),
             Self::Unused { op, keys } => write!(
                 f,
-                "{}: every tensor of the checkpoint must go to a parameter (allow_unused accepts \
-                 extra keys; key remapping renames them); got {} unused: {}",
+                "{}: every checkpoint key must go to a parameter (allow_unused accepts keys or \
+                 patterns); got {} unused: {}",
                 OneLine(op),
                 keys.len(),
-                OneLine(&keys.join(", "))
+                FirstFew(keys)
             ),
+            Self::LoadMismatch {
+                op,
+                missing,
+                unused,
+                refused,
+                renamed,
+            } => {
+                write!(
+                    f,
+                    "{}: the checkpoint must fit the model; got ",
+                    OneLine(op)
+                )?;
+                let mut sep = "";
+                if !missing.is_empty() {
+                    write!(f, "{} missing ({})", missing.len(), FirstFew(missing))?;
+                    sep = ", ";
+                }
+                if !unused.is_empty() {
+                    write!(f, "{sep}{} unused ({})", unused.len(), FirstFew(unused))?;
+                    sep = ", ";
+                }
+                if !refused.is_empty() {
+                    let named: Vec<String> = refused
+                        .iter()
+                        .map(|e| format!("{}: {:?}", e.path().unwrap_or_default(), e.kind()))
+                        .collect();
+                    write!(f, "{sep}{} refused ({})", refused.len(), FirstFew(&named))?;
+                }
+                if !renamed.is_empty() {
+                    f.write_str("; remap the file's keys ")?;
+                    for (i, (from, to)) in renamed.iter().take(2).enumerate() {
+                        let sep = if i == 0 { "" } else { ", " };
+                        write!(f, "{sep}`{}` -> `{}`", OneLine(from), OneLine(to))?;
+                    }
+                    if renamed.len() > 2 {
+                        write!(f, " (and {} more)", renamed.len() - 2)?;
+                    }
+                }
+                Ok(())
+            }
             Self::KeyCollision { op, name, sources } => write!(
                 f,
                 "{}: key remapping must not send two keys to one name; got {} sent to {}",
@@ -1340,10 +1420,11 @@ impl fmt::Display for GuardError {
                 source,
             } => write!(
                 f,
-                "{}: {} on {}: {source}",
+                "{}: {} on {}: {}",
                 OneLine(op),
                 OneLine(file),
-                OneLine(device)
+                OneLine(device),
+                WithoutOp(source, op)
             ),
             Self::Context { .. } => {
                 let mut err = self;
@@ -1370,6 +1451,53 @@ impl fmt::Display for GuardError {
 /// `Display` already prints every cause, so no source is returned: a reporter that walks the
 /// chain prints each cause once.
 impl std::error::Error for GuardError {}
+
+/// An error displayed inside a wrapper that already named its op: the inner message without
+/// that op a second time (`load_from: model.pt on dispatch<flex>: fc.weight: shape …`, not
+/// `… fc.weight: load_from: shape …`).
+struct WithoutOp<'a>(&'a GuardError, &'a str);
+
+impl fmt::Display for WithoutOp<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Self(err, op) = *self;
+        let text = err.to_string();
+        if err.op() != op {
+            return f.write_str(&text);
+        }
+        let head = format!("{op}: ");
+        if let Some(rest) = text.strip_prefix(&head) {
+            return f.write_str(rest);
+        }
+        let inner = format!(": {op}: ");
+        match text.find(&inner) {
+            Some(at) => {
+                let (before, after) = text.split_at(at);
+                write!(f, "{before}: {}", after.get(inner.len()..).unwrap_or(""))
+            }
+            None => f.write_str(&text),
+        }
+    }
+}
+
+/// The first names of a list, as many as fit in about 80 characters (at least one), then how
+/// many more: `a, b, c, … (113 more)`. The typed error holds the whole list.
+struct FirstFew<'a>(&'a [String]);
+
+impl fmt::Display for FirstFew<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const BUDGET: usize = 80;
+        let mut used = 0usize;
+        for (i, name) in self.0.iter().enumerate() {
+            if i > 0 && used.saturating_add(name.len()) > BUDGET {
+                return write!(f, ", … ({} more)", self.0.len().saturating_sub(i));
+            }
+            let sep = if i == 0 { "" } else { ", " };
+            write!(f, "{sep}{}", OneLine(name))?;
+            used = used.saturating_add(name.len()).saturating_add(2);
+        }
+        Ok(())
+    }
+}
 
 /// Writes a possibly multi-line text on one line: lines trimmed, empty ones dropped, the rest
 /// joined by ` | `.

@@ -367,3 +367,84 @@ fn host_scale_claims_are_true() {
     }
     assert_eq!(claimed, 2, "Flex and NdArray both run on the host");
 }
+
+/// Packing along an outer dimension (`PackedU32(k)`, `k > 0`) on wgpu: burn's quantize with
+/// such a scheme gives wrong values (declared [`Effect::WrongValues`]), while a tensor
+/// quantized with that dimension swapped innermost and swapped back — what the weight
+/// quantizer makes — dequantizes, convolves and multiplies to exactly Flex's values
+/// (`outer_packing_support`: native on wgpu); Flex cannot read such data (declared `Panics`).
+#[test]
+fn outer_packing_claims_are_true() {
+    use burn::tensor::quantization::{QuantStore, QuantValue};
+    use burn::tensor::{Distribution, Tensor, TensorData};
+    use burn_guard::capability::outer_packing_support;
+
+    let flex = burn::tensor::Device::flex();
+    let Some(wgpu) = common::wgpu_device() else {
+        return;
+    };
+    let max_diff = |a: TensorData, b: &TensorData| {
+        let a = a.convert::<f32>().try_to_vec::<f32>().unwrap();
+        let b = b.clone().convert::<f32>().try_to_vec::<f32>().unwrap();
+        a.iter()
+            .zip(&b)
+            .map(|(x, y)| (x - y).abs())
+            .fold(0.0f32, f32::max)
+    };
+    let (flex_stack, wgpu_stack) = (
+        burn_guard::capability::stack_of(&flex),
+        burn_guard::capability::stack_of(&wgpu),
+    );
+    assert!(outer_packing_support(wgpu_stack).is_native());
+    assert_eq!(
+        outer_packing_support(flex_stack).gap().map(|g| g.effect),
+        Some(Effect::Panics)
+    );
+    flex.seed(3);
+    let weight = Tensor::<4>::random([64, 3, 7, 7], Distribution::Normal(0.0, 0.1), &flex);
+    let data = weight.into_data();
+    for value in [QuantValue::Q8S, QuantValue::Q4S] {
+        let scheme = QuantScheme::default().with_value(value);
+        let outer = scheme.with_store(QuantStore::PackedU32(3));
+        let expected = Tensor::<4>::from_data(data.clone(), &flex)
+            .quantize_dynamic(&scheme.with_store(QuantStore::Native))
+            .dequantize()
+            .into_data();
+
+        // burn's own quantize with the outer scheme: wrong, as declared.
+        let declared = quantize_support(wgpu_stack, &outer, &[64, 3, 7, 7]);
+        assert_eq!(declared.gap().map(|g| g.effect), Some(Effect::WrongValues));
+        let direct = Tensor::<4>::from_data(data.clone(), &wgpu).quantize_dynamic(&outer);
+        let off = max_diff(direct.dequantize().into_data(), &expected);
+        assert!(
+            off > 0.1,
+            "{value:?}: burn's outer packing is {off} off: no longer wrong?"
+        );
+
+        // Swapped innermost, quantized, swapped back: burn's outer-packed tensor, exact.
+        let swapped = Tensor::<4>::from_data(data.clone(), &wgpu)
+            .swap_dims(0, 3)
+            .quantize_dynamic(&scheme)
+            .swap_dims(0, 3);
+        assert_eq!(swapped.dtype(), burn::tensor::DType::QFloat(outer));
+        assert_eq!(
+            max_diff(swapped.clone().dequantize().into_data(), &expected),
+            0.0
+        );
+        let x = Tensor::<4>::random([2, 3, 16, 16], Distribution::Normal(0.0, 1.0), &wgpu);
+        let options = burn::tensor::ops::ConvOptions::new([2, 2], [3, 3], [1, 1], 1);
+        let float = Tensor::<4>::from_data(expected.clone(), &wgpu);
+        let conv = |w| burn::tensor::module::conv2d(x.clone(), w, None, options.clone());
+        let want = conv(float).into_data();
+        assert_eq!(max_diff(conv(swapped.clone()).into_data(), &want), 0.0);
+        // Read back: the same bits through the device's own reader; Flex cannot take them.
+        let read = swapped.into_data();
+        let again = Tensor::<4>::from_data(read.clone(), &wgpu)
+            .dequantize()
+            .into_data();
+        assert_eq!(max_diff(again, &expected), 0.0);
+        assert!(
+            common::raw(|| Tensor::<4>::from_data(read, &flex).dequantize().into_data()).is_none()
+        );
+    }
+}

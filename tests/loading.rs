@@ -157,7 +157,7 @@ fn a_mismatched_record_is_refused_and_the_model_is_untouched() {
         (
             "missing and unused",
             Mlp::new(&device).into_record(),
-            ErrorKind::Missing,
+            ErrorKind::LoadMismatch,
             None,
         ),
         (
@@ -253,7 +253,17 @@ fn a_half_precision_record_keeps_the_model_dtype() {
         .dtype(DTypeChoice::AdoptFile)
         .load_record(&mut model, half())
         .unwrap_err();
-    assert_eq!(err.kind(), ErrorKind::Unsupported, "{err}");
+    // Both parameters refused at once, each for the dtype NdArray cannot hold.
+    let GuardError::LoadMismatch { refused, .. } = err.root() else {
+        panic!("{err}")
+    };
+    let refused: Vec<_> = refused.iter().map(|e| (e.path(), e.kind())).collect();
+    let unsupported = |path: &str| (Some(path.to_owned()), ErrorKind::Unsupported);
+    assert_eq!(
+        refused,
+        [unsupported("fc.weight"), unsupported("fc.bias")],
+        "{err}"
+    );
     assert_eq!(model.fingerprint(), before);
 
     let mut model = Net::new(3, 4, &flex);
@@ -584,7 +594,8 @@ mod stores {
     }
 
     /// PyTorch `.pt` files: a state dict, a checkpoint dict under `model_state_dict`, and a
-    /// BatchNorm whose `num_batches_tracked` has no burn counterpart (an unused key).
+    /// BatchNorm whose `num_batches_tracked` has no burn counterpart (skipped by name under
+    /// PyTorch's layout, which `PytorchStore` always states).
     #[test]
     fn pytorch_files_load_the_values_burn_loads() {
         use burn::store::PytorchStore as BurnPytorch;
@@ -610,19 +621,65 @@ mod stores {
         }
 
         let mut model = BnNet::new(&device);
-        let err = model
-            .load_from_checked(&PytorchStore::from_file(fixture("batch_norm.pt")))
-            .unwrap_err();
-        assert_eq!(err.kind(), ErrorKind::Unused, "{err}");
-        assert!(err.to_string().contains("bn.num_batches_tracked"), "{err}");
         let report = model
-            .load_from_checked(
-                &PytorchStore::from_file(fixture("batch_norm.pt")).allow_unused(true),
-            )
+            .load_from_checked(&PytorchStore::from_file(fixture("batch_norm.pt")))
             .unwrap();
+        assert_eq!(report.skipped, ["bn.num_batches_tracked"]);
+        assert!(report.unused.is_empty());
         assert_eq!(report.loaded().count(), 6);
         assert_eq!(values(model.bn.gamma.val()), [1.0, 0.5, 2.0, 1.5]);
         assert_eq!(values(model.bn.running_var.value()), [1.0, 2.0, 0.5, 4.0]);
+    }
+
+    /// PyTorch's `nn.Sequential` keys (`0.weight`, `2.weight`, ...) against a model's named
+    /// layers: one refusal lists the missing parameters and the file's unused keys together,
+    /// with the renaming that fits, on one short line; the renaming then loads it.
+    #[test]
+    fn a_sequential_file_into_named_layers_lists_both_sides_and_the_renaming() {
+        let device = Device::flex();
+        let mut model = Mlp::new(&device);
+        let before = bits(model.fc2.weight.val());
+        let err = model
+            .load_from_checked(&PytorchStore::from_file(fixture("mlp_sequential.pt")))
+            .unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::LoadMismatch);
+        let GuardError::LoadMismatch {
+            missing,
+            unused,
+            refused,
+            renamed,
+            ..
+        } = err.root()
+        else {
+            panic!("{err:?}")
+        };
+        assert_eq!(
+            missing,
+            &["fc1.bias", "fc1.weight", "fc2.bias", "fc2.weight"]
+        );
+        assert_eq!(unused, &["0.bias", "0.weight", "2.bias", "2.weight"]);
+        assert!(refused.is_empty());
+        let pairs = [("0", "fc1"), ("2", "fc2")].map(|(a, b)| (a.to_owned(), b.to_owned()));
+        assert_eq!(renamed, &pairs);
+        let line = err.to_string();
+        println!("{line}");
+        // Short whatever the lists' lengths; the file's path, as opened, comes on top.
+        let file = fixture("mlp_sequential.pt");
+        assert!(line.len() - file.len() < 300, "{line}");
+        for part in ["4 missing", "4 unused", "`0` -> `fc1`", "`2` -> `fc2`"] {
+            assert!(line.contains(part), "{part}: {line}");
+        }
+        // The op is said once.
+        assert_eq!(line.matches("load_from:").count(), 1, "{line}");
+        assert_eq!(bits(model.fc2.weight.val()), before);
+
+        let store = PytorchStore::from_file(fixture("mlp_sequential.pt"))
+            .try_with_key_remapping(r"^0\.(.*)", "fc1.$1")
+            .unwrap()
+            .try_with_key_remapping(r"^2\.(.*)", "fc2.$1")
+            .unwrap();
+        let report = model.load_from_checked(&store).unwrap();
+        assert_eq!(report.loaded().count(), 4);
     }
 
     /// A failure while writing (here an adapter whose transform panics on the last running

@@ -437,13 +437,16 @@ fn wgpu_refusals_come_before_the_device() {
         return;
     };
     let model = ConvNet::new(&device);
-    // PackedU32 needs the last dimension a multiple of 4: the conv weight's is 3. burn would
-    // panic on the device thread and poison the device; the twin refuses first.
+    // PackedU32 needs a dimension that holds whole words of 4 values. burn packs the last and
+    // would panic on the device thread for the conv weight's 3 and the head's 10 (poisoning the
+    // device); the twin packs those weights along their innermost dimension that does, the 4
+    // input channels (conv) and the 8 input features (head), and refuses the head's bias [10],
+    // which has no such dimension.
     let err = model
         .try_quantize_weights(&mut quantizer(q8_tensor()))
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Unsupported, "{err}");
-    assert_eq!(err.path().as_deref(), Some("conv.weight"));
+    assert_eq!(err.path().as_deref(), Some("head.bias"));
 
     // Native Q8S: CubeCL's WGSL has no i8 storage; the whole device is refused, or falls back.
     let native = q8_tensor().with_store(QuantStore::Native);
@@ -463,8 +466,11 @@ fn wgpu_refusals_come_before_the_device() {
         .kept_in_float()
         .map(|p| p.path.as_str())
         .collect();
-    // conv.weight's last dim is 3; head.weight [8, 10] and head.bias [10] end in 10.
-    assert_eq!(kept, ["conv.weight", "head.weight", "head.bias"]);
+    // Only head.bias [10]: no dimension of it holds whole words.
+    assert_eq!(kept, ["head.bias"]);
+    let packed = |path: &str| quantized.report().param(path).unwrap().scheme.clone();
+    assert_eq!(packed("conv.weight"), "q8s-packedu32@2-tensor");
+    assert_eq!(packed("head.weight"), "q8s-packedu32@1-tensor");
     let x = Tensor::<4>::ones([2, 4, 6, 6], &device);
     let y = quantized.forward(x.clone(), |m, x| m.forward(x)).unwrap();
     let f32_y = model.forward(x);

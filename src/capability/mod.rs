@@ -37,7 +37,7 @@ pub use limits::{
 pub(crate) use naming::{same_device, same_devices};
 pub use probe::{PROBE_MAX_ELEMENTS, cached_probe, probe_quantize, probe_shape};
 pub(crate) use quant::quant_capability;
-pub use quant::{quantize_support, require_quantize};
+pub use quant::{outer_packing_support, quantize_support, require_quantize};
 pub use quirks::{FLEX_QUIRKS, NDARRAY_QUIRKS, Quirk, quirk_gaps, quirks_of, quirks_of_stack};
 pub use stack::{BackendStack, CubeRuntime, Layer};
 pub use taint::{TaintLogger, install_taint_logger};

@@ -104,6 +104,45 @@ pub fn require_quantize(
     }
 }
 
+/// Whether `stack` holds and reads a quantized tensor packed along an outer dimension
+/// (`PackedU32(k)`, `k > 0`: values packed along dimension `rank − 1 − k`, stored with that
+/// dimension innermost and presented in the tensor's own layout): dequantizes it, runs it
+/// through conv and matmul, and reads it back. How such a tensor is made is another matter:
+/// quantized with the packed dimension swapped innermost (`PackedU32(0)`) and swapped back,
+/// not by burn's quantize with `PackedU32(k)` (see [`quantize_support`]).
+///
+/// Measured on CubeCL through WGSL (burn-cubecl 0.22.1 `ops/qtensor.rs` `outer_packed_axis`):
+/// exact against Flex's values, pinned by `tests/capability_truth.rs`. Flex and NdArray
+/// cannot take such data (`Packing must be on innermost dimension for splitting off values`,
+/// burn-std `quantization.rs`); every other stack was not measured.
+///
+/// ```
+/// use burn_guard::capability::{BackendStack, outer_packing_support};
+///
+/// assert!(outer_packing_support(&BackendStack::parse("dispatch<fusion<cubecl<wgpu<wgsl>>>>")).is_native());
+/// assert!(!outer_packing_support(&BackendStack::parse("dispatch<flex>")).is_native());
+/// ```
+pub fn outer_packing_support(stack: &BackendStack) -> Support {
+    for layer in stack.layers() {
+        match layer {
+            Layer::Autodiff | Layer::Fusion | Layer::Dispatch => continue,
+            Layer::Cubecl(CubeRuntime::WgpuWgsl) => return Support::Native,
+            Layer::Flex | Layer::NdArray => {
+                return gap(
+                    Effect::Panics,
+                    "only innermost packing can be read (Packing must be on innermost \
+                     dimension for splitting off values)",
+                );
+            }
+            _ => break,
+        }
+    }
+    gap(
+        Effect::Unmeasured,
+        "holding a tensor packed along an outer dimension was measured on wgpu only",
+    )
+}
+
 /// The capability a quantization refusal names: `quantization <scheme>`.
 pub(crate) fn quant_capability(scheme: &QuantScheme) -> String {
     format!("quantization {}", SchemeName(scheme))
@@ -178,8 +217,10 @@ fn wgsl(scheme: &QuantScheme, shape: &[usize]) -> Support {
         QuantStore::PackedU32(0) => {}
         QuantStore::PackedU32(_) => {
             return gap(
-                Effect::Unmeasured,
-                "packing on an outer dimension was not measured for CubeCL",
+                Effect::WrongValues,
+                "CubeCL's quantize kernel packs along an outer dimension wrongly (measured: \
+                 0.55 off on a [64, 3, 7, 7] weight of σ 0.1); quantize with that dimension \
+                 swapped innermost and swap back, as WeightQuantizer does",
             );
         }
     }

@@ -10,7 +10,33 @@ use burn::tensor::{DType, Device, TensorData};
 
 use crate::capability::{Effect, Gap};
 use crate::error::{GuardError, Result, Unsupported};
-use crate::store::Layout;
+use serde::Serialize;
+
+/// Whose conventions a file follows: burn's or PyTorch's. Three things differ:
+///
+/// | | `Layout::Burn` | `Layout::PyTorch` |
+/// |---|---|---|
+/// | a `Linear` weight (2-D) | `[d_input, d_output]`, read as is | `[out_features, in_features]`, transposed on the way in |
+/// | a normalization layer's scale and shift (`BatchNorm`, `LayerNorm`, `GroupNorm`, `RmsNorm`) | `gamma`, `beta` | `weight`, `bias`, found under burn's names |
+/// | bookkeeping buffers no burn module has (`num_batches_tracked`, ...) | unused keys | skipped by name, listed in [`LoadReport::skipped`](crate::store::LoadReport::skipped) |
+///
+/// The first two are burn-store's `PyTorchToBurnAdapter` (every rename it does is in that
+/// table); the third is burn-guard's, by the names in
+/// [`PYTORCH_BOOKKEEPING`]. A
+/// convolution's weight has one layout in both, `[out, in, k...]`.
+///
+/// A square `Linear` weight from a file burn did not write is refused until the layout is
+/// stated: the two cannot be told apart by shape, and the wrong one loads transposed without a
+/// word.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Layout {
+    /// burn's: read as is.
+    Burn,
+    /// PyTorch's (a `state_dict` saved by `torch.save` or `safetensors.torch`): read through
+    /// burn-store's `PyTorchToBurnAdapter`, with PyTorch's bookkeeping buffers skipped.
+    PyTorch,
+}
 
 /// The kind of tensor a parameter holds, as burn-store's `TargetDType` names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -300,5 +326,209 @@ pub fn float_target(op: &'static str, target: DType) -> Result<()> {
             rule: "the target of a float cast must be a float dtype",
             dtype: target,
         })
+    }
+}
+
+/// The last segments of PyTorch state-dict keys that hold bookkeeping no burn module has a
+/// place for, skipped by name under [`Layout::PyTorch`]:
+///
+/// - `num_batches_tracked`: torch's `BatchNorm*d` counts its training batches (an `int64`
+///   scalar; burn's `BatchNorm` uses a fixed momentum). torchvision's ResNet-18 holds 20.
+/// - `position_ids`, `token_type_ids`: index buffers of BERT-family embeddings, in files saved
+///   by transformers before they became non-persistent (4.31); burn's embeddings take the ids
+///   as input.
+/// - `masked_bias`: GPT-2's mask fill value, in files saved by transformers before 4.31.
+///
+/// GPT-2's causal mask `attn.bias` is not among them: `bias` is also a parameter's name.
+pub const PYTORCH_BOOKKEEPING: [&str; 4] = [
+    "num_batches_tracked",
+    "position_ids",
+    "token_type_ids",
+    "masked_bias",
+];
+
+/// Whether a checkpoint's `key` is PyTorch bookkeeping ([`PYTORCH_BOOKKEEPING`]), by its last
+/// segment: burn-guard's own rule, applied to keys no parameter took.
+///
+/// ```
+/// use burn_guard::check::load::pytorch_bookkeeping;
+/// assert!(pytorch_bookkeeping("layer1.0.bn1.num_batches_tracked"));
+/// assert!(pytorch_bookkeeping("embeddings.position_ids"));
+/// assert!(!pytorch_bookkeeping("layer1.0.bn1.running_mean"));
+/// assert!(!pytorch_bookkeeping("h.0.attn.bias"));
+/// ```
+pub fn pytorch_bookkeeping(key: &str) -> bool {
+    let last = key.rsplit('.').next().unwrap_or(key);
+    PYTORCH_BOOKKEEPING.contains(&last)
+}
+
+/// Whether `key` matches `pattern`, where `*` stands for any run of characters (dots
+/// included, none at all too) and every other character for itself: the patterns of
+/// `allow_unused` ([`AllowUnused::Matching`](crate::store::AllowUnused::Matching)).
+///
+/// ```
+/// use burn_guard::check::load::key_matches;
+/// assert!(key_matches("aux_logits.*", "aux_logits.fc.weight"));
+/// assert!(key_matches("*.num_batches_tracked", "bn1.num_batches_tracked"));
+/// assert!(key_matches("fc.weight", "fc.weight"));
+/// assert!(!key_matches("fc.*", "fc2.weight"));
+/// assert!(!key_matches("layer1.*", "layer2.0.conv1.weight"));
+/// ```
+pub fn key_matches(pattern: &str, key: &str) -> bool {
+    let mut parts = pattern.split('*');
+    let Some(first) = parts.next() else {
+        return pattern == key;
+    };
+    let Some(mut rest) = key.strip_prefix(first) else {
+        return false;
+    };
+    let parts: Vec<&str> = parts.collect();
+    let Some((last, middle)) = parts.split_last() else {
+        // No `*`: the whole pattern was the prefix.
+        return rest.is_empty();
+    };
+    for part in middle {
+        match rest.find(part) {
+            Some(at) => rest = rest.get(at.saturating_add(part.len())..).unwrap_or(""),
+            None => return false,
+        }
+    }
+    rest.ends_with(last)
+}
+
+/// When a checkpoint's unused keys look like the model's missing parameters under other
+/// module paths, the renamings that would make them fit, file's prefix first, the model's
+/// second: burn-guard's own hint, for the refusal of a load (PyTorch's `nn.Sequential` keys
+/// `0.weight`, `2.weight` against a model's `fc1`, `fc2`; a file whose keys carry a `model.`
+/// prefix the model lacks). Empty when nothing lines up.
+///
+/// Two ways to line up, tried in order:
+/// - one prefix added or taken away makes every missing parameter an unused key;
+/// - grouped by module path (the key less its last segment), the missing and the unused
+///   groups are as many, and pair off in sorted order with the same last segments.
+///
+/// `missing` and `unused` are sorted.
+///
+/// ```
+/// use burn_guard::check::load::renamed_prefixes;
+/// let missing = ["fc1.bias", "fc1.weight", "fc2.bias", "fc2.weight"].map(String::from);
+/// let unused = ["0.bias", "0.weight", "2.bias", "2.weight"].map(String::from);
+/// assert_eq!(
+///     renamed_prefixes(&missing, &unused),
+///     [("0".to_owned(), "fc1".to_owned()), ("2".to_owned(), "fc2".to_owned())]
+/// );
+/// let unused = ["model.fc1.bias", "model.fc1.weight", "model.fc2.bias", "model.fc2.weight"];
+/// let unused = unused.map(String::from);
+/// assert_eq!(renamed_prefixes(&missing, &unused), [("model.".to_owned(), String::new())]);
+/// assert!(renamed_prefixes(&missing, &["other.weight".to_owned()]).is_empty());
+/// ```
+pub fn renamed_prefixes(missing: &[String], unused: &[String]) -> Vec<(String, String)> {
+    if missing.is_empty() || unused.is_empty() {
+        return Vec::new();
+    }
+    if let Some(prefix) = uniform_prefix(missing, unused) {
+        return vec![(prefix, String::new())];
+    }
+    if let Some(prefix) = uniform_prefix(unused, missing) {
+        return vec![(String::new(), prefix)];
+    }
+    let missing = groups(missing);
+    let unused = groups(unused);
+    if missing.len() != unused.len() {
+        return Vec::new();
+    }
+    let mut pairs = Vec::with_capacity(missing.len());
+    for ((model, model_leaves), (file, file_leaves)) in missing.iter().zip(&unused) {
+        if model_leaves != file_leaves || model == file {
+            return Vec::new();
+        }
+        pairs.push(((*file).to_owned(), (*model).to_owned()));
+    }
+    pairs
+}
+
+/// The one prefix `p` for which every key of `short` is in `long` as `p` + key.
+fn uniform_prefix(short: &[String], long: &[String]) -> Option<String> {
+    let first = short.first()?;
+    long.iter()
+        .filter_map(|key| key.strip_suffix(first.as_str()))
+        .filter(|p| !p.is_empty() && p.ends_with('.'))
+        .find(|prefix| {
+            short.iter().all(|key| {
+                long.iter()
+                    .any(|l| l.strip_prefix(prefix) == Some(key.as_str()))
+            })
+        })
+        .map(str::to_owned)
+}
+
+/// Keys grouped by module path (all but the last segment), each with its last segments, in
+/// sorted order of the path.
+fn groups(keys: &[String]) -> Vec<(&str, Vec<&str>)> {
+    let mut groups: Vec<(&str, Vec<&str>)> = Vec::new();
+    for key in keys {
+        let (path, leaf) = key.rsplit_once('.').unwrap_or(("", key.as_str()));
+        match groups.iter_mut().find(|(p, _)| *p == path) {
+            Some((_, leaves)) => leaves.push(leaf),
+            None => groups.push((path, vec![leaf])),
+        }
+    }
+    for (_, leaves) in &mut groups {
+        leaves.sort_unstable();
+    }
+    groups.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    groups
+}
+
+/// The one refusal of a load from every problem it found, or `None` when it found none:
+/// burn-guard's own rule, in the spirit of PyTorch's strict `load_state_dict`, which lists
+/// missing and unexpected keys together.
+///
+/// One problem refuses as itself: [`GuardError::Missing`] (the missing parameters),
+/// [`GuardError::Unused`] (the unused keys) or the one parameter's refusal. More than one
+/// refuses as [`GuardError::LoadMismatch`], with every list whole and the renamings
+/// [`renamed_prefixes`] finds.
+///
+/// `missing` and `unused` are sorted; `refused` holds each parameter's error, its path as
+/// context.
+///
+/// ```
+/// use burn_guard::ErrorKind;
+/// use burn_guard::check::load::refusal;
+/// let missing = ["fc1.bias", "fc1.weight"].map(String::from);
+/// let unused = ["0.bias", "0.weight"].map(String::from);
+/// assert!(refusal("load_from", &[], &[], Vec::new()).is_none());
+/// let only_missing = refusal("load_from", &missing, &[], Vec::new()).unwrap();
+/// assert_eq!(only_missing.kind(), ErrorKind::Missing);
+/// let both = refusal("load_from", &missing, &unused, Vec::new()).unwrap();
+/// assert_eq!(both.kind(), ErrorKind::LoadMismatch);
+/// assert!(both.to_string().contains("remap the file's keys `0` -> `fc1`"));
+/// ```
+pub fn refusal(
+    op: &'static str,
+    missing: &[String],
+    unused: &[String],
+    mut refused: Vec<GuardError>,
+) -> Option<GuardError> {
+    let problems =
+        usize::from(!missing.is_empty()) + usize::from(!unused.is_empty()) + refused.len();
+    match problems {
+        0 => None,
+        1 if !missing.is_empty() => Some(GuardError::Missing {
+            op,
+            params: missing.to_vec(),
+        }),
+        1 if !unused.is_empty() => Some(GuardError::Unused {
+            op,
+            keys: unused.to_vec(),
+        }),
+        1 => refused.pop(),
+        _ => Some(GuardError::LoadMismatch {
+            op,
+            missing: missing.to_vec(),
+            unused: unused.to_vec(),
+            renamed: renamed_prefixes(missing, unused),
+            refused,
+        }),
     }
 }

@@ -451,6 +451,44 @@ pub fn quant_calibration(
     Ok(())
 }
 
+/// The dimension of `shape` to pack a per-tensor `PackedU32(0)` scheme along when the last
+/// one cannot be packed: the innermost dimension that holds a whole number of words. `None`
+/// when the scheme is not a per-tensor `PackedU32(0)`, the last dimension packs already, or
+/// no dimension does.
+///
+/// Such a tensor is stored with that dimension innermost and presented in its own layout:
+/// burn-cubecl 0.22.1 reports it as `PackedU32(k)`, `k` counted from the end (`ops/qtensor.rs`
+/// `outer_packed_axis`), and its conv, matmul, dequantization and reads are burn's own. So a
+/// conv weight `[64, 3, 7, 7]` keeps burn's layout and forward; per tensor, every value
+/// quantizes as in the last-dimension packing (one scale for the whole tensor). burn-guard's
+/// own choice, made where a device refuses the last-dimension packing (CubeCL: a last
+/// dimension that is not a multiple of the values per word).
+///
+/// ```
+/// use burn::tensor::quantization::{QuantScheme, QuantValue};
+/// use burn_guard::check::quant::outer_packing;
+///
+/// let q8 = QuantScheme::default().with_value(QuantValue::Q8S);
+/// assert_eq!(outer_packing(&q8, &[64, 3, 7, 7]), Some(0)); // the 64 output channels
+/// assert_eq!(outer_packing(&q8, &[128, 64, 1, 1]), Some(1)); // the 64 input channels
+/// assert_eq!(outer_packing(&q8, &[512, 10]), Some(0)); // the 512 input features
+/// assert_eq!(outer_packing(&q8, &[64, 64]), None); // packs as it is
+/// assert_eq!(outer_packing(&q8, &[3, 7]), None); // no dimension packs
+/// ```
+pub fn outer_packing(scheme: &QuantScheme, shape: &[usize]) -> Option<usize> {
+    if scheme.store != QuantStore::PackedU32(0) || scheme.block_size().is_some() {
+        return None;
+    }
+    let per_word = scheme.num_quants();
+    let (last, outer) = shape.split_last()?;
+    if last.is_multiple_of(per_word) {
+        return None;
+    }
+    outer
+        .iter()
+        .rposition(|dim| *dim > 0 && dim.is_multiple_of(per_word))
+}
+
 /// Checks a reshape to `shape` of a tensor of `dtype`, by the scheme the tensor is stored in:
 ///
 /// - a block-quantized tensor's blocks must tile the new shape (the block divides every
@@ -461,7 +499,11 @@ pub fn quant_calibration(
 /// - a packed store (`PackedU32(d)`, `PackedNative(d)`) needs the packed dimension (`d` from
 ///   the end) of the new shape to be a whole number of words: a multiple of the values per
 ///   word (4 for 8-bit values, 8 for 4-bit); burn-cubecl's `q_reshape`: `Cannot reshape packed
-///   tensor: inner dimension .. is not aligned with packing factor ..`, on the device thread.
+///   tensor: inner dimension .. is not aligned with packing factor ..`, on the device thread;
+/// - a tensor packed along an outer dimension (`d > 0`, [`outer_packing`]) is not reshaped at
+///   all: it is a swapped view of its storage, and burn-cubecl's `q_reshape` overflows on the
+///   device thread for a lower rank (`ops/base.rs`, `rank - packed_dim - 1`) and was not
+///   measured otherwise.
 ///
 /// Float tensors, and per-tensor schemes on a native store, reshape freely. Only these rules:
 /// the tensor is already quantized, and its dtype's scheme is the one the backend stored
@@ -504,6 +546,13 @@ pub fn quantized_reshape(op: &'static str, dtype: DType, shape: &[usize]) -> Res
         QuantStore::Native => return Ok(()),
         QuantStore::PackedU32(dim) | QuantStore::PackedNative(dim) => dim,
     };
+    if packed_dim > 0 {
+        return Err(fail(
+            "a tensor packed along an outer dimension is a swapped view of its storage; \
+             burn-cubecl cannot reshape it (its q_reshape overflows on the device thread)"
+                .to_owned(),
+        ));
+    }
     let per_word = scheme.num_quants();
     let packed = shape
         .len()
@@ -533,7 +582,7 @@ mod tests {
     fn quantized_reshape_keeps_whole_blocks_and_words() -> TestResult {
         const BLOCK: &str = "block size must divide every dimension";
         const WORDS: &str = "a packed store needs the packed dimension to be a whole number";
-        const RANK: &str = "a packed store packs dimension 1 from the end";
+        const OUTER: &str = "a tensor packed along an outer dimension";
         let native = |value| q(value, QuantStore::Native);
         let b32 = |s: QuantScheme| DType::QFloat(s.per_block([32], ScaleDtype::F32));
         let q8_packed = q(QuantValue::Q8S, QuantStore::PackedU32(0));
@@ -556,21 +605,16 @@ mod tests {
             (DType::QFloat(q4_packed), vec![8, 8], None),
             (b32(q4_packed), vec![2, 32], None),
             (b32(q4_packed), vec![1, 64, 1], Some(BLOCK)),
-            // Packed along the second dimension from the end.
+            // Packed along the second dimension from the end: a swapped view, never reshaped.
             (
                 DType::QFloat(q(QuantValue::Q8S, QuantStore::PackedU32(1))),
                 vec![4, 3],
-                None,
-            ),
-            (
-                DType::QFloat(q(QuantValue::Q8S, QuantStore::PackedU32(1))),
-                vec![3, 4],
-                Some(WORDS),
+                Some(OUTER),
             ),
             (
                 DType::QFloat(q(QuantValue::Q8S, QuantStore::PackedU32(1))),
                 vec![8],
-                Some(RANK),
+                Some(OUTER),
             ),
             (DType::F32, vec![1, 64, 1], None),
         ];

@@ -19,6 +19,7 @@
 //! place, through its own forward. What `ModuleQuantizer` adds: per-layer placement of
 //! `Linear` weights across devices.
 
+pub(crate) mod detach;
 mod placed;
 pub(crate) mod plan;
 mod quantize;

@@ -22,6 +22,9 @@ pub(crate) struct FloatParam {
     pub(crate) dtype: DType,
     /// Whether the quantizer's group selects it.
     pub(crate) selected: bool,
+    /// Whether it is a running statistic (a `RunningState`: batch norm's running mean and
+    /// variance), a buffer rather than a weight.
+    pub(crate) running_statistic: bool,
 }
 
 impl FloatParam {
@@ -45,6 +48,19 @@ pub(crate) fn bytes_of(shape: &[usize], dtype: DType) -> u64 {
 pub(crate) trait AtPath {
     /// `param`, at `path` (`layers.0.fc.weight`).
     fn float<const D: usize>(&mut self, path: String, param: &Param<Tensor<D>>);
+
+    /// `param`, at `path`, with whether it is a running statistic (a `RunningState`, batch
+    /// norm's `running_mean` and `running_var`): what a walk that tells buffers from weights
+    /// implements. Calls [`AtPath::float`] by default.
+    fn float_at<const D: usize>(
+        &mut self,
+        path: String,
+        running_statistic: bool,
+        param: &Param<Tensor<D>>,
+    ) {
+        let _ = running_statistic;
+        self.float(path, param);
+    }
 }
 
 /// A [`ModuleVisitor`] that names each float parameter by its module path as burn's walkers
@@ -52,6 +68,8 @@ pub(crate) trait AtPath {
 /// burn-store's paths) and hands it to `at`.
 pub(crate) struct PathWalk<V> {
     path: Vec<String>,
+    /// The container type `enter_module` gave with each segment of `path`.
+    containers: Vec<String>,
     pub(crate) at: V,
 }
 
@@ -59,22 +77,29 @@ impl<V: AtPath> PathWalk<V> {
     pub(crate) fn new(at: V) -> Self {
         Self {
             path: Vec::new(),
+            containers: Vec::new(),
             at,
         }
     }
 }
 
 impl<V: AtPath> ModuleVisitor for PathWalk<V> {
-    fn enter_module(&mut self, name: &str, _container_type: &str) {
+    fn enter_module(&mut self, name: &str, container_type: &str) {
         self.path.push(name.to_owned());
+        self.containers.push(container_type.to_owned());
     }
 
     fn exit_module(&mut self, _name: &str, _container_type: &str) {
         self.path.pop();
+        self.containers.pop();
     }
 
     fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
-        self.at.float(self.path.join("."), param);
+        let running = match (self.path.last(), self.containers.last()) {
+            (Some(name), Some(container)) => crate::upstream::is_running_statistic(container, name),
+            _ => false,
+        };
+        self.at.float_at(self.path.join("."), running, param);
     }
 }
 
@@ -121,6 +146,15 @@ struct ParamCollector<'a> {
 
 impl AtPath for ParamCollector<'_> {
     fn float<const D: usize>(&mut self, path: String, param: &Param<Tensor<D>>) {
+        self.float_at(path, false, param);
+    }
+
+    fn float_at<const D: usize>(
+        &mut self,
+        path: String,
+        running_statistic: bool,
+        param: &Param<Tensor<D>>,
+    ) {
         let selected = self.group.matches(&param.id, Some(&path));
         let (shape, dtype, device) = declared(param);
         self.floats.push(FloatParam {
@@ -130,6 +164,7 @@ impl AtPath for ParamCollector<'_> {
             device,
             dtype,
             selected,
+            running_statistic,
         });
     }
 }

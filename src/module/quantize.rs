@@ -6,15 +6,18 @@ use std::time::Instant;
 
 use burn::module::{Module, ModuleMapper, Param, ParamGroup, ParamId, Quantizer};
 use burn::tensor::quantization::{
-    Calibration, QuantScheme, QuantizationParameters, compute_q_params, compute_range,
+    Calibration, QuantScheme, QuantStore, QuantizationParameters, compute_q_params, compute_range,
 };
 use burn::tensor::{DType, Device, Tensor, TensorData};
 
+use super::detach::detached;
 use super::placed::QuantizedModel;
 use super::plan::{FloatParam, float_params};
 use super::report::{ParamOutcome, ParamReport, WeightReport};
 use super::values::{ParamRange, Prepared, check_params};
-use crate::capability::{quant_capability, quantize_support, require_quantize, stack_of};
+use crate::capability::{
+    outer_packing_support, quant_capability, quantize_support, require_quantize, stack_of,
+};
 use crate::check;
 use crate::error::{ErrorKind, GuardError, Result, ResultExt};
 use crate::nn::Placement;
@@ -38,24 +41,33 @@ mod sealed {
 /// Before anything is quantized, every float parameter the [`Quantizer`] selects is checked
 /// against the quantizer's scheme and calibration: the block divides the parameter's shape,
 /// the parameter has elements, the device can quantize the scheme for that shape (NdArray's
-/// packed schemes, CubeCL's `PackedU32` rule that the last dimension be a multiple of the
-/// values per word, remote devices: see [`quantize_support`]), and its values are finite with
+/// packed schemes, remote devices: see [`quantize_support`]), and its values are finite with
 /// a scale its dtype can hold. The values are judged from burn's own range (`compute_range`,
 /// computed once per parameter, its extremes read at once, one read per device) and the
 /// quantization then uses that same range. The first refusal names the parameter by its module
 /// path, the path burn's quantizer and [`ParamGroup`] use:
 /// `encoder.layers.0.mha.query.weight: quantize_dynamic: …`. Then burn's own quantization
-/// (`compute_q_params`, `Tensor::quantize`, as burn's `Quantizer` calls them) runs on a clone
+/// (`compute_q_params`, `Tensor::quantize`, as burn's `Quantizer` calls them) runs on a copy
 /// of the module: the values are burn's.
 ///
-/// The module is borrowed, not consumed as burn's method consumes it, so that on `Err` the
-/// caller still has its model (cloning a module clones its parameters' handles, not their
-/// data). One exception burn imposes: a `RunningState` (batch norm's running mean and
-/// variance) shares its storage between clones and burn maps it in place, so on `Ok` the
-/// borrowed module's running state is quantized too, as with burn's own
-/// `module.clone().quantize_weights(..)`; on `Err` nothing was mapped. Strict: nothing falls
-/// back and nothing is kept in float; for those choices, and for the per-parameter report,
-/// use [`WeightQuantizer`].
+/// Where burn differs, and why:
+///
+/// - **Packing.** CubeCL (wgpu) packs `PackedU32` values along the last dimension only when it
+///   holds a whole number of words, which no 7×7, 3×3 or 1×1 convolution and no 10-class head
+///   does (burn panics on the device thread). Such a parameter is packed along its innermost
+///   dimension that does hold whole words, the output channels of a conv weight
+///   ([`check::quant::outer_packing`], `PackedU32(k)`): burn's own layout and forward, and per
+///   tensor the same values as the last-dimension packing.
+/// - **Running statistics stay in float** (batch norm's running mean and variance); burn
+///   quantizes them. [`WeightQuantizer::quantize_running_statistics`] does as burn does.
+/// - **The caller's model is untouched.** The module is borrowed, not consumed as burn's
+///   method consumes it, so that on `Err` the caller still has its model; and the copy that is
+///   quantized shares nothing with it (burn's `RunningState` shares its storage between
+///   clones, so burn's `model.clone().quantize_weights(..)` rewrites the original's running
+///   statistics; this one gives the copy its own first).
+///
+/// Strict: nothing falls back and nothing is kept in float but the running statistics; for
+/// those choices, and for the per-parameter report, use [`WeightQuantizer`].
 ///
 /// Sealed: implemented for every `M: Module`.
 ///
@@ -160,9 +172,18 @@ impl<M: Module> TryQuantizeWeights for M {
 /// What a parameter the group selected becomes.
 #[derive(Debug, Clone)]
 enum Decision {
-    Quantize,
+    /// Quantized with the quantizer's scheme; with `swap`, along the dimension `swap` moved
+    /// innermost and moved back after: the tensor then holds its values packed along that
+    /// dimension, in burn's layout ([`check::quant::outer_packing`]).
+    Quantize {
+        swap: Option<usize>,
+    },
     KeepFloat(String),
 }
+
+/// Why a running statistic stays in float unless the quantizer is told otherwise.
+const RUNNING_STATISTIC: &str = "a running statistic (batch norm's running mean or variance) \
+    stays in float; WeightQuantizer::quantize_running_statistics quantizes it";
 
 /// A module quantized in place, with what the report is read from.
 struct InPlace<M> {
@@ -197,10 +218,14 @@ impl Plan {
         self.decisions.get(at).and_then(Option::as_ref)
     }
 
-    /// The entry `at`, when it is to be quantized.
-    fn quantized(&self, at: Option<usize>) -> Option<&FloatParam> {
-        at.filter(|&at| matches!(self.decision(at), Some(Decision::Quantize)))
-            .and_then(|at| self.floats.get(at))
+    /// The entry `at` and the dimension it is packed along when not the last, when it is to
+    /// be quantized.
+    fn quantized(&self, at: Option<usize>) -> Option<(&FloatParam, Option<usize>)> {
+        let at = at?;
+        match self.decision(at) {
+            Some(Decision::Quantize { swap }) => Some((self.floats.get(at)?, *swap)),
+            _ => None,
+        }
     }
 }
 
@@ -259,6 +284,7 @@ impl Plan {
 pub struct WeightQuantizer {
     policy: Policy,
     keep_float: bool,
+    running_statistics: bool,
 }
 
 impl WeightQuantizer {
@@ -276,6 +302,16 @@ impl WeightQuantizer {
     #[must_use]
     pub fn keep_unquantizable_in_float(mut self) -> Self {
         self.keep_float = true;
+        self
+    }
+
+    /// Quantize running statistics too (batch norm's running mean and variance, burn's
+    /// `RunningState`s), as burn's `quantize_weights` does. By default they stay in float and
+    /// the report lists each with the reason: they are buffers the forward divides by, not
+    /// weights, and the model's size barely changes (ResNet-18: 9 600 values of 11.2 M).
+    #[must_use]
+    pub fn quantize_running_statistics(mut self) -> Self {
+        self.running_statistics = true;
         self
     }
 
@@ -348,8 +384,10 @@ impl WeightQuantizer {
         // Where the model is quantized: its own device when that can quantize the scheme at
         // all (any shape), else where the policy says.
         let placement = self.place(&floats, &scheme)?;
+        // A copy that shares no running statistic with `module`: burn maps a `RunningState` in
+        // place, through the storage its clones share.
         let (model, placement, held_on) = match placement {
-            None => (module.clone(), Placement::Native, None),
+            None => (detached(MODULE_OP, module)?, Placement::Native, None),
             Some((from, to, device)) => {
                 let start = Instant::now();
                 let (moved, bytes) = move_module(module, &device)?;
@@ -388,7 +426,7 @@ impl WeightQuantizer {
         let quantized = plan
             .decisions
             .iter()
-            .filter(|d| matches!(d, Some(Decision::Quantize)))
+            .filter(|d| matches!(d, Some(Decision::Quantize { .. })))
             .count();
         let mut ranges = RangeGatherer {
             plan: &plan,
@@ -459,23 +497,64 @@ impl WeightQuantizer {
     }
 
     /// Whether `param` is quantized on `device`, kept in float, or refuses the model.
+    ///
+    /// A shape the device cannot pack along its last dimension is packed along another one
+    /// when the device can ([`check::quant::outer_packing`]): the same values, burn's layout.
     fn decide(
         &self,
         param: &FloatParam,
         scheme: &QuantScheme,
         device: &Device,
     ) -> Result<Decision> {
-        let checked = check::quant_scheme(PARAM_OP, scheme, &param.shape)
-            .and_then(|_| check::quant::quant_nonempty(PARAM_OP, &param.shape))
-            .and_then(|()| require_quantize(PARAM_OP, stack_of(device), scheme, &param.shape));
-        match checked {
-            Ok(()) => Ok(Decision::Quantize),
-            Err(err) if self.keep_float && shape_bound(&err) => {
-                Ok(Decision::KeepFloat(err.to_string()))
-            }
-            Err(err) => Err(err),
+        if param.running_statistic && !self.running_statistics {
+            return Ok(Decision::KeepFloat(RUNNING_STATISTIC.to_owned()));
         }
+        let stack = stack_of(device);
+        let accepts = |scheme: &QuantScheme, shape: &[usize]| {
+            check::quant_scheme(PARAM_OP, scheme, shape)
+                .and_then(|_| check::quant::quant_nonempty(PARAM_OP, shape))
+                .and_then(|()| require_quantize(PARAM_OP, stack, scheme, shape))
+        };
+        let err = match accepts(scheme, &param.shape) {
+            Ok(()) => return Ok(Decision::Quantize { swap: None }),
+            Err(err) => err,
+        };
+        // burn-cubecl quantizes a `PackedU32(k)` scheme wrongly, but holds and reads such a
+        // tensor right: quantize it with the packed dimension swapped innermost, then swap back.
+        if let Some(axis) = check::quant::outer_packing(scheme, &param.shape)
+            && outer_packing_support(stack).is_native()
+            && accepts(scheme, &swapped(&param.shape, axis)).is_ok()
+        {
+            return Ok(Decision::Quantize { swap: Some(axis) });
+        }
+        if !(self.keep_float && shape_bound(&err)) {
+            return Err(err);
+        }
+        let packs_outer = scheme.store == QuantStore::PackedU32(0)
+            && scheme.block_size().is_none()
+            && outer_packing_support(stack).is_native();
+        let reason = if packs_outer && check::quant::outer_packing(scheme, &param.shape).is_none() {
+            format!(
+                "no dimension of {:?} holds a whole number of u32 words ({} values each), so \
+                 CubeCL cannot pack it",
+                param.shape,
+                scheme.num_quants()
+            )
+        } else {
+            err.to_string()
+        };
+        Ok(Decision::KeepFloat(reason))
     }
+}
+
+/// `shape` with dimension `axis` and the last swapped.
+fn swapped(shape: &[usize], axis: usize) -> Vec<usize> {
+    let mut shape = shape.to_vec();
+    let last = shape.len().saturating_sub(1);
+    if axis < shape.len() {
+        shape.swap(axis, last);
+    }
+    shape
 }
 
 /// Moves every parameter of `module` to `device`, each through a bounded read off a remote
@@ -487,7 +566,8 @@ fn move_module<M: Module>(module: &M, device: &Device) -> Result<(M, u64)> {
         bytes: 0,
         first_error: None,
     };
-    let moved = catch(MODULE_OP, || module.clone().map(&mut mover))?;
+    let copy = detached(MODULE_OP, module)?;
+    let moved = catch(MODULE_OP, || copy.map(&mut mover))?;
     match mover.first_error {
         Some(err) => Err(err),
         None => Ok((moved, mover.bytes)),
@@ -565,7 +645,7 @@ struct RangeGatherer<'a> {
 impl burn::module::ModuleVisitor for RangeGatherer<'_> {
     fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
         let at = self.plan.find(&mut self.next, &param.id);
-        if let Some(entry) = self.plan.quantized(at) {
+        if let Some((entry, _)) = self.plan.quantized(at) {
             self.params.push(ParamRange::compute(
                 PARAM_OP,
                 entry.path.as_str(),
@@ -597,7 +677,7 @@ struct GuardedMapper<'a> {
 impl ModuleMapper for GuardedMapper<'_> {
     fn map_float<const D: usize>(&mut self, param: Param<Tensor<D>>) -> Param<Tensor<D>> {
         let at = self.plan.find(&mut self.next, &param.id);
-        let Some(entry) = self
+        let Some((entry, swap)) = self
             .plan
             .quantized(at)
             .filter(|_| self.first_error.is_none())
@@ -624,7 +704,15 @@ impl ModuleMapper for GuardedMapper<'_> {
                     compute_range(self.scheme, &tensor, self.calibration),
                 ),
             };
-            tensor.clone().quantize(self.scheme, qparams)
+            match swap {
+                None => tensor.clone().quantize(self.scheme, qparams),
+                // Packed along `axis`: quantized with it innermost, presented in burn's layout.
+                Some(axis) => {
+                    let last = D.saturating_sub(1);
+                    let inner = tensor.clone().swap_dims(axis, last);
+                    inner.quantize(self.scheme, qparams).swap_dims(axis, last)
+                }
+            }
         });
         match quantized {
             Ok(quantized) => Param::from_mapped_value(id, quantized, mapper),
@@ -649,7 +737,7 @@ fn report_of<M: Module>(
         .map(|param| {
             let at = plan.find(&mut next, &param.id);
             let outcome = match at.and_then(|at| plan.decision(at)) {
-                Some(Decision::Quantize) => ParamOutcome::Quantized,
+                Some(Decision::Quantize { .. }) => ParamOutcome::Quantized,
                 Some(Decision::KeepFloat(reason)) => ParamOutcome::KeptFloat {
                     reason: reason.clone(),
                 },

@@ -25,6 +25,13 @@
 //!   `Param::try_from_data` (the rank checked).
 //! - [`TryOptimizerRecord`]: an optimizer's saved state checked against the model it will step.
 //!
+//! **Reading batch norm's running statistics after a step.** A training forward of burn's
+//! `BatchNorm` records this thread's batch statistics beside the running value, and folds them
+//! in only when the value is next synced: `bn.running_mean.value()` returns the value from
+//! *before* the last training forward, `bn.running_mean.value_sync()` the updated one (what
+//! PyTorch's `bn.running_mean` holds after the same forward). Compare against PyTorch with
+//! `value_sync()`, or after `model.valid()`, which syncs.
+//!
 //! Every check runs before any parameter or optimizer state changes. The structural ones read
 //! nothing from a device (is each parameter a tracked leaf, drawn, on an autodiff device; does
 //! the gradient container hold one of its rank and shape); the finite check reduces each

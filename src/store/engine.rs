@@ -10,21 +10,22 @@
 //!    the adapter; the filter), and decides: load (with the dtype it ends in), kept, missing, or
 //!    refused. It reads no tensor data unless the non-finite scan is on.
 //! 2. Everything is checked: collisions, kinds, shapes, layout, dtypes, bytes, missing, unused.
-//! 3. [`Writer`], a `ModuleMapper` over a clone, writes the planned tensors. Only then is the
-//!    clone swapped in. A `RunningState` shares its storage between clones, so a failure while
-//!    writing puts back every value it replaced ([`Restorer`]).
+//! 3. [`Writer`], a `ModuleMapper` over a copy that shares no `RunningState` with the model
+//!    ([`detached`]), writes the planned tensors. Only then is the copy swapped in: on `Err`
+//!    the caller's model, and every clone of it, is as it was.
 
-use std::any::Any;
 use std::collections::{BTreeMap, HashMap};
 
 use burn::module::{Module, ModuleMapper, ModuleVisitor, Param, ParamId, Parameter};
 use burn::tensor::{Bool, DType, Device, Int, Tensor, TensorData, kind::Basic};
 use burn_pack::Tensor as PackTensor;
 
+use super::Layout;
+use super::options::{DTypeChoice, LoadOptions};
 use super::report::{Format, KeptReason, LoadOutcome, LoadReport, ParamLoad};
-use super::{DTypeChoice, Layout, LoadOptions};
 use crate::check::load::{self as rules, ParamKind as Kind};
 use crate::error::{GuardError, Result};
+use crate::module::detach::detached;
 use crate::module::plan::bytes_of;
 use crate::panic::catch;
 
@@ -100,6 +101,8 @@ enum Decision {
         file_dtype: Option<DType>,
     },
     Missing,
+    /// The checkpoint's tensor was refused (the load itself is refused).
+    Refused,
     Mismatch {
         source: String,
         file_dtype: DType,
@@ -162,34 +165,40 @@ pub(crate) fn load<M: Module>(
         errors,
         ..
     } = planner;
-    if let Some(err) = errors.into_iter().next() {
-        return Err(refuse(&checkpoint, err));
-    }
 
-    let missing: Vec<String> = entries
-        .iter()
-        .filter(|e| matches!(e.decision, Decision::Missing))
-        .map(|e| e.path.clone())
-        .collect();
-    if !missing.is_empty() && !options.allow_partial {
-        let err = GuardError::Missing {
-            op: checkpoint.op,
-            params: sorted(missing),
-        };
-        return Err(refuse(&checkpoint, err));
+    // Every problem of the load, gathered before any is reported (PyTorch's strict
+    // `load_state_dict` lists missing and unexpected keys together).
+    let missing: Vec<String> = sorted(
+        entries
+            .iter()
+            .filter(|e| matches!(e.decision, Decision::Missing))
+            .map(|e| e.path.clone())
+            .collect(),
+    );
+    let (mut skipped, mut unused) = (Vec::new(), Vec::new());
+    for (tensor, consumed) in checkpoint.tensors.iter().zip(&consumed) {
+        if *consumed || filtered.contains(&tensor.name) {
+            continue;
+        }
+        let key = checkpoint.file_key(&tensor.name);
+        if matching.layout == Some(Layout::PyTorch) && rules::pytorch_bookkeeping(&key) {
+            skipped.push(key);
+        } else {
+            unused.push(key);
+        }
     }
-    let unused: Vec<String> = checkpoint
-        .tensors
+    let (skipped, unused) = (sorted(skipped), sorted(unused));
+    let refused_missing = if options.allow_partial {
+        &[][..]
+    } else {
+        &missing[..]
+    };
+    let refused_unused: Vec<String> = unused
         .iter()
-        .zip(&consumed)
-        .filter(|(tensor, consumed)| !**consumed && !filtered.contains(&tensor.name))
-        .map(|(tensor, _)| checkpoint.file_key(&tensor.name))
+        .filter(|key| !options.allow_unused.accepts(key))
+        .cloned()
         .collect();
-    if !unused.is_empty() && !options.allow_unused {
-        let err = GuardError::Unused {
-            op: checkpoint.op,
-            keys: sorted(unused),
-        };
+    if let Some(err) = rules::refusal(checkpoint.op, refused_missing, &refused_unused, errors) {
         return Err(refuse(&checkpoint, err));
     }
     if options.dtype == DTypeChoice::AdoptFile
@@ -213,8 +222,9 @@ pub(crate) fn load<M: Module>(
         file: checkpoint.file.clone(),
         producer: checkpoint.producer.clone(),
         params: entries.iter().map(|e| row(e, &checkpoint)).collect(),
-        missing: sorted(missing),
-        unused: sorted(unused),
+        missing,
+        unused,
+        skipped,
         remapped: checkpoint.remapped.clone(),
         scanned_values: options.scan_non_finite.then(|| {
             entries
@@ -233,27 +243,17 @@ pub(crate) fn load<M: Module>(
         entries: entries.into_iter(),
         ids: checkpoint.ids,
         error: None,
-        saved: Vec::new(),
     };
-    let staged = model.clone().map(&mut writer);
-    let Writer { error, saved, .. } = writer;
-    match error {
+    // Written into a copy that shares no `RunningState` with the caller's model (or with its
+    // other clones: loading into `model.clone()` leaves `model` as it was), then swapped in.
+    let copy = detached(checkpoint.op, model).map_err(|e| refuse(&checkpoint, e))?;
+    let staged = copy.map(&mut writer);
+    match writer.error {
         None => {
             *model = staged;
             Ok(report)
         }
-        Some(err) => {
-            drop(staged);
-            // A `RunningState` was written through the storage it shares with the caller's
-            // model: put back every value the writer replaced.
-            let mut restorer = Restorer {
-                path: Vec::new(),
-                skip_enum_variants: matching.skip_enum_variants,
-                saved: saved.into_iter().collect(),
-            };
-            let _ = catch(checkpoint.op, || model.clone().map(&mut restorer));
-            Err(refuse(&checkpoint, err))
-        }
+        Some(err) => Err(refuse(&checkpoint, err)),
     }
 }
 
@@ -315,7 +315,7 @@ fn row(entry: &Entry, checkpoint: &Checkpoint) -> ParamLoad {
             LoadOutcome::Kept(KeptReason::Filtered),
             0,
         ),
-        Decision::Missing => (
+        Decision::Missing | Decision::Refused => (
             None,
             None,
             entry.dtype,
@@ -422,7 +422,7 @@ impl<'a> Planner<'a> {
             Ok(decision) => decision,
             Err(err) => {
                 self.errors.push(err.context(path.clone()));
-                Decision::Missing
+                Decision::Refused
             }
         };
         self.entries.push(Entry {
@@ -622,8 +622,6 @@ struct Writer {
     entries: std::vec::IntoIter<Entry>,
     ids: bool,
     error: Option<GuardError>,
-    /// `(path, value before)` of every initialized parameter written, for [`Restorer`].
-    saved: Vec<(String, Box<dyn Any>)>,
 }
 
 impl Writer {
@@ -686,9 +684,6 @@ impl Writer {
             Some(id) if self.ids => ParamId::from(id),
             _ => param.id,
         };
-        if param.is_initialized() {
-            self.saved.push((path.clone(), Box::new(param.base())));
-        }
         let backup = param.clone();
         match catch(self.op, move || param.transform_for_load(tensor, id)) {
             Ok(loaded) => loaded,
@@ -749,33 +744,3 @@ macro_rules! path_mapper {
 }
 
 path_mapper!(Writer, write);
-
-/// Puts back the values a failed [`Writer`] replaced: mapping a clone of the caller's model
-/// writes each `RunningState` through the storage the clone shares.
-struct Restorer {
-    path: Vec<String>,
-    skip_enum_variants: bool,
-    saved: HashMap<String, Box<dyn Any>>,
-}
-
-impl Restorer {
-    fn restore<const D: usize, K: Basic + 'static>(
-        &mut self,
-        param: Param<Tensor<D, K>>,
-    ) -> Param<Tensor<D, K>>
-    where
-        Tensor<D, K>: Parameter,
-    {
-        let path = self.path.join(".");
-        match self
-            .saved
-            .remove(&path)
-            .and_then(|value| value.downcast::<Tensor<D, K>>().ok())
-        {
-            Some(value) => Param::initialized(param.id, *value),
-            None => param,
-        }
-    }
-}
-
-path_mapper!(Restorer, restore);

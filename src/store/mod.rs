@@ -28,9 +28,11 @@
 //!    the device holds the dtype and the bytes, parameters the checkpoint lacks and keys no
 //!    parameter takes (both refused by default, as burn-core refuses them), and, opt-in, that
 //!    every value is finite.
-//! 3. Writes them all into a clone of the model and swaps it in. On `Err` the caller's model
-//!    is exactly as before, its `RunningState`s included (they share storage between clones,
-//!    so a failure while writing puts their values back).
+//! 3. Writes them all into a copy of the model and swaps it in. The copy shares no storage
+//!    with the model: a `RunningState` (batch norm's running statistics) shares its storage
+//!    between clones in burn, so the copy gets its own first. On `Err` the caller's model is
+//!    exactly as before; on `Ok` only the model loaded into changed, so loading into
+//!    `model.clone()` to try a file leaves `model` and its running statistics untouched.
 //!
 //! **Dtype.** By default the model keeps its own dtypes ([`DTypeChoice::KeepModel`]): the
 //! file's values are cast on the host and the report says so. Adopting the file's dtype is
@@ -43,144 +45,17 @@
 #[cfg(feature = "store")]
 mod builders;
 mod engine;
+mod options;
 mod record;
 mod report;
 #[cfg(feature = "store")]
 mod stores;
 
+pub use crate::check::load::Layout;
 #[cfg(feature = "store")]
 pub use builders::{TryFloatCastAdapter, TryHalfPrecisionAdapter, TryPathFilter};
+pub use options::{AllowUnused, DTypeChoice, LoadOptions};
 pub use record::CheckedLoad;
 pub use report::{Format, KeptReason, LoadOutcome, LoadReport, ParamLoad};
 #[cfg(feature = "store")]
 pub use stores::{BurnpackStore, CheckedSnapshot, CheckedStore, PytorchStore, SafetensorsStore};
-
-use std::path::Path;
-
-use burn::module::Module;
-use burn::store::ModuleRecord;
-use serde::Serialize;
-
-use crate::error::Result;
-
-/// What a parameter's dtype is after a load.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DTypeChoice {
-    /// Each parameter keeps its dtype; the checkpoint's values are cast on the host (the
-    /// report lists every cast). The default: a model whose forward works before the load
-    /// works after it.
-    #[default]
-    KeepModel,
-    /// Each parameter takes the checkpoint's dtype (burn's default, `DTypePolicy::FromRecord`),
-    /// checked against the device and refused when the model would end with two float dtypes.
-    AdoptFile,
-}
-
-/// The layout of a file's 2-D `Linear` weights: burn's `[in, out]` or PyTorch's `[out, in]`.
-///
-/// A square weight from a file burn did not write is refused until the layout is stated:
-/// the two cannot be told apart by shape, and the wrong one loads transposed without a word.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Layout {
-    /// burn's `[d_input, d_output]`: read as is.
-    Burn,
-    /// PyTorch's `[out_features, in_features]`: read through burn-store's
-    /// `PyTorchToBurnAdapter`, which transposes it.
-    PyTorch,
-}
-
-/// The choices of a checked load. Strict by default: every parameter must be in the
-/// checkpoint, every checkpoint key must go to a parameter, and the model keeps its dtypes.
-///
-/// ```
-/// use burn::nn::{Linear, LinearConfig};
-/// use burn::module::Module;
-/// use burn::tensor::Device;
-/// use burn_guard::store::LoadOptions;
-///
-/// let device = Device::flex();
-/// let trained: Linear = LinearConfig::new(3, 4).init(&device);
-/// let record = trained.clone().into_record();
-/// let mut model: Linear = LinearConfig::new(3, 4).init(&device);
-/// let report = LoadOptions::new().scan_non_finite(true).load_record(&mut model, record)?;
-/// assert_eq!(report.loaded().count(), 2);
-/// # Ok::<(), burn_guard::GuardError>(())
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LoadOptions {
-    pub(crate) allow_partial: bool,
-    pub(crate) allow_unused: bool,
-    pub(crate) validate: bool,
-    pub(crate) dtype: DTypeChoice,
-    pub(crate) scan_non_finite: bool,
-}
-
-impl Default for LoadOptions {
-    fn default() -> Self {
-        Self {
-            allow_partial: false,
-            allow_unused: false,
-            validate: true,
-            dtype: DTypeChoice::KeepModel,
-            scan_non_finite: false,
-        }
-    }
-}
-
-impl LoadOptions {
-    /// The strict defaults.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    setters! {
-        /// Accept a checkpoint that lacks some parameters: they keep their values and the report
-        /// lists them (burn's `allow_partial`).
-        pub fn allow_partial(allow: bool) => allow_partial;
-
-        /// Accept checkpoint keys that no parameter takes: the report lists them (burn-core's
-        /// `allow_unused`; burn-store never refuses them).
-        pub fn allow_unused(allow: bool) => allow_unused;
-
-        /// `false`: a tensor of the wrong shape or kind is not refused; its parameter keeps its
-        /// value and the report says why (burn's `validate(false)`, which says nothing).
-        pub fn validate(validate: bool) => validate;
-
-        /// Keep the model's dtypes (the default) or adopt the checkpoint's.
-        pub fn dtype(choice: DTypeChoice) => dtype;
-
-        /// Read every float value before anything is written, and refuse a checkpoint holding NaN
-        /// or ±inf (in the dtype the parameter ends with), naming the parameter and the count.
-        /// Costs a read of the whole checkpoint on the host.
-        pub fn scan_non_finite(scan: bool) => scan_non_finite;
-    }
-
-    /// [`CheckedLoad::load_record_checked`] with these choices (the record's own settings are
-    /// not read).
-    ///
-    /// # Errors
-    ///
-    /// As [`CheckedLoad::load_record_checked`].
-    pub fn load_record<M: Module>(
-        &self,
-        model: &mut M,
-        record: ModuleRecord,
-    ) -> Result<LoadReport> {
-        record::load_record(model, record, self)
-    }
-
-    /// [`CheckedLoad::load_file_checked`] with these choices.
-    ///
-    /// # Errors
-    ///
-    /// As [`CheckedLoad::load_file_checked`].
-    pub fn load_file<M: Module>(
-        &self,
-        model: &mut M,
-        path: impl AsRef<Path>,
-    ) -> Result<LoadReport> {
-        record::load_file(model, path.as_ref(), self)
-    }
-}

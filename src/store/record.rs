@@ -7,7 +7,8 @@ use burn::store::ModuleRecord;
 use burn_pack::Reader;
 
 use super::engine::{self, Checkpoint, Matching, store_error};
-use super::{Format, LoadOptions, LoadReport};
+use super::options::LoadOptions;
+use super::{Format, LoadReport};
 use crate::error::{GuardError, Result};
 
 mod sealed {
@@ -166,5 +167,34 @@ fn load<M: Module>(
             device: engine::model_device(model),
             source: Box::new(err),
         }),
+    }
+}
+
+impl LoadOptions {
+    /// [`CheckedLoad::load_record_checked`] with these choices (the record's own settings are
+    /// not read).
+    ///
+    /// # Errors
+    ///
+    /// As [`CheckedLoad::load_record_checked`].
+    pub fn load_record<M: Module>(
+        &self,
+        model: &mut M,
+        record: ModuleRecord,
+    ) -> Result<LoadReport> {
+        load_record(model, record, self)
+    }
+
+    /// [`CheckedLoad::load_file_checked`] with these choices.
+    ///
+    /// # Errors
+    ///
+    /// As [`CheckedLoad::load_file_checked`].
+    pub fn load_file<M: Module>(
+        &self,
+        model: &mut M,
+        path: impl AsRef<Path>,
+    ) -> Result<LoadReport> {
+        load_file(model, path.as_ref(), self)
     }
 }

@@ -129,8 +129,12 @@ pub struct LoadReport {
     pub params: Vec<ParamLoad>,
     /// Parameters the checkpoint has no tensor for (possible only with `allow_partial`).
     pub missing: Vec<String>,
-    /// Checkpoint keys no parameter took (possible only with `allow_unused`).
+    /// Checkpoint keys no parameter took and the load accepted (`allow_unused`).
     pub unused: Vec<String>,
+    /// Checkpoint keys skipped by name: under `Layout::PyTorch`, PyTorch's bookkeeping
+    /// buffers that no burn module has a place for (`num_batches_tracked`;
+    /// [`check::load::PYTORCH_BOOKKEEPING`](crate::check::load::PYTORCH_BOOKKEEPING)).
+    pub skipped: Vec<String>,
     /// `(file key, name)` for each key that key remapping renamed.
     pub remapped: Vec<(String, String)>,
     /// Values the opt-in non-finite scan read (`None` when the scan was off); a load that
@@ -215,6 +219,13 @@ impl fmt::Display for LoadReport {
         }
         if !self.unused.is_empty() {
             writeln!(f, "unused: {}", self.unused.join(", "))?;
+        }
+        if !self.skipped.is_empty() {
+            writeln!(
+                f,
+                "skipped (PyTorch bookkeeping): {}",
+                self.skipped.join(", ")
+            )?;
         }
         for (from, to) in &self.remapped {
             writeln!(f, "remapped: {from} -> {to}")?;

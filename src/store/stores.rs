@@ -22,7 +22,8 @@ use burn::tensor::Bytes;
 use burn_pack::Tensor as PackTensor;
 
 use super::engine::{self, Checkpoint, Matching, store_error};
-use super::{DTypeChoice, Format, Layout, LoadOptions, LoadReport};
+use super::options::{AllowUnused, DTypeChoice, LoadOptions};
+use super::{Format, Layout, LoadReport};
 use crate::error::{GuardError, Result};
 
 mod sealed {
@@ -228,13 +229,18 @@ macro_rules! shared_builders {
                 }
             }
 
+            /// Accept checkpoint keys no parameter takes, all (`true`) or those matching
+            /// patterns (`["aux_logits.*"]`, see [`AllowUnused`]); refused by default
+            /// (burn-store never refuses them, burn-core does).
+            #[must_use]
+            pub fn allow_unused(mut self, allow: impl Into<AllowUnused>) -> Self {
+                self.settings.options = self.settings.options.allow_unused(allow);
+                self
+            }
+
             setters! {
                 /// Accept a checkpoint that lacks some parameters (burn's `allow_partial`).
                 pub fn allow_partial(allow: bool) => via settings.options;
-
-                /// Accept checkpoint keys no parameter takes; refused by default (burn-store never
-                /// refuses them, burn-core does).
-                pub fn allow_unused(allow: bool) => via settings.options;
 
                 /// `false`: a tensor of the wrong shape or kind leaves its parameter as it was, and
                 /// the report says why (burn's `validate(false)`, which says nothing).

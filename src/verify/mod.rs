@@ -135,7 +135,9 @@ where
 
 /// Checks `model` on its own device against a copy on `reference`: `forward` (the model's own,
 /// typically `|m, x| m.forward(x)`) runs each input on both, and the outputs are compared.
-/// Inputs live on the model's device; the reference copy is `model.clone().to_device(reference)`.
+/// Inputs live on the model's device; the reference copy is a copy of `model` moved to
+/// `reference`, with running statistics of its own (burn's `model.clone().to_device(..)` would
+/// move the original's too).
 ///
 /// ```
 /// use burn::nn::{Linear, LinearConfig};
@@ -187,7 +189,10 @@ pub fn canary_report<M, const DI: usize, const DO: usize>(
 where
     M: Module,
 {
-    let copy = catch("canary", || model.clone().to_device(reference))?;
+    // A copy that shares no running statistic with `model`: burn's `to_device` moves a
+    // `RunningState` in place, through the storage its clones share.
+    let copy = crate::module::detach::detached("canary", model)?;
+    let copy = catch("canary", || copy.to_device(reference))?;
     canary_against(model, &copy, inputs, tolerance, forward)
 }
 

@@ -106,7 +106,9 @@ impl<M: Module> Shadowed<M> {
     /// [`GuardError::BackendPanic`].
     pub fn new(model: M, reference: &Device, every: u64, tolerance: Tolerance) -> Result<Self> {
         sampling("shadow", every)?;
-        let copy = catch("shadow", || model.clone().to_device(reference))?;
+        // Its own running statistics: `to_device` moves a `RunningState` in place.
+        let copy = crate::module::detach::detached("shadow", &model)?;
+        let copy = catch("shadow", || copy.to_device(reference))?;
         Self::with_reference(model, copy, every, tolerance)
     }
 
@@ -239,7 +241,7 @@ impl<M: Module> Shadowed<M> {
                 if self.quarantines_device
                     && let Some(serving) = &self.serving_device
                 {
-                    crate::capability::quarantine(OP, serving, &divergence.to_string());
+                    crate::capability::quarantine(OP, serving, &divergence.message());
                 }
                 quarantine.get_or_insert(divergence);
                 self.is_quarantined.store(true, Ordering::Release);

@@ -295,6 +295,20 @@ pub trait TryMultiHeadAttention for MultiHeadAttention = "multi_head_attention" 
 
 impl Sealed for CrossAttentionConfig {}
 
+/// The private projections of `layer`, read through the seam from the one walk that names
+/// parameters by path (without drawing a lazy one).
+fn cross_attention_parts(
+    op: &'static str,
+    layer: &CrossAttention,
+) -> Result<Option<crate::upstream::CrossAttentionParts>> {
+    let params = crate::module::plan::float_params(op, layer, &burn::module::ParamGroup::all())?;
+    let (named, devices): (Vec<(String, Vec<usize>)>, Vec<Device>) = params
+        .into_iter()
+        .map(|param| ((param.path, param.shape), param.device))
+        .unzip();
+    Ok(crate::upstream::cross_attention_parts(&named, devices))
+}
+
 fn check_cross(
     op: &'static str,
     layer: &CrossAttention,
@@ -302,7 +316,7 @@ fn check_cross(
     context: &Tensor<3>,
     mask: Option<&Tensor<2, Bool>>,
 ) -> Result<()> {
-    let parts = crate::upstream::cross_attention_parts(layer).ok_or(GuardError::Unreadable {
+    let parts = cross_attention_parts(op, layer)?.ok_or(GuardError::Unreadable {
         op,
         what: "`CrossAttention`'s private projections",
     })?;
@@ -428,4 +442,26 @@ pub trait TryCrossAttention for CrossAttention = "cross_attention" {
 
 into_burn! {
     MhaInput => BurnMhaInput;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The seam's names for `CrossAttention`'s private fields, against burn's own layer.
+    #[test]
+    fn cross_attention_projections_are_found() -> std::result::Result<(), &'static str> {
+        let device = Device::flex();
+        let layer = burn::nn::attention::CrossAttentionConfig::new(4, 6, 2, 1, 3).init(&device);
+        let parts = cross_attention_parts("cross_attention", &layer)
+            .map_err(|_| "the walk failed")?
+            .ok_or("a projection is missing")?;
+        assert_eq!(parts.query.weight, [4, 6]);
+        assert_eq!(parts.key.weight, [6, 3]);
+        assert_eq!(parts.value.weight, [6, 3]);
+        assert_eq!(parts.output.weight, [6, 4]);
+        assert_eq!(parts.query.bias.as_deref(), Some(&[6][..]));
+        assert_eq!(parts.devices.len(), 8);
+        Ok(())
+    }
 }

@@ -181,6 +181,13 @@ def torch_fixtures():
     path = os.path.join(HERE, "batch_norm.pt")
     torch.save(state_of(BnNet(), batch_norm_net()), path)
     written.append(path)
+
+    # The same MLP written as `nn.Sequential`: its keys are the layers' indices.
+    sequential = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2))
+    renamed = {k.replace("fc1.", "0.").replace("fc2.", "2."): v for k, v in mlp().items()}
+    path = os.path.join(HERE, "mlp_sequential.pt")
+    torch.save(state_of(sequential, renamed), path)
+    written.append(path)
     return written
 
 
