@@ -73,8 +73,8 @@ fn bench(c: &mut Criterion) {
         let report = layers.report();
         println!(
             "  {n}: {} bytes ({:.3}x)",
-            report.bytes_after(),
-            report.ratio()
+            report.total_bytes().1,
+            report.total_ratio()
         );
     }
 

@@ -93,7 +93,7 @@ fn scheme_rows(model: &DigitsMlp, test: &Split, device: &Device, name: &str) -> 
             scheme: scheme_name,
             device: name.to_owned(),
             accuracy: digits::accuracy(forward(), test),
-            weight_bytes: layers.report().bytes_after(),
+            weight_bytes: layers.report().total_bytes().1,
             ms_per_batch: time_ms(forward),
         });
     }
@@ -134,7 +134,7 @@ fn remote_run(model: &DigitsMlp, test: &Split) -> Result<(f64, QuantReport, Poli
     let logits = read_sync(RemoteBackend::float_into_data(h)).map_err(|e| e.to_string())?;
     let logits = Tensor::<2>::from_data(logits, &Device::flex());
     let report = QuantReport {
-        layers: layers.iter().map(|l| l.report().clone()).collect(),
+        params: layers.iter().map(|l| l.report().clone()).collect(),
     };
     Ok((digits::accuracy(logits, test), report, policy))
 }

@@ -183,8 +183,8 @@ fn rows<M: Module>(
                 .map(|p| Kept {
                     path: p.path.clone(),
                     shape: p.shape.clone(),
-                    reason: match &p.outcome {
-                        burn_guard::module::ParamOutcome::KeptFloat { reason } => reason.clone(),
+                    reason: match &p.placement {
+                        burn_guard::quant::Placement::KeptFloat { reason } => reason.clone(),
                         other => other.to_string(),
                     },
                 })

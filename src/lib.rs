@@ -116,8 +116,10 @@ pub mod nn;
 #[cfg(feature = "optim")]
 pub mod optim;
 pub mod panic;
+pub(crate) mod params;
 pub mod policy;
 pub mod prelude;
+pub mod quant;
 #[cfg(feature = "signal")]
 pub mod signal;
 pub mod store;

@@ -8,11 +8,11 @@
 
 pub use crate::error::{ErrorKind, GuardError, Result, ResultExt};
 // The layer twins, one trait per burn module: `layer.try_forward(x)?`.
-pub use crate::module::TryQuantizeWeights;
 pub use crate::nn::layers::*;
 pub use crate::nn::{TryInit, TryInitStateless};
 #[cfg(feature = "optim")]
 pub use crate::optim::{TryStep, TryTrainingCalls};
+pub use crate::quant::TryQuantizeWeights;
 pub use crate::store::CheckedLoad;
 #[cfg(feature = "store")]
 pub use crate::store::{CheckedSnapshot, CheckedStore, TryPathFilter};

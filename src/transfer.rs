@@ -8,13 +8,13 @@ use crate::error::Result;
 use crate::panic::catch;
 
 /// Bytes a tensor of any kind occupies in transit: elements × the size of its dtype (2 for
-/// f16 and bf16, 4 for f32, 8 for f64).
+/// f16 and bf16, 4 for f32, 8 for f64), the stored bytes for a quantized one
+/// ([`check::bytes::counted_bytes`](crate::check::bytes::counted_bytes)).
 pub(crate) fn bytes_of_any<const D: usize, K>(tensor: &Tensor<D, K>) -> u64
 where
     K: burn::tensor::kind::Basic,
 {
-    let elements = tensor.shape().num_elements();
-    u64::try_from(elements.saturating_mul(tensor.dtype().size())).unwrap_or(u64::MAX)
+    crate::check::bytes::counted_bytes(tensor.shape().as_slice(), tensor.dtype())
 }
 
 /// Moves a `burn::Tensor` of any kind to `device`; returns it and the bytes moved. A tensor

@@ -14,7 +14,7 @@ use burn::nn::{Embedding, EmbeddingConfig, LayerNorm, LayerNormConfig, Linear, L
 use burn::tensor::quantization::{Calibration, QuantScheme, QuantStore, QuantValue, ScaleDtype};
 use burn::tensor::{DType, Device, Int, Tensor, TensorData};
 use burn_guard::GuardError;
-use burn_guard::module::{ParamOutcome, WeightQuantizer};
+use burn_guard::module::WeightQuantizer;
 use burn_guard::nn::Placement;
 use burn_guard::policy::{Op, Policy};
 use burn_guard::prelude::*;
@@ -268,12 +268,12 @@ fn kept_in_float_on_request_and_reported_from_metadata() {
         kept,
         ["conv.weight", "conv.bias", "head.weight", "head.bias"]
     );
-    assert_eq!(report.placement, Placement::Native);
+    assert_eq!(report.placement(), &Placement::Native);
     let json = serde_json::to_value(report).unwrap();
-    assert_eq!(json["params"][0]["outcome"]["kind"], "kept_float");
+    assert_eq!(json["params"][0]["placement"]["kind"], "kept_float");
     assert!(matches!(
-        &report.params[0].outcome,
-        ParamOutcome::KeptFloat { reason } if reason.contains("block size must divide")
+        &report.params[0].placement,
+        Placement::KeptFloat { reason } if reason.contains("block size must divide")
     ));
 
     // Bytes after, from metadata, equal what the packed tensors hold.
@@ -399,10 +399,10 @@ fn ndarray_is_refused_under_strict_and_falls_back_whole() {
         .unwrap();
     let report = quantized.report();
     assert!(
-        matches!(&report.placement, Placement::Fallback { from, to }
+        matches!(report.placement(), Placement::Fallback { from, to }
             if from.contains("ndarray") && to.contains("flex")),
         "{:?}",
-        report.placement
+        report.placement()
     );
     let moved = policy.stats_of(Op::QuantizeWeights);
     assert_eq!(moved.fallbacks, 1);

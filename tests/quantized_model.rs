@@ -52,19 +52,19 @@ fn accuracy_table(device: &Device, assert_q4_bytes: bool) {
             .quantize(&model)
             .unwrap();
         let report = layers.report();
-        assert_eq!(report.bytes_before(), f32_bytes);
+        assert_eq!(report.total_bytes().0, f32_bytes);
         assert!(
             report
-                .layers
+                .params
                 .iter()
                 .all(|l| l.placement == Placement::Native)
         );
         let accuracy =
             digits::accuracy(digits::quantized_forward(&layers, x.clone()).unwrap(), test);
-        let ratio = report.ratio();
+        let ratio = report.total_ratio();
         println!(
             "{device:?} {name}: accuracy {accuracy:.4}, bytes {} ({ratio:.4}x)\n{report}",
-            report.bytes_after()
+            report.total_bytes().1
         );
         let (max_loss, max_ratio) = match name {
             "q8-tensor" => (0.005, 0.26),
@@ -127,7 +127,7 @@ fn ndarray_falls_back_to_flex_with_equal_results() {
         .unwrap();
     let report = layers.report();
     println!("{report}");
-    assert_eq!(report.fallbacks(), 3);
+    assert_eq!(report.fallbacks().count(), 3);
     let x = test.images(&ndarray);
     let logits = digits::quantized_forward(&layers, x).unwrap();
     assert_eq!(logits.device(), ndarray);
@@ -210,13 +210,13 @@ fn invalid_layers_are_refused_or_kept_in_float() {
     let report = layers.report();
     println!("{report}");
     // 64 and 256 and 128 input features: 48 divides none of them.
-    assert_eq!(report.kept_float(), 3);
+    assert_eq!(report.kept_in_float().count(), 3);
     let logits = digits::quantized_forward(&layers, test.images(&Device::flex())).unwrap();
     let expected = model.forward(test.images(&Device::flex()));
     let diff = (logits - expected).abs().max().into_scalar::<f32>();
     assert!(diff < 1e-4, "{diff}");
     let json = serde_json::to_value(&report).unwrap();
-    assert_eq!(json["layers"][0]["placement"]["kind"], "kept_float");
+    assert_eq!(json["params"][0]["placement"]["kind"], "kept_float");
 }
 
 /// Wrong inputs to a quantized layer are `Err`s naming the layer's op.

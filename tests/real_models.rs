@@ -311,7 +311,7 @@ fn quantized_resnet18(device: &Device, name: &str, float_bias: bool) {
     // Every weight quantized; in float the running statistics and the bias that cannot pack,
     // each saying why, none for its last dimension.
     for param in report.kept_in_float() {
-        let burn_guard::module::ParamOutcome::KeptFloat { reason } = &param.outcome else {
+        let burn_guard::quant::Placement::KeptFloat { reason } = &param.placement else {
             unreachable!()
         };
         if param.path == "fc.bias" {

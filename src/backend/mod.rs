@@ -36,8 +36,14 @@ pub mod check;
 mod linear;
 mod mlp;
 mod module;
-// Guarded quantization of backend primitives, with fallback to another backend: `quant`.
-pub mod quant;
+/// Guarded quantization of backend primitives, with fallback to another backend: the routed
+/// engine of the quantization wing ([`crate::quant`]), re-exported at its old path.
+pub mod quant {
+    pub use crate::quant::{
+        Placed, PlacedQuantized, dequantize, q_matmul, quantize_dynamic,
+        quantize_dynamic_or_fallback,
+    };
+}
 
 pub use autodiff::{grad, grads, grads_or_zeros, lift, track};
 pub use linear::{

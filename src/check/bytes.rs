@@ -67,6 +67,23 @@ pub fn tensor_bytes(shape: &[usize], dtype: DType) -> Option<u64> {
     }
 }
 
+/// [`tensor_bytes`], saturating at `u64::MAX` where it overflows: the one byte count that
+/// reports, transfers and loads print (a count that overflows was refused before anything
+/// allocated it).
+///
+/// ```
+/// use burn::tensor::DType;
+/// use burn::tensor::quantization::{QuantScheme, QuantValue};
+/// use burn_guard::check::bytes::counted_bytes;
+/// assert_eq!(counted_bytes(&[4, 8], DType::F16), 64);
+/// let q8 = DType::QFloat(QuantScheme::default().with_value(QuantValue::Q8S));
+/// assert_eq!(counted_bytes(&[4, 8], q8), 32 + 4); // packed values, one f32 scale
+/// assert_eq!(counted_bytes(&[1 << 62], DType::F32), u64::MAX);
+/// ```
+pub fn counted_bytes(shape: &[usize], dtype: DType) -> u64 {
+    tensor_bytes(shape, dtype).unwrap_or(u64::MAX)
+}
+
 /// burn-std `quantized_data_len` (`tensor/quantization.rs`) in checked arithmetic: storage
 /// elements × stored bytes each, then one scale per block (or one for the tensor) in the scale
 /// dtype, then a two-level scheme's per-tensor scale. A packed store divides only the packed

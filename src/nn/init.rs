@@ -102,7 +102,7 @@ pub(crate) fn require_module_fits<M: burn::module::Module>(
     module: &M,
 ) -> Result<()> {
     let all = burn::module::ParamGroup::all();
-    for param in crate::module::plan::float_params(op, module, &all)? {
+    for param in crate::params::walk::float_params(op, module, &all)? {
         crate::capability::require_fits(op, &param.shape, param.dtype, &param.device)
             .with_context(|| param.path.clone())?;
     }

@@ -91,11 +91,6 @@
 pub(crate) mod anomaly;
 mod init;
 pub(crate) mod layers;
-mod linear;
-pub(crate) mod params;
-mod placed;
-mod quantizer;
-pub(crate) mod report;
 
 pub use init::{TryInit, TryInitStateless};
 // The seal of the config twins, for the configs of other burn crates (burn-vision's blurs).
@@ -114,8 +109,8 @@ pub mod transformer {
     pub use super::layers::transformer::{TransformerDecoderInput, TransformerEncoderInput};
 }
 pub use layers::*;
-pub use linear::QuantizedLinear;
-pub use placed::InvalidLayer;
-pub use placed::PlacedLinear;
-pub use quantizer::{ModuleQuantizer, QuantizedLayers};
-pub use report::{LayerReport, Placement, QuantReport};
+// Quantized inference moved to the quantization wing; its old paths, kept for one release.
+pub use crate::quant::{
+    InvalidLayer, LayerReport, ModuleQuantizer, PlacedLinear, Placement, QuantReport,
+    QuantizedLayers, QuantizedLinear,
+};

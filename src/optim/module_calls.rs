@@ -8,8 +8,8 @@ use burn::tensor::Device;
 use super::step::states;
 use crate::check::optim::{self as rules, ParamState};
 use crate::error::Result;
-use crate::module::TryQuantizeWeights;
 use crate::panic::catch;
+use crate::quant::TryQuantizeWeights;
 
 mod sealed {
     pub trait Sealed {}

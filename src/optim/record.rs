@@ -10,8 +10,8 @@ use burn::tensor::Tensor;
 use burn_pack::Reader;
 
 use crate::error::{GuardError, Result};
-use crate::module::plan::{AtPath, PathWalk};
 use crate::panic::catch;
+use crate::params::walk::{AtPath, PathWalk};
 
 mod sealed {
     pub trait Sealed {}

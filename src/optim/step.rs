@@ -8,8 +8,8 @@ use burn_backend::ExecutionError;
 
 use crate::check::optim::{self as rules, ParamCensus, ParamState};
 use crate::error::{GuardError, Result};
-use crate::module::plan::{AtPath, PathWalk};
 use crate::panic::catch;
+use crate::params::walk::{AtPath, PathWalk};
 
 mod sealed {
     pub trait Sealed {}

@@ -25,9 +25,9 @@ use super::options::{DTypeChoice, LoadOptions};
 use super::report::{Format, KeptReason, LoadOutcome, LoadReport, ParamLoad};
 use crate::check::load::{self as rules, ParamKind as Kind};
 use crate::error::{GuardError, Result};
-use crate::module::detach::detached;
-use crate::module::plan::bytes_of;
 use crate::panic::catch;
+use crate::params::detach::detached;
+use crate::params::walk::bytes_of;
 
 /// A checkpoint read as far as its index: every tensor's name (after key remapping), dtype and
 /// shape, with its data still in the file or buffer.

@@ -9,11 +9,11 @@ use burn::tensor::Tensor;
 use burn::tensor::quantization::QuantScheme;
 
 use super::sealed::Sealed;
-use crate::backend::quant::{Placed, quantize_routed};
 use crate::capability::{BackendStack, stack_of};
 use crate::error::Result;
 use crate::panic::catch;
 use crate::policy::Policy;
+use crate::quant::engine::{Placed, quantize_routed};
 
 const OP: &str = "quantize_dynamic";
 

@@ -191,7 +191,7 @@ where
 {
     // A copy that shares no running statistic with `model`: burn's `to_device` moves a
     // `RunningState` in place, through the storage its clones share.
-    let copy = crate::module::detach::detached("canary", model)?;
+    let copy = crate::params::detach::detached("canary", model)?;
     let copy = catch("canary", || copy.to_device(reference))?;
     canary_against(model, &copy, inputs, tolerance, forward)
 }

@@ -107,7 +107,7 @@ impl<M: Module> Shadowed<M> {
     pub fn new(model: M, reference: &Device, every: u64, tolerance: Tolerance) -> Result<Self> {
         sampling("shadow", every)?;
         // Its own running statistics: `to_device` moves a `RunningState` in place.
-        let copy = crate::module::detach::detached("shadow", &model)?;
+        let copy = crate::params::detach::detached("shadow", &model)?;
         let copy = catch("shadow", || copy.to_device(reference))?;
         Self::with_reference(model, copy, every, tolerance)
     }

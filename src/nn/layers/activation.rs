@@ -22,8 +22,8 @@ use crate::check::quant::quantized_reshape;
 use crate::check::{activation, layer};
 use crate::error::{GuardError, Result, ResultExt};
 use crate::nn::init::{TryInit, TryInitStateless, init_fitting};
-use crate::nn::params;
 use crate::panic::catch;
+use crate::params::read as params;
 use crate::tensor::activation::try_prelu;
 
 /// One twin trait for an activation that no float input can make panic: burn's `forward`

@@ -301,7 +301,7 @@ fn cross_attention_parts(
     op: &'static str,
     layer: &CrossAttention,
 ) -> Result<Option<crate::upstream::CrossAttentionParts>> {
-    let params = crate::module::plan::float_params(op, layer, &burn::module::ParamGroup::all())?;
+    let params = crate::params::walk::float_params(op, layer, &burn::module::ParamGroup::all())?;
     let (named, devices): (Vec<(String, Vec<usize>)>, Vec<Device>) = params
         .into_iter()
         .map(|param| ((param.path, param.shape), param.device))

@@ -31,8 +31,8 @@ use crate::check::conv::{conv_groups, same_padding_kernel};
 use crate::check::layer::initializer_fans;
 use crate::error::Result;
 use crate::nn::init::{TryInit, init_fitting};
-use crate::nn::params;
 use crate::panic::catch;
+use crate::params::read as params;
 use crate::tensor::pool::PerDim;
 use crate::tensor::{check_conv, check_deform_conv2d};
 

@@ -5,7 +5,7 @@ use burn::tensor::{Int, Tensor};
 
 use super::support::Sealed;
 use crate::error::Result;
-use crate::nn::params;
+use crate::params::read as params;
 use crate::tensor::module::try_embedding;
 
 twins! {

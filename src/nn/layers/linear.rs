@@ -7,7 +7,7 @@ use super::support::Sealed;
 use crate::check::layer::initializer_fans;
 use crate::error::Result;
 use crate::nn::init::{TryInit, init_fitting};
-use crate::nn::params;
+use crate::params::read as params;
 use crate::tensor::module::try_linear;
 
 impl Sealed for LinearConfig {}

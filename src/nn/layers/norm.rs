@@ -15,8 +15,8 @@ use crate::check::norm::{batch_norm, batch_norm_train};
 use crate::check::{layer, norm};
 use crate::error::{GuardError, Result, ResultExt};
 use crate::nn::init::{TryInit, TryInitStateless, init_fitting};
-use crate::nn::params;
 use crate::panic::catch;
+use crate::params::read as params;
 
 impl Sealed for GroupNorm {}
 impl Sealed for InstanceNorm {}

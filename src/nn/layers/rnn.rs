@@ -12,8 +12,8 @@ use crate::check::rnn::{
     ActivationShapes, DirectionSlice, Gate, Plan, activation, bidirectional, recurrent, step,
 };
 use crate::error::{Result, ResultExt};
-use crate::nn::params;
 use crate::panic::catch;
+use crate::params::read as params;
 
 impl Sealed for Lstm {}
 

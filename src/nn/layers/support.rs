@@ -5,7 +5,7 @@ use burn::tensor::{Device, Tensor};
 
 use crate::check::linear::{LinearFeatures, linear_features};
 use crate::error::Result;
-use crate::nn::params;
+use crate::params::read as params;
 
 /// The seal of every twin trait (defined beside `TryInit`, the lowest layer that needs it).
 pub use crate::nn::init::Sealed;

@@ -22,8 +22,8 @@ use crate::check::activation::prelu;
 use crate::check::layer::probability;
 use crate::error::{Result, ResultExt};
 use crate::nn::init::TryInit;
-use crate::nn::params;
 use crate::panic::catch;
+use crate::params::read as params;
 
 // ---------------------------------------------------------------- position-wise feed-forward
 

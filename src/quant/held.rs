@@ -7,7 +7,7 @@ use std::time::Instant;
 use burn::tensor::kind::Basic;
 use burn::tensor::{Device, Tensor};
 
-use super::report::WeightReport;
+use super::report::QuantReport;
 use crate::capability::stack_of;
 use crate::error::Result;
 use crate::panic::catch_result;
@@ -16,7 +16,7 @@ use crate::policy::{Op, Outcome, Policy};
 const OP: &str = "quantized_model";
 
 /// A model whose weights were quantized by [`WeightQuantizer`](super::WeightQuantizer), with
-/// its [`WeightReport`].
+/// its [`QuantReport`].
 ///
 /// When the model's own device could quantize, the model lives there and
 /// [`forward`](Self::forward) just runs it. When the policy moved it to a fallback device,
@@ -26,7 +26,7 @@ const OP: &str = "quantized_model";
 #[derive(Debug, Clone)]
 pub struct QuantizedModel<M> {
     model: M,
-    report: WeightReport,
+    report: QuantReport,
     policy: Policy,
     held_on: Option<Device>,
 }
@@ -34,7 +34,7 @@ pub struct QuantizedModel<M> {
 impl<M> QuantizedModel<M> {
     pub(crate) fn new(
         model: M,
-        report: WeightReport,
+        report: QuantReport,
         policy: Policy,
         held_on: Option<Device>,
     ) -> Self {
@@ -58,7 +58,7 @@ impl<M> QuantizedModel<M> {
 
     /// What was quantized, kept in float or left alone, per parameter, and where the model
     /// lives.
-    pub fn report(&self) -> &WeightReport {
+    pub fn report(&self) -> &QuantReport {
         &self.report
     }
 

@@ -33,11 +33,11 @@ use burn_backend::ops::{FloatTensorOps, TransactionPrimitive};
 use burn_backend::tensor::FloatTensor;
 use burn_backend::{TensorData, TensorMetadata, TensorPrimitive, try_read_sync};
 
-use crate::backend::quant::check_values;
 use crate::capability::quirks_of;
 use crate::check::quant::{ValueRange, quant_scale, quant_values, range_magnitude};
 use crate::error::{Result, ResultExt};
 use crate::panic::catch;
+use crate::quant::engine::check_values;
 
 /// A parameter to quantize: its module path and id, its stored values, and the range burn's
 /// quantizer computes from them (or the panic computing it).

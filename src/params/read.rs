@@ -9,7 +9,7 @@
 //!   answer without drawing, but not always the shape the forward sees: a `LinearLayout::Col`
 //!   `Linear` stores `[d_output, d_input]` and transposes in an `init_mapper` (burn-nn
 //!   `modules/linear.rs`), so its lazy shape is the stored one, transposed.
-//! - What `init` will allocate ([`declared`](crate::module::plan::declared), the walk every
+//! - What `init` will allocate ([`declared`](crate::params::walk::declared), the walk every
 //!   module reader shares): the stored shape and the device, read lazily, drawing nothing, for
 //!   the byte rule before anything is allocated. A mapper may reorder the dims; it keeps the
 //!   elements, which is all the byte rule counts.

@@ -34,13 +34,10 @@ impl FloatParam {
     }
 }
 
-/// Elements × dtype size, saturating (the report's and the move's count).
+/// Elements × dtype size (the stored bytes for a quantized dtype), saturating: the report's
+/// and the move's count ([`check::bytes::counted_bytes`](crate::check::bytes::counted_bytes)).
 pub(crate) fn bytes_of(shape: &[usize], dtype: DType) -> u64 {
-    let elements = shape
-        .iter()
-        .try_fold(1usize, |n, &d| n.checked_mul(d))
-        .unwrap_or(usize::MAX);
-    u64::try_from(elements.saturating_mul(dtype.size())).unwrap_or(u64::MAX)
+    crate::check::bytes::counted_bytes(shape, dtype)
 }
 
 /// What a walk does at each float parameter, given its module path: the part of a

@@ -1,25 +1,31 @@
-//! What quantizing a model's weights did, parameter by parameter: printable as a table and
-//! serialisable with serde for dashboards and deployment logs.
+//! What quantizing did, parameter by parameter — one report for every quantizer of the wing
+//! (the model quantizer's parameters, the layer quantizer's `Linear` weights): printable as a
+//! table and serialisable with serde for dashboards and deployment logs.
 
 use std::fmt;
 
 use serde::Serialize;
 
-use crate::nn::Placement;
-use crate::nn::report::ratio;
-
-/// What happened to one float parameter.
+/// Where a parameter ended up, and in what form.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 #[non_exhaustive]
-pub enum ParamOutcome {
-    /// Quantized with the quantizer's scheme.
-    Quantized,
-    /// Selected by the quantizer's group, but the scheme cannot apply to this parameter (its
-    /// shape, or the device's capability for it), and the quantizer was told to keep such
-    /// parameters in float rather than refuse the model.
+pub enum Placement {
+    /// Quantized on its own device.
+    Native,
+    /// Quantized on a fallback device the policy chose (its own could not quantize the
+    /// scheme); inputs move there per call.
+    Fallback {
+        /// The backend stack the parameter came from, e.g. `dispatch<ndarray>`.
+        from: String,
+        /// The backend stack that holds it quantized, e.g. `dispatch<flex>`.
+        to: String,
+    },
+    /// Kept in float, and why: the scheme cannot apply to its shape or its device (the
+    /// quantizer was told to keep such parameters rather than refuse), or it is a running
+    /// statistic, which stays in float unless asked.
     KeptFloat {
-        /// The refusal it would have been, on one line.
+        /// The reason, on one line.
         reason: String,
     },
     /// Not selected by the quantizer's [`ParamGroup`](burn::module::ParamGroup): left as it
@@ -27,20 +33,28 @@ pub enum ParamOutcome {
     NotInGroup,
 }
 
-/// One float parameter of a quantized model.
+impl Placement {
+    /// Whether the parameter was quantized (here or on a fallback device).
+    pub fn is_quantized(&self) -> bool {
+        matches!(self, Self::Native | Self::Fallback { .. })
+    }
+}
+
+/// One parameter of a quantized model.
 ///
 /// ```
-/// use burn_guard::module::{ParamOutcome, ParamReport};
+/// use burn_guard::quant::{ParamReport, Placement};
 ///
 /// let param = ParamReport {
 ///     path: "head.weight".into(),
 ///     shape: vec![64, 10],
-///     scheme: "q8s-packedu32".into(),
-///     outcome: ParamOutcome::Quantized,
-///     device: "dispatch<flex>".into(),
+///     scheme: "q8s-packedu32@1-tensor".into(),
+///     device: "dispatch<fusion<cubecl<wgpu<wgsl>>>>".into(),
+///     placement: Placement::Native,
 ///     bytes_before: 2560,
 ///     bytes_after: 644,
 /// };
+/// assert!(param.is_quantized());
 /// assert!((param.ratio() - 644.0 / 2560.0).abs() < 1e-9);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -48,20 +62,22 @@ pub struct ParamReport {
     /// The parameter's module path, as burn's quantizer and `ParamGroup` name it
     /// (`encoder.layers.0.mha.query.weight`).
     pub path: String,
-    /// The parameter's shape.
+    /// Its shape, in the model's layout.
     pub shape: Vec<usize>,
-    /// The stored dtype after quantization: the scheme's short name
-    /// ([`SchemeName`](crate::check::SchemeName)) read from the quantized tensor, or the
-    /// float dtype (`f32`) of a parameter left in float.
+    /// What it is stored as: the scheme's short name
+    /// ([`SchemeName`](crate::check::SchemeName)) read from the quantized tensor (with where it
+    /// is packed: `packedu32@3` for the fourth dimension from the end), or the float dtype
+    /// (`f32`) of a parameter left in float.
     pub scheme: String,
-    /// Quantized, kept in float (with the reason), or not selected.
-    pub outcome: ParamOutcome,
-    /// The backend stack that holds the parameter after quantization.
+    /// The backend stack that holds it after quantization.
     pub device: String,
-    /// Bytes of the parameter before: elements × its float dtype's size.
+    /// Quantized where, kept in float (and why), or not selected.
+    pub placement: Placement,
+    /// Its bytes before: elements × its float dtype's size.
     pub bytes_before: u64,
-    /// Bytes stored after, from the quantized tensor's dtype and shape: packed values, block
-    /// scales and any per-tensor scale (burn's `quantized_data_len`); `bytes_before` for a
+    /// Its bytes stored after, from the stored dtype and shape: packed values, block scales
+    /// and any per-tensor scale (burn's `quantized_data_len`,
+    /// [`check::bytes::tensor_bytes`](crate::check::bytes::tensor_bytes)); `bytes_before` for a
     /// parameter left in float.
     pub bytes_after: u64,
 }
@@ -72,62 +88,77 @@ impl ParamReport {
         ratio(self.bytes_after, self.bytes_before)
     }
 
-    /// Whether the parameter was quantized.
+    /// Whether the parameter was quantized (here or on a fallback device).
     pub fn is_quantized(&self) -> bool {
-        self.outcome == ParamOutcome::Quantized
+        self.placement.is_quantized()
     }
 }
 
-/// Every float parameter of a model quantized in place, in module order, and where the model
-/// lives.
+/// Every parameter a quantizer met, in module order: the one report of the quantization wing.
 ///
 /// ```
-/// use burn_guard::module::{ParamOutcome, ParamReport, WeightReport};
-/// use burn_guard::nn::Placement;
+/// use burn_guard::quant::{ParamReport, Placement, QuantReport};
 ///
-/// let param = |path: &str, outcome, bytes_after| ParamReport {
+/// let param = |path: &str, placement, bytes_after| ParamReport {
 ///     path: path.into(),
 ///     shape: vec![32, 3],
 ///     scheme: "f32".into(),
-///     outcome,
 ///     device: "dispatch<flex>".into(),
+///     placement,
 ///     bytes_before: 384,
 ///     bytes_after,
 /// };
-/// let report = WeightReport {
-///     placement: Placement::Native,
+/// let report = QuantReport {
 ///     params: vec![
-///         param("conv.weight", ParamOutcome::KeptFloat { reason: "block does not divide".into() }, 384),
-///         param("head.weight", ParamOutcome::Quantized, 100),
+///         param("conv.weight", Placement::KeptFloat { reason: "block does not divide".into() }, 384),
+///         param("head.weight", Placement::Native, 100),
 ///     ],
 /// };
 /// assert_eq!(report.kept_in_float().count(), 1);
 /// assert_eq!(report.quantized_bytes(), (384, 100));
+/// assert_eq!(report.placement(), &Placement::Native);
 /// println!("{report}");
 /// let json = serde_json::to_string(&report).unwrap();
 /// assert!(json.contains(r#""kind":"kept_float""#));
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct WeightReport {
-    /// Where the model was quantized and lives: on its own device, or moved to a fallback
-    /// device the policy chose (inputs then move there per call, see
-    /// [`QuantizedModel`](super::QuantizedModel)).
-    pub placement: Placement,
-    /// One entry per float parameter, in module order.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct QuantReport {
+    /// One entry per parameter, in module order.
     pub params: Vec<ParamReport>,
 }
 
-impl WeightReport {
+/// The report's former names: the model quantizer's report and the layer quantizer's row.
+pub type WeightReport = QuantReport;
+/// The layer quantizer's row, now a [`ParamReport`] for the layer's weight.
+pub type LayerReport = ParamReport;
+
+impl QuantReport {
     /// The parameters that were quantized.
     pub fn quantized(&self) -> impl Iterator<Item = &ParamReport> {
         self.params.iter().filter(|p| p.is_quantized())
     }
 
-    /// The parameters the quantizer selected but kept in float, with their reasons.
+    /// The parameters kept in float, with their reasons.
     pub fn kept_in_float(&self) -> impl Iterator<Item = &ParamReport> {
         self.params
             .iter()
-            .filter(|p| matches!(p.outcome, ParamOutcome::KeptFloat { .. }))
+            .filter(|p| matches!(p.placement, Placement::KeptFloat { .. }))
+    }
+
+    /// The parameters held on a fallback device.
+    pub fn fallbacks(&self) -> impl Iterator<Item = &ParamReport> {
+        self.params
+            .iter()
+            .filter(|p| matches!(p.placement, Placement::Fallback { .. }))
+    }
+
+    /// Where the quantized parameters live: the first fallback's placement when any is held
+    /// on a fallback device, [`Placement::Native`] otherwise. The model quantizer moves a
+    /// whole model, so every quantized parameter shares it; the layer quantizer places each
+    /// layer on its own (read [`fallbacks`](Self::fallbacks)).
+    pub fn placement(&self) -> &Placement {
+        const NATIVE: &Placement = &Placement::Native;
+        self.fallbacks().next().map_or(NATIVE, |p| &p.placement)
     }
 
     /// The quantized parameters that fit in one buffer of `max_buffer_bytes` only because they
@@ -137,19 +168,18 @@ impl WeightReport {
     /// lavapipe, WebGPU's default) to learn which weights could live there only quantized.
     ///
     /// ```
-    /// use burn_guard::module::{ParamOutcome, ParamReport, WeightReport};
-    /// use burn_guard::nn::Placement;
+    /// use burn_guard::quant::{ParamReport, Placement, QuantReport};
     ///
     /// let embedding = ParamReport {
     ///     path: "embedding.weight".into(),
     ///     shape: vec![65_536, 1_024],
-    ///     scheme: "q8s-packedu32".into(),
-    ///     outcome: ParamOutcome::Quantized,
+    ///     scheme: "q8s-packedu32-tensor".into(),
     ///     device: "dispatch<flex>".into(),
+    ///     placement: Placement::Native,
     ///     bytes_before: 268_435_456,
     ///     bytes_after: 67_108_868,
     /// };
-    /// let report = WeightReport { placement: Placement::Native, params: vec![embedding] };
+    /// let report = QuantReport { params: vec![embedding] };
     /// let lavapipe = 134_217_728;
     /// assert_eq!(report.fit_only_quantized(lavapipe).count(), 1);
     /// assert_eq!(report.fit_only_quantized(1 << 30).count(), 0);
@@ -170,12 +200,12 @@ impl WeightReport {
         ratio(after, before)
     }
 
-    /// Float bytes and stored bytes of every float parameter (kept and unselected included).
+    /// Float bytes and stored bytes of every parameter (kept and unselected included).
     pub fn total_bytes(&self) -> (u64, u64) {
         sum_bytes(self.params.iter())
     }
 
-    /// `after / before` over every float parameter.
+    /// `after / before` over every parameter.
     pub fn total_ratio(&self) -> f64 {
         let (before, after) = self.total_bytes();
         ratio(after, before)
@@ -196,17 +226,28 @@ fn sum_bytes<'a>(params: impl Iterator<Item = &'a ParamReport>) -> (u64, u64) {
     })
 }
 
-impl fmt::Display for ParamOutcome {
+/// `after / before`, 1 for nothing before: the one ratio every quantization report prints.
+#[allow(clippy::cast_precision_loss)] // Byte counts far below 2^52.
+pub(crate) fn ratio(after: u64, before: u64) -> f64 {
+    if before == 0 {
+        1.0
+    } else {
+        after as f64 / before as f64
+    }
+}
+
+impl fmt::Display for Placement {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::Quantized => f.write_str("quantized"),
+            Self::Native => f.write_str("quantized"),
+            Self::Fallback { from, to } => write!(f, "quantized on fallback {from} -> {to}"),
             Self::KeptFloat { reason } => write!(f, "kept in float: {reason}"),
             Self::NotInGroup => f.write_str("not in the quantizer's group"),
         }
     }
 }
 
-impl fmt::Display for WeightReport {
+impl fmt::Display for QuantReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let width = self
             .params
@@ -215,10 +256,9 @@ impl fmt::Display for WeightReport {
             .max()
             .unwrap_or(0)
             .max("parameter".len());
-        writeln!(f, "placement: {}", self.placement)?;
         writeln!(
             f,
-            "{:<width$} {:>14} {:<22} {:<24} {:>10} {:>10} {:>6}  outcome",
+            "{:<width$} {:>14} {:<22} {:<24} {:>10} {:>10} {:>6}  placement",
             "parameter", "shape", "stored as", "device", "bytes", "after", "ratio"
         )?;
         for p in &self.params {
@@ -232,7 +272,7 @@ impl fmt::Display for WeightReport {
                 p.bytes_before,
                 p.bytes_after,
                 p.ratio(),
-                p.outcome
+                p.placement
             )?;
         }
         let (before, after) = self.quantized_bytes();
@@ -251,7 +291,7 @@ impl fmt::Display for WeightReport {
         write!(
             f,
             "{:<width$} {:>14} {:<22} {:<24} {:>10} {:>10} {:>6.3}",
-            "all float",
+            "all",
             "",
             "",
             "",

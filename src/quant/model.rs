@@ -10,18 +10,17 @@ use burn::tensor::quantization::{
 };
 use burn::tensor::{DType, Device, Tensor, TensorData};
 
-use super::detach::detached;
-use super::placed::QuantizedModel;
-use super::plan::{FloatParam, float_params};
-use super::report::{ParamOutcome, ParamReport, WeightReport};
+use super::held::QuantizedModel;
+use super::report::{ParamReport, Placement, QuantReport};
 use super::values::{ParamRange, Prepared, check_params};
 use crate::capability::{
     outer_packing_support, quant_capability, quantize_support, require_quantize, stack_of,
 };
 use crate::check;
 use crate::error::{ErrorKind, GuardError, Result, ResultExt};
-use crate::nn::Placement;
 use crate::panic::catch;
+use crate::params::detach::detached;
+use crate::params::walk::{FloatParam, float_params};
 use crate::policy::{Op, Outcome, Policy, Route, Target};
 
 /// The op every parameter's check names: the parameter is quantized by `quantize_dynamic`'s
@@ -231,7 +230,7 @@ impl Plan {
 
 /// Quantizes a module's weights in place with choices burn's method does not offer: keep in
 /// float what the scheme cannot apply to, fall back to another device when the model's own
-/// cannot quantize at all, and a per-parameter [`WeightReport`].
+/// cannot quantize at all, and a per-parameter [`QuantReport`].
 ///
 /// - [`keep_unquantizable_in_float`](Self::keep_unquantizable_in_float): a parameter whose
 ///   shape the scheme cannot apply to (a conv weight whose last dimension is 3 on CubeCL's
@@ -252,7 +251,7 @@ impl Plan {
 /// use burn::tensor::quantization::{Calibration, QuantScheme, ScaleDtype};
 /// use burn::tensor::{Device, Tensor};
 /// use burn_guard::module::WeightQuantizer;
-/// use burn_guard::nn::Placement;
+/// use burn_guard::quant::Placement;
 /// use burn_guard::policy::{Op, Policy};
 ///
 /// // NdArray cannot quantize the default (packed) scheme; Flex can.
@@ -269,7 +268,7 @@ impl Plan {
 ///     .policy(policy.clone())
 ///     .quantize(&layers, &mut quantizer)?;
 /// println!("{}", quantized.report());
-/// assert!(matches!(quantized.report().placement, Placement::Fallback { .. }));
+/// assert!(matches!(quantized.report().placement(), Placement::Fallback { .. }));
 /// let kept: Vec<&str> = quantized.report().kept_in_float().map(|p| p.path.as_str()).collect();
 /// assert_eq!(kept, ["1.weight", "1.bias"]);
 ///
@@ -724,57 +723,53 @@ impl ModuleMapper for GuardedMapper<'_> {
     }
 }
 
-/// The report, read from the quantized module's own parameters (dtype, shape, device).
+/// The report, read from the quantized module's own parameters (dtype, shape, device); a
+/// quantized parameter lives where the model was quantized (`placement`).
 fn report_of<M: Module>(
     model: &M,
     group: &ParamGroup,
     plan: &Plan,
     placement: Placement,
-) -> Result<WeightReport> {
+) -> Result<QuantReport> {
     let mut next = 0;
     let params = float_params(MODULE_OP, model, group)?
         .into_iter()
         .map(|param| {
             let at = plan.find(&mut next, &param.id);
-            let outcome = match at.and_then(|at| plan.decision(at)) {
-                Some(Decision::Quantize { .. }) => ParamOutcome::Quantized,
-                Some(Decision::KeepFloat(reason)) => ParamOutcome::KeptFloat {
+            let placement = match at.and_then(|at| plan.decision(at)) {
+                Some(Decision::Quantize { .. }) => placement.clone(),
+                Some(Decision::KeepFloat(reason)) => Placement::KeptFloat {
                     reason: reason.clone(),
                 },
-                None => ParamOutcome::NotInGroup,
+                None => Placement::NotInGroup,
             };
             let (scheme, bytes_before, bytes_after) = stored(&param);
             ParamReport {
                 path: param.path,
                 shape: param.shape,
                 scheme,
-                outcome,
+                placement,
                 device: stack_of(&param.device).label().to_owned(),
                 bytes_before,
                 bytes_after,
             }
         })
         .collect();
-    Ok(WeightReport { placement, params })
+    Ok(QuantReport { params })
 }
 
 /// What a parameter is stored as, its float bytes and its stored bytes, from its dtype and
-/// shape: burn's `quantized_data_len` for a quantized one (values, block scales, per-tensor
-/// scale), elements × size otherwise. A quantized parameter's float bytes are counted in the
-/// device's float dtype.
+/// shape ([`check::bytes::counted_bytes`]: burn's `quantized_data_len` for a quantized one).
+/// A quantized parameter's float bytes are counted in the device's float dtype.
 fn stored(param: &FloatParam) -> (String, u64, u64) {
     use burn::tensor::DType;
     match param.dtype {
         DType::QFloat(scheme) => {
             let float: DType = param.device.settings().float_dtype.into();
-            let after = burn::tensor::quantization::quantized_data_len(
-                &scheme,
-                &burn::tensor::Shape::from(param.shape.clone()),
-            );
             (
                 check::SchemeName(&scheme).to_string(),
-                super::plan::bytes_of(&param.shape, float),
-                u64::try_from(after).unwrap_or(u64::MAX),
+                check::bytes::counted_bytes(&param.shape, float),
+                check::bytes::counted_bytes(&param.shape, param.dtype),
             )
         }
         dtype => {

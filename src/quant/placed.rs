@@ -8,18 +8,17 @@ use std::fmt;
 
 use burn::tensor::quantization::QuantScheme;
 use burn_backend::tensor::{FloatTensor, QuantizedTensor};
-use burn_backend::{Backend, Shape, TensorData, TensorMetadata};
+use burn_backend::{Backend, Shape, TensorMetadata};
 
-use super::report::{LayerReport, Placement};
-use crate::backend::quant::{Held, Placed, no_kernel_product, q_product, quantize_routed};
+use super::report::{ParamReport, Placement};
 use crate::capability::BackendStack;
 use crate::check;
 use crate::check::linear;
 use crate::check::linear::LinearShapes;
-use crate::devices::{default_timeout, read_with_deadline};
 use crate::error::Result;
 use crate::panic::catch;
 use crate::policy::{Moved, Op, Outcome, Policy};
+use crate::quant::engine::{Held, Placed, no_kernel_product, q_product, quantize_routed};
 
 /// What to do with a layer whose weight shape the scheme cannot apply to (a block size that
 /// does not divide it, a packed store that does not fit its rows).
@@ -28,7 +27,7 @@ pub enum InvalidLayer {
     /// Refuse: quantizing returns the [`GuardError::InvalidQuantScheme`](crate::GuardError::InvalidQuantScheme). The default.
     #[default]
     Refuse,
-    /// Keep the layer in float and say so in its [`LayerReport`](super::LayerReport).
+    /// Keep the layer in float and say so in its [`ParamReport`](super::ParamReport).
     KeepFloat,
 }
 
@@ -104,7 +103,7 @@ impl<B: Backend> Parts<B> {
 /// The weight is stored transposed, `[d_output, d_input]` (blocks along the input
 /// features, see [`QuantizedLinear`](super::QuantizedLinear)); the bias stays in float on
 /// `B`. A forward on a fallback-held weight moves the activations to `C` and the product back
-/// (as [`q_matmul`](crate::backend::quant::q_matmul) does), counted under `"q_matmul"` in
+/// (as [`q_matmul`](crate::quant::engine::q_matmul) does), counted under `"q_matmul"` in
 /// [`Policy::stats`].
 ///
 /// ```
@@ -134,7 +133,7 @@ pub struct PlacedLinear<B: Backend, C: Backend> {
     d_input: usize,
     d_output: usize,
     policy: Policy,
-    report: LayerReport,
+    report: ParamReport,
 }
 
 impl<B: Backend, C: Backend> PlacedLinear<B, C> {
@@ -157,7 +156,7 @@ impl<B: Backend, C: Backend> PlacedLinear<B, C> {
     ///
     /// # Fallback
     ///
-    /// [`quantize_dynamic_or_fallback`](crate::backend::quant::quantize_dynamic_or_fallback):
+    /// [`quantize_dynamic_or_fallback`](crate::quant::engine::quantize_dynamic_or_fallback):
     /// the weight moves to `C` once, here.
     ///
     /// ```
@@ -239,11 +238,12 @@ impl<B: Backend, C: Backend> PlacedLinear<B, C> {
             Err(err) => return Err(err),
         };
         let device = weight.device();
-        let bytes_before = read_bytes(catch(QUANTIZE, || B::float_into_data(weight.clone()))?)?;
-        let report = |scheme: String, device: String, placement, bytes_after| LayerReport {
-            path: path.to_owned(),
-            d_input,
-            d_output,
+        // The model's layout, `[d_input, d_output]`; counted with the one byte formula.
+        let shape = vec![d_input, d_output];
+        let bytes_before = check::bytes::counted_bytes(&shape, weight.dtype());
+        let report = |scheme: String, device: String, placement, bytes_after| ParamReport {
+            path: format!("{path}.weight"),
+            shape: shape.clone(),
             scheme,
             device,
             placement,
@@ -268,16 +268,14 @@ impl<B: Backend, C: Backend> PlacedLinear<B, C> {
                     &|| home_label.clone(),
                     targets,
                 )?;
-                let scheme = check::SchemeName(scheme).to_string();
                 match placed {
                     Placed::Native(q) => {
-                        let bytes = read_bytes(catch(QUANTIZE, || B::q_into_data(q.clone()))?)?;
+                        let (scheme, bytes) = stored(&q.shape(), q.dtype());
                         let report = report(scheme, home_label.clone(), Placement::Native, bytes);
                         (Weight::Native(q), report)
                     }
                     Placed::Fallback(held) => {
-                        let packed = held.tensor.clone();
-                        let bytes = read_bytes(catch(QUANTIZE, || C::q_into_data(packed))?)?;
+                        let (scheme, bytes) = stored(&held.tensor.shape(), held.tensor.dtype());
                         let placement = Placement::Fallback {
                             from: home_label.clone(),
                             to: held.label.clone(),
@@ -409,7 +407,7 @@ impl<B: Backend, C: Backend> PlacedLinear<B, C> {
     }
 
     /// What quantizing this layer did.
-    pub fn report(&self) -> &LayerReport {
+    pub fn report(&self) -> &ParamReport {
         &self.report
     }
 
@@ -473,14 +471,13 @@ impl<B: Backend, C: Backend> fmt::Debug for PlacedLinear<B, C> {
     }
 }
 
-/// Reads a tensor's data (within [`default_timeout`](crate::devices::default_timeout): a
-/// remote read blocks forever on a frozen server) and returns its byte length: what the
-/// tensor stores, values and scales, not a formula.
-fn read_bytes(
-    data: impl Future<Output = std::result::Result<TensorData, burn_backend::ExecutionError>>
-    + Send
-    + 'static,
-) -> Result<u64> {
-    let data = read_with_deadline(QUANTIZE, default_timeout(), data)?;
-    Ok(u64::try_from(data.bytes().len()).unwrap_or(u64::MAX))
+/// What a quantized weight of `shape` is stored as: the scheme's name, read from the tensor's
+/// own dtype (a device may store another layout than asked: Flex stores every scheme natively),
+/// and its bytes by the one byte formula.
+fn stored(shape: &burn_backend::Shape, dtype: burn_backend::DType) -> (String, u64) {
+    let name = match dtype {
+        burn_backend::DType::QFloat(scheme) => check::SchemeName(&scheme).to_string(),
+        other => format!("{other:?}").to_lowercase(),
+    };
+    (name, check::bytes::counted_bytes(shape.as_slice(), dtype))
 }

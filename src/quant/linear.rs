@@ -12,7 +12,7 @@ use burn::tensor::quantization::QuantScheme;
 use burn::tensor::{Device, Tensor};
 
 use super::placed::{InvalidLayer, Parts, PlacedLinear};
-use super::report::LayerReport;
+use super::report::ParamReport;
 use crate::capability::stack_of;
 use crate::error::Result;
 use crate::panic::catch;
@@ -135,7 +135,7 @@ impl QuantizedLinear {
         policy: &Policy,
         invalid: InvalidLayer,
     ) -> Result<Self> {
-        let (weight, bias) = crate::nn::params::weight_and_bias(
+        let (weight, bias) = crate::params::read::weight_and_bias(
             "quantize_linear",
             &linear.weight,
             linear.bias.as_ref(),
@@ -210,7 +210,7 @@ impl QuantizedLinear {
     }
 
     /// What quantizing this layer did.
-    pub fn report(&self) -> &LayerReport {
+    pub fn report(&self) -> &ParamReport {
         self.layer.report()
     }
 

@@ -7,11 +7,11 @@ use burn::tensor::Tensor;
 use burn::tensor::quantization::QuantScheme;
 
 use super::linear::QuantizedLinear;
-use super::params;
 use super::placed::InvalidLayer;
 use super::report::QuantReport;
 use crate::error::{GuardError, Result};
 use crate::panic::catch;
+use crate::params::read as params;
 use crate::policy::Policy;
 
 /// Quantizes the weight of every `burn::nn::Linear` inside a module, layer by layer, into
@@ -176,10 +176,10 @@ impl QuantizedLayers {
         self.layers.iter().map(|(p, l)| (p.as_str(), l))
     }
 
-    /// Every layer's report, in module order.
+    /// Every layer's weight, one row each, in module order.
     pub fn report(&self) -> QuantReport {
         QuantReport {
-            layers: self
+            params: self
                 .layers
                 .iter()
                 .map(|(_, l)| l.report().clone())
