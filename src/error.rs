@@ -46,7 +46,7 @@ use burn::tensor::quantization::{QuantMode, QuantScheme, QuantStore, QuantValue,
 use burn::tensor::{DType, DataError, TensorReadError};
 use burn_backend::ExecutionError;
 
-use crate::check::support::Gap;
+use crate::gap::Gap;
 
 /// The result of a guarded call.
 pub type Result<T, E = GuardError> = std::result::Result<T, E>;
@@ -1739,16 +1739,11 @@ mod tests {
             ),
             (
                 GuardError::Unsupported(
-                    Unsupported::new(
-                        NL,
-                        NL,
-                        NL,
-                        Gap::new(crate::check::support::Effect::Panics, NL),
-                    )
-                    .with_fallbacks(vec![(
-                        NL.into(),
-                        Gap::new(crate::check::support::Effect::Unmeasured, NL),
-                    )]),
+                    Unsupported::new(NL, NL, NL, Gap::new(crate::gap::Effect::Panics, NL))
+                        .with_fallbacks(vec![(
+                            NL.into(),
+                            Gap::new(crate::gap::Effect::Unmeasured, NL),
+                        )]),
                 ),
                 ErrorKind::Unsupported,
             ),

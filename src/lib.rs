@@ -108,6 +108,7 @@ pub mod capability;
 pub mod check;
 pub mod devices;
 pub mod error;
+pub(crate) mod gap;
 pub mod input;
 #[cfg(feature = "linalg")]
 pub mod linalg;

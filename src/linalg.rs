@@ -32,10 +32,10 @@ pub use burn_linalg::Norm;
 
 use crate::capability::{BackendStack, Layer, Support, stack_of};
 use crate::check::linalg as rules;
-use crate::check::support::{Effect, Gap};
 #[cfg(doc)]
 use crate::error::GuardError;
 use crate::error::Result;
+use crate::gap::{Effect, Gap};
 use crate::panic::catch;
 use crate::policy::Op;
 use crate::tensor::same_devices;

@@ -39,10 +39,10 @@ pub use burn_signal::StftOptions;
 
 use crate::capability::{BackendStack, Layer, Support, require_fits, stack_of};
 use crate::check::signal as rules;
-use crate::check::support::{Effect, Gap};
 #[cfg(doc)]
 use crate::error::GuardError;
 use crate::error::Result;
+use crate::gap::{Effect, Gap};
 use crate::panic::catch;
 use crate::policy::{Op, Policy};
 use crate::tensor::same_devices;

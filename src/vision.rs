@@ -42,11 +42,11 @@ pub use burn_vision::{
 use burn_vision::{ColorConversion, ConnectedComponents, Morphology, Nms};
 
 use crate::capability::{BackendStack, Layer, Support, stack_of};
-use crate::check::support::{Effect, Gap};
 use crate::check::vision as rules;
 #[cfg(doc)]
 use crate::error::GuardError;
 use crate::error::Result;
+use crate::gap::{Effect, Gap};
 use crate::panic::catch;
 use crate::policy::{Op, Policy};
 use crate::tensor::same_devices;

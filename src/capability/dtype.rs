@@ -2,13 +2,36 @@
 //! where burn's answer cannot be trusted (upstream #5005: the router reports `Storage` for
 //! schemes whose every op panics) and the declared quantization tables answer instead.
 
-use burn::tensor::DType;
+use burn::tensor::{DType, Device};
 use burn_backend::{Backend, DTypeUsage};
 
 use super::quant::quantize_support;
 use super::stack::BackendStack;
-use crate::check::support::{Effect, Support};
+use crate::error::Result;
+use crate::gap::{Effect, Support};
 use crate::panic::catch;
+
+/// The device holds and computes with `dtype`: burn's `Device::supports_dtype`, asked under the
+/// backstop (a panic is a no). The one home of the rule, for every path that puts values of a
+/// dtype on a device: a checked load adopting a checkpoint's dtype (NdArray has no `F16`/`BF16`;
+/// burn-store's apply panics there inside its abort guard and the process ends), a cast.
+///
+/// # Errors
+///
+/// [`GuardError::Unsupported`](crate::GuardError::Unsupported) naming `op`, the device's stack,
+/// `dtype {dtype:?}`, effect [`Effect::Unimplemented`] ([`check::load::dtype_held`](crate::check::load::dtype_held)).
+///
+/// ```
+/// # #![allow(deprecated)] // NdArray is deprecated upstream; still supported.
+/// use burn::tensor::{DType, Device};
+/// use burn_guard::capability::require_dtype;
+/// assert!(require_dtype("load_file", &Device::flex(), DType::F16).is_ok());
+/// assert!(require_dtype("load_file", &Device::ndarray(), DType::F16).is_err());
+/// ```
+pub fn require_dtype(op: &'static str, device: &Device, dtype: DType) -> Result<()> {
+    let held = catch(op, || device.supports_dtype(dtype)).unwrap_or(false);
+    crate::check::load::dtype_held(op, dtype, held, super::stack_of(device).label())
+}
 
 /// Whether backend `B` on `device` stores *and* computes with `dtype` (burn's
 /// `DTypeUsage::general()`); quantized dtypes are answered by [`quantize_support`].

@@ -23,10 +23,10 @@ mod stack;
 mod taint;
 
 pub use crate::check::quirks::{Modes, Quirks};
-pub use crate::check::support::{Effect, Gap, Support};
+pub use crate::gap::{Effect, Gap, Support};
 pub use budget::{SAMPLE_PERIOD, memory_budget, set_memory_budget};
 pub use device::stack_of;
-pub use dtype::dtype_support;
+pub use dtype::{dtype_support, require_dtype};
 pub(crate) use health::note_execution_error;
 pub(crate) use health::quarantine;
 pub use health::{DeviceHealth, health, probe_health, reinstate, require_healthy};

@@ -8,7 +8,7 @@ use burn::tensor::FloatDType;
 use burn::tensor::quantization::{QuantScheme, QuantValue};
 use burn_backend::{Backend, TensorData, try_read_sync};
 
-use crate::check::support::{Effect, Support};
+use crate::gap::{Effect, Support};
 use crate::panic::catch;
 
 /// The most elements a probe allocates: a probe asks a question, it does not run the workload.

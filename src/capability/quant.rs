@@ -10,8 +10,8 @@ use burn::tensor::quantization::{QuantMode, QuantScheme, QuantStore, QuantValue,
 
 use super::stack::{BackendStack, CubeRuntime, Layer};
 use crate::check::SchemeName;
-use crate::check::support::{Effect, Gap, Support};
 use crate::error::{GuardError, Result, Unsupported};
+use crate::gap::{Effect, Gap, Support};
 
 /// Whether `stack` quantizes (dynamically), dequantizes and multiplies with `scheme` on a
 /// tensor of `shape` (an empty `shape` asks about the scheme alone). The scheme itself must

@@ -10,7 +10,7 @@ use burn::tensor::Device;
 use super::device::{Base, base_of};
 use super::stack::{BackendStack, Layer};
 use crate::check::quirks::{Modes, Quirks};
-use crate::check::support::{Effect, Gap};
+use crate::gap::{Effect, Gap};
 
 /// burn-flex: saturating float to int casts, every interpolation mode but `NearestExact`
 /// ("unsupported mode"), grid sampling in `Bilinear` and `Nearest` ("Bicubic mode is not

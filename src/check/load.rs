@@ -6,10 +6,10 @@
 //! Pure functions over shapes, dtypes and host values; each names the burn check it mirrors,
 //! or says it is burn-guard's own.
 
-use burn::tensor::{DType, Device, TensorData};
+use burn::tensor::{DType, TensorData, bf16, f16};
 
-use crate::capability::{Effect, Gap};
 use crate::error::{GuardError, Result, Unsupported};
+use crate::gap::{Effect, Gap};
 use serde::Serialize;
 
 /// Whose conventions a file follows: burn's or PyTorch's. Three things differ:
@@ -187,32 +187,34 @@ pub fn cast(op: &'static str, file: DType, target: DType) -> Result<()> {
     }
 }
 
-/// The device holds the dtype the parameter adopts from the checkpoint: `Device::supports_dtype`
-/// (NdArray has no `F16`/`BF16`; burn-store's apply panics there inside its abort guard, and the
-/// process ends).
+/// The device holds `dtype`: the refusal when it does not, from the device's answer (`held`,
+/// burn's `Device::supports_dtype`, which
+/// [`capability::require_dtype`](crate::capability::require_dtype) asks and passes here with
+/// the device's stack label). NdArray has no `F16`/`BF16`; burn-store's apply panics there
+/// inside its abort guard and the process ends.
 ///
 /// # Errors
 ///
-/// [`GuardError::Unsupported`] naming the dtype, effect [`Effect::Unimplemented`].
+/// [`GuardError::Unsupported`] naming `op`, `device`, `dtype {dtype:?}`, effect
+/// [`Effect::Unimplemented`].
 ///
 /// ```
-/// use burn::tensor::{DType, Device};
-/// use burn_guard::check::load::device_holds;
-/// assert!(device_holds("load_file", &Device::flex(), DType::F16).is_ok());
+/// use burn::tensor::DType;
+/// use burn_guard::check::load::dtype_held;
+/// assert!(dtype_held("load_file", DType::F16, true, "dispatch<flex>").is_ok());
+/// assert!(dtype_held("load_file", DType::F16, false, "dispatch<ndarray>").is_err());
 /// ```
-pub fn device_holds(op: &'static str, device: &Device, dtype: DType) -> Result<()> {
-    if device.supports_dtype(dtype) {
+pub fn dtype_held(op: &'static str, dtype: DType, held: bool, device: &str) -> Result<()> {
+    if held {
         return Ok(());
     }
-    let backend = crate::capability::stack_of(device).label().to_owned();
     Err(GuardError::Unsupported(Unsupported::new(
         op,
-        backend,
+        device,
         format!("dtype {dtype:?}"),
         Gap::new(
             Effect::Unimplemented,
-            "the device cannot hold the checkpoint's dtype; DTypeChoice::KeepModel casts it to \
-             the parameter's",
+            "the device cannot hold this dtype (burn's supports_dtype)",
         ),
     )))
 }
@@ -232,19 +234,47 @@ pub fn device_holds(op: &'static str, device: &Device, dtype: DType) -> Result<(
 /// assert!(err.to_string().contains("1 non-finite of 2"));
 /// ```
 pub fn finite(op: &'static str, data: &TensorData) -> Result<()> {
-    let values = crate::panic::catch(op, || {
-        data.iter::<f64>().fold((0u64, 0u64), |(bad, all), v| {
-            (bad + u64::from(!v.is_finite()), all + 1)
-        })
-    })?;
-    match values {
-        (0, _) => Ok(()),
-        (count, total) => Err(GuardError::NonFinite {
+    let (count, total) = match data.dtype() {
+        DType::F64 => non_finite(op, data, f64::is_finite)?,
+        DType::F32 | DType::Flex32 => non_finite(op, data, f32::is_finite)?,
+        DType::F16 => non_finite(op, data, |v: f16| v.is_finite())?,
+        DType::BF16 => non_finite(op, data, |v: bf16| v.is_finite())?,
+        // Integers and bools are finite by construction; quantized data is scanned in float.
+        _ => return Ok(()),
+    };
+    match count {
+        0 => Ok(()),
+        count => Err(GuardError::NonFinite {
             op,
             rule: "the checkpoint's values must be finite (the non-finite scan is on)",
             count,
             total,
         }),
+    }
+}
+
+/// `(values that are not finite, values)` of `data`, stored as `E`: read in place, or copied
+/// when the buffer is not aligned for `E` (a checkpoint's bytes may sit anywhere in a file).
+fn non_finite<E: burn::tensor::Element>(
+    op: &'static str,
+    data: &TensorData,
+    is_finite: impl Fn(E) -> bool,
+) -> Result<(u64, u64)> {
+    let count = |values: &[E]| {
+        let bad = values.iter().filter(|v| !is_finite(**v)).count();
+        let all = values.len();
+        (
+            u64::try_from(bad).unwrap_or(u64::MAX),
+            u64::try_from(all).unwrap_or(u64::MAX),
+        )
+    };
+    match data.as_slice::<E>() {
+        Ok(values) => Ok(count(values)),
+        Err(_) => data
+            .clone()
+            .try_into_vec::<E>()
+            .map(|values| count(&values))
+            .map_err(|e| GuardError::from_data(op, e)),
     }
 }
 
@@ -280,8 +310,8 @@ pub fn one_float_dtype(op: &'static str, params: &[(&str, DType)]) -> Result<()>
     }
 }
 
-/// A pattern compiles as a regular expression, with burn-store's own regex engine (through
-/// `KeyRemapper::add_pattern`, which returns the error), so that the verdict is burn's:
+/// A pattern compiles as a regular expression, with the `regex` crate burn-store compiles its
+/// patterns with (the same version in the build), so that the verdict is burn's:
 /// `PathFilter::with_regex` and the stores' `with_key_remapping` panic on what this refuses.
 ///
 /// # Errors
@@ -295,7 +325,7 @@ pub fn one_float_dtype(op: &'static str, params: &[(&str, DType)]) -> Result<()>
 /// ```
 #[cfg(feature = "store")]
 pub fn regex(op: &'static str, pattern: &str) -> Result<()> {
-    match burn::store::KeyRemapper::new().add_pattern(pattern, "") {
+    match ::regex::Regex::new(pattern) {
         Ok(_) => Ok(()),
         Err(err) => Err(GuardError::InvalidArgument {
             op,

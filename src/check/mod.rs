@@ -14,7 +14,8 @@
 //! | [`pool`] | the sizes burn leaves to the backends in pooling, unfold and fold, and burn-nn's `Same` padding |
 //! | [`loss`] | burn-tensor `module::ctc_loss` and the backend's CTC recursion; the asserts of `burn::nn::loss` modules and their configs |
 //! | [`rnn`] | the shape needs of burn-nn's recurrent layers (`Rnn`, `Gru`, `Lstm` and their `Bi` forms): gates, states, sizes their step panics on |
-//! | [`misc`] | the asserts of burn-nn's positional and rotary encodings and pairwise distance |
+//! | [`encoding`] | the asserts of burn-nn's positional and rotary encodings |
+//! | [`distance`] | the asserts of burn-nn's pairwise distance |
 //! | [`layer`] | the asserts of `burn::nn` config `init`s that several layer families share, and the fans an initializer needs |
 //! | [`attention`] | the backends' asserts in `attention` (burn-flex `ops/attention.rs`, burn-backend's `attention_fallback`), the asserts of `MultiHeadAttention` and the transformer layers (their layer norms use [`norm`]) |
 //! | [`bytes`] | burn-std `Shape::num_elements`, `DType::size` and `quantized_data_len` in checked arithmetic, against a device's [`DeviceLimits`](crate::capability::DeviceLimits): what burn leaves to the allocator |
@@ -32,8 +33,10 @@ pub mod bytes;
 pub mod conv;
 pub mod creation;
 pub mod device_limits;
+pub mod distance;
 pub mod elementwise;
 pub mod embedding;
+pub mod encoding;
 pub mod grid;
 pub mod indexing;
 pub mod input;
@@ -43,7 +46,12 @@ pub mod linalg;
 pub mod linear;
 pub mod load;
 pub mod loss;
-pub mod misc;
+/// The encodings' and the pairwise distance's rules, at their old path: they moved to
+/// [`encoding`] and [`distance`].
+pub mod misc {
+    pub use super::distance::pairwise_distance;
+    pub use super::encoding::{positional, rotary};
+}
 pub mod norm;
 pub mod numeric;
 pub mod optim;
@@ -56,7 +64,11 @@ pub(crate) mod rule;
 pub mod shape;
 #[cfg(feature = "signal")]
 pub mod signal;
-pub mod support;
+/// The capability answer's types, at their old path: they live in a crate-private leaf below
+/// the error type that carries them; their public home is [`crate::capability`].
+pub mod support {
+    pub use crate::gap::{Effect, Gap, Support};
+}
 pub mod verify;
 pub mod view;
 #[cfg(feature = "vision")]

@@ -16,12 +16,13 @@ use burn_backend::{
     Backend, Shape, TensorMetadata, TensorPrimitive, get_or_init_device_settings, try_read_sync,
 };
 
-use crate::capability::{BackendStack, quant_capability, quantize_support};
+use crate::capability::{BackendStack, quant_capability, quantize_support, stack_of};
 use crate::check;
 use crate::error::{GuardError, Result};
 use crate::panic::catch;
 use crate::policy::{Moved, Op, Outcome, Policy, Route, Target};
 use crate::transfer::move_float;
+use burn::backend::DispatchDevice;
 
 /// A value that lives on the tensor's own backend `B`, or on the fallback backend `C`.
 #[derive(Debug, Clone)]
@@ -481,4 +482,14 @@ fn into_float<B: Backend>(tensor: TensorPrimitive<B>) -> FloatTensor<B> {
         TensorPrimitive::Float(tensor) => tensor,
         TensorPrimitive::QFloat(tensor) => B::dequantize(tensor, FloatDType::F32),
     }
+}
+
+/// The policy's fallback devices as `Dispatch` targets, each with its stack, in order.
+pub(crate) fn dispatch_targets(
+    policy: &Policy,
+) -> impl Iterator<Item = (DispatchDevice, &'static BackendStack)> + '_ {
+    policy
+        .devices()
+        .iter()
+        .map(|device| (device.as_dispatch().clone(), stack_of(device)))
 }

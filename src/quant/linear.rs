@@ -11,13 +11,13 @@ use burn::nn::Linear;
 use burn::tensor::quantization::QuantScheme;
 use burn::tensor::{Device, Tensor};
 
+use super::engine::dispatch_targets;
 use super::placed::{InvalidLayer, Parts, PlacedLinear};
 use super::report::ParamReport;
 use crate::capability::stack_of;
 use crate::error::Result;
 use crate::panic::catch;
 use crate::policy::{Op, Policy};
-use crate::tensor::dispatch_targets;
 
 /// A linear layer `y = x · W + b` with a quantized weight.
 ///

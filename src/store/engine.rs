@@ -504,7 +504,7 @@ impl<'a> Planner<'a> {
         };
         rules::cast(op, file_dtype, target)?;
         if self.options.dtype == DTypeChoice::AdoptFile && kind != Kind::Bool {
-            rules::device_holds(op, device, target)?;
+            crate::capability::require_dtype(op, device, target)?;
         }
         crate::capability::require_fits(op, shape, target, device)?;
         let data = if self.options.scan_non_finite && kind == Kind::Float {

@@ -155,7 +155,6 @@ pub use indexing::{TryIndexing, TryIndexingNumeric, TryIndexingOrdered};
 pub use numeric::{EinsumOperand, TryNumeric};
 pub use oversize::TryOversize;
 pub use quant::TryQuantize;
-pub(crate) use quant::dispatch_targets;
 pub use reduce::{TryReduce, TryReduceFloat, TryReduceNumeric, TryReduceOrdered};
 pub use view::{ExpandSpec, MovedimSpec, PaddingSpec, ReshapeSpec, TryView};
 

@@ -4,16 +4,16 @@
 //! `burn::Tensor` is a `Dispatch` primitive inside): one implementation of the checks, the
 //! value read and the fallback for both layers.
 
-use burn::backend::{Dispatch, DispatchDevice};
+use burn::backend::Dispatch;
 use burn::tensor::Tensor;
 use burn::tensor::quantization::QuantScheme;
 
 use super::sealed::Sealed;
-use crate::capability::{BackendStack, stack_of};
+use crate::capability::stack_of;
 use crate::error::Result;
 use crate::panic::catch;
 use crate::policy::Policy;
-use crate::quant::engine::{Placed, quantize_routed};
+use crate::quant::engine::{Placed, dispatch_targets, quantize_routed};
 
 const OP: &str = "quantize_dynamic";
 
@@ -116,14 +116,4 @@ impl<const D: usize> TryQuantize<D> for Tensor<D> {
         };
         catch(OP, || Tensor::from_dispatch(quantized))
     }
-}
-
-/// The policy's fallback devices as `Dispatch` targets, each with its stack, in order.
-pub(crate) fn dispatch_targets(
-    policy: &Policy,
-) -> impl Iterator<Item = (DispatchDevice, &'static BackendStack)> + '_ {
-    policy
-        .devices()
-        .iter()
-        .map(|device| (device.as_dispatch().clone(), stack_of(device)))
 }

@@ -26,11 +26,12 @@ pub(crate) mod support;
 mod activation;
 pub(crate) mod attention;
 mod conv;
+mod distance;
 mod dropout;
 mod embedding;
+mod encoding;
 mod linear;
 mod loss;
-mod misc;
 mod norm;
 mod pool;
 mod rnn;
@@ -47,18 +48,16 @@ pub use conv::{
     TryConv1d, TryConv2d, TryConv3d, TryConvTranspose1d, TryConvTranspose2d, TryConvTranspose3d,
     TryDeformConv2d,
 };
-pub use dropout::TryDropout;
+pub use distance::{TryCosineSimilarity, TryPairwiseDistance};
+pub use dropout::{TryDropout, TryGaussianNoise, TryIdentity};
 pub use embedding::TryEmbedding;
+pub use encoding::{TryPositionalEncoding, TryRotaryEncoding};
 pub use linear::TryLinear;
 pub use loss::{
     TryBinaryCrossEntropyLoss, TryCTCLoss, TryCosineEmbeddingLoss, TryCrossEntropyLoss,
     TryGaussianNLLLoss, TryHingeEmbeddingLoss, TryHuberLoss, TryKLDivLoss, TryLpLoss,
     TryMarginRankingLoss, TryMseLoss, TryMultiMarginLoss, TryPoissonNllLoss, TryRNNTLoss,
     TrySmoothL1Loss, TrySoftMarginLoss, TryTripletMarginLoss,
-};
-pub use misc::{
-    TryCosineSimilarity, TryGaussianNoise, TryIdentity, TryPairwiseDistance, TryPositionalEncoding,
-    TryRotaryEncoding,
 };
 pub use norm::{
     TryBatchNorm, TryGroupNorm, TryInstanceNorm, TryLayerNorm, TryLocalResponseNorm,

@@ -1,11 +1,13 @@
-//! Rules of the `burn::nn` layers of `nn/layers/misc.rs` that assert on their input: the
-//! positional and rotary encodings and the pairwise distance. The numbers their configs assert
-//! on are config rules other layers share, in [`layer`](super::layer).
+//! Rules of the encodings of `nn/layers/encoding.rs` that assert on their input: the
+//! positional and rotary encodings. The numbers their configs assert on are config rules other
+//! layers share, in [`layer`](super::layer).
 //!
 //! Pure functions over shapes and numbers; each names the burn assertion it mirrors.
 
 use super::rule::Rule;
-use crate::error::{GuardError, Result};
+#[cfg(doc)]
+use crate::error::GuardError;
+use crate::error::Result;
 
 /// `PositionalEncoding::forward`: the input is `[batch, seq, d_model]` with the encoding's
 /// `d_model`, and `seq` at most its `max_sequence_size`.
@@ -16,10 +18,10 @@ use crate::error::{GuardError, Result};
 /// sequence longer than the table.
 ///
 /// ```
-/// use burn_guard::check::misc;
-/// assert!(misc::positional("positional_encoding", &[2, 5, 6], 6, 8).is_ok());
-/// assert!(misc::positional("positional_encoding", &[2, 9, 6], 6, 8).is_err());
-/// assert!(misc::positional("positional_encoding", &[2, 5, 4], 6, 8).is_err());
+/// use burn_guard::check::encoding;
+/// assert!(encoding::positional("positional_encoding", &[2, 5, 6], 6, 8).is_ok());
+/// assert!(encoding::positional("positional_encoding", &[2, 9, 6], 6, 8).is_err());
+/// assert!(encoding::positional("positional_encoding", &[2, 5, 4], 6, 8).is_err());
 /// ```
 pub fn positional(
     op: &'static str,
@@ -58,10 +60,10 @@ fn encoding_width(op: &'static str, input: &[usize], d_model: usize) -> Result<u
 /// [`GuardError::Empty`] for an empty sequence or feature dim.
 ///
 /// ```
-/// use burn_guard::check::misc;
-/// assert!(misc::rotary("rotary_encoding", &[1, 4, 8], 8, 16, 0).is_ok());
-/// assert!(misc::rotary("rotary_encoding", &[1, 4, 8], 8, 16, 13).is_err());
-/// assert!(misc::rotary("rotary_encoding", &[1, 4, 6], 8, 16, 0).is_err());
+/// use burn_guard::check::encoding;
+/// assert!(encoding::rotary("rotary_encoding", &[1, 4, 8], 8, 16, 0).is_ok());
+/// assert!(encoding::rotary("rotary_encoding", &[1, 4, 8], 8, 16, 13).is_err());
+/// assert!(encoding::rotary("rotary_encoding", &[1, 4, 6], 8, 16, 0).is_err());
 /// ```
 pub fn rotary(
     op: &'static str,
@@ -93,47 +95,14 @@ pub fn rotary(
     .at_most("start + seq", end, max_sequence_length)
 }
 
-/// `PairwiseDistance::forward(x1, x2)`: the shapes broadcast (burn's `sub` check), and — for
-/// `p = ±∞`, whose norm is a max/min over the features — the broadcast feature dim is not
-/// empty (Flex and NdArray panic reducing an empty dim with max/min). Returns the broadcast
-/// shape.
-///
-/// # Errors
-///
-/// [`GuardError::ShapeMismatch`] for shapes that do not broadcast; [`GuardError::Empty`] for
-/// no features with an infinite `p`.
-///
-/// ```
-/// use burn_guard::check::misc;
-/// assert_eq!(misc::pairwise_distance("pairwise_distance", &[2, 3], &[1, 3], 2.0).unwrap(), vec![2, 3]);
-/// assert!(misc::pairwise_distance("pairwise_distance", &[2, 0], &[2, 0], 2.0).is_ok());
-/// assert!(misc::pairwise_distance("pairwise_distance", &[2, 0], &[2, 0], f64::INFINITY).is_err());
-/// ```
-pub fn pairwise_distance(
-    op: &'static str,
-    x1: &[usize],
-    x2: &[usize],
-    p: f64,
-) -> Result<Vec<usize>> {
-    let shape = crate::check::broadcast(op, x1, x2)?;
-    if p.is_infinite() && shape.get(1) == Some(&0) {
-        return Err(GuardError::Empty {
-            op,
-            rule: "an infinite-order norm needs at least one feature",
-            shape,
-            dim: Some(1),
-        });
-    }
-    Ok(shape)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::check::test_support::{bound, refused};
+    use crate::error::GuardError;
 
     #[test]
-    fn encodings_and_distances_refuse_with_typed_errors() -> std::result::Result<(), String> {
+    fn encodings_refuse_with_typed_errors() -> std::result::Result<(), String> {
         let past = refused("positional seq", positional("t", &[1, 5, 2], 2, 4))?;
         assert_eq!(bound(&past).map(|(name, ..)| name), Some("seq_length"));
         let empty = refused("rotary empty seq", rotary("t", &[1, 0, 4], 4, 8, 0))?;
@@ -143,12 +112,6 @@ mod tests {
         );
         let past = refused("rotary past", rotary("t", &[1, 2, 4], 4, 8, 7))?;
         assert_eq!(bound(&past).map(|(name, ..)| name), Some("start + seq"));
-        let infinite = pairwise_distance("t", &[2, 0], &[1, 0], f64::NEG_INFINITY);
-        let empty = refused("pairwise inf", infinite)?;
-        assert!(
-            matches!(empty, GuardError::Empty { dim: Some(1), .. }),
-            "{empty:?}"
-        );
         Ok(())
     }
 }

@@ -1,25 +1,15 @@
-//! [`GaussianNoise`], [`Identity`], [`PositionalEncoding`], [`RotaryEncoding`],
-//! [`PairwiseDistance`], [`CosineSimilarity`] and their configs.
+//! [`PositionalEncoding`], [`RotaryEncoding`] and their configs.
 
 use burn::nn::{
-    CosineSimilarity, GaussianNoise, GaussianNoiseConfig, Identity, PairwiseDistance,
     PositionalEncoding, PositionalEncodingConfig, RotaryEncoding, RotaryEncodingConfig,
 };
 use burn::tensor::Tensor;
 
 use super::support::{Sealed, dims, same_devices};
-use crate::check;
-use crate::check::{layer, misc};
+use crate::check::{encoding, layer};
 use crate::error::Result;
-use crate::nn::init::{TryInit, TryInitStateless, require_params_fit};
+use crate::nn::init::{TryInit, require_params_fit};
 use crate::panic::catch;
-
-config_twins! {
-/// Checks that `std` is finite and at least 0.
-impl TryInitStateless for GaussianNoiseConfig = GaussianNoise("gaussian_noise_init"), |config| [
-    layer::finite_in("std", config.std, 0.0, f64::INFINITY),
-];
-}
 
 // The encodings build their tables at `init`, through shapes that panic on a 0.
 config_twins! {
@@ -51,59 +41,6 @@ impl TryInit for RotaryEncodingConfig = RotaryEncoding("rotary_encoding_init"), 
 }
 
 twins! {
-/// Twin of [`GaussianNoise::forward`].
-pub trait TryGaussianNoise for GaussianNoise = "gaussian_noise" {
-    /// Fallible twin of [`GaussianNoise::forward`]: any shape, same shape out.
-    ///
-    /// burn's forward asserts nothing; a module whose `std` is not finite or is negative (set
-    /// through its public field or a record) is refused here, by its config's rule — beyond
-    /// burn, whose forward on an autodiff device samples with that `std` without a panic.
-    ///
-    /// # Errors
-    ///
-    /// [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for the module's `std`.
-    ///
-    /// ```
-    /// use burn::nn::GaussianNoiseConfig;
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::prelude::*;
-    ///
-    /// let noise = GaussianNoiseConfig::new(0.1).try_init()?;
-    /// let x = Tensor::<2>::ones([2, 3], &Device::flex());
-    /// // Not an autodiff device: the noise is off, as in burn.
-    /// assert_eq!(noise.try_forward(x)?.dims(), [2, 3]);
-    /// # Ok::<(), GuardError>(())
-    /// ```
-    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Tensor<D> {
-        layer::finite_in(OP, "std", self.std, 0.0, f64::INFINITY)?;
-        catch(OP, || self.forward(input))
-    }
-}
-
-/// Twin of [`Identity::forward`].
-pub trait TryIdentity for Identity = "identity" {
-    /// Fallible twin of [`Identity::forward`]: returns the input. Nothing to check; here so
-    /// that code written against the twins needs no exception.
-    ///
-    /// # Errors
-    ///
-    /// None in practice; [`GuardError::BackendPanic`](crate::GuardError::BackendPanic) by
-    /// contract.
-    ///
-    /// ```
-    /// use burn::nn::Identity;
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::prelude::*;
-    ///
-    /// let x = Tensor::<2>::ones([2, 3], &Device::flex());
-    /// assert_eq!(Identity::new().try_forward(x)?.dims(), [2, 3]);
-    /// # Ok::<(), GuardError>(())
-    /// ```
-    fn try_forward<const D: usize>(&self, input: Tensor<D>) -> Tensor<D> {
-        catch(OP, || self.forward(input))
-    }
-}
-
 /// Twin of [`PositionalEncoding::forward`].
 pub trait TryPositionalEncoding for PositionalEncoding = "positional_encoding" {
     /// Fallible twin of [`PositionalEncoding::forward`]: `[batch, seq, d_model]`, same shape
@@ -132,7 +69,7 @@ pub trait TryPositionalEncoding for PositionalEncoding = "positional_encoding" {
     /// ```
     fn try_forward(&self, input: Tensor<3>) -> Tensor<3> {
         let [_, max_sequence_size, d_model] = self.sinusoids.dims();
-        misc::positional(OP, &dims(&input), d_model, max_sequence_size)?;
+        encoding::positional(OP, &dims(&input), d_model, max_sequence_size)?;
         same_devices(OP, &[input.device(), self.sinusoids.device()])?;
         catch(OP, || self.forward(input))
     }
@@ -200,7 +137,7 @@ pub trait TryRotaryEncoding for RotaryEncoding = "rotary_encoding" {
     fn try_apply<const D: usize>(&self, x: Tensor<D>, start: usize) -> Tensor<D> {
         let [max_sequence_length, d_model, _] = self.freq_complex.dims();
         let shape = dims(&x);
-        misc::rotary(OP, &shape, d_model, max_sequence_length, start)?;
+        encoding::rotary(OP, &shape, d_model, max_sequence_length, start)?;
         same_devices(OP, &[x.device(), self.freq_complex.device()])?;
         if shape.contains(&0) {
             // An empty leading dim: burn 0.22.1 dies with SIGSEGV on Flex (its matmul of the
@@ -208,72 +145,6 @@ pub trait TryRotaryEncoding for RotaryEncoding = "rotary_encoding" {
             return Ok(x);
         }
         catch(OP, || self.apply(x, start))
-    }
-}
-
-/// Twin of [`PairwiseDistance::forward`].
-pub trait TryPairwiseDistance for PairwiseDistance = "pairwise_distance" {
-    /// Fallible twin of [`PairwiseDistance::forward`]: `[batch, d]` twice → `[batch]`.
-    ///
-    /// Checks that the shapes broadcast (burn's `sub` check), that an infinite `p` has at
-    /// least one feature (Flex and NdArray panic taking the max of an empty dim), and that
-    /// both inputs are on the same device.
-    ///
-    /// # Errors
-    ///
-    /// [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch),
-    /// [`GuardError::Empty`](crate::GuardError::Empty) (no features, `p` infinite),
-    /// [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
-    ///
-    /// ```
-    /// use burn::nn::PairwiseDistanceConfig;
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::prelude::*;
-    ///
-    /// let device = Device::flex();
-    /// let distance = PairwiseDistanceConfig::new().init();
-    /// let x = Tensor::<2>::ones([2, 3], &device);
-    /// assert_eq!(distance.try_forward(x.clone(), Tensor::zeros([2, 3], &device))?.dims(), [2]);
-    /// assert!(distance.try_forward(x, Tensor::zeros([2, 4], &device)).is_err());
-    /// # Ok::<(), GuardError>(())
-    /// ```
-    fn try_forward(&self, x1: Tensor<2>, x2: Tensor<2>) -> Tensor<1> {
-        misc::pairwise_distance(OP, &dims(&x1), &dims(&x2), self.p)?;
-        same_devices(OP, &[x1.device(), x2.device()])?;
-        catch(OP, || self.forward(x1, x2))
-    }
-}
-
-/// Twin of [`CosineSimilarity::forward`].
-pub trait TryCosineSimilarity for CosineSimilarity = "cosine_similarity" {
-    /// Fallible twin of [`CosineSimilarity::forward`]: `[batch, d]` twice → one value per
-    /// row (or column, with `dim` 0).
-    ///
-    /// Checks the layer's `dim` against rank 2, that the shapes broadcast, and the devices.
-    ///
-    /// # Errors
-    ///
-    /// [`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange),
-    /// [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch),
-    /// [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
-    ///
-    /// ```
-    /// use burn::nn::CosineSimilarityConfig;
-    /// use burn::tensor::{Device, Tensor};
-    /// use burn_guard::prelude::*;
-    ///
-    /// let device = Device::flex();
-    /// let cosine = CosineSimilarityConfig::new().init();
-    /// let x = Tensor::<2>::ones([2, 3], &device);
-    /// assert_eq!(cosine.try_forward(x.clone(), x.clone())?.dims(), [2]);
-    /// assert!(cosine.try_forward(x, Tensor::ones([2, 4], &device)).is_err());
-    /// # Ok::<(), GuardError>(())
-    /// ```
-    fn try_forward(&self, x1: Tensor<2>, x2: Tensor<2>) -> Tensor<1> {
-        check::dim(OP, self.dim, 2)?;
-        check::broadcast(OP, &dims(&x1), &dims(&x2))?;
-        same_devices(OP, &[x1.device(), x2.device()])?;
-        catch(OP, || self.forward(x1, x2))
     }
 }
 }

@@ -3,7 +3,7 @@
 //! Data only: the capability layer computes these answers
 //! ([`capability`](crate::capability) re-exports the types under their public paths) and
 //! [`GuardError::Unsupported`](crate::GuardError::Unsupported) carries them, so they live here,
-//! below both, where reading them reaches no device.
+//! below both (a leaf: it imports nothing from the crate), where reading them reaches no device.
 
 use std::borrow::Cow;
 use std::fmt;
