@@ -292,22 +292,22 @@ pub enum GuardError {
     /// burn reported an execution error (a device fault, a failed read back).
     ///
     /// `Display` prints burn's message; [`Error::source`](std::error::Error::source) is `None`
-    /// so that it is not printed twice. The error itself is the `source` field.
+    /// so that it is not printed twice. The error itself is the `cause` field.
     Execution {
         /// The operation that was running.
         op: &'static str,
         /// burn's own error.
-        source: ExecutionError,
+        cause: ExecutionError,
     },
     /// burn refused to access or convert host data ([`TensorData`](burn::tensor::TensorData)'s
     /// storage, a conversion it does not implement).
     ///
-    /// `Display` prints burn's message; the error itself is the `source` field.
+    /// `Display` prints burn's message; the error itself is the `cause` field.
     Data {
         /// The operation that was running.
         op: &'static str,
         /// burn's own error (shared: burn's type is not `Clone`).
-        source: Arc<DataError>,
+        cause: Arc<DataError>,
     },
     /// A value burn keeps private (a layer's field, a device's address) could not be read from
     /// this version of burn: the form burn-guard reads it in (`Debug` text, a module visit)
@@ -383,12 +383,12 @@ pub enum GuardError {
     /// burn could not read the checkpoint (a missing file, a truncated or malformed one, a dtype
     /// the format reader does not know): burn's own error.
     ///
-    /// `Display` prints burn's message; the error itself is the `source` field.
+    /// `Display` prints burn's message; the error itself is the `cause` field.
     Store {
         /// The loading operation.
         op: &'static str,
         /// burn's error (`RecordError`, `burn_pack::Error`, a store's error), shared.
-        source: Arc<dyn std::error::Error + Send + Sync>,
+        cause: Arc<dyn std::error::Error + Send + Sync>,
     },
     /// A load that was refused, naming the checkpoint and the device around the refusal, whose
     /// path is the parameter's (`fc.weight`): `load_file: model.bpk on dispatch<flex>:
@@ -406,7 +406,7 @@ pub enum GuardError {
         /// The device the model's parameters live on, as errors name it.
         device: String,
         /// The refusal.
-        source: Box<GuardError>,
+        inner: Box<GuardError>,
     },
 
     // ---------------------------------------------------------------- training
@@ -463,13 +463,13 @@ pub enum GuardError {
         /// This layer's segment of the path.
         context: String,
         /// The error inside it.
-        source: Box<GuardError>,
+        inner: Box<GuardError>,
     },
     /// The layer twin the caller called, around the error of one of its parts: `lstm` around
     /// `input_gate.input_transform: linear: ...`, so that a log line names the layer a service
     /// ran, not only the part inside it that refused.
     ///
-    /// `Display` prints `{layer}: {source}`: `lstm: input_gate.input_transform: linear: ...`.
+    /// `Display` prints `{layer}: {inner}`: `lstm: input_gate.input_transform: linear: ...`.
     /// [`GuardError::kind`], [`GuardError::op`], [`GuardError::root`] and [`GuardError::path`]
     /// look through it (the path is the one inside the layer, `input_gate.input_transform`),
     /// so there is no kind for it; [`GuardError::layer`] reads it. The layer twins add it only
@@ -478,7 +478,7 @@ pub enum GuardError {
         /// The layer's name as its own errors give it (`lstm`, `transformer_encoder_layer`).
         layer: &'static str,
         /// The error of the part that refused, with its path inside the layer.
-        source: Box<GuardError>,
+        inner: Box<GuardError>,
     },
 }
 
@@ -854,9 +854,9 @@ impl GuardError {
             Self::Diverged { .. } => ErrorKind::Diverged,
             // `root` never returns a context, a layer or a checkpoint; a root of this kind
             // cannot exist.
-            Self::Context { source, .. }
-            | Self::Layer { source, .. }
-            | Self::Checkpoint { source, .. } => source.kind(),
+            Self::Context { inner, .. }
+            | Self::Layer { inner, .. }
+            | Self::Checkpoint { inner, .. } => inner.kind(),
         }
     }
 
@@ -871,11 +871,11 @@ impl GuardError {
     /// ```
     pub fn root(&self) -> &GuardError {
         let mut err = self;
-        while let Self::Context { source, .. }
-        | Self::Layer { source, .. }
-        | Self::Checkpoint { source, .. } = err
+        while let Self::Context { inner, .. }
+        | Self::Layer { inner, .. }
+        | Self::Checkpoint { inner, .. } = err
         {
-            err = source;
+            err = inner;
         }
         err
     }
@@ -888,11 +888,11 @@ impl GuardError {
         let mut err = self;
         loop {
             match err {
-                Self::Context { context, source } => {
+                Self::Context { context, inner } => {
                     segments.push(context.as_str());
-                    err = source;
+                    err = inner;
                 }
-                Self::Layer { source, .. } | Self::Checkpoint { source, .. } => err = source,
+                Self::Layer { inner, .. } | Self::Checkpoint { inner, .. } => err = inner,
                 _ => break,
             }
         }
@@ -919,7 +919,7 @@ impl GuardError {
         loop {
             match err {
                 Self::Layer { layer, .. } => return Some(*layer),
-                Self::Context { source, .. } | Self::Checkpoint { source, .. } => err = source,
+                Self::Context { inner, .. } | Self::Checkpoint { inner, .. } => err = inner,
                 _ => return None,
             }
         }
@@ -932,7 +932,7 @@ impl GuardError {
         loop {
             match err {
                 Self::Checkpoint { file, device, .. } => return Some((file, device)),
-                Self::Context { source, .. } | Self::Layer { source, .. } => err = source,
+                Self::Context { inner, .. } | Self::Layer { inner, .. } => err = inner,
                 _ => return None,
             }
         }
@@ -952,7 +952,7 @@ impl GuardError {
         } else {
             Self::Layer {
                 layer,
-                source: Box::new(self),
+                inner: Box::new(self),
             }
         }
     }
@@ -962,30 +962,30 @@ impl GuardError {
     pub fn context(self, context: impl Into<String>) -> Self {
         Self::Context {
             context: context.into(),
-            source: Box::new(self),
+            inner: Box::new(self),
         }
     }
 
     /// burn's execution error, attributed to `op`.
-    pub fn from_execution(op: &'static str, source: ExecutionError) -> Self {
-        Self::Execution { op, source }
+    pub fn from_execution(op: &'static str, cause: ExecutionError) -> Self {
+        Self::Execution { op, cause }
     }
 
     /// burn's data error, attributed to `op`.
-    pub fn from_data(op: &'static str, source: DataError) -> Self {
+    pub fn from_data(op: &'static str, cause: DataError) -> Self {
         Self::Data {
             op,
-            source: Arc::new(source),
+            cause: Arc::new(cause),
         }
     }
 
     /// burn's read error (`Tensor::try_into_data`, `try_to_data`, `try_into_scalar`, ...),
     /// attributed to `op`: an execution failure becomes [`GuardError::Execution`], a data
     /// failure [`GuardError::Data`], a wrong element count [`GuardError::OutOfRange`].
-    pub fn from_read(op: &'static str, source: TensorReadError) -> Self {
-        match source {
-            TensorReadError::Execution(source) => Self::Execution { op, source },
-            TensorReadError::Data(source) => Self::from_data(op, source),
+    pub fn from_read(op: &'static str, cause: TensorReadError) -> Self {
+        match cause {
+            TensorReadError::Execution(cause) => Self::Execution { op, cause },
+            TensorReadError::Data(cause) => Self::from_data(op, cause),
             TensorReadError::InvalidShape { expected, actual } => Self::OutOfRange {
                 op,
                 rule: "the tensor must hold the number of elements the read needs",
@@ -999,24 +999,24 @@ impl GuardError {
 
 /// `?` on burn's fallible syncs and reads: op `execute`.
 impl From<ExecutionError> for GuardError {
-    fn from(source: ExecutionError) -> Self {
-        Self::from_execution("execute", source)
+    fn from(cause: ExecutionError) -> Self {
+        Self::from_execution("execute", cause)
     }
 }
 
 /// `?` on burn's [`TensorData`](burn::tensor::TensorData) accessors and conversions
 /// (`to_vec`, `as_slice`, `try_cast`): op `tensor_data`.
 impl From<DataError> for GuardError {
-    fn from(source: DataError) -> Self {
-        Self::from_data("tensor_data", source)
+    fn from(cause: DataError) -> Self {
+        Self::from_data("tensor_data", cause)
     }
 }
 
 /// `?` on burn's tensor reads (`try_into_data`, `try_to_data`, `try_into_scalar`): op `read`.
 /// See [`GuardError::from_read`].
 impl From<TensorReadError> for GuardError {
-    fn from(source: TensorReadError) -> Self {
-        Self::from_read("read", source)
+    fn from(cause: TensorReadError) -> Self {
+        Self::from_read("read", cause)
     }
 }
 
@@ -1274,17 +1274,17 @@ impl fmt::Display for GuardError {
                 "{}: did not finish within the deadline; got no result after {after:?}",
                 OneLine(op)
             ),
-            Self::Execution { op, source } => write!(
+            Self::Execution { op, cause } => write!(
                 f,
                 "{}: backend execution failed; got {}",
                 OneLine(op),
-                OneLine(&source.to_string())
+                OneLine(&cause.to_string())
             ),
-            Self::Data { op, source } => write!(
+            Self::Data { op, cause } => write!(
                 f,
                 "{}: burn refused the data access or conversion; got {}",
                 OneLine(op),
-                OneLine(&source.to_string())
+                OneLine(&cause.to_string())
             ),
             Self::Unreadable { op, what } => write!(
                 f,
@@ -1367,11 +1367,11 @@ impl fmt::Display for GuardError {
                 OneLine(op),
                 OneLine(producer.as_deref().unwrap_or("unnamed"))
             ),
-            Self::Store { op, source } => write!(
+            Self::Store { op, cause } => write!(
                 f,
                 "{}: burn could not read the checkpoint; got {}",
                 OneLine(op),
-                OneLine(&source.to_string())
+                OneLine(&cause.to_string())
             ),
             Self::Diverged {
                 op,
@@ -1417,25 +1417,25 @@ impl fmt::Display for GuardError {
                 op,
                 file,
                 device,
-                source,
+                inner,
             } => write!(
                 f,
                 "{}: {} on {}: {}",
                 OneLine(op),
                 OneLine(file),
                 OneLine(device),
-                WithoutOp(source, op)
+                WithoutOp(inner, op)
             ),
             Self::Context { .. } => {
                 let mut err = self;
                 let mut first = true;
-                while let Self::Context { context, source } = err {
+                while let Self::Context { context, inner } = err {
                     if !context.is_empty() {
                         let sep = if first { "" } else { "." };
                         write!(f, "{sep}{}", OneLine(context))?;
                         first = false;
                     }
-                    err = source;
+                    err = inner;
                 }
                 if first {
                     write!(f, "{err}")
@@ -1443,7 +1443,7 @@ impl fmt::Display for GuardError {
                     write!(f, ": {err}")
                 }
             }
-            Self::Layer { layer, source } => write!(f, "{}: {source}", OneLine(layer)),
+            Self::Layer { layer, inner } => write!(f, "{}: {inner}", OneLine(layer)),
         }
     }
 }
@@ -1813,7 +1813,7 @@ mod tests {
             (
                 GuardError::Execution {
                     op: NL,
-                    source: ExecutionError::WithContext { reason: NL.into() },
+                    cause: ExecutionError::WithContext { reason: NL.into() },
                 },
                 ErrorKind::Execution,
             ),
@@ -1864,7 +1864,7 @@ mod tests {
             (
                 GuardError::Store {
                     op: NL,
-                    source: Arc::new(std::io::Error::other(NL)),
+                    cause: Arc::new(std::io::Error::other(NL)),
                 },
                 ErrorKind::Store,
             ),
@@ -2005,7 +2005,7 @@ mod tests {
             (
                 GuardError::Execution {
                     op: "into_data",
-                    source: ExecutionError::WithContext {
+                    cause: ExecutionError::WithContext {
                         reason: "device lost".into(),
                     },
                 },
@@ -2157,7 +2157,7 @@ mod tests {
     fn anyhow_alternate_shows_each_cause_once() -> TestResult {
         let inner: Result<()> = Err(GuardError::Execution {
             op: "into_data",
-            source: ExecutionError::WithContext {
+            cause: ExecutionError::WithContext {
                 reason: "device lost".into(),
             },
         });
@@ -2181,6 +2181,49 @@ mod tests {
         }
         assert_eq!(anyhow::Error::new(err).chain().count(), 1);
         Ok(())
+    }
+
+    /// `Display` already prints every cause, so no error names a source: not one that wraps
+    /// another (a context, a layer, a checkpoint), nor one that holds burn's own error.
+    #[test]
+    fn no_error_names_a_source() {
+        let root = GuardError::DimOutOfRange {
+            op: "narrow",
+            dim: 3,
+            rank: 2,
+        };
+        let wrapped = [
+            root.clone().context("head"),
+            root.clone().in_layer("lstm"),
+            GuardError::Checkpoint {
+                op: "load_file",
+                file: "model.bpk".into(),
+                device: "flex".into(),
+                inner: Box::new(root),
+            },
+        ];
+        let caused = [
+            GuardError::Execution {
+                op: "into_data",
+                cause: ExecutionError::WithContext {
+                    reason: "device lost".into(),
+                },
+            },
+            GuardError::from_data(
+                "tensor_data",
+                DataError::DTypeMismatch {
+                    expected: DType::F32,
+                    actual: DType::I32,
+                },
+            ),
+            GuardError::Store {
+                op: "load_file",
+                cause: Arc::new(std::io::Error::other("truncated")),
+            },
+        ];
+        for err in wrapped.iter().chain(&caused) {
+            assert!(std::error::Error::source(err).is_none(), "{err}");
+        }
     }
 
     #[test]

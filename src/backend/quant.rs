@@ -470,7 +470,7 @@ pub(crate) fn check_values<B: Backend>(
     };
     let data = read
         .ok_or_else(unreadable)?
-        .map_err(|source| GuardError::Execution { op, source })?;
+        .map_err(|cause| GuardError::Execution { op, cause })?;
     let range = check::quant::ValueRange::from_reads(op, data, len)?;
     check::quant::quant_values(op, scheme, range)
 }

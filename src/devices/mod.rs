@@ -274,7 +274,7 @@ where
             device: op.to_owned(),
             reason: "cannot read tensor data synchronously on this platform".into(),
         })?
-        .map_err(|source| GuardError::Execution { op, source })
+        .map_err(|cause| GuardError::Execution { op, cause })
 }
 
 /// [`Backend::sync`] on `device`, waiting at most `timeout`.
@@ -300,7 +300,7 @@ pub fn sync_with_deadline<B: Backend>(device: &B::Device, timeout: Duration) -> 
     const OP: &str = "sync";
     let device = device.clone();
     with_deadline(OP, timeout, move || B::sync(&device))?
-        .map_err(|source| GuardError::Execution { op: OP, source })
+        .map_err(|cause| GuardError::Execution { op: OP, cause })
 }
 
 /// Connects device `index` of the burn-remote server at `address` (`ws://host:port`), or says
