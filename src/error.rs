@@ -231,8 +231,11 @@ pub enum GuardError {
         /// The derivative order that was needed (2 for a gradient of a gradient).
         order: u8,
     },
-    /// A device could not be obtained (no wgpu adapter, a remote server that does not answer).
+    /// A device could not be obtained (no wgpu adapter, a remote server that does not answer),
+    /// or is marked unusable (poisoned, tainted, quarantined).
     DeviceUnavailable {
+        /// The operation that needed the device (`wgpu_adapter`, `connect_remote`, `zeros`).
+        op: &'static str,
         /// The device asked for, e.g. `wgpu` or `remote ws://127.0.0.1:4000`.
         device: String,
         /// Why it is unavailable, as the backend reported it.
@@ -772,6 +775,7 @@ impl GuardError {
             | Self::InvalidArgument { op, .. }
             | Self::InvalidQuantScheme { op, .. }
             | Self::NotDifferentiable { op, .. }
+            | Self::DeviceUnavailable { op, .. }
             | Self::TooLarge { op, .. }
             | Self::OutOfMemory { op, .. }
             | Self::BackendPanic { op, .. }
@@ -789,7 +793,6 @@ impl GuardError {
             | Self::NonFiniteGradients { op, .. }
             | Self::Diverged { op, .. } => op,
             Self::Unsupported(gap) => gap.op,
-            Self::DeviceUnavailable { device, .. } => device,
             // `root` never returns a context or a layer.
             Self::Context { context, .. } => context,
             Self::Layer { layer, .. } => layer,
@@ -1219,9 +1222,10 @@ impl fmt::Display for GuardError {
                 OneLine(op),
                 OneLine(backend)
             ),
-            Self::DeviceUnavailable { device, reason } => write!(
+            Self::DeviceUnavailable { op, device, reason } => write!(
                 f,
-                "{}: device unavailable; got {}",
+                "{}: device unavailable; got {}: {}",
+                OneLine(op),
                 OneLine(device),
                 OneLine(reason)
             ),
@@ -1762,6 +1766,7 @@ mod tests {
             ),
             (
                 GuardError::DeviceUnavailable {
+                    op: NL,
                     device: NL.into(),
                     reason: NL.into(),
                 },
@@ -2038,6 +2043,14 @@ mod tests {
                     device: "Flex".into(),
                 },
                 "ones: the allocation does not fit in the device's free memory; got 8589934592 bytes with 1073741824 of 4294967296 bytes in use (device Flex)",
+            ),
+            (
+                GuardError::DeviceUnavailable {
+                    op: "connect_remote",
+                    device: "remote ws://127.0.0.1:4000".into(),
+                    reason: "connect: connection refused".into(),
+                },
+                "connect_remote: device unavailable; got remote ws://127.0.0.1:4000: connect: connection refused",
             ),
             (
                 GuardError::BackendPanic {
