@@ -6,6 +6,163 @@ use std::fmt;
 use burn::tensor::quantization::{QuantMode, QuantScheme, QuantStore, QuantValue, ScaleDtype};
 
 use super::GuardError;
+use crate::check::support::Gap;
+
+// ---------------------------------------------------------------- pieces of `#[error]` messages
+
+/// Shapes in argument order, joined by ` and `: `[2, 3] and [4, 5]`.
+pub(super) fn shape_list(shapes: &[Vec<usize>]) -> impl fmt::Display + '_ {
+    fmt::from_fn(move |f| {
+        for (i, shape) in shapes.iter().enumerate() {
+            let sep = if i == 0 { "" } else { " and " };
+            write!(f, "{sep}{shape:?}")?;
+        }
+        Ok(())
+    })
+}
+
+/// Devices in argument order, each on one line, joined by ` and `.
+pub(super) fn device_list(devices: &[String]) -> impl fmt::Display + '_ {
+    fmt::from_fn(move |f| {
+        for (i, device) in devices.iter().enumerate() {
+            let sep = if i == 0 { "" } else { " and " };
+            write!(f, "{sep}{}", OneLine(device))?;
+        }
+        Ok(())
+    })
+}
+
+/// ` (dim 1)` for the dimension a rule is about, nothing for a rule about the whole tensor.
+pub(super) fn dim_note(dim: &Option<usize>) -> impl fmt::Display + '_ {
+    fmt::from_fn(move |f| match dim {
+        Some(dim) => write!(f, " (dim {dim})"),
+        None => Ok(()),
+    })
+}
+
+/// `134221824 bytes`, or `a size that overflows` when the count did not fit.
+pub(super) fn bytes_or_overflow(bytes: &Option<u64>) -> impl fmt::Display + '_ {
+    fmt::from_fn(move |f| match bytes {
+        Some(bytes) => write!(f, "{bytes} bytes"),
+        None => f.write_str("a size that overflows"),
+    })
+}
+
+/// `limit 134217728 bytes`, or `no stated limit` for a device that states none.
+pub(super) fn limit_or_none(limit: &Option<u64>) -> impl fmt::Display + '_ {
+    fmt::from_fn(move |f| match limit {
+        Some(limit) => write!(f, "limit {limit} bytes"),
+        None => f.write_str("no stated limit"),
+    })
+}
+
+/// burn's own error, its message folded onto one line (burn's messages span several, with a
+/// `Caused by:` block).
+pub(super) fn folded<E: fmt::Display + ?Sized>(cause: &E) -> impl fmt::Display + '_ {
+    fmt::from_fn(move |f| write!(f, "{}", OneLine(&cause.to_string())))
+}
+
+/// The `s` of `parameters` when there are not exactly one.
+pub(super) fn plural(count: usize) -> &'static str {
+    if count == 1 { "" } else { "s" }
+}
+
+/// `path count of total` per parameter whose gradient is not finite, joined by `, `.
+pub(super) fn non_finite_counts(params: &[(String, u64, u64)]) -> impl fmt::Display + '_ {
+    fmt::from_fn(move |f| {
+        for (i, (path, count, total)) in params.iter().enumerate() {
+            let sep = if i == 0 { "" } else { ", " };
+            write!(f, "{sep}{} {count} of {total}", OneLine(path))?;
+        }
+        Ok(())
+    })
+}
+
+/// The fallback backends the policy offered that cannot either: `; no fallback can: flex
+/// panics (…), ndarray …`, nothing when there were none.
+pub(super) fn fallback_list(fallbacks: &[(String, Gap)]) -> impl fmt::Display + '_ {
+    fmt::from_fn(move |f| {
+        for (i, (backend, gap)) in fallbacks.iter().enumerate() {
+            let lead = if i == 0 { "; no fallback can: " } else { ", " };
+            write!(
+                f,
+                "{lead}{} {} ({})",
+                OneLine(backend),
+                gap.effect,
+                OneLine(&gap.reason)
+            )?;
+        }
+        Ok(())
+    })
+}
+
+/// What a [`GuardError::LoadMismatch`] reports after `got `: the counts and first few names of
+/// the missing parameters, the unused keys and the refused parameters (each by its path and
+/// kind), then the first two likely renamings.
+pub(super) fn load_mismatch<'a>(
+    missing: &'a [String],
+    unused: &'a [String],
+    refused: &'a [GuardError],
+    renamed: &'a [(String, String)],
+) -> impl fmt::Display + 'a {
+    fmt::from_fn(move |f| {
+        let mut sep = "";
+        if !missing.is_empty() {
+            write!(f, "{} missing ({})", missing.len(), FirstFew(missing))?;
+            sep = ", ";
+        }
+        if !unused.is_empty() {
+            write!(f, "{sep}{} unused ({})", unused.len(), FirstFew(unused))?;
+            sep = ", ";
+        }
+        if !refused.is_empty() {
+            let named: Vec<String> = refused
+                .iter()
+                .map(|e| format!("{}: {:?}", e.path().unwrap_or_default(), e.kind()))
+                .collect();
+            write!(f, "{sep}{} refused ({})", refused.len(), FirstFew(&named))?;
+        }
+        if !renamed.is_empty() {
+            f.write_str("; remap the file's keys ")?;
+            for (i, (from, to)) in renamed.iter().take(2).enumerate() {
+                let sep = if i == 0 { "" } else { ", " };
+                write!(f, "{sep}`{}` -> `{}`", OneLine(from), OneLine(to))?;
+            }
+            if renamed.len() > 2 {
+                write!(f, " (and {} more)", renamed.len() - 2)?;
+            }
+        }
+        Ok(())
+    })
+}
+
+/// A [`GuardError::Context`]'s segment and those of the contexts stacked inside it as one
+/// dotted path (empty segments add nothing), then the innermost error:
+/// `encoder.layers.2.attention: linear: ...`.
+pub(super) fn in_context<'a>(context: &'a str, inner: &'a GuardError) -> impl fmt::Display + 'a {
+    fmt::from_fn(move |f| {
+        let (mut segment, mut err) = (context, inner);
+        let mut first = true;
+        loop {
+            if !segment.is_empty() {
+                let sep = if first { "" } else { "." };
+                write!(f, "{sep}{}", OneLine(segment))?;
+                first = false;
+            }
+            match err {
+                GuardError::Context { context, inner } => (segment, err) = (context, inner),
+                _ => break,
+            }
+        }
+        if first {
+            write!(f, "{err}")
+        } else {
+            write!(f, ": {err}")
+        }
+    })
+}
+
+// ---------------------------------------------------------------- helpers the messages share
 
 /// An error displayed inside a wrapper that already named its op: the inner message without
 /// that op a second time (`load_from: model.pt on dispatch<flex>: fc.weight: shape …`, not

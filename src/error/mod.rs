@@ -4,7 +4,9 @@
 //! limit they broke as typed fields, so that code matches on [`GuardError::kind`] and on fields,
 //! and a single log line explains what went wrong. `Display` is one line:
 //! `"{op}: {rule}; got {values}"`, lowercase, no trailing period; every string field is folded
-//! onto that line.
+//! onto that line. Each variant's message is the `#[error(..)]` attribute beside it (thiserror,
+//! as candle and wgpu write theirs); what a message needs beyond a format string (folding,
+//! lists cut short, the context path) is a small function in `format.rs`.
 //!
 //! # Sources and context
 //!
@@ -12,8 +14,9 @@
 //! [`GuardError::Execution`] and [`GuardError::Data`], the inner error of a
 //! [`GuardError::Context`]). So [`Error::source`](std::error::Error::source) returns `None` and
 //! a reporter that walks the source chain (`anyhow`'s `{:#}`) prints each cause exactly once.
-//! The wrapped errors stay available as fields, and [`GuardError::root`] reaches the innermost
-//! one.
+//! The wrapped errors stay available as fields (`cause` for burn's, `inner` for a wrapped
+//! one), and [`GuardError::root`] reaches the innermost one. No field is named `source` and
+//! none is marked `#[source]` or `#[from]`: thiserror would make it the source.
 //!
 //! A context names where the error happened, as one segment of a path through nested modules:
 //! stacked contexts print as a dotted path, then the inner error. A layer twin
@@ -55,7 +58,10 @@ mod tests;
 pub use format::SchemeName;
 #[cfg_attr(not(feature = "wgpu"), allow(unused_imports))] // Its one caller is the wgpu probe.
 pub(crate) use format::one_line;
-use format::{FirstFew, OneLine, WithoutOp};
+use format::{
+    FirstFew, OneLine, WithoutOp, bytes_or_overflow, device_list, dim_note, fallback_list, folded,
+    in_context, limit_or_none, load_mismatch, non_finite_counts, plural, shape_list,
+};
 
 /// The result of a guarded call.
 pub type Result<T, E = GuardError> = std::result::Result<T, E>;
@@ -64,11 +70,12 @@ pub type Result<T, E = GuardError> = std::result::Result<T, E>;
 ///
 /// Marked `#[non_exhaustive]`: new checks add variants without breaking matches. Match on
 /// [`GuardError::kind`] to look through [`GuardError::Context`] layers.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum GuardError {
     // ---------------------------------------------------------------- shapes, ranks, dims, indices
     /// Two or more shapes that the operation needs to agree do not.
+    #[error("{}: {}; got {}", OneLine(.op), OneLine(.rule), shape_list(.shapes))]
     ShapeMismatch {
         /// The operation, by burn's name for it.
         op: &'static str,
@@ -78,6 +85,11 @@ pub enum GuardError {
         shapes: Vec<Vec<usize>>,
     },
     /// A tensor has a rank the operation does not accept.
+    #[error(
+        "{}: {}; got rank {got} (shape {shape:?}), expected {expected}",
+        OneLine(.op),
+        OneLine(.rule)
+    )]
     RankMismatch {
         /// The operation.
         op: &'static str,
@@ -91,6 +103,7 @@ pub enum GuardError {
         shape: Vec<usize>,
     },
     /// A dimension index (possibly negative) outside `-rank..rank`.
+    #[error("{}: dimension out of range; got dim {dim} for rank {rank}", OneLine(.op))]
     DimOutOfRange {
         /// The operation.
         op: &'static str,
@@ -100,6 +113,10 @@ pub enum GuardError {
         rank: usize,
     },
     /// An index (possibly negative) outside a dimension's size.
+    #[error(
+        "{}: index out of range; got index {index} for size {size} (dim {dim})",
+        OneLine(.op)
+    )]
     IndexOutOfRange {
         /// The operation.
         op: &'static str,
@@ -111,6 +128,7 @@ pub enum GuardError {
         dim: usize,
     },
     /// A tensor with no elements (or an empty dimension) where the operation needs values.
+    #[error("{}: {}; got shape {shape:?}{}", OneLine(.op), OneLine(.rule), dim_note(.dim))]
     Empty {
         /// The operation.
         op: &'static str,
@@ -122,6 +140,11 @@ pub enum GuardError {
         dim: Option<usize>,
     },
     /// Operands live on different devices.
+    #[error(
+        "{}: operands must be on the same device; got {}",
+        OneLine(.op),
+        device_list(.devices)
+    )]
     DeviceMismatch {
         /// The operation.
         op: &'static str,
@@ -132,6 +155,12 @@ pub enum GuardError {
     // ---------------------------------------------------------------- numbers and dtypes
     /// A number outside the range its rule allows (a step of 0, `k` above the dimension size,
     /// a shift of 64 bits on an `I64` tensor).
+    #[error(
+        "{}: {}; got {}={value}, expected {limit}",
+        OneLine(.op),
+        OneLine(.rule),
+        OneLine(.name)
+    )]
     OutOfRange {
         /// The operation.
         op: &'static str,
@@ -145,6 +174,13 @@ pub enum GuardError {
         limit: Limit,
     },
     /// Two numbers that must be ordered are not (`min <= max`, `start_dim <= end_dim`).
+    #[error(
+        "{}: {}; got {}={lower}, {}={upper}",
+        OneLine(.op),
+        OneLine(.rule),
+        OneLine(.lower_name),
+        OneLine(.upper_name)
+    )]
     OutOfOrder {
         /// The operation.
         op: &'static str,
@@ -161,6 +197,7 @@ pub enum GuardError {
     },
     /// A value (a scalar argument, an element of host data) that the dtype it goes to cannot
     /// hold: NaN for an integer tensor, `3e9` for `I32`.
+    #[error("{}: {}; got value={value}, dtype={dtype:?}", OneLine(.op), OneLine(.rule))]
     NotRepresentable {
         /// The operation.
         op: &'static str,
@@ -172,6 +209,11 @@ pub enum GuardError {
         dtype: DType,
     },
     /// Values that must be finite are not: `count` of `total` are NaN or ±inf.
+    #[error(
+        "{}: {}; got {count} non-finite of {total} values",
+        OneLine(.op),
+        OneLine(.rule)
+    )]
     NonFinite {
         /// The operation.
         op: &'static str,
@@ -184,6 +226,7 @@ pub enum GuardError {
     },
     /// Two dtypes that must agree do not (the operands of an element-wise operation, the two
     /// sides of a conversion).
+    #[error("{}: {}; got {lhs:?} and {rhs:?}", OneLine(.op), OneLine(.rule))]
     DTypeMismatch {
         /// The operation.
         op: &'static str,
@@ -196,6 +239,7 @@ pub enum GuardError {
     },
     /// A dtype the operation does not accept (a quantized tensor, a bool tensor, a float dtype
     /// for an int tensor).
+    #[error("{}: {}; got dtype={dtype:?}", OneLine(.op), OneLine(.rule))]
     InvalidDType {
         /// The operation.
         op: &'static str,
@@ -206,6 +250,7 @@ pub enum GuardError {
     },
     /// An argument outside what the operation accepts, by a rule no other variant types
     /// (repeated axes, a reshape entry below -1, an autodiff state).
+    #[error("{}: {}; got {}", OneLine(.op), OneLine(.rule), OneLine(.got))]
     InvalidArgument {
         /// The operation.
         op: &'static str,
@@ -217,6 +262,12 @@ pub enum GuardError {
 
     // ---------------------------------------------------------------- quantization schemes
     /// A quantization scheme that cannot be applied to a tensor of this shape, on any backend.
+    #[error(
+        "{}: {}; got scheme {}, shape {shape:?}",
+        OneLine(.op),
+        OneLine(.reason),
+        SchemeName(.scheme)
+    )]
     InvalidQuantScheme {
         /// The operation.
         op: &'static str,
@@ -230,8 +281,14 @@ pub enum GuardError {
 
     // ---------------------------------------------------------------- capabilities
     /// The backend stack cannot run the operation (it would panic, or compute wrong values).
+    #[error("{0}")]
     Unsupported(Unsupported),
     /// The backend stack cannot differentiate the operation to the order asked for.
+    #[error(
+        "{}: not differentiable to order {order} on this backend; got backend {}",
+        OneLine(.op),
+        OneLine(.backend)
+    )]
     NotDifferentiable {
         /// The operation.
         op: &'static str,
@@ -242,6 +299,12 @@ pub enum GuardError {
     },
     /// A device could not be obtained (no wgpu adapter, a remote server that does not answer),
     /// or is marked unusable (poisoned, tainted, quarantined).
+    #[error(
+        "{}: device unavailable; got {}: {}",
+        OneLine(.op),
+        OneLine(.device),
+        OneLine(.reason)
+    )]
     DeviceUnavailable {
         /// The operation that needed the device (`wgpu_adapter`, `connect_remote`, `zeros`).
         op: &'static str,
@@ -252,6 +315,14 @@ pub enum GuardError {
     },
     /// A tensor that can never fit on the device: its bytes exceed the largest single buffer
     /// the device can allocate, or its element count overflows. Freeing memory does not help.
+    #[error(
+        "{}: the tensor exceeds the largest buffer the device can allocate; got {}, {} \
+         (device {})",
+        OneLine(.op),
+        bytes_or_overflow(.bytes),
+        limit_or_none(.limit),
+        OneLine(.device)
+    )]
     TooLarge {
         /// The operation.
         op: &'static str,
@@ -267,6 +338,12 @@ pub enum GuardError {
     },
     /// An allocation that does not fit in what the device has free now: it may fit once
     /// memory is freed.
+    #[error(
+        "{}: the allocation does not fit in the device's free memory; got {bytes} bytes with \
+         {in_use} of {budget} bytes in use (device {})",
+        OneLine(.op),
+        OneLine(.device)
+    )]
     OutOfMemory {
         /// The operation.
         op: &'static str,
@@ -282,6 +359,12 @@ pub enum GuardError {
 
     // ---------------------------------------------------------------- backend failures
     /// The backend panicked in a way no check predicted; the panic backstop caught it.
+    #[error(
+        "{}: backend panicked; got \"{}\" at {}",
+        OneLine(.op),
+        OneLine(.message),
+        OneLine(.location.as_deref().unwrap_or("unknown location"))
+    )]
     BackendPanic {
         /// The operation that was running.
         op: &'static str,
@@ -295,6 +378,10 @@ pub enum GuardError {
     ///
     /// The call may still be running on a helper thread, which is left behind: its result, if
     /// it ever comes, is dropped.
+    #[error(
+        "{}: did not finish within the deadline; got no result after {after:?}",
+        OneLine(.op)
+    )]
     Timeout {
         /// The operation that was running.
         op: &'static str,
@@ -305,6 +392,7 @@ pub enum GuardError {
     ///
     /// `Display` prints burn's message; [`Error::source`](std::error::Error::source) is `None`
     /// so that it is not printed twice. The error itself is the `cause` field.
+    #[error("{}: backend execution failed; got {}", OneLine(.op), folded(.cause))]
     Execution {
         /// The operation that was running.
         op: &'static str,
@@ -315,6 +403,11 @@ pub enum GuardError {
     /// storage, a conversion it does not implement).
     ///
     /// `Display` prints burn's message; the error itself is the `cause` field.
+    #[error(
+        "{}: burn refused the data access or conversion; got {}",
+        OneLine(.op),
+        folded(.cause)
+    )]
     Data {
         /// The operation that was running.
         op: &'static str,
@@ -324,6 +417,11 @@ pub enum GuardError {
     /// A value burn keeps private (a layer's field, a device's address) could not be read from
     /// this version of burn: the form burn-guard reads it in (`Debug` text, a module visit)
     /// changed. The check that needs it refuses rather than guess; see `src/upstream.rs`.
+    #[error(
+        "{}: cannot read what this version of burn keeps private; got no {}",
+        OneLine(.op),
+        OneLine(.what)
+    )]
     Unreadable {
         /// The operation that needed it.
         op: &'static str,
@@ -334,6 +432,13 @@ pub enum GuardError {
     // ---------------------------------------------------------------- checkpoints
     /// Parameters of the model that the checkpoint holds no tensor for (refused unless the load
     /// allows a partial checkpoint).
+    #[error(
+        "{}: every parameter needs a tensor in the checkpoint (allow_partial accepts fewer); \
+         got {} missing: {}",
+        OneLine(.op),
+        .params.len(),
+        FirstFew(.params)
+    )]
     Missing {
         /// The loading operation (`load_file`, `load_from`, ...).
         op: &'static str,
@@ -342,6 +447,13 @@ pub enum GuardError {
     },
     /// Keys of the checkpoint that no parameter of the model takes (refused unless the load
     /// allows unused keys): the checkpoint is not the model's, or the keys need remapping.
+    #[error(
+        "{}: every checkpoint key must go to a parameter (allow_unused accepts keys or \
+         patterns); got {} unused: {}",
+        OneLine(.op),
+        .keys.len(),
+        FirstFew(.keys)
+    )]
     Unused {
         /// The loading operation.
         op: &'static str,
@@ -356,6 +468,11 @@ pub enum GuardError {
     /// [`GuardError::ShapeMismatch`], ...).
     ///
     /// `Display` gives the counts and the first few names; the fields hold every one.
+    #[error(
+        "{}: the checkpoint must fit the model; got {}",
+        OneLine(.op),
+        load_mismatch(.missing, .unused, .refused, .renamed)
+    )]
     LoadMismatch {
         /// The loading operation.
         op: &'static str,
@@ -373,6 +490,12 @@ pub enum GuardError {
     },
     /// Two or more keys of a checkpoint that key remapping sends to one name: burn would keep
     /// one of them, which one depending on the order the file's index is read in.
+    #[error(
+        "{}: key remapping must not send two keys to one name; got {} sent to {}",
+        OneLine(.op),
+        OneLine(&.sources.join(", ")),
+        OneLine(.name)
+    )]
     KeyCollision {
         /// The loading operation.
         op: &'static str,
@@ -384,6 +507,13 @@ pub enum GuardError {
     /// A square 2-D `Linear` weight read from a file that burn did not write, with no stated
     /// layout: burn's `[in, out]` and PyTorch's `[out, in]` cannot be told apart by shape, and
     /// the wrong one loads transposed without an error.
+    #[error(
+        "{}: a square Linear weight from a file burn did not write needs its layout stated \
+         (Layout::PyTorch applies PyTorchToBurnAdapter, Layout::Burn reads it as is); got \
+         shape {shape:?} from producer {}",
+        OneLine(.op),
+        OneLine(.producer.as_deref().unwrap_or("unnamed"))
+    )]
     LayoutUnstated {
         /// The loading operation.
         op: &'static str,
@@ -396,6 +526,7 @@ pub enum GuardError {
     /// the format reader does not know): burn's own error.
     ///
     /// `Display` prints burn's message; the error itself is the `cause` field.
+    #[error("{}: burn could not read the checkpoint; got {}", OneLine(.op), folded(.cause))]
     Store {
         /// The loading operation.
         op: &'static str,
@@ -409,6 +540,13 @@ pub enum GuardError {
     /// Like [`GuardError::Layer`], it has no kind of its own: [`GuardError::kind`],
     /// [`GuardError::op`], [`GuardError::root`] and [`GuardError::path`] look through it;
     /// [`GuardError::checkpoint`] reads it.
+    #[error(
+        "{}: {} on {}: {}",
+        OneLine(.op),
+        OneLine(.file),
+        OneLine(.device),
+        WithoutOp(.inner, .op)
+    )]
     Checkpoint {
         /// The loading operation.
         op: &'static str,
@@ -426,6 +564,14 @@ pub enum GuardError {
     /// (burn's `GradientsParams::from_grads` skips them, `ModuleOptimizer::step` returns them
     /// unchanged): parameters with no gradient, parameters burn can never update (non-leaves),
     /// or a model with nothing to train.
+    #[error(
+        "{}: {}; got {} parameter{}: {}",
+        OneLine(.op),
+        OneLine(.rule),
+        .params.len(),
+        plural(.params.len()),
+        OneLine(&.params.join(", "))
+    )]
     NoGradient {
         /// The operation (`step`).
         op: &'static str,
@@ -436,6 +582,13 @@ pub enum GuardError {
     },
     /// Gradients holding NaN or ±inf: a step would write them into the parameters (and into the
     /// optimizer's moments, for good).
+    #[error(
+        "{}: gradients must be finite; got NaN or ±inf in {} parameter{}: {}",
+        OneLine(.op),
+        .params.len(),
+        plural(.params.len()),
+        non_finite_counts(.params)
+    )]
     NonFiniteGradients {
         /// The operation (`step`).
         op: &'static str,
@@ -447,6 +600,14 @@ pub enum GuardError {
     /// A device's outputs differ from a reference device's beyond the tolerance (a canary
     /// before serving, or a sampled shadow check while serving): the device computes wrong
     /// numbers without a word.
+    #[error(
+        "{}: outputs must agree with the reference device within the tolerance; got \
+         {mismatched} of {elements} elements apart on {} against {} (max abs {max_abs:e}, \
+         max rel {max_rel:e})",
+        OneLine(.op),
+        OneLine(.device),
+        OneLine(.reference)
+    )]
     Diverged {
         /// The check (`canary`, `shadow`).
         op: &'static str,
@@ -471,6 +632,7 @@ pub enum GuardError {
     /// `Display` prints the stacked segments as one dotted path, then the inner error:
     /// `encoder.layers.2.attention: linear: ...`. [`GuardError::kind`] and [`GuardError::op`]
     /// look through it.
+    #[error("{}", in_context(.context, .inner))]
     Context {
         /// This layer's segment of the path.
         context: String,
@@ -486,6 +648,7 @@ pub enum GuardError {
     /// look through it (the path is the one inside the layer, `input_gate.input_transform`),
     /// so there is no kind for it; [`GuardError::layer`] reads it. The layer twins add it only
     /// where the message would not already start with the layer's name.
+    #[error("{}: {inner}", OneLine(.layer))]
     Layer {
         /// The layer's name as its own errors give it (`lstm`, `transformer_encoder_layer`).
         layer: &'static str,
@@ -582,7 +745,16 @@ const _: fn() = || {
 /// Shared by every capability refusal so that callers can inspect the gap without matching on
 /// strings: [`Unsupported::gap`]`.effect` says whether the backend would panic, compute wrong
 /// values, not implement the operation, or was never measured.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{}: {} {} on this backend; got backend {} ({}){}",
+    OneLine(.op),
+    OneLine(.capability),
+    .gap.effect,
+    OneLine(.backend),
+    OneLine(&.gap.reason),
+    fallback_list(.fallbacks)
+)]
 #[non_exhaustive]
 pub struct Unsupported {
     /// The operation.
@@ -620,31 +792,6 @@ impl Unsupported {
     pub fn with_fallbacks(mut self, fallbacks: Vec<(String, Gap)>) -> Self {
         self.fallbacks = fallbacks;
         self
-    }
-}
-
-impl fmt::Display for Unsupported {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}: {} {} on this backend; got backend {} ({})",
-            OneLine(self.op),
-            OneLine(&self.capability),
-            self.gap.effect,
-            OneLine(&self.backend),
-            OneLine(&self.gap.reason)
-        )?;
-        for (i, (backend, gap)) in self.fallbacks.iter().enumerate() {
-            let lead = if i == 0 { "; no fallback can: " } else { ", " };
-            write!(
-                f,
-                "{lead}{} {} ({})",
-                OneLine(backend),
-                gap.effect,
-                OneLine(&gap.reason)
-            )?;
-        }
-        Ok(())
     }
 }
 
@@ -1081,386 +1228,3 @@ impl<T> ResultExt<T> for Result<T> {
         self.map_err(|err| err.context(context()))
     }
 }
-
-// ---------------------------------------------------------------- display
-
-impl fmt::Display for GuardError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::ShapeMismatch { op, rule, shapes } => {
-                write!(f, "{}: {}; got ", OneLine(op), OneLine(rule))?;
-                for (i, shape) in shapes.iter().enumerate() {
-                    let sep = if i == 0 { "" } else { " and " };
-                    write!(f, "{sep}{shape:?}")?;
-                }
-                Ok(())
-            }
-            Self::RankMismatch {
-                op,
-                rule,
-                expected,
-                got,
-                shape,
-            } => write!(
-                f,
-                "{}: {}; got rank {got} (shape {shape:?}), expected {expected}",
-                OneLine(op),
-                OneLine(rule)
-            ),
-            Self::DimOutOfRange { op, dim, rank } => write!(
-                f,
-                "{}: dimension out of range; got dim {dim} for rank {rank}",
-                OneLine(op)
-            ),
-            Self::IndexOutOfRange {
-                op,
-                index,
-                size,
-                dim,
-            } => write!(
-                f,
-                "{}: index out of range; got index {index} for size {size} (dim {dim})",
-                OneLine(op)
-            ),
-            Self::Empty {
-                op,
-                rule,
-                shape,
-                dim,
-            } => {
-                write!(f, "{}: {}; got shape {shape:?}", OneLine(op), OneLine(rule))?;
-                match dim {
-                    Some(dim) => write!(f, " (dim {dim})"),
-                    None => Ok(()),
-                }
-            }
-            Self::DeviceMismatch { op, devices } => {
-                write!(
-                    f,
-                    "{}: operands must be on the same device; got ",
-                    OneLine(op)
-                )?;
-                for (i, device) in devices.iter().enumerate() {
-                    let sep = if i == 0 { "" } else { " and " };
-                    write!(f, "{sep}{}", OneLine(device))?;
-                }
-                Ok(())
-            }
-            Self::OutOfRange {
-                op,
-                rule,
-                name,
-                value,
-                limit,
-            } => write!(
-                f,
-                "{}: {}; got {}={value}, expected {limit}",
-                OneLine(op),
-                OneLine(rule),
-                OneLine(name)
-            ),
-            Self::OutOfOrder {
-                op,
-                rule,
-                lower_name,
-                lower,
-                upper_name,
-                upper,
-            } => write!(
-                f,
-                "{}: {}; got {}={lower}, {}={upper}",
-                OneLine(op),
-                OneLine(rule),
-                OneLine(lower_name),
-                OneLine(upper_name)
-            ),
-            Self::NotRepresentable {
-                op,
-                rule,
-                value,
-                dtype,
-            } => write!(
-                f,
-                "{}: {}; got value={value}, dtype={dtype:?}",
-                OneLine(op),
-                OneLine(rule)
-            ),
-            Self::NonFinite {
-                op,
-                rule,
-                count,
-                total,
-            } => write!(
-                f,
-                "{}: {}; got {count} non-finite of {total} values",
-                OneLine(op),
-                OneLine(rule)
-            ),
-            Self::DTypeMismatch { op, rule, lhs, rhs } => write!(
-                f,
-                "{}: {}; got {lhs:?} and {rhs:?}",
-                OneLine(op),
-                OneLine(rule)
-            ),
-            Self::InvalidDType { op, rule, dtype } => {
-                write!(f, "{}: {}; got dtype={dtype:?}", OneLine(op), OneLine(rule))
-            }
-            Self::InvalidArgument { op, rule, got } => write!(
-                f,
-                "{}: {}; got {}",
-                OneLine(op),
-                OneLine(rule),
-                OneLine(got)
-            ),
-            Self::InvalidQuantScheme {
-                op,
-                scheme,
-                shape,
-                reason,
-            } => write!(
-                f,
-                "{}: {}; got scheme {}, shape {shape:?}",
-                OneLine(op),
-                OneLine(reason),
-                SchemeName(scheme)
-            ),
-            Self::Unsupported(gap) => write!(f, "{gap}"),
-            Self::NotDifferentiable { op, backend, order } => write!(
-                f,
-                "{}: not differentiable to order {order} on this backend; got backend {}",
-                OneLine(op),
-                OneLine(backend)
-            ),
-            Self::DeviceUnavailable { op, device, reason } => write!(
-                f,
-                "{}: device unavailable; got {}: {}",
-                OneLine(op),
-                OneLine(device),
-                OneLine(reason)
-            ),
-            Self::TooLarge {
-                op,
-                bytes,
-                limit,
-                device,
-            } => {
-                write!(
-                    f,
-                    "{}: the tensor exceeds the largest buffer the device can allocate; got ",
-                    OneLine(op)
-                )?;
-                match bytes {
-                    Some(bytes) => write!(f, "{bytes} bytes")?,
-                    None => write!(f, "a size that overflows")?,
-                }
-                match limit {
-                    Some(limit) => write!(f, ", limit {limit} bytes")?,
-                    None => write!(f, ", no stated limit")?,
-                }
-                write!(f, " (device {})", OneLine(device))
-            }
-            Self::OutOfMemory {
-                op,
-                bytes,
-                in_use,
-                budget,
-                device,
-            } => write!(
-                f,
-                "{}: the allocation does not fit in the device's free memory; got {bytes} bytes with {in_use} of {budget} bytes in use (device {})",
-                OneLine(op),
-                OneLine(device)
-            ),
-            Self::BackendPanic {
-                op,
-                message,
-                location,
-            } => write!(
-                f,
-                "{}: backend panicked; got \"{}\" at {}",
-                OneLine(op),
-                OneLine(message),
-                OneLine(location.as_deref().unwrap_or("unknown location"))
-            ),
-            Self::Timeout { op, after } => write!(
-                f,
-                "{}: did not finish within the deadline; got no result after {after:?}",
-                OneLine(op)
-            ),
-            Self::Execution { op, cause } => write!(
-                f,
-                "{}: backend execution failed; got {}",
-                OneLine(op),
-                OneLine(&cause.to_string())
-            ),
-            Self::Data { op, cause } => write!(
-                f,
-                "{}: burn refused the data access or conversion; got {}",
-                OneLine(op),
-                OneLine(&cause.to_string())
-            ),
-            Self::Unreadable { op, what } => write!(
-                f,
-                "{}: cannot read what this version of burn keeps private; got no {}",
-                OneLine(op),
-                OneLine(what)
-            ),
-            Self::Missing { op, params } => write!(
-                f,
-                "{}: every parameter needs a tensor in the checkpoint (allow_partial accepts \
-                 fewer); got {} missing: {}",
-                OneLine(op),
-                params.len(),
-                FirstFew(params)
-            ),
-            Self::Unused { op, keys } => write!(
-                f,
-                "{}: every checkpoint key must go to a parameter (allow_unused accepts keys or \
-                 patterns); got {} unused: {}",
-                OneLine(op),
-                keys.len(),
-                FirstFew(keys)
-            ),
-            Self::LoadMismatch {
-                op,
-                missing,
-                unused,
-                refused,
-                renamed,
-            } => {
-                write!(
-                    f,
-                    "{}: the checkpoint must fit the model; got ",
-                    OneLine(op)
-                )?;
-                let mut sep = "";
-                if !missing.is_empty() {
-                    write!(f, "{} missing ({})", missing.len(), FirstFew(missing))?;
-                    sep = ", ";
-                }
-                if !unused.is_empty() {
-                    write!(f, "{sep}{} unused ({})", unused.len(), FirstFew(unused))?;
-                    sep = ", ";
-                }
-                if !refused.is_empty() {
-                    let named: Vec<String> = refused
-                        .iter()
-                        .map(|e| format!("{}: {:?}", e.path().unwrap_or_default(), e.kind()))
-                        .collect();
-                    write!(f, "{sep}{} refused ({})", refused.len(), FirstFew(&named))?;
-                }
-                if !renamed.is_empty() {
-                    f.write_str("; remap the file's keys ")?;
-                    for (i, (from, to)) in renamed.iter().take(2).enumerate() {
-                        let sep = if i == 0 { "" } else { ", " };
-                        write!(f, "{sep}`{}` -> `{}`", OneLine(from), OneLine(to))?;
-                    }
-                    if renamed.len() > 2 {
-                        write!(f, " (and {} more)", renamed.len() - 2)?;
-                    }
-                }
-                Ok(())
-            }
-            Self::KeyCollision { op, name, sources } => write!(
-                f,
-                "{}: key remapping must not send two keys to one name; got {} sent to {}",
-                OneLine(op),
-                OneLine(&sources.join(", ")),
-                OneLine(name)
-            ),
-            Self::LayoutUnstated {
-                op,
-                shape,
-                producer,
-            } => write!(
-                f,
-                "{}: a square Linear weight from a file burn did not write needs its layout stated \
-                 (Layout::PyTorch applies PyTorchToBurnAdapter, Layout::Burn reads it as is); got \
-                 shape {shape:?} from producer {}",
-                OneLine(op),
-                OneLine(producer.as_deref().unwrap_or("unnamed"))
-            ),
-            Self::Store { op, cause } => write!(
-                f,
-                "{}: burn could not read the checkpoint; got {}",
-                OneLine(op),
-                OneLine(&cause.to_string())
-            ),
-            Self::Diverged {
-                op,
-                device,
-                reference,
-                mismatched,
-                elements,
-                max_abs,
-                max_rel,
-            } => write!(
-                f,
-                "{}: outputs must agree with the reference device within the tolerance; got \
-                 {mismatched} of {elements} elements apart on {} against {} (max abs {max_abs:e}, \
-                 max rel {max_rel:e})",
-                OneLine(op),
-                OneLine(device),
-                OneLine(reference)
-            ),
-            Self::NoGradient { op, rule, params } => write!(
-                f,
-                "{}: {}; got {} parameter{}: {}",
-                OneLine(op),
-                OneLine(rule),
-                params.len(),
-                if params.len() == 1 { "" } else { "s" },
-                OneLine(&params.join(", "))
-            ),
-            Self::NonFiniteGradients { op, params } => {
-                write!(
-                    f,
-                    "{}: gradients must be finite; got NaN or ±inf in {} parameter{}: ",
-                    OneLine(op),
-                    params.len(),
-                    if params.len() == 1 { "" } else { "s" }
-                )?;
-                for (i, (path, count, total)) in params.iter().enumerate() {
-                    let sep = if i == 0 { "" } else { ", " };
-                    write!(f, "{sep}{} {count} of {total}", OneLine(path))?;
-                }
-                Ok(())
-            }
-            Self::Checkpoint {
-                op,
-                file,
-                device,
-                inner,
-            } => write!(
-                f,
-                "{}: {} on {}: {}",
-                OneLine(op),
-                OneLine(file),
-                OneLine(device),
-                WithoutOp(inner, op)
-            ),
-            Self::Context { .. } => {
-                let mut err = self;
-                let mut first = true;
-                while let Self::Context { context, inner } = err {
-                    if !context.is_empty() {
-                        let sep = if first { "" } else { "." };
-                        write!(f, "{sep}{}", OneLine(context))?;
-                        first = false;
-                    }
-                    err = inner;
-                }
-                if first {
-                    write!(f, "{err}")
-                } else {
-                    write!(f, ": {err}")
-                }
-            }
-            Self::Layer { layer, inner } => write!(f, "{}: {inner}", OneLine(layer)),
-        }
-    }
-}
-
-/// `Display` already prints every cause, so no source is returned: a reporter that walks the
-/// chain prints each cause once.
-impl std::error::Error for GuardError {}
