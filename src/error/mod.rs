@@ -657,80 +657,125 @@ pub enum GuardError {
     },
 }
 
-/// What kind of [`GuardError`] a value is: one value per variant, `Copy`, for matching and
-/// counting without caring about the fields.
-///
-/// [`GuardError::kind`] looks through [`GuardError::Context`] and [`GuardError::Layer`], so
-/// there is no kind for either.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum ErrorKind {
-    /// [`GuardError::ShapeMismatch`].
-    ShapeMismatch,
-    /// [`GuardError::RankMismatch`].
-    RankMismatch,
-    /// [`GuardError::DimOutOfRange`].
-    DimOutOfRange,
-    /// [`GuardError::IndexOutOfRange`].
-    IndexOutOfRange,
-    /// [`GuardError::Empty`].
-    Empty,
-    /// [`GuardError::DeviceMismatch`].
-    DeviceMismatch,
-    /// [`GuardError::OutOfRange`].
-    OutOfRange,
-    /// [`GuardError::OutOfOrder`].
-    OutOfOrder,
-    /// [`GuardError::NotRepresentable`].
-    NotRepresentable,
-    /// [`GuardError::NonFinite`].
-    NonFinite,
-    /// [`GuardError::DTypeMismatch`].
-    DTypeMismatch,
-    /// [`GuardError::InvalidDType`].
-    InvalidDType,
-    /// [`GuardError::InvalidArgument`].
-    InvalidArgument,
-    /// [`GuardError::InvalidQuantScheme`].
-    InvalidQuantScheme,
-    /// [`GuardError::Unsupported`].
-    Unsupported,
-    /// [`GuardError::NotDifferentiable`].
-    NotDifferentiable,
-    /// [`GuardError::DeviceUnavailable`].
-    DeviceUnavailable,
-    /// [`GuardError::TooLarge`].
-    TooLarge,
-    /// [`GuardError::OutOfMemory`].
-    OutOfMemory,
-    /// [`GuardError::BackendPanic`].
-    BackendPanic,
-    /// [`GuardError::Timeout`].
-    Timeout,
-    /// [`GuardError::Execution`].
-    Execution,
-    /// [`GuardError::Data`].
-    Data,
-    /// [`GuardError::Unreadable`].
-    Unreadable,
-    /// [`GuardError::Missing`].
-    Missing,
-    /// [`GuardError::Unused`].
-    Unused,
-    /// [`GuardError::LoadMismatch`].
-    LoadMismatch,
-    /// [`GuardError::KeyCollision`].
-    KeyCollision,
-    /// [`GuardError::LayoutUnstated`].
-    LayoutUnstated,
-    /// [`GuardError::Store`].
-    Store,
-    /// [`GuardError::NoGradient`].
-    NoGradient,
-    /// [`GuardError::NonFiniteGradients`].
-    NonFiniteGradients,
-    /// [`GuardError::Diverged`].
-    Diverged,
+// ---------------------------------------------------------------- kinds and ops
+
+/// Writes [`ErrorKind`] and [`GuardError`]'s `kind`, `op` and `root` from one table: the
+/// variants that wrap another error and have no kind of their own, then each variant that has
+/// one, with the pattern that finds its op. A new variant is one row here.
+macro_rules! error_kinds {
+    (
+        wrappers: $($wrapper:ident),+;
+        $($kind:ident $fields:tt => $op:expr,)+
+    ) => {
+        /// What kind of [`GuardError`] a value is: one value per variant, `Copy`, for matching
+        /// and counting without caring about the fields.
+        ///
+        /// [`GuardError::kind`] looks through the variants that wrap another error
+        /// ([`GuardError::Context`], [`GuardError::Layer`], [`GuardError::Checkpoint`]), so
+        /// there is no kind for them.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum ErrorKind {
+            $(
+                #[doc = concat!("[`GuardError::", stringify!($kind), "`].")]
+                $kind,
+            )+
+        }
+
+        impl GuardError {
+            /// The operation the error came from (the root error's, through any context).
+            ///
+            /// ```
+            /// use burn_guard::GuardError;
+            /// let err = GuardError::DimOutOfRange { op: "narrow", dim: 3, rank: 2 };
+            /// assert_eq!(err.op(), "narrow");
+            /// ```
+            pub fn op(&self) -> &str {
+                match self.root() {
+                    $(Self::$kind $fields => $op,)+
+                    // `root` never returns a wrapper; were it to, its inner error has the op.
+                    $(Self::$wrapper { inner, .. })|+ => inner.op(),
+                }
+            }
+
+            /// The kind of the root error, through any [`GuardError::Context`] layers.
+            ///
+            /// ```
+            /// use burn_guard::{ErrorKind, GuardError};
+            /// let err = GuardError::DimOutOfRange { op: "narrow", dim: 3, rank: 2 }.context("head");
+            /// assert_eq!(err.kind(), ErrorKind::DimOutOfRange);
+            /// ```
+            pub fn kind(&self) -> ErrorKind {
+                match self.root() {
+                    $(Self::$kind { .. } => ErrorKind::$kind,)+
+                    // `root` never returns a wrapper; were it to, its inner error has the kind.
+                    $(Self::$wrapper { inner, .. })|+ => inner.kind(),
+                }
+            }
+
+            /// The innermost error: `self` without its [`GuardError::Context`],
+            /// [`GuardError::Layer`] and [`GuardError::Checkpoint`] wrappers.
+            ///
+            /// ```
+            /// use burn_guard::GuardError;
+            /// let err = GuardError::DimOutOfRange { op: "narrow", dim: 3, rank: 2 };
+            /// let wrapped = err.clone().context("layers.0").context("encoder");
+            /// assert!(matches!(wrapped.root(), GuardError::DimOutOfRange { dim: 3, .. }));
+            /// ```
+            pub fn root(&self) -> &GuardError {
+                let mut err = self;
+                while let $(Self::$wrapper { inner, .. })|+ = err {
+                    err = inner;
+                }
+                err
+            }
+        }
+    };
+}
+
+error_kinds! {
+    wrappers: Context, Layer, Checkpoint;
+    // shapes, ranks, dims, indices
+    ShapeMismatch { op, .. } => op,
+    RankMismatch { op, .. } => op,
+    DimOutOfRange { op, .. } => op,
+    IndexOutOfRange { op, .. } => op,
+    Empty { op, .. } => op,
+    DeviceMismatch { op, .. } => op,
+    // numbers and dtypes
+    OutOfRange { op, .. } => op,
+    OutOfOrder { op, .. } => op,
+    NotRepresentable { op, .. } => op,
+    NonFinite { op, .. } => op,
+    DTypeMismatch { op, .. } => op,
+    InvalidDType { op, .. } => op,
+    InvalidArgument { op, .. } => op,
+    // quantization schemes
+    InvalidQuantScheme { op, .. } => op,
+    // capabilities
+    Unsupported(gap) => gap.op,
+    NotDifferentiable { op, .. } => op,
+    DeviceUnavailable { op, .. } => op,
+    TooLarge { op, .. } => op,
+    OutOfMemory { op, .. } => op,
+    // backend failures
+    BackendPanic { op, .. } => op,
+    Timeout { op, .. } => op,
+    Execution { op, .. } => op,
+    Data { op, .. } => op,
+    Unreadable { op, .. } => op,
+    // checkpoints
+    Missing { op, .. } => op,
+    Unused { op, .. } => op,
+    LoadMismatch { op, .. } => op,
+    KeyCollision { op, .. } => op,
+    LayoutUnstated { op, .. } => op,
+    Store { op, .. } => op,
+    // training
+    NoGradient { op, .. } => op,
+    NonFiniteGradients { op, .. } => op,
+    // silent wrong results
+    Diverged { op, .. } => op,
 }
 
 // Errors cross threads (fallback devices, deadline helpers) and live in `anyhow` chains.
@@ -907,55 +952,6 @@ impl fmt::Display for Limit {
 // ---------------------------------------------------------------- accessors
 
 impl GuardError {
-    /// The operation the error came from (the root error's, through any context).
-    ///
-    /// ```
-    /// use burn_guard::GuardError;
-    /// let err = GuardError::DimOutOfRange { op: "narrow", dim: 3, rank: 2 };
-    /// assert_eq!(err.op(), "narrow");
-    /// ```
-    pub fn op(&self) -> &str {
-        match self.root() {
-            Self::ShapeMismatch { op, .. }
-            | Self::RankMismatch { op, .. }
-            | Self::DimOutOfRange { op, .. }
-            | Self::IndexOutOfRange { op, .. }
-            | Self::Empty { op, .. }
-            | Self::DeviceMismatch { op, .. }
-            | Self::OutOfRange { op, .. }
-            | Self::OutOfOrder { op, .. }
-            | Self::NotRepresentable { op, .. }
-            | Self::NonFinite { op, .. }
-            | Self::DTypeMismatch { op, .. }
-            | Self::InvalidDType { op, .. }
-            | Self::InvalidArgument { op, .. }
-            | Self::InvalidQuantScheme { op, .. }
-            | Self::NotDifferentiable { op, .. }
-            | Self::DeviceUnavailable { op, .. }
-            | Self::TooLarge { op, .. }
-            | Self::OutOfMemory { op, .. }
-            | Self::BackendPanic { op, .. }
-            | Self::Timeout { op, .. }
-            | Self::Execution { op, .. }
-            | Self::Data { op, .. }
-            | Self::Unreadable { op, .. }
-            | Self::Missing { op, .. }
-            | Self::Unused { op, .. }
-            | Self::LoadMismatch { op, .. }
-            | Self::KeyCollision { op, .. }
-            | Self::LayoutUnstated { op, .. }
-            | Self::Store { op, .. }
-            | Self::NoGradient { op, .. }
-            | Self::NonFiniteGradients { op, .. }
-            | Self::Diverged { op, .. } => op,
-            Self::Unsupported(gap) => gap.op,
-            // `root` never returns a context or a layer.
-            Self::Context { context, .. } => context,
-            Self::Layer { layer, .. } => layer,
-            Self::Checkpoint { op, .. } => op,
-        }
-    }
-
     /// The one-line message without the op that leads it (`outputs must agree …; got …`), for a
     /// wrapper or a log line that names the op itself: an op is said once.
     ///
@@ -967,76 +963,6 @@ impl GuardError {
     /// ```
     pub fn message(&self) -> String {
         WithoutOp(self, self.op()).to_string()
-    }
-
-    /// The kind of the root error, through any [`GuardError::Context`] layers.
-    ///
-    /// ```
-    /// use burn_guard::{ErrorKind, GuardError};
-    /// let err = GuardError::DimOutOfRange { op: "narrow", dim: 3, rank: 2 }.context("head");
-    /// assert_eq!(err.kind(), ErrorKind::DimOutOfRange);
-    /// ```
-    pub fn kind(&self) -> ErrorKind {
-        match self.root() {
-            Self::ShapeMismatch { .. } => ErrorKind::ShapeMismatch,
-            Self::RankMismatch { .. } => ErrorKind::RankMismatch,
-            Self::DimOutOfRange { .. } => ErrorKind::DimOutOfRange,
-            Self::IndexOutOfRange { .. } => ErrorKind::IndexOutOfRange,
-            Self::Empty { .. } => ErrorKind::Empty,
-            Self::DeviceMismatch { .. } => ErrorKind::DeviceMismatch,
-            Self::OutOfRange { .. } => ErrorKind::OutOfRange,
-            Self::OutOfOrder { .. } => ErrorKind::OutOfOrder,
-            Self::NotRepresentable { .. } => ErrorKind::NotRepresentable,
-            Self::NonFinite { .. } => ErrorKind::NonFinite,
-            Self::DTypeMismatch { .. } => ErrorKind::DTypeMismatch,
-            Self::InvalidDType { .. } => ErrorKind::InvalidDType,
-            Self::InvalidArgument { .. } => ErrorKind::InvalidArgument,
-            Self::InvalidQuantScheme { .. } => ErrorKind::InvalidQuantScheme,
-            Self::Unsupported(_) => ErrorKind::Unsupported,
-            Self::NotDifferentiable { .. } => ErrorKind::NotDifferentiable,
-            Self::DeviceUnavailable { .. } => ErrorKind::DeviceUnavailable,
-            Self::TooLarge { .. } => ErrorKind::TooLarge,
-            Self::OutOfMemory { .. } => ErrorKind::OutOfMemory,
-            Self::BackendPanic { .. } => ErrorKind::BackendPanic,
-            Self::Timeout { .. } => ErrorKind::Timeout,
-            Self::Execution { .. } => ErrorKind::Execution,
-            Self::Data { .. } => ErrorKind::Data,
-            Self::Unreadable { .. } => ErrorKind::Unreadable,
-            Self::Missing { .. } => ErrorKind::Missing,
-            Self::Unused { .. } => ErrorKind::Unused,
-            Self::LoadMismatch { .. } => ErrorKind::LoadMismatch,
-            Self::KeyCollision { .. } => ErrorKind::KeyCollision,
-            Self::LayoutUnstated { .. } => ErrorKind::LayoutUnstated,
-            Self::Store { .. } => ErrorKind::Store,
-            Self::NoGradient { .. } => ErrorKind::NoGradient,
-            Self::NonFiniteGradients { .. } => ErrorKind::NonFiniteGradients,
-            Self::Diverged { .. } => ErrorKind::Diverged,
-            // `root` never returns a context, a layer or a checkpoint; a root of this kind
-            // cannot exist.
-            Self::Context { inner, .. }
-            | Self::Layer { inner, .. }
-            | Self::Checkpoint { inner, .. } => inner.kind(),
-        }
-    }
-
-    /// The innermost error: `self` without its [`GuardError::Context`] and
-    /// [`GuardError::Layer`] wrappers.
-    ///
-    /// ```
-    /// use burn_guard::GuardError;
-    /// let err = GuardError::DimOutOfRange { op: "narrow", dim: 3, rank: 2 };
-    /// let wrapped = err.clone().context("layers.0").context("encoder");
-    /// assert!(matches!(wrapped.root(), GuardError::DimOutOfRange { dim: 3, .. }));
-    /// ```
-    pub fn root(&self) -> &GuardError {
-        let mut err = self;
-        while let Self::Context { inner, .. }
-        | Self::Layer { inner, .. }
-        | Self::Checkpoint { inner, .. } = err
-        {
-            err = inner;
-        }
-        err
     }
 
     /// The context path, outermost segment first, joined with `.`; `None` without context.

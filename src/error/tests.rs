@@ -244,6 +244,16 @@ fn every_variant() -> Vec<(GuardError, ErrorKind)> {
             ErrorKind::Unused,
         ),
         (
+            GuardError::LoadMismatch {
+                op: NL,
+                missing: vec![NL.into()],
+                unused: vec![NL.into()],
+                refused: vec![GuardError::Unreadable { op: NL, what: NL }.context(NL)],
+                renamed: vec![(NL.into(), NL.into())],
+            },
+            ErrorKind::LoadMismatch,
+        ),
+        (
             GuardError::KeyCollision {
                 op: NL,
                 name: NL.into(),
