@@ -1,11 +1,12 @@
-//! What the messages of [`GuardError`] are written with: one-line folding, short lists, an
-//! inner message without its op, and the short name of a quantization scheme.
+//! What the messages of [`GuardError`](super::GuardError) are written with: one-line folding,
+//! short lists, optional values in words, and the short name of a quantization scheme. Nothing
+//! here knows the error type: the pieces that walk an error (the context path, a load's
+//! refusals, a message without its op) sit in `mod.rs` beside it.
 
 use std::fmt;
 
 use burn::tensor::quantization::{QuantMode, QuantScheme, QuantStore, QuantValue, ScaleDtype};
 
-use super::GuardError;
 use crate::check::support::Gap;
 
 // ---------------------------------------------------------------- pieces of `#[error]` messages
@@ -96,100 +97,7 @@ pub(super) fn fallback_list(fallbacks: &[(String, Gap)]) -> impl fmt::Display + 
     })
 }
 
-/// What a [`GuardError::LoadMismatch`] reports after `got `: the counts and first few names of
-/// the missing parameters, the unused keys and the refused parameters (each by its path and
-/// kind), then the first two likely renamings.
-pub(super) fn load_mismatch<'a>(
-    missing: &'a [String],
-    unused: &'a [String],
-    refused: &'a [GuardError],
-    renamed: &'a [(String, String)],
-) -> impl fmt::Display + 'a {
-    fmt::from_fn(move |f| {
-        let mut sep = "";
-        if !missing.is_empty() {
-            write!(f, "{} missing ({})", missing.len(), FirstFew(missing))?;
-            sep = ", ";
-        }
-        if !unused.is_empty() {
-            write!(f, "{sep}{} unused ({})", unused.len(), FirstFew(unused))?;
-            sep = ", ";
-        }
-        if !refused.is_empty() {
-            let named: Vec<String> = refused
-                .iter()
-                .map(|e| format!("{}: {:?}", e.path().unwrap_or_default(), e.kind()))
-                .collect();
-            write!(f, "{sep}{} refused ({})", refused.len(), FirstFew(&named))?;
-        }
-        if !renamed.is_empty() {
-            f.write_str("; remap the file's keys ")?;
-            for (i, (from, to)) in renamed.iter().take(2).enumerate() {
-                let sep = if i == 0 { "" } else { ", " };
-                write!(f, "{sep}`{}` -> `{}`", OneLine(from), OneLine(to))?;
-            }
-            if renamed.len() > 2 {
-                write!(f, " (and {} more)", renamed.len() - 2)?;
-            }
-        }
-        Ok(())
-    })
-}
-
-/// A [`GuardError::Context`]'s segment and those of the contexts stacked inside it as one
-/// dotted path (empty segments add nothing), then the innermost error:
-/// `encoder.layers.2.attention: linear: ...`.
-pub(super) fn in_context<'a>(context: &'a str, inner: &'a GuardError) -> impl fmt::Display + 'a {
-    fmt::from_fn(move |f| {
-        let (mut segment, mut err) = (context, inner);
-        let mut first = true;
-        loop {
-            if !segment.is_empty() {
-                let sep = if first { "" } else { "." };
-                write!(f, "{sep}{}", OneLine(segment))?;
-                first = false;
-            }
-            match err {
-                GuardError::Context { context, inner } => (segment, err) = (context, inner),
-                _ => break,
-            }
-        }
-        if first {
-            write!(f, "{err}")
-        } else {
-            write!(f, ": {err}")
-        }
-    })
-}
-
 // ---------------------------------------------------------------- helpers the messages share
-
-/// An error displayed inside a wrapper that already named its op: the inner message without
-/// that op a second time (`load_from: model.pt on dispatch<flex>: fc.weight: shape …`, not
-/// `… fc.weight: load_from: shape …`).
-pub(super) struct WithoutOp<'a>(pub(super) &'a GuardError, pub(super) &'a str);
-
-impl fmt::Display for WithoutOp<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let Self(err, op) = *self;
-        let text = err.to_string();
-        if err.op() != op {
-            return f.write_str(&text);
-        }
-        let head = format!("{op}: ");
-        if let Some(rest) = text.strip_prefix(&head) {
-            return f.write_str(rest);
-        }
-        let inner = format!(": {op}: ");
-        match text.find(&inner) {
-            Some(at) => {
-                let (before, after) = text.split_at(at);
-                write!(f, "{before}: {}", after.get(inner.len()..).unwrap_or(""))
-            }
-            None => f.write_str(&text),
-        }
-    }
-}
 
 /// The first names of a list, as many as fit in about 80 characters (at least one), then how
 /// many more: `a, b, c, … (113 more)`. The typed error holds the whole list.

@@ -54,14 +54,16 @@ use crate::check::support::Gap;
 mod format;
 #[cfg(test)]
 mod tests;
+mod values;
 
 pub use format::SchemeName;
 #[cfg_attr(not(feature = "wgpu"), allow(unused_imports))] // Its one caller is the wgpu probe.
 pub(crate) use format::one_line;
 use format::{
-    FirstFew, OneLine, WithoutOp, bytes_or_overflow, device_list, dim_note, fallback_list, folded,
-    in_context, limit_or_none, load_mismatch, non_finite_counts, plural, shape_list,
+    FirstFew, OneLine, bytes_or_overflow, device_list, dim_note, fallback_list, folded,
+    limit_or_none, non_finite_counts, plural, shape_list,
 };
+pub use values::{Limit, ScalarValue};
 
 /// The result of a guarded call.
 pub type Result<T, E = GuardError> = std::result::Result<T, E>;
@@ -840,115 +842,6 @@ impl Unsupported {
     }
 }
 
-// ---------------------------------------------------------------- typed values
-
-/// A scalar, widened without loss to the widest type of its family: the value of a scalar
-/// argument, or a number an error reports.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum ScalarValue {
-    /// A floating-point value (`f16`, `bf16`, `f32`, `f64`).
-    Float(f64),
-    /// A signed integer (and any integer of fewer than 64 bits).
-    Int(i64),
-    /// A 64-bit unsigned integer (and `usize`).
-    UInt(u64),
-    /// A boolean.
-    Bool(bool),
-}
-
-impl fmt::Display for ScalarValue {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Float(x) => write!(f, "{x:?}"),
-            Self::Int(x) => write!(f, "{x}"),
-            Self::UInt(x) => write!(f, "{x}"),
-            Self::Bool(x) => write!(f, "{x}"),
-        }
-    }
-}
-
-macro_rules! scalar_from {
-    ($($ty:ty => $variant:ident as $wide:ty),* $(,)?) => {$(
-        impl From<$ty> for ScalarValue {
-            fn from(value: $ty) -> Self {
-                Self::$variant(<$wide>::from(value))
-            }
-        }
-    )*};
-}
-
-scalar_from! {
-    f64 => Float as f64,
-    f32 => Float as f64,
-    i64 => Int as i64,
-    i32 => Int as i64,
-    i16 => Int as i64,
-    i8 => Int as i64,
-    u64 => UInt as u64,
-    u32 => UInt as u64,
-    u16 => UInt as u64,
-    u8 => UInt as u64,
-    bool => Bool as bool,
-}
-
-impl From<usize> for ScalarValue {
-    fn from(value: usize) -> Self {
-        // `usize` is at most 64 bits on every target burn supports.
-        Self::UInt(value as u64)
-    }
-}
-
-impl From<isize> for ScalarValue {
-    fn from(value: isize) -> Self {
-        Self::Int(value as i64)
-    }
-}
-
-/// What an [`GuardError::OutOfRange`] rule allows.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Limit {
-    /// `value >= limit`.
-    AtLeast(ScalarValue),
-    /// `value <= limit`.
-    AtMost(ScalarValue),
-    /// `value > limit`.
-    Above(ScalarValue),
-    /// `value < limit`.
-    Below(ScalarValue),
-    /// `value == limit`.
-    Exactly(ScalarValue),
-    /// `low <= value <= high`.
-    Between(ScalarValue, ScalarValue),
-    /// `value != 0`.
-    NonZero,
-    /// A power of two; `below` and `above` are the nearest to the value (`below` is 0 when
-    /// the value is below 1).
-    PowerOfTwo {
-        /// The largest power of two below the value.
-        below: u64,
-        /// The smallest power of two above the value.
-        above: u64,
-    },
-}
-
-impl fmt::Display for Limit {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::AtLeast(x) => write!(f, "at least {x}"),
-            Self::AtMost(x) => write!(f, "at most {x}"),
-            Self::Above(x) => write!(f, "greater than {x}"),
-            Self::Below(x) => write!(f, "less than {x}"),
-            Self::Exactly(x) => write!(f, "exactly {x}"),
-            Self::Between(low, high) => write!(f, "in [{low}, {high}]"),
-            Self::NonZero => write!(f, "non-zero"),
-            Self::PowerOfTwo { below: 0, above } => write!(f, "a power of two, such as {above}"),
-            Self::PowerOfTwo { below, above } => {
-                write!(f, "a power of two, such as {below} or {above}")
-            }
-        }
-    }
-}
-
 // ---------------------------------------------------------------- accessors
 
 impl GuardError {
@@ -1102,6 +995,101 @@ impl From<DataError> for GuardError {
 impl From<TensorReadError> for GuardError {
     fn from(cause: TensorReadError) -> Self {
         Self::from_read("read", cause)
+    }
+}
+
+// ---------------------------------------------------------------- messages that walk errors
+
+/// What a [`GuardError::LoadMismatch`] reports after `got `: the counts and first few names of
+/// the missing parameters, the unused keys and the refused parameters (each by its path and
+/// kind), then the first two likely renamings.
+fn load_mismatch<'a>(
+    missing: &'a [String],
+    unused: &'a [String],
+    refused: &'a [GuardError],
+    renamed: &'a [(String, String)],
+) -> impl fmt::Display + 'a {
+    fmt::from_fn(move |f| {
+        let mut sep = "";
+        if !missing.is_empty() {
+            write!(f, "{} missing ({})", missing.len(), FirstFew(missing))?;
+            sep = ", ";
+        }
+        if !unused.is_empty() {
+            write!(f, "{sep}{} unused ({})", unused.len(), FirstFew(unused))?;
+            sep = ", ";
+        }
+        if !refused.is_empty() {
+            let named: Vec<String> = refused
+                .iter()
+                .map(|e| format!("{}: {:?}", e.path().unwrap_or_default(), e.kind()))
+                .collect();
+            write!(f, "{sep}{} refused ({})", refused.len(), FirstFew(&named))?;
+        }
+        if !renamed.is_empty() {
+            f.write_str("; remap the file's keys ")?;
+            for (i, (from, to)) in renamed.iter().take(2).enumerate() {
+                let sep = if i == 0 { "" } else { ", " };
+                write!(f, "{sep}`{}` -> `{}`", OneLine(from), OneLine(to))?;
+            }
+            if renamed.len() > 2 {
+                write!(f, " (and {} more)", renamed.len() - 2)?;
+            }
+        }
+        Ok(())
+    })
+}
+
+/// A [`GuardError::Context`]'s segment and those of the contexts stacked inside it as one
+/// dotted path (empty segments add nothing), then the innermost error:
+/// `encoder.layers.2.attention: linear: ...`.
+fn in_context<'a>(context: &'a str, inner: &'a GuardError) -> impl fmt::Display + 'a {
+    fmt::from_fn(move |f| {
+        let (mut segment, mut err) = (context, inner);
+        let mut first = true;
+        loop {
+            if !segment.is_empty() {
+                let sep = if first { "" } else { "." };
+                write!(f, "{sep}{}", OneLine(segment))?;
+                first = false;
+            }
+            match err {
+                GuardError::Context { context, inner } => (segment, err) = (context, inner),
+                _ => break,
+            }
+        }
+        if first {
+            write!(f, "{err}")
+        } else {
+            write!(f, ": {err}")
+        }
+    })
+}
+
+/// An error displayed inside a wrapper that already named its op: the inner message without
+/// that op a second time (`load_from: model.pt on dispatch<flex>: fc.weight: shape …`, not
+/// `… fc.weight: load_from: shape …`).
+struct WithoutOp<'a>(&'a GuardError, &'a str);
+
+impl fmt::Display for WithoutOp<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Self(err, op) = *self;
+        let text = err.to_string();
+        if err.op() != op {
+            return f.write_str(&text);
+        }
+        let head = format!("{op}: ");
+        if let Some(rest) = text.strip_prefix(&head) {
+            return f.write_str(rest);
+        }
+        let inner = format!(": {op}: ");
+        match text.find(&inner) {
+            Some(at) => {
+                let (before, after) = text.split_at(at);
+                write!(f, "{before}: {}", after.get(inner.len()..).unwrap_or(""))
+            }
+            None => f.write_str(&text),
+        }
     }
 }
 
