@@ -47,7 +47,7 @@ fn main() -> burn_guard::Result<()> {
     let dir = std::env::temp_dir().join(format!("burn-guard-checkpoint-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| burn_guard::GuardError::Store {
         op: "create_dir_all",
-        source: std::sync::Arc::new(e),
+        cause: std::sync::Arc::new(e),
     })?;
     let (train, test) = digits::load();
     let path: PathBuf = match std::env::args().nth(1) {

@@ -855,7 +855,7 @@ pub fn try_save_tensor_as_image<const D: usize, P: AsRef<std::ffi::OsStr>>(
     })?
     .map_err(|err| crate::error::GuardError::Store {
         op: OP,
-        source: std::sync::Arc::new(std::io::Error::other(err.to_string())),
+        cause: std::sync::Arc::new(std::io::Error::other(err.to_string())),
     })
 }
 

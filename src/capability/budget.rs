@@ -81,6 +81,7 @@ fn budgets() -> &'static Budgets {
 /// # Ok::<(), burn_guard::GuardError>(())
 /// ```
 pub fn set_memory_budget(device: &Device, budget: Option<u64>) -> Result<()> {
+    const OP: &str = "set_memory_budget";
     let key = device_key(device);
     let mut map = budgets().write().unwrap_or_else(PoisonError::into_inner);
     let Some(limit) = budget else {
@@ -89,8 +90,9 @@ pub fn set_memory_budget(device: &Device, budget: Option<u64>) -> Result<()> {
     };
     if usage(device).is_none() {
         return Err(GuardError::DeviceUnavailable {
+            op: OP,
             device: super::naming::brief(device),
-            reason: "set_memory_budget: the device reports no memory usage \
+            reason: "the device reports no memory usage \
                      (Device::memory_pool_usage is None), so a budget could not be held"
                 .into(),
         });

@@ -318,7 +318,8 @@ impl ValueRange {
     ///
     /// # Errors
     ///
-    /// [`GuardError::DeviceUnavailable`] when the read did not return both scalars.
+    /// [`GuardError::DeviceUnavailable`] when the read did not return both scalars, with the
+    /// device `unnamed`: the caller that made the read names it.
     ///
     /// ```
     /// use burn_backend::TensorData;
@@ -334,8 +335,10 @@ impl ValueRange {
         reads: impl IntoIterator<Item = burn_backend::TensorData>,
         len: u64,
     ) -> Result<Self> {
+        // The reads are all this check holds: the caller that made them names their device.
         let unreadable = || GuardError::DeviceUnavailable {
-            device: op.to_owned(),
+            op,
+            device: "unnamed".into(),
             reason: "the values' range could not be read back".into(),
         };
         let mut reads = reads.into_iter();

@@ -96,6 +96,7 @@ pub fn wgpu_adapter() -> Result<WgpuAdapter> {
         .get_or_init(probe_wgpu)
         .clone()
         .map_err(|reason| GuardError::DeviceUnavailable {
+            op: "wgpu_adapter",
             device: "wgpu".into(),
             reason,
         })
@@ -221,7 +222,9 @@ where
             let _ = sender.send(outcome);
         })
         .map_err(|err| GuardError::DeviceUnavailable {
-            device: op.to_owned(),
+            op,
+            // The deadline's thread runs on the host, whatever device `f` uses.
+            device: "host".into(),
             reason: format!("cannot start the deadline thread: {err}"),
         })?;
     match receiver.recv_timeout(timeout) {
@@ -271,10 +274,12 @@ where
 {
     with_deadline(op, timeout, move || try_read_sync(read))?
         .ok_or_else(|| GuardError::DeviceUnavailable {
-            device: op.to_owned(),
+            op,
+            // A read future does not say its device; what cannot block is the host.
+            device: "host".into(),
             reason: "cannot read tensor data synchronously on this platform".into(),
         })?
-        .map_err(|source| GuardError::Execution { op, source })
+        .map_err(|cause| GuardError::Execution { op, cause })
 }
 
 /// [`Backend::sync`] on `device`, waiting at most `timeout`.
@@ -300,7 +305,7 @@ pub fn sync_with_deadline<B: Backend>(device: &B::Device, timeout: Duration) -> 
     const OP: &str = "sync";
     let device = device.clone();
     with_deadline(OP, timeout, move || B::sync(&device))?
-        .map_err(|source| GuardError::Execution { op: OP, source })
+        .map_err(|cause| GuardError::Execution { op: OP, cause })
 }
 
 /// Connects device `index` of the burn-remote server at `address` (`ws://host:port`), or says
@@ -361,6 +366,7 @@ where
 {
     let device = format!("remote {address}");
     let unavailable = |reason: String| GuardError::DeviceUnavailable {
+        op,
         device: device.clone(),
         reason,
     };
@@ -457,7 +463,7 @@ impl Loopback<burn_remote::RemoteDevice> {
     pub fn start() -> Result<Self> {
         use burn_remote::server::{BackendServer, WebSocketTransport};
 
-        let server = LoopbackServer::start(|listener| {
+        let server = LoopbackServer::start("LoopbackRemote::start", |listener| {
             BackendServer::<burn_flex::Flex>::new(vec![Default::default()])
                 .serve_async(WebSocketTransport::from_listener(listener))
         })?;
@@ -536,19 +542,21 @@ pub(crate) struct LoopbackServer {
 
 #[cfg(feature = "remote")]
 impl LoopbackServer {
-    /// Binds `127.0.0.1:0` and spawns `serve(listener)` on a fresh runtime.
+    /// Binds `127.0.0.1:0` and spawns `serve(listener)` on a fresh runtime, for `op` (the
+    /// loopback's own `start`).
     ///
     /// # Errors
     ///
     /// [`GuardError::DeviceUnavailable`] when the socket cannot be bound or the runtime cannot
     /// start.
-    pub(crate) fn start<S, F, E>(serve: S) -> Result<Self>
+    pub(crate) fn start<S, F, E>(op: &'static str, serve: S) -> Result<Self>
     where
         S: FnOnce(std::net::TcpListener) -> F,
         F: Future<Output = std::result::Result<(), E>> + Send + 'static,
         E: std::fmt::Display,
     {
         let unavailable = |reason: String| GuardError::DeviceUnavailable {
+            op,
             device: "remote 127.0.0.1".into(),
             reason,
         };
@@ -617,6 +625,7 @@ pub fn loopback_listener() -> Result<std::net::TcpListener> {
     use std::sync::{Mutex, PoisonError};
 
     let unavailable = |reason: String| GuardError::DeviceUnavailable {
+        op: "loopback_listener",
         device: "remote 127.0.0.1".into(),
         reason,
     };

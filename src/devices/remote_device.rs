@@ -102,7 +102,7 @@ impl super::Loopback<Device> {
     pub fn start() -> Result<Self> {
         use burn::server::{RemoteServer, WebSocketTransport};
 
-        let server = LoopbackServer::start(|listener| {
+        let server = LoopbackServer::start("LoopbackRemoteDevice::start", |listener| {
             RemoteServer::new([Device::flex()])
                 .serve_async(WebSocketTransport::from_listener(listener))
         })?;

@@ -62,7 +62,7 @@ impl TryOptimizerRecord for ModuleOptimizer {
         // parameters it holds, and at which rank.
         let store = |e: &dyn std::fmt::Display| GuardError::Store {
             op: OP,
-            source: std::sync::Arc::new(std::io::Error::other(e.to_string())),
+            cause: std::sync::Arc::new(std::io::Error::other(e.to_string())),
         };
         let bytes = record.into_bytes().map_err(|e| store(&e))?;
         let reader = Reader::from_bytes(bytes.clone()).map_err(|e| store(&e))?;

@@ -451,6 +451,7 @@ pub(crate) fn check_values<B: Backend>(
     scheme: &QuantScheme,
 ) -> Result<()> {
     let values = tensor.clone();
+    let device = crate::capability::naming::brief(&values.device());
     let len = u64::try_from(values.shape().num_elements()).unwrap_or(u64::MAX);
     let read = catch(op, || {
         let settings = get_or_init_device_settings::<B>(&values.device());
@@ -465,14 +466,19 @@ pub(crate) fn check_values<B: Backend>(
         transaction.register_float(TensorPrimitive::Float(max_abs));
         try_read_sync(transaction.execute_async())
     })?;
-    let unreadable = || GuardError::DeviceUnavailable {
-        device: op.to_owned(),
-        reason: "cannot read tensor data synchronously on this platform".into(),
+    let unavailable = |reason: &str| GuardError::DeviceUnavailable {
+        op,
+        device: device.clone(),
+        reason: reason.into(),
     };
     let data = read
-        .ok_or_else(unreadable)?
-        .map_err(|source| GuardError::Execution { op, source })?;
-    let range = check::quant::ValueRange::from_reads(op, data, len)?;
+        .ok_or_else(|| unavailable("cannot read tensor data synchronously on this platform"))?
+        .map_err(|cause| GuardError::Execution { op, cause })?;
+    // The pure check holds the reads, not the device they came from: it is named here.
+    let range = check::quant::ValueRange::from_reads(op, data, len).map_err(|err| match err {
+        GuardError::DeviceUnavailable { reason, .. } => unavailable(&reason),
+        other => other,
+    })?;
     check::quant::quant_values(op, scheme, range)
 }
 

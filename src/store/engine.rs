@@ -46,13 +46,13 @@ pub(crate) struct Checkpoint {
 }
 
 impl Checkpoint {
-    /// The error for `source` in this checkpoint, on the model's device.
-    pub(crate) fn refusal(&self, device: &str, source: GuardError) -> GuardError {
+    /// The error for `inner` in this checkpoint, on the model's device.
+    pub(crate) fn refusal(&self, device: &str, inner: GuardError) -> GuardError {
         GuardError::Checkpoint {
             op: self.op,
             file: self.file.clone(),
             device: device.to_owned(),
-            source: Box::new(source),
+            inner: Box::new(inner),
         }
     }
 
@@ -608,7 +608,7 @@ pub(crate) fn store_error(
 ) -> GuardError {
     GuardError::Store {
         op,
-        source: std::sync::Arc::new(err),
+        cause: std::sync::Arc::new(err),
     }
 }
 

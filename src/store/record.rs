@@ -165,7 +165,7 @@ fn load<M: Module>(
             op,
             file,
             device: engine::model_device(model),
-            source: Box::new(err),
+            inner: Box::new(err),
         }),
     }
 }

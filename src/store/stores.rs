@@ -488,7 +488,7 @@ fn wrap<M: Module>(op: &'static str, file: &str, model: &M, err: GuardError) -> 
         op,
         file: file.to_owned(),
         device: engine::model_device(model),
-        source: Box::new(err),
+        inner: Box::new(err),
     }
 }
 
