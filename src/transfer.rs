@@ -173,7 +173,7 @@ impl Extension {
         call: impl FnOnce(&mut Trip<'_>) -> Result<T>,
     ) -> Result<T> {
         use crate::capability::stack_of;
-        use crate::policy::{Outcome, Route, Target};
+        use crate::policy::Target;
 
         let routed = self.routed;
         let home_label = || stack_of(home).label().to_owned();
@@ -183,32 +183,22 @@ impl Extension {
             label: stack_of(device).label().to_owned(),
             place: device.clone(),
         });
-        match policy.route(
+        let route = policy.route(
             routed,
             &home_label,
             &capability,
             (self.support)(home),
             targets,
-        ) {
-            Route::Home => {
-                let out = call(&mut Trip::at_home(op, home));
-                policy.recorded(routed, out, |_| Outcome::Native)
+        );
+        policy.run(routed, route, &home_label, |place| match place {
+            crate::policy::Place::Home => {
+                call(&mut Trip::at_home(op, home)).map(|out| (out, crate::policy::Moved::default()))
             }
-            Route::Fallback(target) => {
+            crate::policy::Place::Away(target) => {
                 let mut trip = Trip::new(op, home, &target.place);
-                let out = call(&mut trip).map(|out| (out, trip.moved()));
-                let from = home_label();
-                policy
-                    .recorded(routed, out, |(_, moved)| {
-                        moved.fallback(&from, &target.label)
-                    })
-                    .map(|(out, _)| out)
+                call(&mut trip).map(|out| (out, trip.moved()))
             }
-            Route::Refused(why) => {
-                policy.record(routed, Outcome::Error);
-                Err(why)
-            }
-        }
+        })
     }
 }
 

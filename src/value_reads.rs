@@ -115,6 +115,50 @@ pub(crate) fn read_data_into<const D: usize, K: Basic>(
     trusted(op, &device, data)
 }
 
+/// A synchronous read of work on a device — a transaction, a backend primitive's data — run
+/// under the backstop: how a check that is not about a `burn::Tensor` reads values (a
+/// quantization's range, at the backend level or for a whole model). `device` is the
+/// `burn::Tensor`-level device the work runs on, when there is one (a backend-level caller
+/// passes [`dispatch_device`]'s answer): a failed read then records the device poisoned
+/// ([`read_failed`]), and a read that returns is refused when the device was marked by the time
+/// it did ([`trusted`]'s rule). `None` from `read` means the platform cannot read synchronously.
+///
+/// Not counted in [`count`]: these reads are the quantizers' own, not index checks a caller can
+/// vouch for.
+pub(crate) fn read_sync<T>(
+    op: &'static str,
+    device: Option<&Device>,
+    read: impl FnOnce() -> Option<std::result::Result<T, ExecutionError>>,
+) -> Result<T> {
+    let unavailable = || GuardError::DeviceUnavailable {
+        op,
+        device: device.map_or_else(|| "host".to_owned(), crate::capability::naming::brief),
+        reason: "cannot read tensor data synchronously on this platform".into(),
+    };
+    match catch(op, read)? {
+        None => Err(unavailable()),
+        Some(Err(cause)) => Err(match device {
+            Some(device) => read_failed(op, device, cause),
+            None => GuardError::from_execution(op, cause),
+        }),
+        Some(Ok(value)) => {
+            if let Some(device) = device {
+                crate::capability::require_healthy(op, device)?;
+            }
+            Ok(value)
+        }
+    }
+}
+
+/// The `burn::Tensor`-level device behind a backend-level device, when the backend is burn's
+/// `Dispatch` (what the tensor twins and the model quantizer run on): the device whose health
+/// the crate records. `None` for any other backend, which has no such record.
+pub(crate) fn dispatch_device<B: burn_backend::Backend>(device: &B::Device) -> Option<Device> {
+    let any: &dyn std::any::Any = device;
+    any.downcast_ref::<burn::backend::DispatchDevice>()
+        .map(|dispatch| Device::from(dispatch.clone()))
+}
+
 /// `data` read from `device`, unless the device is marked (poisoned, tainted, quarantined)
 /// by the time the read returned: a task that failed on the device's runner before the read
 /// finished may have left these values unwritten.

@@ -411,3 +411,89 @@ fn a_divergence_names_the_first_diverging_layer_twin() {
     assert!(wrong.quarantined().is_some());
     assert!(wrong.first_diverging_layer().is_none());
 }
+
+/// Every read a check makes goes through the one reader, which refuses a device marked by the
+/// time the read returned: the four that read on their own before — a quantization's range at
+/// the backend level (`try_quantize_dynamic`), a whole model's ranges (`try_quantize_weights`),
+/// the layer quantizer's (`ModuleQuantizer`, through the backend engine), and an optimizer step's
+/// gradient check — refuse a quarantined device, naming it.
+#[test]
+fn every_check_read_refuses_a_marked_device() {
+    let stdout = common::child_succeeds(CHILD, "marked_reads_child", "marked-reads");
+    assert!(stdout.contains("all four refused"), "{stdout}");
+}
+
+/// The child of `every_check_read_refuses_a_marked_device`.
+#[test]
+#[ignore = "run by every_check_read_refuses_a_marked_device in a child process"]
+fn marked_reads_child() {
+    use burn::module::Quantizer;
+    use burn::optim::{AdamConfig, GradientsParams};
+    use burn::tensor::quantization::{Calibration, QuantScheme, QuantStore, QuantValue};
+    use burn_guard::devices::{DeviceHealth, health};
+    use burn_guard::nn::ModuleQuantizer;
+    use burn_guard::policy::Policy;
+
+    if std::env::var(CHILD).as_deref() != Ok("marked-reads") {
+        return;
+    }
+    let flex = Device::flex();
+    let ndarray = Device::ndarray();
+    // The gradients are taken before the device is marked: the step's own read is what refuses.
+    let trained = Mlp::new(&flex.clone().autodiff());
+    let x = Tensor::<2>::ones([3, 8], &flex.clone().autodiff());
+    let grads = trained.forward(x).sum().backward();
+    let grads = GradientsParams::from_grads(grads, &trained);
+
+    let served = Shadowed::with_reference(
+        Mlp::new(&flex).perturbed(0.5),
+        Mlp::new(&ndarray),
+        1,
+        Tolerance::default(),
+    )
+    .unwrap()
+    .quarantine_device();
+    served
+        .forward(Tensor::<2>::ones([2, 8], &flex), |m, x| m.forward(x))
+        .unwrap();
+    assert!(matches!(health(&flex), DeviceHealth::Quarantined { .. }));
+
+    let scheme = QuantScheme::default()
+        .with_value(QuantValue::Q8S)
+        .with_store(QuantStore::Native);
+    // Each case on its own: a reader that lets the marked device through shows which path.
+    let mut let_through = Vec::new();
+    let mut refused = |what: &'static str, result: burn_guard::Result<()>| match result {
+        Err(err) if err.kind() == ErrorKind::DeviceUnavailable => {
+            assert!(err.to_string().contains("quarantined"), "{what}: {err}");
+            println!("{what}: refused: {err}");
+        }
+        other => let_through.push(format!("{what}: {other:?}")),
+    };
+    refused(
+        "try_quantize_dynamic",
+        Tensor::<2>::ones([4, 8], &flex)
+            .try_quantize_dynamic(&scheme)
+            .map(drop),
+    );
+    let model = Mlp::new(&flex);
+    refused(
+        "try_quantize_weights",
+        model
+            .try_quantize_weights(&mut Quantizer::new(Calibration::MinMax, scheme))
+            .map(drop),
+    );
+    refused(
+        "ModuleQuantizer",
+        ModuleQuantizer::new(scheme, Policy::strict())
+            .quantize(&model)
+            .map(drop),
+    );
+    let mut optimizer = AdamConfig::new().init();
+    refused(
+        "try_step",
+        optimizer.try_step(1e-3, trained, grads).map(drop),
+    );
+    assert!(let_through.is_empty(), "{let_through:#?}");
+    println!("all four refused");
+}

@@ -4,7 +4,6 @@ use burn::module::{Module, Param, ParamId};
 use burn::optim::lr_scheduler::module_lr_scheduler::ModuleLearningRate;
 use burn::optim::{GradientsParams, ModuleOptimizer, MultiGradientsParams};
 use burn::tensor::{DType, Device, Tensor, TensorData};
-use burn_backend::ExecutionError;
 
 use crate::check::optim::{self as rules, ParamCensus, ParamState};
 use crate::error::{GuardError, Result};
@@ -17,7 +16,7 @@ mod sealed {
 }
 
 /// Reads a gradient's values: the exact count, on the error path only.
-type ReadValues = Box<dyn FnOnce() -> std::result::Result<TensorData, ExecutionError>>;
+type ReadValues = Box<dyn FnOnce() -> Result<TensorData>>;
 
 /// A parameter's gradient, reduced for the finite check.
 struct Gradient {
@@ -108,7 +107,7 @@ impl AtPath for Walk<'_> {
                         Ok(reduced) => self.census.gradients.push(Gradient {
                             param: self.census.params.len(),
                             device,
-                            values: Box::new(move || kept.try_into_data()),
+                            values: Box::new(move || crate::value_reads::read_data_into(op, kept)),
                             reduced,
                         }),
                         Err(err) => self.census.errors.push(err.context(path.clone())),
@@ -257,8 +256,10 @@ pub(crate) fn finite(op: &'static str, census: Census) -> Result<u32> {
                 }
             })
             .collect();
-        let values = catch(op, move || Tensor::cat(reduced, 0).try_into_data())?
-            .map_err(|e| GuardError::from_execution(op, e))?;
+        // Through the one reader: a failed read records the device poisoned, and a device
+        // marked by the time the read returned is refused.
+        let joined = catch(op, move || Tensor::cat(reduced, 0))?;
+        let values = crate::value_reads::read_data_into(op, joined)?;
         reads += 1;
         let values = catch(op, || values.iter::<f64>().collect::<Vec<f64>>())?;
         for ((i, _), value) in on_device().zip(values) {
@@ -274,7 +275,7 @@ pub(crate) fn finite(op: &'static str, census: Census) -> Result<u32> {
         if !suspect {
             continue;
         }
-        let data = catch(op, gradient.values)?.map_err(|e| GuardError::from_execution(op, e))?;
+        let data = (gradient.values)()?;
         reads += 1;
         let (bad, total) = catch(op, || {
             data.iter::<f64>().fold((0u64, 0u64), |(bad, all), v| {

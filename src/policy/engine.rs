@@ -1,6 +1,7 @@
 //! Decide, then act: [`Policy::route`] decides where an operation runs (capability,
 //! per-operation rules, global switch, first capable target) and runs nothing;
-//! the caller runs straight-line code for the route it got, and [`Policy::record`] counts what
+//! [`Policy::run`] runs the caller's code for the route it got (at home, or on the target with
+//! what it moved) and records it through [`Policy::record`], which counts what
 //! happened (a fallback with its bytes and move time, warned about once per (op, from, to)).
 //! Nothing outside the policy decides, counts or warns.
 
@@ -30,6 +31,14 @@ pub(crate) enum Route<T> {
     /// The home backend cannot, and either the policy forbids a fallback or no target can:
     /// the refusal names the home backend, the capability and every target's gap.
     Refused(GuardError),
+}
+
+/// Where [`Policy::run`] runs a routed call: where its inputs live, or on a fallback target.
+pub(crate) enum Place<'a, P> {
+    /// Where its inputs live.
+    Home,
+    /// On this fallback target: inputs move there, results come back as the caller needs.
+    Away(&'a Target<P>),
 }
 
 /// What a guarded call did, for [`Policy::record`].
@@ -122,6 +131,39 @@ impl Policy {
                 self.recorder().moved(op, bytes_out, bytes_back, elapsed);
             }
             Outcome::Error => self.recorder().error(op),
+        }
+    }
+
+    /// Runs what [`route`](Self::route) decided and records it: the one way a routed path acts
+    /// on a decision. `act` runs where the route says ([`Place::Home`], or [`Place::Away`] on
+    /// the target) and returns its value with what it moved; a run at home counts as native, a
+    /// run away as a fallback from `from()` to the target with its bytes and time; a refusal,
+    /// and a run that fails, count as an error of `op`.
+    ///
+    /// # Errors
+    ///
+    /// The refusal the route carries, or the run's own error.
+    pub(crate) fn run<P, T>(
+        &self,
+        op: Op,
+        route: Route<P>,
+        from: &dyn Fn() -> String,
+        act: impl FnOnce(Place<'_, P>) -> Result<(T, Moved)>,
+    ) -> Result<T> {
+        match route {
+            Route::Home => self
+                .recorded(op, act(Place::Home), |_| Outcome::Native)
+                .map(|(value, _)| value),
+            Route::Fallback(target) => {
+                let from = from();
+                let ran = act(Place::Away(&target));
+                self.recorded(op, ran, |(_, moved)| moved.fallback(&from, &target.label))
+                    .map(|(value, _)| value)
+            }
+            Route::Refused(why) => {
+                self.record(op, Outcome::Error);
+                Err(why)
+            }
         }
     }
 

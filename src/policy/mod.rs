@@ -30,9 +30,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use burn::tensor::Device;
 
-pub(crate) use engine::{Moved, Outcome, Route, Target};
+pub(crate) use engine::{Moved, Outcome, Place, Route, Target};
 pub use op::Op;
-pub(crate) use oversize::Fit;
 pub use stats::{OpStats, Stats};
 
 static FALLBACK_DISABLED: AtomicBool = AtomicBool::new(false);

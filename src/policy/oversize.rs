@@ -13,23 +13,11 @@
 //! [`TooLarge`]: crate::GuardError::TooLarge
 //! [`OutOfMemory`]: crate::GuardError::OutOfMemory
 
-use std::time::Duration;
-
 use burn::tensor::{DType, Device};
 
-use super::{Op, Outcome, Policy};
+use super::{Moved, Op, Place, Policy, Route, Target};
 use crate::capability::{require_fits, stack_of};
 use crate::error::{ErrorKind, Result};
-
-/// Where an allocation that `op` makes goes: its own device, or a fallback device where it
-/// fits.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Fit {
-    /// It fits where it was asked for.
-    Home,
-    /// It does not fit there; it fits on this fallback device.
-    Fallback(Device),
-}
 
 impl Policy {
     /// The device where a tensor of `shape` and `dtype`, which `op` would create on `device`,
@@ -69,28 +57,33 @@ impl Policy {
         device: &Device,
     ) -> Result<Device> {
         match self.fit(op, shape, dtype, device) {
-            Ok(Fit::Home) => Ok(device.clone()),
-            Ok(Fit::Fallback(target)) => {
-                self.record_oversize(device, &target, 0, Duration::ZERO);
-                Ok(target)
-            }
-            Err(err) => {
-                self.record(Op::Oversize, Outcome::Error);
-                Err(err)
-            }
+            // It fits where it was asked for: not an oversize, nothing to count.
+            Route::Home => Ok(device.clone()),
+            // No bytes move: the tensor is created there.
+            route => self.run(
+                Op::Oversize,
+                route,
+                &|| stack_of(device).label().to_owned(),
+                |place| match place {
+                    Place::Home => Ok((device.clone(), Moved::default())),
+                    Place::Away(target) => Ok((target.place.clone(), Moved::default())),
+                },
+            ),
         }
     }
 
-    /// Decides where an allocation goes (see [`Policy::place`]); records nothing.
+    /// Decides where an allocation goes (see [`Policy::place`]): home when it fits there, the
+    /// first of the policy's healthy devices where it fits when the policy falls back for
+    /// [`Op::Oversize`], else refused with the home device's refusal. Records nothing.
     pub(crate) fn fit(
         &self,
         op: &'static str,
         shape: &[usize],
         dtype: DType,
         device: &Device,
-    ) -> Result<Fit> {
+    ) -> Route<Device> {
         let refusal = match require_fits(op, shape, dtype, device) {
-            Ok(_) => return Ok(Fit::Home),
+            Ok(_) => return Route::Home,
             Err(err) => err,
         };
         // A poisoned home device cannot hold anything either: the same fallback serves it.
@@ -99,35 +92,19 @@ impl Policy {
             ErrorKind::TooLarge | ErrorKind::OutOfMemory | ErrorKind::DeviceUnavailable
         );
         if !movable || !self.may_fall_back(Op::Oversize) {
-            return Err(refusal);
+            return Route::Refused(refusal);
         }
-        self.devices()
+        match self
+            .devices()
             .iter()
             .find(|target| *target != device && require_fits(op, shape, dtype, target).is_ok())
-            .map(|target| Fit::Fallback(target.clone()))
-            .ok_or(refusal)
-    }
-
-    /// Counts an oversize fallback from `from` to `to` that moved `bytes_out` there in
-    /// `elapsed` (nothing comes back).
-    pub(crate) fn record_oversize(
-        &self,
-        from: &Device,
-        to: &Device,
-        bytes_out: u64,
-        elapsed: Duration,
-    ) {
-        let from = stack_of(from).label();
-        let to = stack_of(to).label();
-        self.record(
-            Op::Oversize,
-            Outcome::Fallback {
-                from,
-                to,
-                bytes_out,
-                bytes_back: 0,
-                elapsed,
-            },
-        );
+        {
+            Some(target) => Route::Fallback(Target {
+                place: target.clone(),
+                label: stack_of(target).label().to_owned(),
+                support: crate::gap::Support::Native,
+            }),
+            None => Route::Refused(refusal),
+        }
     }
 }

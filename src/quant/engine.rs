@@ -20,7 +20,7 @@ use crate::capability::{BackendStack, quant_capability, quantize_support, stack_
 use crate::check;
 use crate::error::{GuardError, Result};
 use crate::panic::catch;
-use crate::policy::{Moved, Op, Outcome, Policy, Route, Target};
+use crate::policy::{Moved, Op, Outcome, Place, Policy, Target};
 use crate::transfer::move_float;
 use burn::backend::DispatchDevice;
 
@@ -147,34 +147,23 @@ where
     let capability = || quant_capability(scheme);
     // The values are checked where they live, once the route is known: a refused call pays
     // no read, and refused values never move.
-    match policy.route(OP, home_label, &capability, native, targets) {
-        Route::Home => {
-            let quantized = check_values::<B>(QUANTIZE, &tensor, scheme)
-                .and_then(|()| catch(QUANTIZE, || B::quantize_dynamic(tensor, scheme)));
-            policy
-                .recorded(OP, quantized, |_| Outcome::Native)
-                .map(Placed::Native)
+    let route = policy.route(OP, home_label, &capability, native, targets);
+    policy.run(OP, route, home_label, |place| {
+        check_values::<B>(QUANTIZE, &tensor, scheme)?;
+        match place {
+            Place::Home => catch(QUANTIZE, || B::quantize_dynamic(tensor, scheme))
+                .map(|quantized| (Placed::Native(quantized), Moved::default())),
+            Place::Away(target) => {
+                let (quantized, moved) = quantize_on::<B, C>(tensor, scheme, &target.place)?;
+                let held = Held {
+                    tensor: quantized,
+                    device: target.place.clone(),
+                    label: target.label.clone(),
+                };
+                Ok((Placed::Fallback(held), moved))
+            }
         }
-        Route::Fallback(target) => {
-            let quantized = check_values::<B>(QUANTIZE, &tensor, scheme)
-                .and_then(|()| quantize_on::<B, C>(tensor, scheme, &target.place));
-            let from = home_label();
-            let quantized = policy.recorded(OP, quantized, |(_, moved)| {
-                moved.fallback(&from, &target.label)
-            });
-            quantized.map(|(tensor, _)| {
-                Placed::Fallback(Held {
-                    tensor,
-                    device: target.place,
-                    label: target.label,
-                })
-            })
-        }
-        Route::Refused(why) => {
-            policy.record(OP, Outcome::Error);
-            Err(why)
-        }
-    }
+    })
 }
 
 /// Moves `tensor` to `C` at `device` and quantizes it there. Nothing comes back: the result
@@ -452,8 +441,9 @@ pub(crate) fn check_values<B: Backend>(
 ) -> Result<()> {
     let values = tensor.clone();
     let device = crate::capability::naming::brief(&values.device());
+    let dispatch = crate::value_reads::dispatch_device::<B>(&values.device());
     let len = u64::try_from(values.shape().num_elements()).unwrap_or(u64::MAX);
-    let read = catch(op, || {
+    let data = crate::value_reads::read_sync(op, dispatch.as_ref(), || {
         let settings = get_or_init_device_settings::<B>(&values.device());
         let bad = B::bool_or(
             B::float_is_nan(values.clone(), settings.bool_dtype),
@@ -471,9 +461,6 @@ pub(crate) fn check_values<B: Backend>(
         device: device.clone(),
         reason: reason.into(),
     };
-    let data = read
-        .ok_or_else(|| unavailable("cannot read tensor data synchronously on this platform"))?
-        .map_err(|cause| GuardError::Execution { op, cause })?;
     // The pure check holds the reads, not the device they came from: it is named here.
     let range = check::quant::ValueRange::from_reads(op, data, len).map_err(|err| match err {
         GuardError::DeviceUnavailable { reason, .. } => unavailable(&reason),

@@ -21,7 +21,7 @@ use crate::error::{ErrorKind, GuardError, Result, ResultExt};
 use crate::panic::catch;
 use crate::params::detach::detached;
 use crate::params::walk::{FloatParam, float_params};
-use crate::policy::{Op, Outcome, Policy, Route, Target};
+use crate::policy::{Moved, Op, Place, Policy, Route, Target};
 
 /// The op every parameter's check names: the parameter is quantized by `quantize_dynamic`'s
 /// rules (burn's `Tensor::quantize` with the quantizer's range).
@@ -334,76 +334,95 @@ impl WeightQuantizer {
         module: &M,
         quantizer: &mut Quantizer,
     ) -> Result<QuantizedModel<M>> {
-        let outcome = self.quantize_inner(module, quantizer).and_then(|done| {
-            let report = report_of(&done.model, &quantizer.group, &done.plan, done.placement)?;
+        self.quantize_inner(module, quantizer, |done, group| {
+            let report = report_of(&done.model, group, &done.plan, done.placement)?;
             Ok(QuantizedModel::new(
                 done.model,
                 report,
                 self.policy.clone(),
                 done.held_on,
             ))
-        });
-        self.record(outcome.as_ref().map(|q| q.held_on().is_none()));
-        outcome
+        })
     }
 
     /// The quantization without the report: what [`TryQuantizeWeights`] returns.
     fn quantize_in_place<M: Module>(&self, module: &M, quantizer: &mut Quantizer) -> Result<M> {
-        let outcome = self.quantize_inner(module, quantizer);
-        self.record(outcome.as_ref().map(|done| done.held_on.is_none()));
-        outcome.map(|done| done.model)
+        self.quantize_inner(module, quantizer, |done, _| Ok(done.model))
     }
 
-    /// Records how a quantization ended: `Native` when it ran on the model's own device
-    /// (`Ok(true)`), `Error` on a refusal; a fallback (`Ok(false)`) was recorded when the model
-    /// moved.
-    fn record(&self, outcome: std::result::Result<bool, &GuardError>) {
-        match outcome {
-            Ok(true) => self.policy.record(Op::QuantizeWeights, Outcome::Native),
-            Ok(false) => {}
-            Err(_) => self.policy.record(Op::QuantizeWeights, Outcome::Error),
-        }
-    }
-
-    fn quantize_inner<M: Module>(
+    /// Checks, places and quantizes `module`, then `finish`es the result, recorded by the
+    /// policy as one call of [`Op::QuantizeWeights`]: natively, as a fallback with the bytes
+    /// moved, or as an error whichever step refused.
+    fn quantize_inner<M: Module, T>(
         &self,
         module: &M,
-        quantizer: &mut Quantizer,
+        quantizer: &Quantizer,
+        finish: impl FnOnce(InPlace<M>, &ParamGroup) -> Result<T>,
+    ) -> Result<T> {
+        let op = Op::QuantizeWeights;
+        let scheme = quantizer.scheme;
+        let floats = self.policy.checked(op, self.selected(module, quantizer))?;
+        // Where the model is quantized: its own device when that can quantize the scheme at
+        // all (any shape), else where the policy says.
+        let (route, home) = self.place(&floats, &scheme);
+        self.policy.run(op, route, &|| home.clone(), |place| {
+            // A copy that shares no running statistic with `module`: burn maps a
+            // `RunningState` in place, through the storage its clones share.
+            let (model, placement, held_on, moved) = match place {
+                Place::Home => (
+                    detached(MODULE_OP, module)?,
+                    Placement::Native,
+                    None,
+                    Moved::default(),
+                ),
+                Place::Away(target) => {
+                    let start = Instant::now();
+                    let (model, bytes_out) = move_module(module, &target.place)?;
+                    let moved = Moved {
+                        bytes_out,
+                        bytes_back: 0,
+                        elapsed: start.elapsed(),
+                    };
+                    let placement = Placement::Fallback {
+                        from: home.clone(),
+                        to: target.label.clone(),
+                    };
+                    (model, placement, Some(target.place.clone()), moved)
+                }
+            };
+            let done = self.quantize_on(model, floats, placement, held_on, quantizer)?;
+            Ok((finish(done, &quantizer.group)?, moved))
+        })
+    }
+
+    /// The float parameters of `module`, those in the quantizer's group checked against the
+    /// rules that hold for every parameter whatever the options (calibration).
+    fn selected<M: Module>(&self, module: &M, quantizer: &Quantizer) -> Result<Vec<FloatParam>> {
+        let floats = float_params(MODULE_OP, module, &quantizer.group)?;
+        for param in floats.iter().filter(|p| p.selected) {
+            check::quant_calibration(
+                PARAM_OP,
+                &quantizer.scheme,
+                &quantizer.calibration,
+                &param.shape,
+            )
+            .context(param.path.as_str())?;
+        }
+        Ok(floats)
+    }
+
+    /// Quantizes `model` (already a detached copy, on `held_on` when it moved): each selected
+    /// parameter decided against its device, every check run, then burn's quantization.
+    fn quantize_on<M: Module>(
+        &self,
+        model: M,
+        floats: Vec<FloatParam>,
+        placement: Placement,
+        held_on: Option<Device>,
+        quantizer: &Quantizer,
     ) -> Result<InPlace<M>> {
         let scheme = quantizer.scheme;
         let calibration = &quantizer.calibration;
-        let floats = float_params(MODULE_OP, module, &quantizer.group)?;
-
-        // Rules that hold for every parameter refuse whatever the options.
-        for param in floats.iter().filter(|p| p.selected) {
-            check::quant_calibration(PARAM_OP, &scheme, calibration, &param.shape)
-                .context(param.path.as_str())?;
-        }
-
-        // Where the model is quantized: its own device when that can quantize the scheme at
-        // all (any shape), else where the policy says.
-        let placement = self.place(&floats, &scheme)?;
-        // A copy that shares no running statistic with `module`: burn maps a `RunningState` in
-        // place, through the storage its clones share.
-        let (model, placement, held_on) = match placement {
-            None => (detached(MODULE_OP, module)?, Placement::Native, None),
-            Some((from, to, device)) => {
-                let start = Instant::now();
-                let (moved, bytes) = move_module(module, &device)?;
-                self.policy.record(
-                    Op::QuantizeWeights,
-                    Outcome::Fallback {
-                        from: &from,
-                        to: &to,
-                        bytes_out: bytes,
-                        bytes_back: 0,
-                        elapsed: start.elapsed(),
-                    },
-                );
-                (moved, Placement::Fallback { from, to }, Some(device))
-            }
-        };
-
         // Each selected parameter against the device it is quantized on.
         let mut decisions = Vec::with_capacity(floats.len());
         for param in &floats {
@@ -458,20 +477,17 @@ impl WeightQuantizer {
         })
     }
 
-    /// The fallback device when some selected parameter's device cannot quantize `scheme`
-    /// for any shape, with the labels of both ends; `None` when every device can.
-    fn place(
-        &self,
-        floats: &[FloatParam],
-        scheme: &QuantScheme,
-    ) -> Result<Option<(String, String, Device)>> {
+    /// Where the model is quantized: at home when every selected parameter's device can
+    /// quantize `scheme` for some shape, else the policy's route for the first that cannot;
+    /// with the label of that home backend.
+    fn place(&self, floats: &[FloatParam], scheme: &QuantScheme) -> (Route<Device>, String) {
         let Some((param, gap)) = floats.iter().filter(|p| p.selected).find_map(|p| {
             let support = quantize_support(stack_of(&p.device), scheme, &[]);
             (!support.is_native()).then_some((p, support))
         }) else {
-            return Ok(None);
+            return (Route::Home, String::new());
         };
-        let home = stack_of(&param.device);
+        let home = stack_of(&param.device).label().to_owned();
         let targets = self.policy.devices().iter().map(|device| {
             let stack = stack_of(device);
             Target {
@@ -480,19 +496,17 @@ impl WeightQuantizer {
                 place: device.clone(),
             }
         });
-        match self.policy.route(
+        let route = match self.policy.route(
             Op::QuantizeWeights,
-            &|| home.label().to_owned(),
+            &|| home.clone(),
             &|| quant_capability(scheme),
             gap,
             targets,
         ) {
-            Route::Home => Ok(None),
-            Route::Fallback(target) => {
-                Ok(Some((home.label().to_owned(), target.label, target.place)))
-            }
-            Route::Refused(why) => Err(why.context(param.path.as_str())),
-        }
+            Route::Refused(why) => Route::Refused(why.context(param.path.as_str())),
+            route => route,
+        };
+        (route, home)
     }
 
     /// Whether `param` is quantized on `device`, kept in float, or refuses the model.

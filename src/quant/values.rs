@@ -115,7 +115,7 @@ pub(crate) fn check_params(
         }
     }
     for group in &mut groups {
-        read_group(op, group, scheme);
+        read_group(op, group, scheme)?;
         for param in group.iter() {
             check_param(op, param, scheme)?;
         }
@@ -160,10 +160,16 @@ const UNREAD: Read = Read {
 /// (CubeCL's `cat` launches a kernel per input, its transaction reads every buffer in one go),
 /// with each parameter's sum where a NaN could hide from a min and a max. A block scheme's
 /// range holds one min and one max per block: folded on the device, so that the read stays two
-/// numbers per parameter. A read that panics or fails leaves the group unread.
-fn read_group(op: &'static str, group: &mut [&mut ParamRange<'_>], scheme: &QuantScheme) {
+/// numbers per parameter. A read that panics or fails leaves the group unread (the exact check
+/// then reads each parameter on its own); a device marked unhealthy by the time the read
+/// returned refuses the group ([`value_reads::read_sync`](crate::value_reads::read_sync)).
+fn read_group(
+    op: &'static str,
+    group: &mut [&mut ParamRange<'_>],
+    scheme: &QuantScheme,
+) -> Result<()> {
     let Some(device) = group.first().map(|param| param.device.clone()) else {
-        return;
+        return Ok(());
     };
     let quirks = quirks_of(&device);
     let with_sum = !quirks.extrema_propagate_nan;
@@ -192,7 +198,7 @@ fn read_group(op: &'static str, group: &mut [&mut ParamRange<'_>], scheme: &Quan
     } else {
         Vec::new()
     };
-    let values = catch(op, || {
+    let values = crate::value_reads::read_sync(op, Some(&device), || {
         let folded = extremes.into_iter().map(|(min, max)| {
             if blocks {
                 (Dispatch::float_min(min), Dispatch::float_max(max))
@@ -203,10 +209,10 @@ fn read_group(op: &'static str, group: &mut [&mut ParamRange<'_>], scheme: &Quan
         if on_host {
             let all: Vec<_> = folded.flat_map(|(min, max)| [min, max]).collect();
             if all.is_empty() {
-                return Some(Vec::new());
+                return Some(Ok(Some(Vec::new())));
             }
             let data = try_read_sync(Dispatch::float_into_data(Dispatch::float_cat(all, 0)))?;
-            return data.ok()?.try_into_vec::<f32>().ok();
+            return Some(data.map(|data| data.try_into_vec::<f32>().ok()));
         }
         let mut transaction = TransactionPrimitive::<Dispatch>::default();
         for (min, max) in folded {
@@ -216,11 +222,14 @@ fn read_group(op: &'static str, group: &mut [&mut ParamRange<'_>], scheme: &Quan
         for values in sums {
             transaction.register_float(TensorPrimitive::Float(Dispatch::float_sum(values)));
         }
-        let reads = try_read_sync(transaction.execute_async())?.ok()?;
-        reads.iter().map(first_f32).collect::<Option<Vec<f32>>>()
+        let reads = try_read_sync(transaction.execute_async())?;
+        Some(reads.map(|reads| reads.iter().map(first_f32).collect::<Option<Vec<f32>>>()))
     });
-    let Ok(Some(values)) = values else {
-        return;
+    let values = match values {
+        Ok(Some(values)) => values,
+        // A marked device refuses; any other failure leaves the group to the exact check.
+        Err(err) if err.kind() == crate::ErrorKind::DeviceUnavailable => return Err(err),
+        Ok(None) | Err(_) => return Ok(()),
     };
     let mut values = values.into_iter();
     // The same walk as the one that registered them: a range `take`n above is `Ok(None)` now.
@@ -234,6 +243,7 @@ fn read_group(op: &'static str, group: &mut [&mut ParamRange<'_>], scheme: &Quan
             param.read.sum_finite = Some(values.next().is_some_and(f32::is_finite));
         }
     }
+    Ok(())
 }
 
 /// One parameter's verdict from its read: straight from the extremes when they (and the sum,

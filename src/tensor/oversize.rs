@@ -11,9 +11,10 @@ use burn::tensor::{Tensor, kind::Numeric};
 
 use super::numeric::{MatmulShapes, TryNumeric, matmul_shapes};
 use super::sealed::Sealed;
+use crate::capability::stack_of;
 use crate::check;
 use crate::error::Result;
-use crate::policy::{Fit, Op, Outcome, Policy};
+use crate::policy::{Moved, Op, Place, Policy, Route};
 use crate::transfer::move_any;
 
 /// Twins that run on a fallback device when their output cannot fit on the operands' own.
@@ -53,34 +54,26 @@ impl<const D: usize, K: Numeric + 'static> TryOversize<D, K> for Tensor<D, K> {
         const OP: &str = "matmul";
         let MatmulShapes { out, device, .. } = matmul_shapes(OP, &self, &other)?;
         let dtype = check::bytes::output_dtype(self.dtype());
-        let target = match policy.fit(OP, &out, dtype, &device) {
-            Ok(Fit::Home) => return self.try_matmul(other),
-            Ok(Fit::Fallback(target)) => target,
-            Err(err) => {
-                policy.record(Op::Oversize, Outcome::Error);
-                return Err(err);
-            }
+        let route = match policy.fit(OP, &out, dtype, &device) {
+            // It fits where its operands live: not an oversize, nothing to count.
+            Route::Home => return self.try_matmul(other),
+            route => route,
         };
-        let run = || -> Result<(Self, u64, std::time::Duration)> {
+        let home = || stack_of(&device).label().to_owned();
+        policy.run(Op::Oversize, route, &home, |place| {
+            let target = match place {
+                Place::Home => return self.try_matmul(other).map(|p| (p, Moved::default())),
+                Place::Away(target) => &target.place,
+            };
             let started = Instant::now();
-            let (lhs, lhs_bytes) = move_any(OP, self, &target)?;
-            let (rhs, rhs_bytes) = move_any(OP, other, &target)?;
-            let elapsed = started.elapsed();
-            Ok((
-                lhs.try_matmul(rhs)?,
-                lhs_bytes.saturating_add(rhs_bytes),
-                elapsed,
-            ))
-        };
-        match run() {
-            Ok((product, bytes, elapsed)) => {
-                policy.record_oversize(&device, &target, bytes, elapsed);
-                Ok(product)
-            }
-            Err(err) => {
-                policy.record(Op::Oversize, Outcome::Error);
-                Err(err)
-            }
-        }
+            let (lhs, lhs_bytes) = move_any(OP, self, target)?;
+            let (rhs, rhs_bytes) = move_any(OP, other, target)?;
+            let moved = Moved {
+                bytes_out: lhs_bytes.saturating_add(rhs_bytes),
+                bytes_back: 0,
+                elapsed: started.elapsed(),
+            };
+            lhs.try_matmul(rhs).map(|product| (product, moved))
+        })
     }
 }
