@@ -137,6 +137,7 @@ mod oversize;
 pub(crate) mod pool;
 mod quant;
 mod reduce;
+mod rows;
 mod view;
 
 pub use base::TryTensor;
@@ -157,6 +158,7 @@ pub use oversize::TryOversize;
 pub use quant::TryQuantize;
 pub(crate) use quant::dispatch_targets;
 pub use reduce::{TryReduce, TryReduceFloat, TryReduceNumeric, TryReduceOrdered};
+pub(crate) use rows::twins;
 pub use view::{ExpandSpec, MovedimSpec, PaddingSpec, ReshapeSpec, TryView};
 
 /// Twins of burn's free functions in `burn::tensor::module`: `try_conv2d`, `try_linear`, …

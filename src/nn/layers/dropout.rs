@@ -5,7 +5,6 @@ use burn::tensor::Tensor;
 
 use super::support::Sealed;
 use crate::check::layer::probability;
-use crate::error::Result;
 use crate::nn::init::TryInitStateless;
 use crate::panic::catch;
 

@@ -10,7 +10,6 @@ use burn::tensor::Tensor;
 use super::support::{Sealed, dims, same_devices};
 use crate::check;
 use crate::check::{layer, misc};
-use crate::error::Result;
 use crate::nn::init::{TryInit, TryInitStateless, require_params_fit};
 use crate::panic::catch;
 
