@@ -9,18 +9,19 @@ use burn::tensor::Tensor;
 use burn::tensor::quantization::QuantScheme;
 
 use super::sealed::Sealed;
+use super::twins;
 use crate::backend::quant::{Placed, quantize_routed};
 use crate::capability::{BackendStack, stack_of};
-use crate::error::Result;
 use crate::panic::catch;
 use crate::policy::Policy;
 
 const OP: &str = "quantize_dynamic";
 
+twins! {
 /// Guarded quantization of float tensors.
 ///
 /// Sealed: implemented for `burn::Tensor<D>` only.
-pub trait TryQuantize<const D: usize>: Sealed + Sized {
+pub trait TryQuantize<const D: usize> for Tensor<D> {
     /// Guarded [`Tensor::quantize_dynamic`] under the strict policy: checks the scheme against
     /// the shape, the shape for emptiness, the device's capability, then the values' range,
     /// then quantizes. Nothing is quantized on refusal.
@@ -61,7 +62,9 @@ pub trait TryQuantize<const D: usize>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "quantize_dynamic")]
-    fn try_quantize_dynamic(self, scheme: &QuantScheme) -> Result<Self>;
+    fn try_quantize_dynamic(self, scheme: &QuantScheme) -> Self {
+        self.quantize_dynamic_with(scheme, Policy::shared_strict())
+    }
 
     /// Guarded [`Tensor::quantize_dynamic`] under `policy`: on the tensor's device when it
     /// can; otherwise, when the policy allows, on the first capable device of
@@ -92,15 +95,7 @@ pub trait TryQuantize<const D: usize>: Sealed + Sized {
     /// assert_eq!(policy.stats_of(Op::QuantizeDynamic).fallbacks, 1);
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
-    fn quantize_dynamic_with(self, scheme: &QuantScheme, policy: &Policy) -> Result<Self>;
-}
-
-impl<const D: usize> TryQuantize<D> for Tensor<D> {
-    fn try_quantize_dynamic(self, scheme: &QuantScheme) -> Result<Self> {
-        self.quantize_dynamic_with(scheme, Policy::shared_strict())
-    }
-
-    fn quantize_dynamic_with(self, scheme: &QuantScheme, policy: &Policy) -> Result<Self> {
+    fn quantize_dynamic_with(self, scheme: &QuantScheme, policy: &Policy) -> Self {
         let home = stack_of(&self.device());
         let placed = quantize_routed::<Dispatch, Dispatch, _>(
             self.into_dispatch(),
@@ -116,6 +111,7 @@ impl<const D: usize> TryQuantize<D> for Tensor<D> {
         };
         catch(OP, || Tensor::from_dispatch(quantized))
     }
+}
 }
 
 /// The policy's fallback devices as `Dispatch` targets, each with its stack, in order.

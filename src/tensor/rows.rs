@@ -155,6 +155,12 @@ macro_rules! twins {
             [impl Future<Output = $crate::error::Result<$out>> $(+ $bound)*]
             [$(where $wk: $wb)?]] => $($rest)*);
     };
+    (@out $h:tt $s:tt $f:tt $row:tt $gen:tt $args:tt
+        -> impl Future<Output = $out:ty> $(+ $bound:ident)* { $($body:tt)* } $($rest:tt)*) => {
+        $crate::tensor::twins!(@tail $h $s $f $row [$gen $args
+            [impl Future<Output = $crate::error::Result<$out>> $(+ $bound)*] []]
+            { $($body)* } $($rest)*);
+    };
     (@out $h:tt $s:tt $f:tt $row:tt $gen:tt $args:tt -> $out:ty { $($body:tt)* }
         $($rest:tt)*) => {
         $crate::tensor::twins!(@tail $h $s $f $row [$gen $args [$crate::error::Result<$out>] []]
