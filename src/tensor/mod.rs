@@ -121,11 +121,13 @@ use crate::error::Result;
 pub mod activation;
 mod attention;
 mod base;
+mod bitwise;
 mod conv;
 mod convert;
 mod creation;
 mod ctc;
 mod elementwise;
+mod float;
 pub mod grid;
 mod indexing;
 mod interpolate;
@@ -142,16 +144,15 @@ mod view;
 
 pub use base::TryTensor;
 pub(crate) use base::read_indices;
+pub use bitwise::{TryElementwiseBool, TryElementwiseInt};
 pub(crate) use conv::{check_conv, check_deform_conv2d};
 pub use creation::{
     CheckedRead, TryConvert, TryConvertFloat, TryCreate, TryCreateBool, TryCreateFloat,
     TryCreateInt, TryCreateMatrix, TryCreateNumeric, TryCreateRange, try_transaction_register,
 };
 pub(crate) use ctc::check_ctc;
-pub use elementwise::{
-    TryElementwise, TryElementwiseBool, TryElementwiseFloat, TryElementwiseInt,
-    TryElementwiseVector,
-};
+pub use elementwise::{TryElementwise, TryElementwiseVector};
+pub use float::TryElementwiseFloat;
 pub use indexing::{TryIndexing, TryIndexingNumeric, TryIndexingOrdered};
 pub use numeric::{EinsumOperand, TryNumeric};
 pub use oversize::TryOversize;
