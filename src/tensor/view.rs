@@ -1,4 +1,7 @@
-//! Twins of the reshape/view and split family: reshape, permute, movedim, flip, flatten, squeeze*, unsqueeze*, expand, unfold, roll*, repeat*, pad, chunk, split*, iter_dim, meshgrid*.
+//! Twins of the reshape/view and split family: reshape, permute, movedim, flip, flatten,
+//! squeeze*, unsqueeze*, expand, unfold, roll*, repeat*, pad, chunk, split*, iter_dim. Their
+//! checks are in `check/view.rs` (the reshape/permute family) and `check/split.rs` (the split
+//! family); meshgrid's twins are in `grid.rs`.
 //!
 //! burn takes some arguments through traits whose only method panics (`ReshapeArgs`,
 //! `MovedimArgs`, `BroadcastArgs`, `IntoPadding`). The twins take them through the
@@ -6,7 +9,6 @@
 //! implemented for exactly the same argument types, which also let the checks read the
 //! values first.
 
-use burn::tensor::grid::{GridOptions, GridSparsity, IndexPos};
 use burn::tensor::kind::{Basic, Numeric};
 use burn::tensor::ops::PadMode;
 use burn::tensor::{
@@ -16,7 +18,8 @@ use burn::tensor::{
 use super::sealed::Sealed;
 use super::twins;
 use crate::check;
-use crate::check::view::{PadArg, ShapeArg};
+use crate::check::split::PadArg;
+use crate::check::view::ShapeArg;
 use crate::error::{GuardError, Result};
 use crate::panic::catch;
 
@@ -129,7 +132,7 @@ impl<const D: usize> PaddingSpec<D> for (usize, usize, usize, usize) {
 }
 
 twins! {
-/// Fallible twins of the reshape/view and split family: reshape, permute, movedim, flip, flatten, squeeze*, unsqueeze*, expand, unfold, roll*, repeat*, pad, chunk, split*, iter_dim, meshgrid*.
+/// Fallible twins of the reshape/view and split family: reshape, permute, movedim, flip, flatten, squeeze*, unsqueeze*, expand, unfold, roll*, repeat*, pad, chunk, split*, iter_dim.
 ///
 /// Sealed: implemented for `burn::Tensor<D, K>` only.
 pub trait TryView<const D: usize, K: Basic> for Tensor<D, K> {
@@ -601,7 +604,7 @@ pub trait TryView<const D: usize, K: Basic> for Tensor<D, K> {
     -> Self => roll {
         let shift_values: Vec<isize> = shifts.iter().map(|s| s.as_index()).collect();
         let dim_values: Vec<isize> = dims.iter().map(|d| d.as_index()).collect();
-        check::view::roll(OP, &shift_values, &dim_values, D)?;
+        check::split::roll(OP, &shift_values, &dim_values, D)?;
         catch(OP, || self.roll(shifts, dims))
     }
 
@@ -629,7 +632,7 @@ pub trait TryView<const D: usize, K: Basic> for Tensor<D, K> {
     #[doc(alias = "repeat_dim")]
     fn try_repeat_dim(self, dim: impl AsIndex, times: usize) -> Self => repeat_dim {
         let dim = dim.as_index();
-        let out = check::view::repeat_dim(OP, &self.dims(), dim, times)?;
+        let out = check::split::repeat_dim(OP, &self.dims(), dim, times)?;
         crate::capability::require_fits(OP, &out, self.dtype(), &self.device())?;
         catch(OP, || self.repeat_dim(dim, times))
     }
@@ -655,7 +658,7 @@ pub trait TryView<const D: usize, K: Basic> for Tensor<D, K> {
     /// ```
     #[doc(alias = "repeat")]
     fn try_repeat(self, sizes: &[usize]) -> Self => repeat {
-        let out = check::view::repeat(OP, &self.dims(), sizes)?;
+        let out = check::split::repeat(OP, &self.dims(), sizes)?;
         crate::capability::require_fits(OP, &out, self.dtype(), &self.device())?;
         catch(OP, || self.repeat(sizes))
     }
@@ -693,12 +696,12 @@ pub trait TryView<const D: usize, K: Basic> for Tensor<D, K> {
     where K: Numeric => pad {
         let mode: PadMode = catch(OP, || mode.into())?;
         let dims = self.dims();
-        let pairs = check::view::pad(OP, &dims, &padding.pad_arg(), &mode)?;
+        let pairs = check::split::pad(OP, &dims, &padding.pad_arg(), &mode)?;
         let dtype = self.dtype();
         if let PadMode::Constant(value) = mode {
-            check::view::pad_value(OP, value, dtype)?;
+            check::split::pad_value(OP, value, dtype)?;
         }
-        // `check::view::pad` proved every padded size fits in `usize`.
+        // `check::split::pad` proved every padded size fits in `usize`.
         let out: Vec<usize> = dims
             .iter()
             .zip(&pairs)
@@ -738,7 +741,7 @@ pub trait TryView<const D: usize, K: Basic> for Tensor<D, K> {
     #[doc(alias = "chunk")]
     fn try_chunk(self, chunks: usize, dim: impl AsIndex) -> Vec<Self> => chunk {
         let dim = dim.as_index();
-        let pieces = check::view::chunk(OP, &self.dims(), chunks, dim)?;
+        let pieces = check::split::chunk(OP, &self.dims(), chunks, dim)?;
         let dim = check::dim(OP, dim, D)?;
         narrow_pieces(OP, self, dim, &pieces)
     }
@@ -764,7 +767,7 @@ pub trait TryView<const D: usize, K: Basic> for Tensor<D, K> {
     #[doc(alias = "split")]
     fn try_split(self, split_size: usize, dim: impl AsIndex) -> Vec<Self> => split {
         let dim = dim.as_index();
-        check::view::split(OP, &self.dims(), split_size, dim)?;
+        check::split::split(OP, &self.dims(), split_size, dim)?;
         catch(OP, || self.split(split_size, dim))
     }
 
@@ -793,7 +796,7 @@ pub trait TryView<const D: usize, K: Basic> for Tensor<D, K> {
     #[doc(alias = "split_with_sizes")]
     fn try_split_with_sizes(self, split_sizes: Vec<usize>, dim: impl AsIndex) -> Vec<Self>
     => split_with_sizes {
-        let dim = check::view::split_with_sizes(OP, &self.dims(), &split_sizes, dim.as_index())?;
+        let dim = check::split::split_with_sizes(OP, &self.dims(), &split_sizes, dim.as_index())?;
         catch(OP, || self.split_with_sizes(split_sizes, dim))
     }
 
@@ -868,101 +871,4 @@ fn insert_units<const D: usize, const D2: usize, K: Basic>(
         *counter += 1;
     }
     catch(op, || tensor.reshape::<D2, _>(appended).permute(axes))
-}
-
-/// Fallible twin of [`burn::tensor::grid::meshgrid`].
-///
-/// Checks that no input is empty where burn would fail: any input of a dense grid, or an input
-/// after the first of a sparse grid (burn's reshape reads a 0 as "keep the source dim", and its
-/// expand refuses 0).
-///
-/// # Errors
-///
-/// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) naming the empty input.
-///
-/// ```
-/// use burn::tensor::grid::GridOptions;
-/// use burn::tensor::{Device, Tensor};
-/// use burn_guard::tensor::grid::try_meshgrid;
-///
-/// let device = Device::flex();
-/// let x = Tensor::<1>::from_floats([1.0, 2.0], &device);
-/// let y = Tensor::<1>::from_floats([3.0, 4.0, 5.0], &device);
-/// let [gx, gy] = try_meshgrid(&[x.clone(), y], GridOptions::default())?;
-/// assert_eq!((gx.dims(), gy.dims()), ([2, 3], [2, 3]));
-/// assert!(try_meshgrid(&[x, Tensor::<1>::zeros([0], &device)], GridOptions::default()).is_err());
-/// # Ok::<(), burn_guard::GuardError>(())
-/// ```
-#[doc(alias = "meshgrid")]
-pub fn try_meshgrid<const N: usize, K, O>(
-    tensors: &[Tensor<1, K>; N],
-    options: O,
-) -> Result<[Tensor<N, K>; N]>
-where
-    K: Basic,
-    O: Into<GridOptions>,
-{
-    const OP: &str = "meshgrid";
-    let options: GridOptions = catch(OP, || options.into())?;
-    let lengths: Vec<usize> = tensors
-        .iter()
-        .map(|t| {
-            let [length] = t.dims();
-            length
-        })
-        .collect();
-    check::view::meshgrid(OP, &lengths, options.sparsity == GridSparsity::Dense)?;
-    catch(OP, || burn::tensor::grid::meshgrid(tensors, options))
-}
-
-/// Fallible twin of [`burn::tensor::grid::meshgrid_stack`].
-///
-/// Checks that `D2 == D + 1`, that there is at least one input and none is empty, and — beyond
-/// burn, whose `stack` does not check it — that every input is on the first one's device.
-///
-/// # Errors
-///
-/// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) when `D2 != D + 1`.
-/// - [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for no input; [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for an empty one.
-/// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
-///
-/// ```
-/// use burn::tensor::grid::IndexPos;
-/// use burn::tensor::{Device, Tensor};
-/// use burn_guard::tensor::grid::try_meshgrid_stack;
-///
-/// let device = Device::flex();
-/// let x = Tensor::<1>::from_floats([1.0, 2.0], &device);
-/// let y = Tensor::<1>::from_floats([3.0, 4.0, 5.0], &device);
-/// let grid: Tensor<3> = try_meshgrid_stack(&[x.clone(), y.clone()], IndexPos::Last)?;
-/// assert_eq!(grid.dims(), [2, 3, 2]);
-/// assert!(try_meshgrid_stack::<2, 2, _>(&[x, y], IndexPos::Last).is_err());
-/// # Ok::<(), burn_guard::GuardError>(())
-/// ```
-#[doc(alias = "meshgrid_stack")]
-pub fn try_meshgrid_stack<const D: usize, const D2: usize, K>(
-    tensors: &[Tensor<1, K>; D],
-    index_pos: IndexPos,
-) -> Result<Tensor<D2, K>>
-where
-    K: Basic,
-{
-    const OP: &str = "meshgrid_stack";
-    let lengths: Vec<usize> = tensors
-        .iter()
-        .map(|t| {
-            let [length] = t.dims();
-            length
-        })
-        .collect();
-    check::view::meshgrid_stack(OP, &lengths, D2)?;
-    if let Some((first, rest)) = tensors.split_first() {
-        let device = first.device();
-        for tensor in rest {
-            crate::capability::same_device(OP, &device, &tensor.device())?;
-        }
-    }
-    catch(OP, || {
-        burn::tensor::grid::meshgrid_stack::<D, D2, K>(tensors, index_pos)
-    })
 }
