@@ -63,6 +63,8 @@
 //! | `remote` | burn's router backend and burn-remote; [`devices::LoopbackRemote`] |
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
+// `tensor::twins!` reads a trait of twins row by row, one expansion per part of a row.
+#![recursion_limit = "256"]
 #![deny(
     clippy::unwrap_used,
     clippy::expect_used,

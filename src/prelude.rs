@@ -17,11 +17,12 @@ pub use crate::store::CheckedLoad;
 #[cfg(feature = "store")]
 pub use crate::store::{CheckedSnapshot, CheckedStore, TryPathFilter};
 pub use crate::tensor::{
-    CheckedRead, TryConvert, TryConvertFloat, TryCreate, TryCreateBool, TryCreateFloat,
-    TryCreateInt, TryCreateMatrix, TryCreateNumeric, TryCreateRange, TryElementwise,
-    TryElementwiseBool, TryElementwiseFloat, TryElementwiseInt, TryElementwiseVector, TryIndexing,
-    TryIndexingNumeric, TryIndexingOrdered, TryNumeric, TryOversize, TryQuantize, TryReduce,
-    TryReduceFloat, TryReduceNumeric, TryReduceOrdered, TryTensor, TryView,
+    CheckedRead, TryAutodiff, TryAutodiffFloat, TryConvert, TryConvertFloat, TryCreate,
+    TryCreateBool, TryCreateFloat, TryCreateInt, TryCreateLike, TryCreateMatrix, TryCreateNumeric,
+    TryCreateRange, TryElementwise, TryElementwiseBool, TryElementwiseFloat, TryElementwiseInt,
+    TryElementwiseVector, TryIndexing, TryIndexingNumeric, TryIndexingOrdered, TryNumeric,
+    TryOversize, TryQuantize, TryReduce, TryReduceFloat, TryReduceNumeric, TryReduceOrdered,
+    TrySample, TryTensor, TryView,
 };
 #[cfg(feature = "vision")]
 pub use crate::vision::{

@@ -1,5 +1,5 @@
-//! Rules of the grid functions: `burn::tensor::grid::affine_grid_2d` (twinned in
-//! `tensor/grid.rs`) and `Tensor::grid_sample_2d` (twinned with the element-wise float ops,
+//! Rules of the grid functions: `burn::tensor::grid::affine_grid_2d`, `meshgrid` and
+//! `meshgrid_stack` (twinned in `tensor/grid.rs`) and `Tensor::grid_sample_2d` (twinned with the element-wise float ops,
 //! `tensor/elementwise.rs`).
 //!
 //! Pure functions over shapes and modes; each names the burn check it mirrors.
@@ -9,9 +9,7 @@ use burn::tensor::ops::InterpolateMode;
 use super::rule::Rule;
 use crate::check::quirks::Quirks;
 use crate::check::shape;
-#[cfg(doc)]
-use crate::error::GuardError;
-use crate::error::Result;
+use crate::error::{GuardError, Result};
 
 /// `affine_grid_2d(transform, dims)`: simulates burn's construction. `batch`, `height` and
 /// `width` must be non-zero (burn's `reshape`/`expand` panic on a 0), the slices
@@ -127,12 +125,70 @@ pub fn grid_sample_mode(op: &'static str, mode: &InterpolateMode, quirks: &Quirk
     )
 }
 
+/// `meshgrid(tensors, options)`: burn reshapes input `i` to a shape whose only non-1 entry is
+/// its length (a length of 0 reads as "keep the source dim", which only exists for `i == 0`) and,
+/// when dense, expands it to the grid (which refuses a 0). So an empty input panics when the grid
+/// is dense, or when it is not the first input. Returns the grid shape.
+///
+/// # Errors
+///
+/// [`GuardError::InvalidArgument`] naming the empty input.
+///
+/// ```
+/// use burn_guard::check::grid::meshgrid;
+/// assert_eq!(meshgrid("meshgrid", &[2, 3], true).unwrap(), vec![2, 3]);
+/// assert!(meshgrid("meshgrid", &[2, 0], true).is_err());
+/// assert!(meshgrid("meshgrid", &[0, 2], false).is_ok());
+/// ```
+pub fn meshgrid(op: &'static str, lengths: &[usize], dense: bool) -> Result<Vec<usize>> {
+    if let Some(index) = lengths
+        .iter()
+        .enumerate()
+        .position(|(i, &len)| len == 0 && (dense || i > 0))
+    {
+        return Err(GuardError::InvalidArgument {
+            op,
+            rule: if dense {
+                "a dense grid cannot have an empty input"
+            } else {
+                "a sparse grid can have an empty input only in first position"
+            },
+            got: format!("input={index}, lengths={lengths:?}"),
+        });
+    }
+    Ok(lengths.to_vec())
+}
+
+/// `meshgrid_stack::<D, D2>(tensors, index_pos)`: `D2 == D + 1` (`assert_eq!`), at least one input
+/// (burn stacks an empty list), then the dense [`meshgrid`] rule. Returns the grid shape.
+///
+/// # Errors
+///
+/// [`GuardError::RankMismatch`]; [`GuardError::OutOfRange`] for no input;
+/// [`GuardError::InvalidArgument`] for an empty input.
+///
+/// ```
+/// use burn_guard::check::grid::meshgrid_stack;
+/// assert_eq!(meshgrid_stack("meshgrid_stack", &[2, 3], 3).unwrap(), vec![2, 3]);
+/// assert!(meshgrid_stack("meshgrid_stack", &[2, 3], 2).is_err());
+/// ```
+pub fn meshgrid_stack(op: &'static str, lengths: &[usize], rank_out: usize) -> Result<Vec<usize>> {
+    let rank = lengths.len();
+    Rule(
+        op,
+        "meshgrid_stack adds one dimension: the output rank must be the number of inputs + 1",
+    )
+    .expect_rank(rank + 1, rank_out, lengths)?;
+    super::shape::nonempty_list(op, lengths.len())?;
+    meshgrid(op, lengths, true)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::check::test_support::TestResult;
-    use crate::check::test_support::refused;
-    use crate::error::GuardError;
+    use crate::check::test_support::{assert_refused, at_least, kind_rule, out_of_range, refused};
+    use crate::error::ErrorKind;
 
     #[test]
     fn affine_grid_rules() -> TestResult {
@@ -151,6 +207,43 @@ mod tests {
             affine_grid_2d("a", &[1, 1, 3], [1, 1, 2, 2]),
         )?;
         assert!(matches!(err, GuardError::ShapeMismatch { .. }));
+        Ok(())
+    }
+
+    #[test]
+    fn meshgrid_table() -> TestResult {
+        assert_refused(
+            meshgrid("meshgrid", &[0, 2], true),
+            kind_rule(
+                ErrorKind::InvalidArgument,
+                "a dense grid cannot have an empty input",
+            ),
+        );
+        assert_refused(
+            meshgrid("meshgrid", &[2, 0], false),
+            kind_rule(
+                ErrorKind::InvalidArgument,
+                "a sparse grid can have an empty input only in first position",
+            ),
+        );
+        assert_refused(
+            meshgrid_stack("meshgrid_stack", &[], 1),
+            out_of_range("tensors", 0, at_least(1)),
+        );
+        assert_refused(
+            meshgrid_stack("meshgrid_stack", &[0, 2], 3),
+            kind_rule(
+                ErrorKind::InvalidArgument,
+                "a dense grid cannot have an empty input",
+            ),
+        );
+        assert_refused(
+            meshgrid_stack("meshgrid_stack", &[2, 2], 4),
+            kind_rule(
+                ErrorKind::RankMismatch,
+                "meshgrid_stack adds one dimension: the output rank must be the number of inputs + 1",
+            ),
+        );
         Ok(())
     }
 }

@@ -69,6 +69,7 @@ pub mod signal;
 pub mod support {
     pub use crate::gap::{Effect, Gap, Support};
 }
+pub mod split;
 pub mod verify;
 pub mod view;
 #[cfg(feature = "vision")]
@@ -187,6 +188,45 @@ mod test_support {
             }
         }
         Ok(())
+    }
+
+    /// Asserts `result` is an error that `check` accepts.
+    pub(super) fn assert_refused<T: std::fmt::Debug>(
+        result: Result<T>,
+        check: impl Fn(&GuardError) -> bool,
+    ) {
+        assert!(
+            result.as_ref().is_err_and(&check),
+            "unexpected outcome: {result:?}"
+        );
+    }
+
+    /// An error of `kind` whose rule, as [`rule_of`] reads it, is exactly `rule`.
+    pub(super) fn kind_rule(
+        kind: crate::error::ErrorKind,
+        rule: &'static str,
+    ) -> impl Fn(&GuardError) -> bool {
+        move |err| err.kind() == kind && rule_of(err) == Some(rule)
+    }
+
+    /// A [`GuardError::OutOfRange`] on `name` with `value` and `limit`.
+    pub(super) fn out_of_range(
+        name: &'static str,
+        value: usize,
+        limit: Limit,
+    ) -> impl Fn(&GuardError) -> bool {
+        move |err| {
+            matches!(
+                err,
+                GuardError::OutOfRange { name: n, value: v, limit: l, .. }
+                    if *n == name && *v == value.into() && *l == limit
+            )
+        }
+    }
+
+    /// `Limit::AtLeast(n)`.
+    pub(super) fn at_least(n: usize) -> Limit {
+        Limit::AtLeast(n.into())
     }
 
     /// The `(expected, got)` ranks of a [`GuardError::RankMismatch`], `None` for another error.

@@ -439,6 +439,17 @@ pub fn no_elements(shape: &[usize]) -> bool {
     shape.contains(&0)
 }
 
+/// The product of `dims` taken in order, or `None` when it overflows `usize` (what the view
+/// and split checks count an output in).
+pub(crate) fn element_count(dims: &[usize]) -> Option<usize> {
+    dims.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d))
+}
+
+/// An output shape whose element count does not fit in `usize`.
+pub(crate) fn count_overflows(op: &'static str, shape: &[usize]) -> GuardError {
+    Rule(op, "the output element count overflows usize").invalid(format!("shape={shape:?}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,4 +1,7 @@
-//! Checks for the reshape/view and split family: reshape, permute, movedim, flip, flatten, squeeze*, unsqueeze*, expand, unfold, roll*, repeat*, pad, chunk, split*, iter_dim, meshgrid*.
+//! Checks for the reshape/permute family: reshape, permute, movedim, flip, flatten, squeeze*,
+//! unsqueeze*, expand, unfold: one tensor's elements seen in another layout. The split family
+//! (chunk, split*, roll*, repeat*, pad) is checked in [`split`](super::split), the grid
+//! functions (meshgrid*) in [`grid`](super::grid); their checks keep their paths here too.
 //!
 //! Pure functions over shapes, dims and scalars; each names the burn check it mirrors. Each
 //! returns what it proved (canonical dims, the output shape) so the twin never recomputes it.
@@ -6,12 +9,15 @@
 //! Dims arrive as `isize`, as burn's `AsIndex::as_index` gives them, and are resolved with
 //! [`check::dim`](crate::check::dim) (burn's negative-dim wrapping).
 
-use burn::tensor::DType;
-use burn::tensor::ops::PadMode;
-
 use super::rule::Rule;
-use super::shape::dim;
+use super::shape::{count_overflows, dim, element_count};
 use crate::error::{GuardError, Limit, Result};
+
+// The split family's and the grid functions' checks, at the paths they had here.
+pub use super::grid::{meshgrid, meshgrid_stack};
+pub use super::split::{
+    PadArg, chunk, pad, pad_value, repeat, repeat_dim, roll, split, split_with_sizes,
+};
 
 /// A target shape as the caller gave it: burn's `[I; D2]` array form (entries may be `-1` or
 /// `0`) or a `Shape`.
@@ -21,25 +27,6 @@ pub enum ShapeArg {
     Entries(Vec<isize>),
     /// A `burn::tensor::Shape`, whose rank is not tied to the output rank by the type system.
     Shape(Vec<usize>),
-}
-
-/// A padding specification as the caller gave it (burn's `IntoPadding` forms).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PadArg {
-    /// `(before, after)` pairs for the last `len` dimensions (array, slice or `Vec` form).
-    Pairs(Vec<(usize, usize)>),
-    /// The `(left, right, top, bottom)` tuple form: pads the last two dimensions.
-    Ltrb(usize, usize, usize, usize),
-}
-
-/// The product of `dims`, or `None` when it overflows `usize`.
-fn elements(dims: &[usize]) -> Option<usize> {
-    dims.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d))
-}
-
-/// An output shape whose element count does not fit in `usize`.
-fn too_large(op: &'static str, shape: &[usize]) -> GuardError {
-    Rule(op, "the output element count overflows usize").invalid(format!("shape={shape:?}"))
 }
 
 /// Resolves every dim of `dims` against `rank`, in order (burn unwraps them one by one).
@@ -158,7 +145,7 @@ pub fn reshape_into(
             .checked_mul(*slot)
             .ok_or_else(|| invalid("the target element count overflows usize"))?;
     }
-    let source_size = elements(source).ok_or_else(|| too_large(op, source))?;
+    let source_size = element_count(source).ok_or_else(|| count_overflows(op, source))?;
     match infer {
         None if source_size != new_size => Err(Rule(
             op,
@@ -309,9 +296,9 @@ pub fn flatten(
     .expect_rank(expected, rank_out, shape)?;
     let merged = shape
         .get(start..=end)
-        .map(elements)
+        .map(element_count)
         .unwrap_or(Some(1))
-        .ok_or_else(|| too_large(op, shape))?;
+        .ok_or_else(|| count_overflows(op, shape))?;
     let mut out: Vec<usize> = shape.iter().take(start).copied().collect();
     out.push(merged);
     out.extend(shape.iter().skip(end + 1));
@@ -605,9 +592,9 @@ pub fn unsqueeze_dims(
             next_old += 1;
         }
     }
-    let before = elements(shape).ok_or_else(|| too_large(op, shape))?;
+    let before = element_count(shape).ok_or_else(|| count_overflows(op, shape))?;
     Rule(op, "the unsqueezed shape must keep every input element")
-        .shapes_agree(elements(&out) == Some(before), &[shape, &out])?;
+        .shapes_agree(element_count(&out) == Some(before), &[shape, &out])?;
     Ok(out)
 }
 
@@ -775,388 +762,6 @@ pub fn unfold(
     Ok(out)
 }
 
-/// `roll(shifts, dims)`: equal lengths (`assert_eq!` in burn), each dim in `-D..D`, and the
-/// shifts accumulated per dim without overflowing `isize` (burn adds them with `+=`).
-///
-/// # Errors
-///
-/// [`GuardError::InvalidArgument`] for unequal lengths or an overflowing sum;
-/// [`GuardError::DimOutOfRange`].
-///
-/// ```
-/// use burn_guard::check::view::roll;
-/// assert!(roll("roll", &[1, -2], &[0, -1], 2).is_ok());
-/// assert!(roll("roll", &[1], &[0, 1], 2).is_err());
-/// ```
-pub fn roll(op: &'static str, shifts: &[isize], dims: &[isize], rank: usize) -> Result<()> {
-    if dims.len() != shifts.len() {
-        return Err(Rule(op, "dims and shifts must have the same length")
-            .invalid(format!("shifts={shifts:?}, dims={dims:?}")));
-    }
-    let mut accumulated = vec![0isize; rank];
-    for (&d, &shift) in dims.iter().zip(shifts) {
-        let index = dim(op, d, rank)?;
-        if let Some(slot) = accumulated.get_mut(index) {
-            *slot = slot.checked_add(shift).ok_or_else(|| {
-                Rule(op, "the shifts of one dim overflow isize when added")
-                    .invalid(format!("shifts={shifts:?}, dims={dims:?}"))
-            })?;
-        }
-    }
-    Ok(())
-}
-
-/// `repeat_dim(dim, times)`: `dim` in `-D..D`; beyond burn, the output element count must fit in
-/// `usize` (burn multiplies without checking). Returns the output shape.
-///
-/// # Errors
-///
-/// [`GuardError::DimOutOfRange`]; [`GuardError::InvalidArgument`] for an overflowing size.
-///
-/// ```
-/// use burn_guard::check::view::repeat_dim;
-/// assert_eq!(repeat_dim("repeat_dim", &[2, 3], -1, 2).unwrap(), vec![2, 6]);
-/// assert!(repeat_dim("repeat_dim", &[2, 3], 2, 2).is_err());
-/// ```
-pub fn repeat_dim(
-    op: &'static str,
-    shape: &[usize],
-    dim_arg: isize,
-    times: usize,
-) -> Result<Vec<usize>> {
-    let index = dim(op, dim_arg, shape.len())?;
-    let mut out = shape.to_vec();
-    if let Some(slot) = out.get_mut(index) {
-        *slot = slot
-            .checked_mul(times)
-            .ok_or_else(|| too_large(op, shape))?;
-    }
-    elements(&out).ok_or_else(|| too_large(op, &out))?;
-    Ok(out)
-}
-
-/// `repeat(sizes)`: burn ignores entries past the rank when they are 1 and panics on any other
-/// (`unwrap_dim_index` through `repeat_dim`), or on any entry at all past the rank when some size
-/// is 0 (`Shape::repeat(..).unwrap()`). Beyond burn, the output element count must fit in
-/// `usize`. Returns the output shape.
-///
-/// # Errors
-///
-/// [`GuardError::InvalidArgument`].
-///
-/// ```
-/// use burn_guard::check::view::repeat;
-/// assert_eq!(repeat("repeat", &[2, 3], &[2, 1, 1]).unwrap(), vec![4, 3]);
-/// assert!(repeat("repeat", &[2, 3], &[2, 1, 3]).is_err());
-/// ```
-pub fn repeat(op: &'static str, shape: &[usize], sizes: &[usize]) -> Result<Vec<usize>> {
-    let extra = sizes.get(shape.len()..).unwrap_or(&[]);
-    let has_zero = sizes.contains(&0);
-    if (has_zero && !extra.is_empty()) || extra.iter().any(|&t| t > 1) {
-        return Err(GuardError::InvalidArgument {
-            op,
-            rule: if has_zero {
-                "with a 0 size, there must be no more sizes than dimensions"
-            } else {
-                "sizes past the tensor's rank must be 1"
-            },
-            got: format!("sizes={sizes:?}, shape={shape:?}"),
-        });
-    }
-    let mut out = shape.to_vec();
-    for (slot, &times) in out.iter_mut().zip(sizes) {
-        *slot = slot
-            .checked_mul(times)
-            .ok_or_else(|| too_large(op, shape))?;
-    }
-    elements(&out).ok_or_else(|| too_large(op, &out))?;
-    Ok(out)
-}
-
-/// `pad(padding, mode)`: mirrors burn's `IntoPadding` (no more pairs than dims; the
-/// `(left, right, top, bottom)` form needs rank 2 or more — burn underflows `D - 2`) and
-/// burn-backend's `validate_padding` (Reflect: both pads smaller than the dim size, on every
-/// dim, padded or not; Edge: no padding on an empty dim). Beyond burn, each padded size must fit
-/// in `usize`. Returns one `(before, after)` pair per dim.
-///
-/// # Errors
-///
-/// [`GuardError::OutOfRange`] for too many pairs or a reflect padding as large as its dim;
-/// [`GuardError::Empty`] for edge padding of an empty dim; [`GuardError::InvalidArgument`] for an
-/// overflowing size; [`GuardError::RankMismatch`] for the tuple form on rank < 2.
-///
-/// ```
-/// use burn::tensor::ops::PadMode;
-/// use burn_guard::check::view::{PadArg, pad};
-/// let pairs = pad("pad", &[2, 3], &PadArg::Pairs(vec![(1, 2)]), &PadMode::Reflect).unwrap();
-/// assert_eq!(pairs, vec![(0, 0), (1, 2)]);
-/// assert!(pad("pad", &[2, 3], &PadArg::Pairs(vec![(3, 0)]), &PadMode::Reflect).is_err());
-/// ```
-pub fn pad(
-    op: &'static str,
-    shape: &[usize],
-    padding: &PadArg,
-    mode: &PadMode,
-) -> Result<Vec<(usize, usize)>> {
-    let rank = shape.len();
-    let pairs: Vec<(usize, usize)> = match padding {
-        PadArg::Pairs(given) => {
-            let Some(lead) = rank.checked_sub(given.len()) else {
-                return Err(
-                    Rule(op, "there must be no more padding pairs than dimensions").out_of_range(
-                        "pairs",
-                        given.len(),
-                        Limit::AtMost(rank.into()),
-                    ),
-                );
-            };
-            let mut pairs = vec![(0, 0); lead];
-            pairs.extend_from_slice(given);
-            pairs
-        }
-        &PadArg::Ltrb(left, right, top, bottom) => {
-            let Some(lead) = rank.checked_sub(2) else {
-                return Err(Rule(op, "the (left, right, top, bottom) form pads the last two dims: it needs rank 2 or more").rank_mismatch(2, rank, shape));
-            };
-            let mut pairs = vec![(0, 0); lead];
-            pairs.push((top, bottom));
-            pairs.push((left, right));
-            pairs
-        }
-    };
-    for (index, (&(before, after), &size)) in pairs.iter().zip(shape).enumerate() {
-        match mode {
-            PadMode::Reflect if before >= size || after >= size => {
-                return Err(Rule(
-                    op,
-                    "reflect padding must be smaller than the dimension size, on every dimension",
-                )
-                .out_of_range(
-                    "padding",
-                    before.max(after),
-                    Limit::Below(size.into()),
-                ));
-            }
-            PadMode::Edge if (before != 0 || after != 0) && size == 0 => {
-                return Err(Rule(op, "edge padding cannot extend an empty dimension")
-                    .empty(shape, Some(index)));
-            }
-            _ => {}
-        }
-        if size
-            .checked_add(before)
-            .and_then(|s| s.checked_add(after))
-            .is_none()
-        {
-            return Err(too_large(op, shape));
-        }
-    }
-    Ok(pairs)
-}
-
-/// The constant of a `PadMode::Constant` for a tensor of `dtype`: burn passes it to the
-/// backend's `full` as a float, which panics for an integer tensor when it is not finite or
-/// outside `i64`. Beyond burn, it must also fit the integer dtype after truncation toward zero
-/// (Flex wraps an `I32` value silently). Float tensors accept any value.
-///
-/// # Errors
-///
-/// [`GuardError::NotRepresentable`] with the value and the dtype.
-///
-/// ```
-/// use burn::tensor::DType;
-/// use burn_guard::check::view::pad_value;
-/// assert!(pad_value("pad", -1.5, DType::I32).is_ok());
-/// assert!(pad_value("pad", f32::NAN, DType::I64).is_err());
-/// assert!(pad_value("pad", f32::NAN, DType::F32).is_ok());
-/// ```
-pub fn pad_value(op: &'static str, value: f32, dtype: DType) -> Result<()> {
-    // [low, high) after truncation toward zero; 64-bit types go through i64 in the backend.
-    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
-    let (low, high): (f64, f64) = match dtype {
-        DType::I64 => (-TWO_63, TWO_63),
-        DType::U64 => (0.0, TWO_63),
-        DType::I32 => (f64::from(i32::MIN), f64::from(i32::MAX) + 1.0),
-        DType::I16 => (f64::from(i16::MIN), f64::from(i16::MAX) + 1.0),
-        DType::I8 => (f64::from(i8::MIN), f64::from(i8::MAX) + 1.0),
-        DType::U32 => (0.0, f64::from(u32::MAX) + 1.0),
-        DType::U16 => (0.0, f64::from(u16::MAX) + 1.0),
-        DType::U8 => (0.0, f64::from(u8::MAX) + 1.0),
-        _ => return Ok(()),
-    };
-    let truncated = f64::from(value).trunc();
-    if truncated.is_finite() && truncated >= low && truncated < high {
-        Ok(())
-    } else {
-        Err(Rule(
-            op,
-            "the pad constant must be finite and fit the integer dtype",
-        )
-        .not_representable(value.into(), dtype))
-    }
-}
-
-/// `chunk(chunks, dim)`: `dim` in `-D..D` and `chunks > 0` (burn divides by zero). Returns the
-/// `(start, length)` of each chunk with PyTorch's rule: chunks of `ceil(size / chunks)` until the
-/// dimension is used up, so there may be fewer than `chunks` (burn panics in those cases, e.g.
-/// size 4 in 3 chunks, because it forces exactly `chunks` pieces).
-///
-/// # Errors
-///
-/// [`GuardError::DimOutOfRange`]; [`GuardError::OutOfRange`] for `chunks == 0`.
-///
-/// ```
-/// use burn_guard::check::view::chunk;
-/// assert_eq!(chunk("chunk", &[5], 3, 0).unwrap(), vec![(0, 2), (2, 2), (4, 1)]);
-/// assert_eq!(chunk("chunk", &[4], 3, 0).unwrap(), vec![(0, 2), (2, 2)]);
-/// assert!(chunk("chunk", &[4], 0, 0).is_err());
-/// ```
-pub fn chunk(
-    op: &'static str,
-    shape: &[usize],
-    chunks: usize,
-    dim_arg: isize,
-) -> Result<Vec<(usize, usize)>> {
-    let index = dim(op, dim_arg, shape.len())?;
-    Rule(op, "chunks must be greater than 0").at_least("chunks", chunks, 1)?;
-    let size = shape.get(index).copied().unwrap_or(0);
-    Ok(pieces(size, size.div_ceil(chunks)))
-}
-
-/// Consecutive `(start, length)` pieces of `step` (the last one shorter) covering `0..size`.
-fn pieces(size: usize, step: usize) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    while start < size && step > 0 {
-        let length = step.min(size - start);
-        out.push((start, length));
-        start += length;
-    }
-    out
-}
-
-/// `split(split_size, dim)`: `dim` in `-D..D` and `split_size > 0` unless the dim is empty
-/// (`TensorCheck::split`). Returns the `(start, length)` pieces.
-///
-/// # Errors
-///
-/// [`GuardError::DimOutOfRange`]; [`GuardError::OutOfRange`] for a `split_size` of 0.
-///
-/// ```
-/// use burn_guard::check::view::split;
-/// assert_eq!(split("split", &[5], 2, 0).unwrap(), vec![(0, 2), (2, 2), (4, 1)]);
-/// assert!(split("split", &[5], 0, 0).is_err());
-/// ```
-pub fn split(
-    op: &'static str,
-    shape: &[usize],
-    split_size: usize,
-    dim_arg: isize,
-) -> Result<Vec<(usize, usize)>> {
-    let index = dim(op, dim_arg, shape.len())?;
-    let size = shape.get(index).copied().unwrap_or(0);
-    if split_size == 0 && size != 0 {
-        return Err(Rule(
-            op,
-            "split_size must be greater than 0 unless the dimension is empty",
-        )
-        .out_of_range("split_size", split_size, Limit::AtLeast(1usize.into())));
-    }
-    Ok(pieces(size, split_size))
-}
-
-/// `split_with_sizes(split_sizes, dim)`: `dim` in `-D..D` and the sizes summing to the dim size
-/// (`TensorCheck::split_with_sizes`; a sum that overflows is refused too, burn's `sum` panics).
-/// Returns the resolved dim.
-///
-/// # Errors
-///
-/// [`GuardError::DimOutOfRange`]; [`GuardError::InvalidArgument`].
-///
-/// ```
-/// use burn_guard::check::view::split_with_sizes;
-/// assert_eq!(split_with_sizes("split_with_sizes", &[5, 2], &[2, 0, 3], 0).unwrap(), 0);
-/// assert!(split_with_sizes("split_with_sizes", &[5, 2], &[2, 2], 0).is_err());
-/// ```
-pub fn split_with_sizes(
-    op: &'static str,
-    shape: &[usize],
-    split_sizes: &[usize],
-    dim_arg: isize,
-) -> Result<usize> {
-    let index = dim(op, dim_arg, shape.len())?;
-    let size = shape.get(index).copied().unwrap_or(0);
-    let sum = split_sizes
-        .iter()
-        .try_fold(0usize, |acc, &s| acc.checked_add(s));
-    if sum != Some(size) {
-        return Err(
-            Rule(op, "split sizes must sum to the dimension size").invalid(format!(
-                "split_sizes={split_sizes:?}, size={size} (dim {index})"
-            )),
-        );
-    }
-    Ok(index)
-}
-
-/// `meshgrid(tensors, options)`: burn reshapes input `i` to a shape whose only non-1 entry is
-/// its length (a length of 0 reads as "keep the source dim", which only exists for `i == 0`) and,
-/// when dense, expands it to the grid (which refuses a 0). So an empty input panics when the grid
-/// is dense, or when it is not the first input. Returns the grid shape.
-///
-/// # Errors
-///
-/// [`GuardError::InvalidArgument`] naming the empty input.
-///
-/// ```
-/// use burn_guard::check::view::meshgrid;
-/// assert_eq!(meshgrid("meshgrid", &[2, 3], true).unwrap(), vec![2, 3]);
-/// assert!(meshgrid("meshgrid", &[2, 0], true).is_err());
-/// assert!(meshgrid("meshgrid", &[0, 2], false).is_ok());
-/// ```
-pub fn meshgrid(op: &'static str, lengths: &[usize], dense: bool) -> Result<Vec<usize>> {
-    if let Some(index) = lengths
-        .iter()
-        .enumerate()
-        .position(|(i, &len)| len == 0 && (dense || i > 0))
-    {
-        return Err(GuardError::InvalidArgument {
-            op,
-            rule: if dense {
-                "a dense grid cannot have an empty input"
-            } else {
-                "a sparse grid can have an empty input only in first position"
-            },
-            got: format!("input={index}, lengths={lengths:?}"),
-        });
-    }
-    Ok(lengths.to_vec())
-}
-
-/// `meshgrid_stack::<D, D2>(tensors, index_pos)`: `D2 == D + 1` (`assert_eq!`), at least one input
-/// (burn stacks an empty list), then the dense [`meshgrid`] rule. Returns the grid shape.
-///
-/// # Errors
-///
-/// [`GuardError::RankMismatch`]; [`GuardError::OutOfRange`] for no input;
-/// [`GuardError::InvalidArgument`] for an empty input.
-///
-/// ```
-/// use burn_guard::check::view::meshgrid_stack;
-/// assert_eq!(meshgrid_stack("meshgrid_stack", &[2, 3], 3).unwrap(), vec![2, 3]);
-/// assert!(meshgrid_stack("meshgrid_stack", &[2, 3], 2).is_err());
-/// ```
-pub fn meshgrid_stack(op: &'static str, lengths: &[usize], rank_out: usize) -> Result<Vec<usize>> {
-    let rank = lengths.len();
-    Rule(
-        op,
-        "meshgrid_stack adds one dimension: the output rank must be the number of inputs + 1",
-    )
-    .expect_rank(rank + 1, rank_out, lengths)?;
-    super::shape::nonempty_list(op, lengths.len())?;
-    meshgrid(op, lengths, true)
-}
-
 /// The positions of a `target` shape that are unit dims inserted into `source` (the other
 /// positions take `source`'s dims in order), or `None` when `target` is not `source` with unit
 /// dims inserted. Which 1s count as inserted does not matter for the data.
@@ -1186,50 +791,10 @@ pub fn inserted_units(source: &[usize], target: &[usize]) -> Option<Vec<bool>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::test_support::TestResult;
+    use crate::check::test_support::{
+        TestResult, assert_refused as refused, at_least, kind_rule as rule, out_of_range,
+    };
     use crate::error::{ErrorKind, ScalarValue};
-
-    /// Asserts `result` is an error that `check` accepts.
-    fn refused<T: std::fmt::Debug>(result: Result<T>, check: impl Fn(&GuardError) -> bool) {
-        assert!(
-            result.as_ref().is_err_and(&check),
-            "unexpected outcome: {result:?}"
-        );
-    }
-
-    /// The rule of the variants that carry one.
-    fn rule_of(err: &GuardError) -> Option<&'static str> {
-        match err {
-            GuardError::ShapeMismatch { rule, .. }
-            | GuardError::RankMismatch { rule, .. }
-            | GuardError::InvalidArgument { rule, .. } => Some(rule),
-            _ => None,
-        }
-    }
-
-    /// An error of `kind` whose rule is exactly `rule`.
-    fn rule(kind: ErrorKind, rule: &'static str) -> impl Fn(&GuardError) -> bool {
-        move |err| err.kind() == kind && rule_of(err) == Some(rule)
-    }
-
-    /// An [`GuardError::OutOfRange`] on `name` with `value` and `limit`.
-    fn out_of_range(
-        name: &'static str,
-        value: usize,
-        limit: Limit,
-    ) -> impl Fn(&GuardError) -> bool {
-        move |err| {
-            matches!(
-                err,
-                GuardError::OutOfRange { name: n, value: v, limit: l, .. }
-                    if *n == name && *v == value.into() && *l == limit
-            )
-        }
-    }
-
-    fn at_least(n: usize) -> Limit {
-        Limit::AtLeast(n.into())
-    }
 
     #[test]
     fn reshape_table() -> TestResult {
@@ -1651,188 +1216,6 @@ mod tests {
         refused(unfold("unfold", &[2, 5], 2, 2, 1, 3), |e| {
             matches!(e, GuardError::DimOutOfRange { dim: 2, .. })
         });
-        Ok(())
-    }
-
-    #[test]
-    fn roll_repeat_table() -> TestResult {
-        assert!(roll("roll", &[], &[], 2).is_ok());
-        refused(
-            roll("roll", &[1], &[], 2),
-            rule(
-                ErrorKind::InvalidArgument,
-                "dims and shifts must have the same length",
-            ),
-        );
-        refused(
-            roll("roll", &[isize::MAX, 1], &[0, -2], 2),
-            rule(
-                ErrorKind::InvalidArgument,
-                "the shifts of one dim overflow isize when added",
-            ),
-        );
-        refused(roll("roll", &[1], &[2], 2), |e| {
-            matches!(e, GuardError::DimOutOfRange { dim: 2, .. })
-        });
-        assert_eq!(repeat_dim("repeat_dim", &[2, 3], 0, 0)?, vec![0, 3]);
-        refused(
-            repeat_dim("repeat_dim", &[2, 3], 0, usize::MAX),
-            rule(
-                ErrorKind::InvalidArgument,
-                "the output element count overflows usize",
-            ),
-        );
-        refused(repeat_dim("repeat_dim", &[2, 3], -3, 1), |e| {
-            matches!(e, GuardError::DimOutOfRange { dim: -3, .. })
-        });
-        assert_eq!(repeat("repeat", &[2, 3], &[0])?, vec![0, 3]);
-        refused(
-            repeat("repeat", &[2, 3], &[0, 1, 1]),
-            rule(
-                ErrorKind::InvalidArgument,
-                "with a 0 size, there must be no more sizes than dimensions",
-            ),
-        );
-        refused(
-            repeat("repeat", &[2, 3], &[1, 1, 2]),
-            rule(
-                ErrorKind::InvalidArgument,
-                "sizes past the tensor's rank must be 1",
-            ),
-        );
-        refused(
-            repeat("repeat", &[2, 3], &[usize::MAX, 2]),
-            rule(
-                ErrorKind::InvalidArgument,
-                "the output element count overflows usize",
-            ),
-        );
-        Ok(())
-    }
-
-    #[test]
-    fn pad_table() -> TestResult {
-        let pairs = |v: &[(usize, usize)]| PadArg::Pairs(v.to_vec());
-        assert_eq!(
-            pad(
-                "pad",
-                &[2, 3],
-                &PadArg::Ltrb(1, 2, 3, 4),
-                &PadMode::Constant(0.0)
-            )?,
-            vec![(3, 4), (1, 2)]
-        );
-        assert!(pad("pad", &[0, 3], &pairs(&[(0, 0), (1, 1)]), &PadMode::Edge).is_ok());
-        refused(
-            pad("pad", &[2], &pairs(&[(1, 1), (1, 1)]), &PadMode::Edge),
-            out_of_range("pairs", 2, Limit::AtMost(1usize.into())),
-        );
-        refused(
-            pad("pad", &[2], &PadArg::Ltrb(1, 1, 0, 0), &PadMode::Edge),
-            rule(
-                ErrorKind::RankMismatch,
-                "the (left, right, top, bottom) form pads the last two dims: it needs rank 2 or more",
-            ),
-        );
-        refused(
-            pad("pad", &[0, 3], &pairs(&[(1, 1)]), &PadMode::Reflect),
-            out_of_range("padding", 0, Limit::Below(0usize.into())),
-        );
-        refused(
-            pad("pad", &[0, 3], &pairs(&[(1, 0), (1, 1)]), &PadMode::Edge),
-            |e| matches!(e, GuardError::Empty { shape, dim: Some(0), .. } if shape == &[0, 3]),
-        );
-        refused(
-            pad(
-                "pad",
-                &[2, 3],
-                &pairs(&[(usize::MAX, 0)]),
-                &PadMode::Constant(0.0),
-            ),
-            rule(
-                ErrorKind::InvalidArgument,
-                "the output element count overflows usize",
-            ),
-        );
-        assert!(pad_value("pad", 2_147_483_647.0, DType::I64).is_ok());
-        assert!(pad_value("pad", -2_147_483_648.0, DType::I32).is_ok());
-        refused(
-            pad_value("pad", 3e9, DType::I32),
-            |e| matches!(e, GuardError::NotRepresentable { value: ScalarValue::Float(v), dtype: DType::I32, .. } if *v == f64::from(3e9f32)),
-        );
-        refused(
-            pad_value("pad", -1.0, DType::U8),
-            |e| matches!(e, GuardError::NotRepresentable { value: ScalarValue::Float(v), dtype: DType::U8, .. } if *v == f64::from(-1.0f32)),
-        );
-        refused(
-            pad_value("pad", 9.3e18, DType::I64),
-            |e| matches!(e, GuardError::NotRepresentable { value: ScalarValue::Float(v), dtype: DType::I64, .. } if *v == f64::from(9.3e18f32)),
-        );
-        refused(
-            pad_value("pad", f32::INFINITY, DType::I64),
-            |e| matches!(e, GuardError::NotRepresentable { value: ScalarValue::Float(v), dtype: DType::I64, .. } if *v == f64::INFINITY),
-        );
-        Ok(())
-    }
-
-    #[test]
-    fn chunk_split_meshgrid_table() -> TestResult {
-        // Where burn works, the pieces match burn's; (4, 3) is burn's bug.
-        assert_eq!(chunk("chunk", &[6], 3, 0)?, vec![(0, 2), (2, 2), (4, 2)]);
-        assert_eq!(chunk("chunk", &[2], 3, 0)?, vec![(0, 1), (1, 1)]);
-        assert_eq!(chunk("chunk", &[0], 3, 0)?, vec![]);
-        assert_eq!(chunk("chunk", &[9], 4, 0)?, vec![(0, 3), (3, 3), (6, 3)]);
-        refused(
-            chunk("chunk", &[4], 0, 0),
-            out_of_range("chunks", 0, at_least(1)),
-        );
-        refused(chunk("chunk", &[4], 1, 1), |e| {
-            matches!(e, GuardError::DimOutOfRange { dim: 1, .. })
-        });
-        assert_eq!(split("split", &[0], 0, 0)?, vec![]);
-        refused(
-            split("split", &[3], 0, 0),
-            out_of_range("split_size", 0, at_least(1)),
-        );
-        refused(
-            split_with_sizes("split_with_sizes", &[3], &[usize::MAX, 4], 0),
-            rule(
-                ErrorKind::InvalidArgument,
-                "split sizes must sum to the dimension size",
-            ),
-        );
-        refused(
-            meshgrid("meshgrid", &[0, 2], true),
-            rule(
-                ErrorKind::InvalidArgument,
-                "a dense grid cannot have an empty input",
-            ),
-        );
-        refused(
-            meshgrid("meshgrid", &[2, 0], false),
-            rule(
-                ErrorKind::InvalidArgument,
-                "a sparse grid can have an empty input only in first position",
-            ),
-        );
-        refused(
-            meshgrid_stack("meshgrid_stack", &[], 1),
-            out_of_range("tensors", 0, at_least(1)),
-        );
-        refused(
-            meshgrid_stack("meshgrid_stack", &[0, 2], 3),
-            rule(
-                ErrorKind::InvalidArgument,
-                "a dense grid cannot have an empty input",
-            ),
-        );
-        refused(
-            meshgrid_stack("meshgrid_stack", &[2, 2], 4),
-            rule(
-                ErrorKind::RankMismatch,
-                "meshgrid_stack adds one dimension: the output rank must be the number of inputs + 1",
-            ),
-        );
         Ok(())
     }
 }

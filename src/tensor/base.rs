@@ -7,16 +7,18 @@ use burn::tensor::kind::Basic;
 use burn::tensor::{AsIndex, Int, Tensor};
 
 use super::sealed::Sealed;
+use super::twins;
 use super::view::TryView;
 use crate::check;
 use crate::error::Result;
 use crate::panic::catch;
 
+twins! {
 /// Fallible twins of `narrow`, `swap_dims` and `select`, which every kind has (burn's
 /// `api/base.rs`).
 ///
 /// Sealed: implemented for `burn::Tensor<D, K>` only.
-pub trait TryTensor<const D: usize, K: Basic>: Sealed + Sized {
+pub trait TryTensor<const D: usize, K: Basic> for Tensor<D, K> {
     /// Fallible twin of [`Tensor::narrow`].
     ///
     /// Checks that `dim` is in `-D..D`, `length > 0`, `start < size` and
@@ -42,7 +44,11 @@ pub trait TryTensor<const D: usize, K: Basic>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "narrow")]
-    fn try_narrow(self, dim: impl AsIndex, start: usize, length: usize) -> Result<Self>;
+    fn try_narrow(self, dim: impl AsIndex, start: usize, length: usize) -> Self => narrow {
+        let dim = check::dim(OP, dim.as_index(), D)?;
+        check::narrow(OP, &self.dims(), dim, start, length)?;
+        catch(OP, || self.narrow(dim, start, length))
+    }
 
     /// Fallible twin of [`Tensor::swap_dims`].
     ///
@@ -62,7 +68,11 @@ pub trait TryTensor<const D: usize, K: Basic>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "swap_dims")]
-    fn try_swap_dims(self, dim1: impl AsIndex, dim2: impl AsIndex) -> Result<Self>;
+    fn try_swap_dims(self, dim1: impl AsIndex, dim2: impl AsIndex) -> Self => swap_dims {
+        let dim1 = check::dim(OP, dim1.as_index(), D)?;
+        let dim2 = check::dim(OP, dim2.as_index(), D)?;
+        catch(OP, || self.swap_dims(dim1, dim2))
+    }
 
     /// Fallible twin of [`Tensor::select`].
     ///
@@ -92,26 +102,7 @@ pub trait TryTensor<const D: usize, K: Basic>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "select")]
-    fn try_select(self, dim: impl AsIndex, indices: Tensor<1, Int>) -> Result<Self>;
-}
-
-impl<const D: usize, K: Basic> TryTensor<D, K> for Tensor<D, K> {
-    fn try_narrow(self, dim: impl AsIndex, start: usize, length: usize) -> Result<Self> {
-        const OP: &str = "narrow";
-        let dim = check::dim(OP, dim.as_index(), D)?;
-        check::narrow(OP, &self.dims(), dim, start, length)?;
-        catch(OP, || self.narrow(dim, start, length))
-    }
-
-    fn try_swap_dims(self, dim1: impl AsIndex, dim2: impl AsIndex) -> Result<Self> {
-        const OP: &str = "swap_dims";
-        let dim1 = check::dim(OP, dim1.as_index(), D)?;
-        let dim2 = check::dim(OP, dim2.as_index(), D)?;
-        catch(OP, || self.swap_dims(dim1, dim2))
-    }
-
-    fn try_select(self, dim: impl AsIndex, indices: Tensor<1, Int>) -> Result<Self> {
-        const OP: &str = "select";
+    fn try_select(self, dim: impl AsIndex, indices: Tensor<1, Int>) -> Self => select {
         let dim = check::dim(OP, dim.as_index(), D)?;
         crate::capability::same_device(OP, &self.device(), &indices.device())?;
         let mut out = self.dims();
@@ -124,6 +115,7 @@ impl<const D: usize, K: Basic> TryTensor<D, K> for Tensor<D, K> {
         check::indices(OP, &read_indices(OP, &indices)?, size, dim)?;
         catch(OP, || self.select(dim, indices))
     }
+}
 }
 
 /// The values of an index tensor, as `i64`, for range checks

@@ -14,16 +14,18 @@ use burn::tensor::{
 use super::base::read_indices;
 use super::convert;
 use super::sealed::Sealed;
+use super::twins;
 use crate::check;
 use crate::check::indexing;
 use crate::error::{Result, ScalarValue};
 use crate::panic::catch;
 use crate::value_reads::read_values;
 
+twins! {
 /// Fallible twins of the indexing family: slice*, select_dim, select_assign, gather*, scatter*, mask_select*, mask_fill, take, one_hot*, tril/triu and their masks.
 ///
 /// Sealed: implemented for `burn::Tensor<D, K>` only.
-pub trait TryIndexing<const D: usize, K: Basic>: Sealed + Sized {
+pub trait TryIndexing<const D: usize, K: Basic> for Tensor<D, K> {
     /// Fallible twin of [`Tensor::slice`].
     ///
     /// Checks that there are no more slices than dimensions, that no step is 0 and that every
@@ -49,7 +51,10 @@ pub trait TryIndexing<const D: usize, K: Basic>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "slice")]
-    fn try_slice<S: SliceArg>(self, slices: S) -> Result<Self>;
+    fn try_slice<S: SliceArg>(self, slices: S) -> Self => slice {
+        let slices = convert::slices(OP, slices, &self.shape())?;
+        catch(OP, || self.slice(&slices))
+    }
 
     /// Fallible twin of [`Tensor::slice_assign`].
     ///
@@ -75,7 +80,17 @@ pub trait TryIndexing<const D: usize, K: Basic>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "slice_assign")]
-    fn try_slice_assign<S: SliceArg>(self, slices: S, values: Self) -> Result<Self>;
+    fn try_slice_assign<S: SliceArg>(self, slices: S, values: Self) -> Self => slice_assign {
+        let shape = self.shape();
+        let slices = convert::slices(OP, slices, &shape)?;
+        match indexing::slice_assign(OP, &shape, &slices, &values.dims())? {
+            indexing::SliceAssign::Empty => Ok(self),
+            indexing::SliceAssign::Selected(_) => {
+                crate::capability::same_device(OP, &self.device(), &values.device())?;
+                catch(OP, || self.slice_assign(&slices, values))
+            }
+        }
+    }
 
     /// Fallible twin of [`Tensor::slice_fill`].
     ///
@@ -100,7 +115,13 @@ pub trait TryIndexing<const D: usize, K: Basic>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "slice_fill")]
-    fn try_slice_fill<S: SliceArg, E: Element>(self, slices: S, value: E) -> Result<Self>;
+    fn try_slice_fill<S: SliceArg, E: Element>(self, slices: S, value: E) -> Self => slice_fill {
+        let slices = convert::slices(OP, slices, &self.shape())?;
+        let dtype = self.dtype();
+        indexing::not_quantized(OP, &dtype)?;
+        indexing::fill_element(OP, convert::scalar(OP, value)?, &dtype)?;
+        catch(OP, || self.slice_fill(&slices, value))
+    }
 
     /// Fallible twin of [`Tensor::slice_dim`].
     ///
@@ -124,7 +145,11 @@ pub trait TryIndexing<const D: usize, K: Basic>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "slice_dim")]
-    fn try_slice_dim<S: Into<Slice>>(self, dim: impl AsIndex, slice: S) -> Result<Self>;
+    fn try_slice_dim<S: Into<Slice>>(self, dim: impl AsIndex, slice: S) -> Self => slice_dim {
+        let dim = check::dim(OP, dim.as_index(), D)?;
+        let slice = convert::slice(OP, slice)?;
+        catch(OP, || self.slice_dim(dim, slice))
+    }
 
     /// Fallible twin of [`Tensor::select_dim`].
     ///
@@ -153,7 +178,12 @@ pub trait TryIndexing<const D: usize, K: Basic>: Sealed + Sized {
         self,
         dim: impl AsIndex,
         index: impl AsIndex,
-    ) -> Result<Tensor<D2, K>>;
+    ) -> Tensor<D2, K> => select_dim {
+        let dim = check::dim(OP, dim.as_index(), D)?;
+        let index = index.as_index();
+        indexing::select_dim(OP, &self.dims(), dim, index, D2)?;
+        catch(OP, || self.select_dim::<D2>(dim, index))
+    }
 
     /// Fallible twin of [`Tensor::select_assign`].
     ///
@@ -195,7 +225,17 @@ pub trait TryIndexing<const D: usize, K: Basic>: Sealed + Sized {
         indices: Tensor<1, Int>,
         values: Tensor<D, K>,
         update: IndexingUpdateOp,
-    ) -> Result<Self>;
+    ) -> Self => select_assign {
+        let dim = check::dim(OP, dim.as_index(), D)?;
+        let [count] = indices.dims();
+        indexing::select_assign(OP, dim, &self.dims(), count, &values.dims())?;
+        indexing::bool_update(OP, &self.dtype(), &update)?;
+        let device = self.device();
+        crate::capability::same_devices(OP, &device, [indices.device(), values.device()])?;
+        let size = self.dims().get(dim).copied().unwrap_or(0);
+        check::indices(OP, &read_indices(OP, &indices)?, size, dim)?;
+        catch(OP, || self.select_assign(dim, indices, values, update))
+    }
 
     /// Fallible twin of [`Tensor::mask_fill`].
     ///
@@ -226,7 +266,14 @@ pub trait TryIndexing<const D: usize, K: Basic>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "mask_fill")]
-    fn try_mask_fill<E: ElementConversion>(self, mask: Tensor<D, Bool>, value: E) -> Result<Self>;
+    fn try_mask_fill<E: ElementConversion>(self, mask: Tensor<D, Bool>, value: E) -> Self
+    => mask_fill {
+        indexing::mask_fill(OP, &self.dims(), &mask.dims())?;
+        crate::capability::same_device(OP, &self.device(), &mask.device())?;
+        let value = indexing::fill_value(OP, convert::scalar(OP, value)?, &self.dtype())?;
+        let value = convert::to_burn(value);
+        catch(OP, || mask_fill_scalar(self, mask, value))
+    }
 
     /// Fallible twin of [`Tensor::mask_where`].
     ///
@@ -258,7 +305,21 @@ pub trait TryIndexing<const D: usize, K: Basic>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "mask_where")]
-    fn try_mask_where(self, mask: Tensor<D, Bool>, value: Self) -> Result<Self>;
+    fn try_mask_where(self, mask: Tensor<D, Bool>, value: Self) -> Self => mask_where {
+        let mask_dims = mask.dims();
+        let out = check::elementwise::mask_where(OP, &self.dims(), &mask_dims, &value.dims())?;
+        crate::capability::same_device(OP, &self.device(), &mask.device())?;
+        crate::capability::same_device(OP, &self.device(), &value.device())?;
+        check::elementwise::same_dtype(OP, self.dtype(), value.dtype())?;
+        catch(OP, || {
+            // NdArray broadcasts to the mask's shape only: give it the output shape.
+            let mask = match <[usize; D]>::try_from(out.as_slice()) {
+                Ok(out) if out != mask_dims => mask.expand(out),
+                _ => mask,
+            };
+            self.mask_where(mask, value)
+        })
+    }
 
     /// Fallible twin of [`Tensor::mask_select`].
     ///
@@ -284,7 +345,11 @@ pub trait TryIndexing<const D: usize, K: Basic>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "mask_select")]
-    fn try_mask_select(self, mask: Tensor<D, Bool>) -> Result<Tensor<1, K>>;
+    fn try_mask_select(self, mask: Tensor<D, Bool>) -> Tensor<1, K>
+    => mask_select(mask) [
+        indexing::mask_select(&self.dims(), &mask.dims()),
+        crate::capability::same_device(&self.device(), &mask.device())
+    ];
 
     /// Fallible twin of [`Tensor::mask_select_async`]; the checks of
     /// [`TryIndexing::try_mask_select`], made before the future is first polled to completion.
@@ -309,7 +374,14 @@ pub trait TryIndexing<const D: usize, K: Basic>: Sealed + Sized {
     fn try_mask_select_async(
         self,
         mask: Tensor<D, Bool>,
-    ) -> impl Future<Output = Result<Tensor<1, K>>>;
+    ) -> impl Future<Output = Tensor<1, K>> => mask_select_async {
+        let checked = indexing::mask_select(OP, &self.dims(), &mask.dims())
+            .and_then(|()| crate::capability::same_device(OP, &self.device(), &mask.device()));
+        async move {
+            checked?;
+            Ok(self.mask_select_async(mask).await)
+        }
+    }
 
     /// Fallible twin of [`Tensor::gather`].
     ///
@@ -339,7 +411,17 @@ pub trait TryIndexing<const D: usize, K: Basic>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "gather")]
-    fn try_gather(self, dim: impl AsIndex, indices: Tensor<D, Int>) -> Result<Self>;
+    fn try_gather(self, dim: impl AsIndex, indices: Tensor<D, Int>) -> Self => gather {
+        let dim = check::dim(OP, dim.as_index(), D)?;
+        let out = indices.dims();
+        indexing::gather(OP, dim, &self.dims(), &out)?;
+        let device = self.device();
+        crate::capability::same_device(OP, &device, &indices.device())?;
+        crate::capability::require_fits(OP, &out, self.dtype(), &device)?;
+        let size = self.dims().get(dim).copied().unwrap_or(0);
+        check::indices(OP, &read_indices(OP, &indices)?, size, dim)?;
+        catch(OP, || self.gather(dim, indices))
+    }
 
     /// Fallible twin of [`Tensor::scatter`].
     ///
@@ -372,7 +454,17 @@ pub trait TryIndexing<const D: usize, K: Basic>: Sealed + Sized {
         indices: Tensor<D, Int>,
         values: Self,
         update: IndexingUpdateOp,
-    ) -> Result<Self>;
+    ) -> Self => scatter {
+        let dim = check::dim(OP, dim.as_index(), D)?;
+        indexing::scatter(OP, dim, &self.dims(), &indices.dims(), &values.dims())?;
+        indexing::bool_update(OP, &self.dtype(), &update)?;
+        let device = self.device();
+        crate::capability::same_devices(OP, &device, [indices.device(), values.device()])?;
+        check::elementwise::same_dtype(OP, self.dtype(), values.dtype())?;
+        let size = self.dims().get(dim).copied().unwrap_or(0);
+        check::indices(OP, &read_indices(OP, &indices)?, size, dim)?;
+        catch(OP, || self.scatter(dim, indices, values, update))
+    }
 
     /// Fallible twin of [`Tensor::scatter_nd`].
     ///
@@ -411,7 +503,15 @@ pub trait TryIndexing<const D: usize, K: Basic>: Sealed + Sized {
         indices: Tensor<M, Int>,
         values: Tensor<DV, K>,
         update: IndexingUpdateOp,
-    ) -> Result<Self>;
+    ) -> Self => scatter_nd {
+        let shape = self.dims();
+        let k = indexing::scatter_nd(OP, &shape, &indices.dims(), &values.dims())?;
+        indexing::not_bool(OP, &self.dtype())?;
+        let device = self.device();
+        crate::capability::same_devices(OP, &device, [indices.device(), values.device()])?;
+        indexing::nd_indices(OP, &read_indices(OP, &indices)?, k, &shape)?;
+        catch(OP, || self.scatter_nd(indices, values, update))
+    }
 
     /// Fallible twin of [`Tensor::gather_nd`].
     ///
@@ -441,7 +541,25 @@ pub trait TryIndexing<const D: usize, K: Basic>: Sealed + Sized {
     fn try_gather_nd<const M: usize, const DV: usize>(
         self,
         indices: Tensor<M, Int>,
-    ) -> Result<Tensor<DV, K>>;
+    ) -> Tensor<DV, K> => gather_nd {
+        let shape = self.dims();
+        let index_dims = indices.dims();
+        let k = indexing::gather_nd(OP, &shape, &index_dims, DV)?;
+        let dtype = self.dtype();
+        indexing::not_bool(OP, &dtype)?;
+        let device = self.device();
+        crate::capability::same_device(OP, &device, &indices.device())?;
+        // One slice `shape[k..]` per index tuple: the tuples are every dim of `indices` but the last.
+        let out: Vec<usize> = index_dims
+            .iter()
+            .take(M.saturating_sub(1))
+            .chain(shape.iter().skip(k))
+            .copied()
+            .collect();
+        crate::capability::require_fits(OP, &out, dtype, &device)?;
+        indexing::nd_indices(OP, &read_indices(OP, &indices)?, k, &shape)?;
+        catch(OP, || self.gather_nd::<M, DV>(indices))
+    }
 
     /// Fallible twin of [`Tensor::take`].
     ///
@@ -476,7 +594,22 @@ pub trait TryIndexing<const D: usize, K: Basic>: Sealed + Sized {
         self,
         dim: impl AsIndex,
         indices: Tensor<DI, Int>,
-    ) -> Result<Tensor<DO, K>>;
+    ) -> Tensor<DO, K> => take {
+        let dim = check::dim(OP, dim.as_index(), D)?;
+        let shape = self.dims();
+        let out = indexing::take(OP, &shape, dim, &indices.dims(), DO)?;
+        let device = self.device();
+        crate::capability::same_device(OP, &device, &indices.device())?;
+        let dtype = self.dtype();
+        crate::capability::require_fits(OP, &out, dtype, &device)?;
+        let size = shape.get(dim).copied().unwrap_or(0);
+        check::indices(OP, &read_indices(OP, &indices)?, size, dim)?;
+        if out.contains(&0) {
+            return catch(OP, || Tensor::<DO, K>::empty(out, (&device, dtype)));
+        }
+        catch(OP, || self.take::<DI, DO>(dim, indices))
+    }
+}
 }
 
 /// Runs `mask_fill` with a value already validated as a [`Scalar`] of the tensor's dtype:
@@ -494,217 +627,11 @@ fn mask_fill_scalar<const D: usize, K: Basic>(
     }
 }
 
-impl<const D: usize, K: Basic> TryIndexing<D, K> for Tensor<D, K> {
-    fn try_slice<S: SliceArg>(self, slices: S) -> Result<Self> {
-        const OP: &str = "slice";
-        let slices = convert::slices(OP, slices, &self.shape())?;
-        catch(OP, || self.slice(&slices))
-    }
-
-    fn try_slice_assign<S: SliceArg>(self, slices: S, values: Self) -> Result<Self> {
-        const OP: &str = "slice_assign";
-        let shape = self.shape();
-        let slices = convert::slices(OP, slices, &shape)?;
-        match indexing::slice_assign(OP, &shape, &slices, &values.dims())? {
-            indexing::SliceAssign::Empty => Ok(self),
-            indexing::SliceAssign::Selected(_) => {
-                crate::capability::same_device(OP, &self.device(), &values.device())?;
-                catch(OP, || self.slice_assign(&slices, values))
-            }
-        }
-    }
-
-    fn try_slice_fill<S: SliceArg, E: Element>(self, slices: S, value: E) -> Result<Self> {
-        const OP: &str = "slice_fill";
-        let slices = convert::slices(OP, slices, &self.shape())?;
-        let dtype = self.dtype();
-        indexing::not_quantized(OP, &dtype)?;
-        indexing::fill_element(OP, convert::scalar(OP, value)?, &dtype)?;
-        catch(OP, || self.slice_fill(&slices, value))
-    }
-
-    fn try_slice_dim<S: Into<Slice>>(self, dim: impl AsIndex, slice: S) -> Result<Self> {
-        const OP: &str = "slice_dim";
-        let dim = check::dim(OP, dim.as_index(), D)?;
-        let slice = convert::slice(OP, slice)?;
-        catch(OP, || self.slice_dim(dim, slice))
-    }
-
-    fn try_select_dim<const D2: usize>(
-        self,
-        dim: impl AsIndex,
-        index: impl AsIndex,
-    ) -> Result<Tensor<D2, K>> {
-        const OP: &str = "select_dim";
-        let dim = check::dim(OP, dim.as_index(), D)?;
-        let index = index.as_index();
-        indexing::select_dim(OP, &self.dims(), dim, index, D2)?;
-        catch(OP, || self.select_dim::<D2>(dim, index))
-    }
-
-    fn try_select_assign(
-        self,
-        dim: impl AsIndex,
-        indices: Tensor<1, Int>,
-        values: Tensor<D, K>,
-        update: IndexingUpdateOp,
-    ) -> Result<Self> {
-        const OP: &str = "select_assign";
-        let dim = check::dim(OP, dim.as_index(), D)?;
-        let [count] = indices.dims();
-        indexing::select_assign(OP, dim, &self.dims(), count, &values.dims())?;
-        indexing::bool_update(OP, &self.dtype(), &update)?;
-        let device = self.device();
-        crate::capability::same_devices(OP, &device, [indices.device(), values.device()])?;
-        let size = self.dims().get(dim).copied().unwrap_or(0);
-        check::indices(OP, &read_indices(OP, &indices)?, size, dim)?;
-        catch(OP, || self.select_assign(dim, indices, values, update))
-    }
-
-    fn try_mask_where(self, mask: Tensor<D, Bool>, value: Self) -> Result<Self> {
-        const OP: &str = "mask_where";
-        let mask_dims = mask.dims();
-        let out = check::elementwise::mask_where(OP, &self.dims(), &mask_dims, &value.dims())?;
-        crate::capability::same_device(OP, &self.device(), &mask.device())?;
-        crate::capability::same_device(OP, &self.device(), &value.device())?;
-        check::elementwise::same_dtype(OP, self.dtype(), value.dtype())?;
-        catch(OP, || {
-            // NdArray broadcasts to the mask's shape only: give it the output shape.
-            let mask = match <[usize; D]>::try_from(out.as_slice()) {
-                Ok(out) if out != mask_dims => mask.expand(out),
-                _ => mask,
-            };
-            self.mask_where(mask, value)
-        })
-    }
-
-    fn try_mask_fill<E: ElementConversion>(self, mask: Tensor<D, Bool>, value: E) -> Result<Self> {
-        const OP: &str = "mask_fill";
-        indexing::mask_fill(OP, &self.dims(), &mask.dims())?;
-        crate::capability::same_device(OP, &self.device(), &mask.device())?;
-        let value = indexing::fill_value(OP, convert::scalar(OP, value)?, &self.dtype())?;
-        let value = convert::to_burn(value);
-        catch(OP, || mask_fill_scalar(self, mask, value))
-    }
-
-    fn try_mask_select(self, mask: Tensor<D, Bool>) -> Result<Tensor<1, K>> {
-        const OP: &str = "mask_select";
-        indexing::mask_select(OP, &self.dims(), &mask.dims())?;
-        crate::capability::same_device(OP, &self.device(), &mask.device())?;
-        catch(OP, || self.mask_select(mask))
-    }
-
-    fn try_mask_select_async(
-        self,
-        mask: Tensor<D, Bool>,
-    ) -> impl Future<Output = Result<Tensor<1, K>>> {
-        const OP: &str = "mask_select_async";
-        let checked = indexing::mask_select(OP, &self.dims(), &mask.dims())
-            .and_then(|()| crate::capability::same_device(OP, &self.device(), &mask.device()));
-        async move {
-            checked?;
-            Ok(self.mask_select_async(mask).await)
-        }
-    }
-
-    fn try_gather(self, dim: impl AsIndex, indices: Tensor<D, Int>) -> Result<Self> {
-        const OP: &str = "gather";
-        let dim = check::dim(OP, dim.as_index(), D)?;
-        let out = indices.dims();
-        indexing::gather(OP, dim, &self.dims(), &out)?;
-        let device = self.device();
-        crate::capability::same_device(OP, &device, &indices.device())?;
-        crate::capability::require_fits(OP, &out, self.dtype(), &device)?;
-        let size = self.dims().get(dim).copied().unwrap_or(0);
-        check::indices(OP, &read_indices(OP, &indices)?, size, dim)?;
-        catch(OP, || self.gather(dim, indices))
-    }
-
-    fn try_scatter(
-        self,
-        dim: impl AsIndex,
-        indices: Tensor<D, Int>,
-        values: Self,
-        update: IndexingUpdateOp,
-    ) -> Result<Self> {
-        const OP: &str = "scatter";
-        let dim = check::dim(OP, dim.as_index(), D)?;
-        indexing::scatter(OP, dim, &self.dims(), &indices.dims(), &values.dims())?;
-        indexing::bool_update(OP, &self.dtype(), &update)?;
-        let device = self.device();
-        crate::capability::same_devices(OP, &device, [indices.device(), values.device()])?;
-        check::elementwise::same_dtype(OP, self.dtype(), values.dtype())?;
-        let size = self.dims().get(dim).copied().unwrap_or(0);
-        check::indices(OP, &read_indices(OP, &indices)?, size, dim)?;
-        catch(OP, || self.scatter(dim, indices, values, update))
-    }
-
-    fn try_scatter_nd<const M: usize, const DV: usize>(
-        self,
-        indices: Tensor<M, Int>,
-        values: Tensor<DV, K>,
-        update: IndexingUpdateOp,
-    ) -> Result<Self> {
-        const OP: &str = "scatter_nd";
-        let shape = self.dims();
-        let k = indexing::scatter_nd(OP, &shape, &indices.dims(), &values.dims())?;
-        indexing::not_bool(OP, &self.dtype())?;
-        let device = self.device();
-        crate::capability::same_devices(OP, &device, [indices.device(), values.device()])?;
-        indexing::nd_indices(OP, &read_indices(OP, &indices)?, k, &shape)?;
-        catch(OP, || self.scatter_nd(indices, values, update))
-    }
-
-    fn try_gather_nd<const M: usize, const DV: usize>(
-        self,
-        indices: Tensor<M, Int>,
-    ) -> Result<Tensor<DV, K>> {
-        const OP: &str = "gather_nd";
-        let shape = self.dims();
-        let index_dims = indices.dims();
-        let k = indexing::gather_nd(OP, &shape, &index_dims, DV)?;
-        let dtype = self.dtype();
-        indexing::not_bool(OP, &dtype)?;
-        let device = self.device();
-        crate::capability::same_device(OP, &device, &indices.device())?;
-        // One slice `shape[k..]` per index tuple: the tuples are every dim of `indices` but the last.
-        let out: Vec<usize> = index_dims
-            .iter()
-            .take(M.saturating_sub(1))
-            .chain(shape.iter().skip(k))
-            .copied()
-            .collect();
-        crate::capability::require_fits(OP, &out, dtype, &device)?;
-        indexing::nd_indices(OP, &read_indices(OP, &indices)?, k, &shape)?;
-        catch(OP, || self.gather_nd::<M, DV>(indices))
-    }
-
-    fn try_take<const DI: usize, const DO: usize>(
-        self,
-        dim: impl AsIndex,
-        indices: Tensor<DI, Int>,
-    ) -> Result<Tensor<DO, K>> {
-        const OP: &str = "take";
-        let dim = check::dim(OP, dim.as_index(), D)?;
-        let shape = self.dims();
-        let out = indexing::take(OP, &shape, dim, &indices.dims(), DO)?;
-        let device = self.device();
-        crate::capability::same_device(OP, &device, &indices.device())?;
-        let dtype = self.dtype();
-        crate::capability::require_fits(OP, &out, dtype, &device)?;
-        let size = shape.get(dim).copied().unwrap_or(0);
-        check::indices(OP, &read_indices(OP, &indices)?, size, dim)?;
-        if out.contains(&0) {
-            return catch(OP, || Tensor::<DO, K>::empty(out, (&device, dtype)));
-        }
-        catch(OP, || self.take::<DI, DO>(dim, indices))
-    }
-}
-
+twins! {
 /// Fallible twins of the indexing methods of numeric tensors (`triu`, `tril`).
 ///
 /// Sealed: implemented for `burn::Tensor<D, K>` with `K: Numeric` only.
-pub trait TryIndexingNumeric<const D: usize, K: Numeric>: Sealed + Sized {
+pub trait TryIndexingNumeric<const D: usize, K: Numeric> for Tensor<D, K> {
     /// Fallible twin of [`Tensor::triu`].
     ///
     /// Checks that the rank is at least 2. burn fails on tensors whose last two dims include a
@@ -726,7 +653,14 @@ pub trait TryIndexingNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "triu")]
-    fn try_triu(self, diagonal: i64) -> Result<Self>;
+    fn try_triu(self, diagonal: i64) -> Self => triu {
+        let shape = self.dims();
+        indexing::tri(OP, &shape)?;
+        if shape.contains(&0) {
+            return Ok(self);
+        }
+        catch(OP, || self.triu(diagonal))
+    }
 
     /// Fallible twin of [`Tensor::tril`]; the checks of [`TryIndexingNumeric::try_triu`].
     ///
@@ -743,22 +677,7 @@ pub trait TryIndexingNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "tril")]
-    fn try_tril(self, diagonal: i64) -> Result<Self>;
-}
-
-impl<const D: usize, K: Numeric> TryIndexingNumeric<D, K> for Tensor<D, K> {
-    fn try_triu(self, diagonal: i64) -> Result<Self> {
-        const OP: &str = "triu";
-        let shape = self.dims();
-        indexing::tri(OP, &shape)?;
-        if shape.contains(&0) {
-            return Ok(self);
-        }
-        catch(OP, || self.triu(diagonal))
-    }
-
-    fn try_tril(self, diagonal: i64) -> Result<Self> {
-        const OP: &str = "tril";
+    fn try_tril(self, diagonal: i64) -> Self => tril {
         let shape = self.dims();
         indexing::tri(OP, &shape)?;
         if shape.contains(&0) {
@@ -767,11 +686,13 @@ impl<const D: usize, K: Numeric> TryIndexingNumeric<D, K> for Tensor<D, K> {
         catch(OP, || self.tril(diagonal))
     }
 }
+}
 
+twins! {
 /// Fallible twins of the indexing methods of ordered tensors (`one_hot`, `one_hot_fill`).
 ///
 /// Sealed: implemented for `burn::Tensor<D, K>` with `K: Ordered` only.
-pub trait TryIndexingOrdered<const D: usize, K: Ordered>: Sealed + Sized {
+pub trait TryIndexingOrdered<const D: usize, K: Ordered> for Tensor<D, K> {
     /// Fallible twin of [`Tensor::one_hot`].
     ///
     /// Checks, as burn does, that the tensor is not quantized, that no value is
@@ -805,7 +726,22 @@ pub trait TryIndexingOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "one_hot")]
-    fn try_one_hot<const D2: usize>(self, num_classes: usize) -> Result<Tensor<D2, K>>;
+    fn try_one_hot<const D2: usize>(self, num_classes: usize) -> Tensor<D2, K> => one_hot {
+        let shape = self.dims();
+        indexing::one_hot_rank(OP, &shape, D2)?;
+        let dtype = self.dtype();
+        indexing::not_quantized(OP, &dtype)?;
+        indexing::one_hot_classes(OP, num_classes)?;
+        let (values, truncated) = read_classes(OP, &self)?;
+        indexing::one_hot_values(OP, &values, &truncated, num_classes, D)?;
+        let out = one_hot_shape(&shape, num_classes, D);
+        let device = self.device();
+        crate::capability::require_fits(OP, &out, dtype, &device)?;
+        if shape.contains(&0) {
+            return catch(OP, || Tensor::<D2, K>::empty(out, (&device, dtype)));
+        }
+        catch(OP, || self.one_hot::<D2>(num_classes))
+    }
 
     /// Fallible twin of [`Tensor::one_hot_fill`].
     ///
@@ -844,55 +780,7 @@ pub trait TryIndexingOrdered<const D: usize, K: Ordered>: Sealed + Sized {
         on_value: f32,
         off_value: f32,
         axis: impl AsIndex,
-    ) -> Result<Tensor<D2, K>>;
-}
-
-/// The values of a one-hot input as burn sees them: compared as floats, converted to `i64`
-/// (truncated, saturating: a value beyond `i64` is out of every class range, and refused as
-/// such; a non-finite one is refused first, by [`indexing::one_hot_values`]).
-fn read_classes<const D: usize, K: Ordered>(
-    op: &'static str,
-    tensor: &Tensor<D, K>,
-) -> Result<(Vec<f64>, Vec<i64>)> {
-    let values: Vec<f64> = read_values(op, tensor)?;
-    let truncated = values.iter().map(|v| v.trunc() as i64).collect();
-    Ok((values, truncated))
-}
-
-/// The one-hot output shape: `shape` with `num_classes` inserted at `axis`.
-fn one_hot_shape(shape: &[usize], num_classes: usize, axis: usize) -> Vec<usize> {
-    let mut out = shape.to_vec();
-    out.insert(axis.min(out.len()), num_classes);
-    out
-}
-
-impl<const D: usize, K: Ordered> TryIndexingOrdered<D, K> for Tensor<D, K> {
-    fn try_one_hot<const D2: usize>(self, num_classes: usize) -> Result<Tensor<D2, K>> {
-        const OP: &str = "one_hot";
-        let shape = self.dims();
-        indexing::one_hot_rank(OP, &shape, D2)?;
-        let dtype = self.dtype();
-        indexing::not_quantized(OP, &dtype)?;
-        indexing::one_hot_classes(OP, num_classes)?;
-        let (values, truncated) = read_classes(OP, &self)?;
-        indexing::one_hot_values(OP, &values, &truncated, num_classes, D)?;
-        let out = one_hot_shape(&shape, num_classes, D);
-        let device = self.device();
-        crate::capability::require_fits(OP, &out, dtype, &device)?;
-        if shape.contains(&0) {
-            return catch(OP, || Tensor::<D2, K>::empty(out, (&device, dtype)));
-        }
-        catch(OP, || self.one_hot::<D2>(num_classes))
-    }
-
-    fn try_one_hot_fill<const D2: usize>(
-        self,
-        num_classes: usize,
-        on_value: f32,
-        off_value: f32,
-        axis: impl AsIndex,
-    ) -> Result<Tensor<D2, K>> {
-        const OP: &str = "one_hot_fill";
+    ) -> Tensor<D2, K> => one_hot_fill {
         let shape = self.dims();
         indexing::one_hot_rank(OP, &shape, D2)?;
         let dtype = self.dtype();
@@ -912,6 +800,26 @@ impl<const D: usize, K: Ordered> TryIndexingOrdered<D, K> for Tensor<D, K> {
             self.one_hot_fill::<D2>(num_classes, on_value, off_value, axis)
         })
     }
+}
+}
+
+/// The values of a one-hot input as burn sees them: compared as floats, converted to `i64`
+/// (truncated, saturating: a value beyond `i64` is out of every class range, and refused as
+/// such; a non-finite one is refused first, by [`indexing::one_hot_values`]).
+fn read_classes<const D: usize, K: Ordered>(
+    op: &'static str,
+    tensor: &Tensor<D, K>,
+) -> Result<(Vec<f64>, Vec<i64>)> {
+    let values: Vec<f64> = read_values(op, tensor)?;
+    let truncated = values.iter().map(|v| v.trunc() as i64).collect();
+    Ok((values, truncated))
+}
+
+/// The one-hot output shape: `shape` with `num_classes` inserted at `axis`.
+fn one_hot_shape(shape: &[usize], num_classes: usize, axis: usize) -> Vec<usize> {
+    let mut out = shape.to_vec();
+    out.insert(axis.min(out.len()), num_classes);
+    out
 }
 
 /// One mask constructor: checks, then burn, or an empty mask where burn's `reshape` would fail.

@@ -120,12 +120,15 @@ use crate::error::Result;
 
 pub mod activation;
 mod attention;
+mod autodiff;
 mod base;
+mod bitwise;
 mod conv;
 mod convert;
 mod creation;
 mod ctc;
 mod elementwise;
+mod float;
 pub mod grid;
 mod indexing;
 mod interpolate;
@@ -136,26 +139,30 @@ mod numeric;
 mod oversize;
 pub(crate) mod pool;
 mod quant;
+mod read;
 mod reduce;
+mod rows;
 mod view;
 
+pub use autodiff::{TryAutodiff, TryAutodiffFloat};
 pub use base::TryTensor;
 pub(crate) use base::read_indices;
+pub use bitwise::{TryElementwiseBool, TryElementwiseInt};
 pub(crate) use conv::{check_conv, check_deform_conv2d};
 pub use creation::{
-    CheckedRead, TryConvert, TryConvertFloat, TryCreate, TryCreateBool, TryCreateFloat,
-    TryCreateInt, TryCreateMatrix, TryCreateNumeric, TryCreateRange, try_transaction_register,
+    TryCreate, TryCreateBool, TryCreateFloat, TryCreateInt, TryCreateLike, TryCreateMatrix,
+    TryCreateNumeric, TryCreateRange, TrySample,
 };
 pub(crate) use ctc::check_ctc;
-pub use elementwise::{
-    TryElementwise, TryElementwiseBool, TryElementwiseFloat, TryElementwiseInt,
-    TryElementwiseVector,
-};
+pub use elementwise::{TryElementwise, TryElementwiseVector};
+pub use float::TryElementwiseFloat;
 pub use indexing::{TryIndexing, TryIndexingNumeric, TryIndexingOrdered};
 pub use numeric::{EinsumOperand, TryNumeric};
 pub use oversize::TryOversize;
 pub use quant::TryQuantize;
+pub use read::{CheckedRead, TryConvert, TryConvertFloat, try_transaction_register};
 pub use reduce::{TryReduce, TryReduceFloat, TryReduceNumeric, TryReduceOrdered};
+pub(crate) use rows::twins;
 pub use view::{ExpandSpec, MovedimSpec, PaddingSpec, ReshapeSpec, TryView};
 
 /// Twins of burn's free functions in `burn::tensor::module`: `try_conv2d`, `try_linear`, …
@@ -179,7 +186,7 @@ pub mod module {
 
 /// Twins of burn's free functions in `burn::tensor::quantization`.
 pub mod quantization {
-    pub use super::creation::{try_compute_q_params, try_compute_range};
+    pub use super::quant::{try_compute_q_params, try_compute_range};
 }
 
 /// Every device equal to the first (burn's module functions check none of them).

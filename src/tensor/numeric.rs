@@ -9,16 +9,18 @@ use burn::tensor::{DType, Device, Float, Tensor, TensorCreationOptions};
 
 use super::output_fits;
 use super::sealed::Sealed;
+use super::twins;
 use crate::check;
 use crate::error::Result;
 use crate::panic::catch;
 
+twins! {
 /// Fallible twins of `add`, `sub`, `mul`, `div` and `matmul` (burn's `api/numeric.rs`), and
 /// of the associated function `einsum` (burn's `api/einsum/`):
 /// `Tensor::<2>::try_einsum("ij,jk->ik", [a.into(), b.into()])?`.
 ///
 /// Sealed: implemented for `burn::Tensor<D, K>` only.
-pub trait TryNumeric<const D: usize, K: Numeric>: Sealed + Sized {
+pub trait TryNumeric<const D: usize, K: Numeric> for Tensor<D, K> {
     /// Fallible twin of [`Tensor::add`]: element-wise sum with broadcasting.
     ///
     /// The checks of every element-wise tensor–tensor twin (burn's `TensorCheck::binary_ops_ew`),
@@ -49,7 +51,8 @@ pub trait TryNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "add")]
-    fn try_add(self, other: Self) -> Result<Self>;
+    fn try_add(self, other: Self) -> Self
+    => add(other) [binary_ew(&self, &other, Output::Operands)];
 
     /// Fallible twin of [`Tensor::sub`]; the same checks as [`TryNumeric::try_add`].
     ///
@@ -66,7 +69,8 @@ pub trait TryNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "sub")]
-    fn try_sub(self, other: Self) -> Result<Self>;
+    fn try_sub(self, other: Self) -> Self
+    => sub(other) [binary_ew(&self, &other, Output::Operands)];
 
     /// Fallible twin of [`Tensor::mul`]; the same checks as [`TryNumeric::try_add`].
     ///
@@ -83,7 +87,8 @@ pub trait TryNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "mul")]
-    fn try_mul(self, other: Self) -> Result<Self>;
+    fn try_mul(self, other: Self) -> Self
+    => mul(other) [binary_ew(&self, &other, Output::Operands)];
 
     /// Fallible twin of [`Tensor::div`]; the same checks as [`TryNumeric::try_add`]. On an
     /// integer tensor it also reads the divisor (one synchronous read; skipped inside
@@ -107,7 +112,8 @@ pub trait TryNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "div")]
-    fn try_div(self, other: Self) -> Result<Self>;
+    fn try_div(self, other: Self) -> Self
+    => div(other) [binary_ew(&self, &other, Output::Operands), int_divisors(&other)];
 
     /// Fallible twin of [`Tensor::matmul`].
     ///
@@ -144,7 +150,14 @@ pub trait TryNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "matmul")]
-    fn try_matmul(self, other: Self) -> Result<Self>;
+    fn try_matmul(self, other: Self) -> Self => matmul {
+        let shapes = matmul_shapes(OP, &self, &other)?;
+        output_fits(OP, &shapes.out, self.dtype(), &shapes.device)?;
+        if shapes.empty_operand {
+            return catch(OP, || zero_sized_product(&self, shapes.out));
+        }
+        catch(OP, || self.matmul(other))
+    }
 
     /// Fallible twin of [`Tensor::einsum`]: Einstein summation over `operands` by a runtime
     /// `equation` (explicit `"ij,jk->ik"` or implicit `"ij,jk"`, ellipses, repeated labels).
@@ -187,7 +200,26 @@ pub trait TryNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     fn try_einsum(
         equation: &str,
         operands: impl IntoIterator<Item = EinsumOperand<K>>,
-    ) -> Result<Self>;
+    ) -> Self => einsum {
+        let operands: Vec<EinsumOperand<K>> = operands.into_iter().collect();
+        let shapes: Vec<check::numeric::EinsumOperand<'_>> = operands
+            .iter()
+            .map(|o| check::numeric::EinsumOperand {
+                shape: &o.shape,
+                dtype: o.dtype,
+            })
+            .collect();
+        let out = check::numeric::einsum(OP, equation, &shapes, D)?;
+        let devices: Vec<Device> = operands.iter().map(|o| o.device.clone()).collect();
+        super::same_devices(OP, &devices)?;
+        if let Some(first) = operands.first() {
+            crate::capability::require_fits(OP, &out, first.dtype, &first.device)?;
+        }
+        catch(OP, || {
+            Tensor::einsum(equation, operands.into_iter().map(|o| o.operand))
+        })
+    }
+}
 }
 
 /// What an element-wise binary operation's output holds, for the byte rule: the operands'
@@ -246,17 +278,6 @@ pub(super) fn int_divisors<const D: usize, K: Basic>(
     Ok(())
 }
 
-/// One element-wise binary twin: the element-wise checks, then burn's method.
-macro_rules! binary_ew {
-    ($twin:ident, $burn:ident) => {
-        fn $twin(self, other: Self) -> Result<Self> {
-            const OP: &str = stringify!($burn);
-            binary_ew(OP, &self, &other, Output::Operands)?;
-            catch(OP, || Tensor::$burn(self, other))
-        }
-    };
-}
-
 /// What the checks of a `matmul` proved: the output shape, the operands' device, and whether
 /// an operand has no elements.
 pub(super) struct MatmulShapes {
@@ -282,53 +303,6 @@ pub(super) fn matmul_shapes<const D: usize, K: Numeric>(
         device,
         empty_operand: lhs.contains(&0) || rhs.contains(&0),
     })
-}
-
-impl<const D: usize, K: Numeric> TryNumeric<D, K> for Tensor<D, K> {
-    binary_ew!(try_add, add);
-    binary_ew!(try_sub, sub);
-    binary_ew!(try_mul, mul);
-
-    fn try_div(self, other: Self) -> Result<Self> {
-        const OP: &str = "div";
-        binary_ew(OP, &self, &other, Output::Operands)?;
-        int_divisors(OP, &other)?;
-        catch(OP, || Tensor::div(self, other))
-    }
-
-    fn try_matmul(self, other: Self) -> Result<Self> {
-        const OP: &str = "matmul";
-        let shapes = matmul_shapes(OP, &self, &other)?;
-        output_fits(OP, &shapes.out, self.dtype(), &shapes.device)?;
-        if shapes.empty_operand {
-            return catch(OP, || zero_sized_product(&self, shapes.out));
-        }
-        catch(OP, || self.matmul(other))
-    }
-
-    fn try_einsum(
-        equation: &str,
-        operands: impl IntoIterator<Item = EinsumOperand<K>>,
-    ) -> Result<Self> {
-        const OP: &str = "einsum";
-        let operands: Vec<EinsumOperand<K>> = operands.into_iter().collect();
-        let shapes: Vec<check::numeric::EinsumOperand<'_>> = operands
-            .iter()
-            .map(|o| check::numeric::EinsumOperand {
-                shape: &o.shape,
-                dtype: o.dtype,
-            })
-            .collect();
-        let out = check::numeric::einsum(OP, equation, &shapes, D)?;
-        let devices: Vec<Device> = operands.iter().map(|o| o.device.clone()).collect();
-        super::same_devices(OP, &devices)?;
-        if let Some(first) = operands.first() {
-            crate::capability::require_fits(OP, &out, first.dtype, &first.device)?;
-        }
-        catch(OP, || {
-            Tensor::einsum(equation, operands.into_iter().map(|o| o.operand))
-        })
-    }
 }
 
 /// The product of operands of which one has no elements, built without a matmul kernel: an

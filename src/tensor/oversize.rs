@@ -11,14 +11,15 @@ use burn::tensor::{Tensor, kind::Numeric};
 
 use super::numeric::{MatmulShapes, TryNumeric, matmul_shapes};
 use super::sealed::Sealed;
+use super::twins;
 use crate::capability::stack_of;
 use crate::check;
-use crate::error::Result;
 use crate::policy::{Moved, Op, Place, Policy, Route};
 use crate::transfer::move_any;
 
+twins! {
 /// Twins that run on a fallback device when their output cannot fit on the operands' own.
-pub trait TryOversize<const D: usize, K: Numeric>: Sealed + Sized {
+pub trait TryOversize<const D: usize, K: Numeric> for Tensor<D, K> where K: 'static {
     /// [`TryNumeric::try_matmul`], or, when its output does not fit on the operands' device
     /// (over its largest buffer, the host's memory or its budget) and `policy` allows
     /// [`Op::Oversize`](crate::policy::Op::Oversize), the same product on the first of the
@@ -46,12 +47,7 @@ pub trait TryOversize<const D: usize, K: Numeric>: Sealed + Sized {
     /// # Ok::<(), GuardError>(())
     /// ```
     #[doc(alias = "matmul")]
-    fn try_matmul_or_fallback(self, other: Self, policy: &Policy) -> Result<Self>;
-}
-
-impl<const D: usize, K: Numeric + 'static> TryOversize<D, K> for Tensor<D, K> {
-    fn try_matmul_or_fallback(self, other: Self, policy: &Policy) -> Result<Self> {
-        const OP: &str = "matmul";
+    fn try_matmul_or_fallback(self, other: Self, policy: &Policy) -> Self => matmul {
         let MatmulShapes { out, device, .. } = matmul_shapes(OP, &self, &other)?;
         let dtype = check::bytes::output_dtype(self.dtype());
         let route = match policy.fit(OP, &out, dtype, &device) {
@@ -76,4 +72,5 @@ impl<const D: usize, K: Numeric + 'static> TryOversize<D, K> for Tensor<D, K> {
             lhs.try_matmul(rhs).map(|product| (product, moved))
         })
     }
+}
 }

@@ -6,10 +6,14 @@
 
 use burn::backend::Dispatch;
 use burn::tensor::Tensor;
-use burn::tensor::quantization::QuantScheme;
+use burn::tensor::quantization::{
+    Calibration, CalibrationRange, QuantScheme, QuantizationParameters, global_scale_dtype,
+};
 
 use super::sealed::Sealed;
+use super::twins;
 use crate::capability::stack_of;
+use crate::check::{creation, quant};
 use crate::error::Result;
 use crate::panic::catch;
 use crate::policy::Policy;
@@ -17,10 +21,130 @@ use crate::quant::engine::{Placed, dispatch_targets, quantize_routed};
 
 const OP: &str = "quantize_dynamic";
 
+/// Fallible twin of [`compute_range`](burn::tensor::quantization::compute_range).
+///
+/// Checks that the tensor is not quantized (burn: `unreachable!()`), that a block scheme's
+/// block extents are at least 1 and divide every dimension, and that `AbsMean` calibration is
+/// not asked of a two-level scheme (burn-backend's asserts).
+///
+/// # Errors
+///
+/// - [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for a quantized tensor.
+/// - [`GuardError::InvalidQuantScheme`](crate::GuardError::InvalidQuantScheme) for the scheme.
+///
+/// ```
+/// use burn::tensor::quantization::{Calibration, QuantScheme};
+/// use burn::tensor::{Device, Tensor};
+/// use burn_guard::tensor::quantization::try_compute_range;
+///
+/// let t = Tensor::<1>::from_floats([-1.0, 2.0], &Device::flex());
+/// let range = try_compute_range(&QuantScheme::default(), &t, &Calibration::MinMax)?;
+/// assert_eq!(range.max.into_scalar::<f32>(), 2.0);
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+#[doc(alias = "compute_range")]
+pub fn try_compute_range<const D: usize>(
+    scheme: &QuantScheme,
+    tensor: &Tensor<D>,
+    calibration: &Calibration,
+) -> Result<CalibrationRange> {
+    const OP: &str = "compute_range";
+    creation::not_quantized(OP, tensor.dtype())?;
+    quant::quant_blocks(OP, scheme, &tensor.dims())?;
+    crate::check::quant_calibration(OP, scheme, calibration, &tensor.dims())?;
+    catch(OP, || {
+        burn::tensor::quantization::compute_range(scheme, tensor, calibration)
+    })
+}
+
+/// Fallible twin of [`compute_q_params`](burn::tensor::quantization::compute_q_params).
+///
+/// Checks that `range.min` and `range.max` are not quantized (burn: `unreachable!()`), and
+/// that a two-level scheme's block scale dtype is no wider than f16 (burn-backend's assert in
+/// `normalize_scales`).
+///
+/// # Errors
+///
+/// - [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for a quantized bound.
+/// - [`GuardError::InvalidQuantScheme`](crate::GuardError::InvalidQuantScheme) for the scheme.
+///
+/// ```
+/// use burn::tensor::quantization::{Calibration, QuantScheme};
+/// use burn::tensor::{Device, Tensor};
+/// use burn_guard::tensor::quantization::{try_compute_q_params, try_compute_range};
+///
+/// let t = Tensor::<1>::from_floats([-1.0, 2.0], &Device::flex());
+/// let scheme = QuantScheme::default();
+/// let range = try_compute_range(&scheme, &t, &Calibration::MinMax)?;
+/// let qparams = try_compute_q_params(&scheme, range)?;
+/// assert!(qparams.global.is_none());
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+#[doc(alias = "compute_q_params")]
+pub fn try_compute_q_params(
+    scheme: &QuantScheme,
+    range: CalibrationRange,
+) -> Result<QuantizationParameters> {
+    const OP: &str = "compute_q_params";
+    creation::not_quantized(OP, range.min.dtype())?;
+    creation::not_quantized(OP, range.max.dtype())?;
+    quant::quant_two_level(OP, scheme, &range.min.dims())?;
+    catch(OP, || {
+        burn::tensor::quantization::compute_q_params(scheme, range)
+    })
+}
+
+twins! {
 /// Guarded quantization of float tensors.
 ///
 /// Sealed: implemented for `burn::Tensor<D>` only.
-pub trait TryQuantize<const D: usize>: Sealed + Sized {
+pub trait TryQuantize<const D: usize> for Tensor<D> {
+    /// Fallible twin of [`Tensor::quantize`].
+    ///
+    /// Checks burn's asserts — the scheme has a per-tensor scale iff `qparams.global` is given,
+    /// and a given global scale has one element and dtype `F32` — and the scheme against the
+    /// tensor's shape with [`check::quant_scheme`](crate::check::quant_scheme) (block sizes
+    /// that divide the shape, two-level scale dtypes, and — beyond burn — no native storage for
+    /// sub-byte values).
+    ///
+    /// # Errors
+    ///
+    /// - [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for `qparams`; [`GuardError::InvalidDType`](crate::GuardError::InvalidDType) for a per-tensor scale that
+    ///   is not `F32`.
+    /// - [`GuardError::InvalidQuantScheme`](crate::GuardError::InvalidQuantScheme) for the
+    ///   scheme.
+    ///
+    /// ```
+    /// use burn::tensor::quantization::{Calibration, QuantScheme, QuantizationParameters};
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::tensor::TryQuantize;
+    /// use burn_guard::tensor::quantization::{try_compute_q_params, try_compute_range};
+    ///
+    /// let device = Device::flex();
+    /// let t = Tensor::<1>::from_floats([-1.0, 2.0], &device);
+    /// let scheme = QuantScheme::default();
+    /// let qparams = try_compute_q_params(&scheme, try_compute_range(&scheme, &t, &Calibration::MinMax)?)?;
+    /// let q = t.clone().try_quantize(&scheme, qparams)?;
+    /// assert!(matches!(q.dtype(), burn::tensor::DType::QFloat(_)));
+    /// let bad = QuantizationParameters { scales: Tensor::ones([1], &device), global: Some(Tensor::ones([1], &device)) };
+    /// assert!(t.try_quantize(&scheme, bad).is_err());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    #[doc(alias = "quantize")]
+    fn try_quantize(self, scheme: &QuantScheme, qparams: QuantizationParameters) -> Self
+    => quantize {
+        let global = qparams.global.as_ref().map(|g| (g.dims(), g.dtype()));
+        creation::quantize_params(
+            OP,
+            global_scale_dtype(scheme).is_some(),
+            global
+                .as_ref()
+                .map(|(dims, dtype)| (dims.as_slice(), *dtype)),
+        )?;
+        crate::check::quant_scheme(OP, scheme, &self.dims())?;
+        catch(OP, || self.quantize(scheme, qparams))
+    }
+
     /// Guarded [`Tensor::quantize_dynamic`] under the strict policy: checks the scheme against
     /// the shape, the shape for emptiness, the device's capability, then the values' range,
     /// then quantizes. Nothing is quantized on refusal.
@@ -61,7 +185,9 @@ pub trait TryQuantize<const D: usize>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "quantize_dynamic")]
-    fn try_quantize_dynamic(self, scheme: &QuantScheme) -> Result<Self>;
+    fn try_quantize_dynamic(self, scheme: &QuantScheme) -> Self {
+        self.quantize_dynamic_with(scheme, Policy::shared_strict())
+    }
 
     /// Guarded [`Tensor::quantize_dynamic`] under `policy`: on the tensor's device when it
     /// can; otherwise, when the policy allows, on the first capable device of
@@ -92,15 +218,7 @@ pub trait TryQuantize<const D: usize>: Sealed + Sized {
     /// assert_eq!(policy.stats_of(Op::QuantizeDynamic).fallbacks, 1);
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
-    fn quantize_dynamic_with(self, scheme: &QuantScheme, policy: &Policy) -> Result<Self>;
-}
-
-impl<const D: usize> TryQuantize<D> for Tensor<D> {
-    fn try_quantize_dynamic(self, scheme: &QuantScheme) -> Result<Self> {
-        self.quantize_dynamic_with(scheme, Policy::shared_strict())
-    }
-
-    fn quantize_dynamic_with(self, scheme: &QuantScheme, policy: &Policy) -> Result<Self> {
+    fn quantize_dynamic_with(self, scheme: &QuantScheme, policy: &Policy) -> Self {
         let home = stack_of(&self.device());
         let placed = quantize_routed::<Dispatch, Dispatch, _>(
             self.into_dispatch(),
@@ -116,4 +234,5 @@ impl<const D: usize> TryQuantize<D> for Tensor<D> {
         };
         catch(OP, || Tensor::from_dispatch(quantized))
     }
+}
 }

@@ -30,25 +30,27 @@ use burn::tensor::kind::{Basic, Kind, Numeric, Ordered, TensorKind};
 use burn::tensor::{AsIndex, Bool, Int, Tensor};
 
 use super::sealed::Sealed;
+use super::twins;
 use crate::check;
 use crate::check::reduce;
 use crate::error::Result;
 use crate::panic::catch;
 
-/// Documents one twin checked along one `dim`; the signature is written out at the call (so
-/// that `fn try_<name>` appears literally in the source). The example runs the twin on
-/// `[3.0, 1.0, 2.0]` along dim 0, binds the output to `$binding` and expects `out` read as
-/// `$ty` to be `$values`, then runs it along dim 1, which it refuses. An `extremum` row is also
-/// checked, and shown refused, on an empty dimension (an empty set has no extremum).
-macro_rules! decl_dim {
+/// Documents one twin checked along one `dim`, a `twins!` row's doc template: it takes the
+/// row's signature (where `fn try_<name>` appears literally) and puts its docs on it. The
+/// example runs the twin on `[3.0, 1.0, 2.0]` along dim 0, binds the output to `$binding` and
+/// expects `out` read as `$ty` to be `$values`, then runs it along dim 1, which it refuses. An
+/// `extremum` row is also checked, and shown refused, on an empty dimension (an empty set has
+/// no extremum).
+macro_rules! dim_doc {
     ($alias:literal, $trait:literal, $binding:literal, $ty:literal, $values:literal; $($sig:tt)*) => {
-        decl_dim! { @doc $alias, $trait, $binding, $ty, $values,
+        dim_doc! { @doc $alias, $trait, $binding, $ty, $values,
             "Checks that `dim` is in `-D..D`.",
             "[`GuardError::DimOutOfRange`](crate::GuardError::DimOutOfRange) for a bad `dim`.",
             ""; $($sig)* }
     };
     (extremum $alias:literal, $binding:literal, $ty:literal, $values:literal; $($sig:tt)*) => {
-        decl_dim! { @doc $alias, "TryReduceOrdered", $binding, $ty, $values,
+        dim_doc! { @doc $alias, "TryReduceOrdered", $binding, $ty, $values,
             "The checks of [`TryReduceOrdered::try_argmax`]: `dim` in `-D..D` and, beyond burn \
              (Flex and NdArray panic), a dimension that is not empty.",
             "As [`TryReduceOrdered::try_argmax`].",
@@ -86,7 +88,7 @@ macro_rules! decl_dim {
 /// Documents one twin over a list of dims: the checks of `$single` (its one-dim form) for
 /// every dim of the list, `$note` after them. The example reduces `[2, 3, 4]` ones over dims
 /// 0 and -1, and is refused dim 3.
-macro_rules! decl_dims {
+macro_rules! dims_doc {
     ($alias:literal, $trait:literal, $single:literal, $note:literal; $($sig:tt)*) => {
         #[doc = concat!("Fallible twin of [`Tensor::", $alias, "`]: [`", $single, "`]'s checks for")]
         #[doc = concat!("every dim of the list", $note, ".")]
@@ -109,11 +111,66 @@ macro_rules! decl_dims {
     };
 }
 
+/// The body of a twin that resolves one dim, then calls burn's method with it:
+/// `dim_only!(self.sort(dim))`.
+macro_rules! dim_only {
+    ($this:ident.$burn:ident($dim:ident)) => {{
+        let $dim = check::dim(OP, $dim.as_index(), D)?;
+        catch(OP, || $this.$burn($dim))
+    }};
+}
+
+/// The body of a twin of an extremum along one dim: the dim, a dimension that is not empty
+/// (an empty set has no extremum), then burn's method.
+macro_rules! extremum {
+    ($this:ident.$burn:ident($dim:ident)) => {{
+        let $dim = check::dim(OP, $dim.as_index(), D)?;
+        reduce::nonempty_dim(OP, &$this.dims(), $dim)?;
+        catch(OP, || $this.$burn($dim))
+    }};
+}
+
+/// The body of a twin of an extremum over a list of dims: every dim, every dim non-empty,
+/// then burn.
+macro_rules! extremum_dims {
+    ($this:ident.$burn:ident($dims:ident)) => {{
+        let $dims = resolve_dims(OP, $dims, D)?;
+        reduce::nonempty_dims(OP, &$this.dims(), &$dims)?;
+        catch(OP, || $this.$burn(&$dims))
+    }};
+}
+
+/// The body of `any_dim` / `all_dim`: the dim, then the empty-input result (filled with the
+/// reduction's identity), then burn.
+macro_rules! any_all {
+    ($this:ident.$burn:ident($dim:ident), $identity:expr) => {{
+        let $dim = check::dim(OP, $dim.as_index(), D)?;
+        if let Some(shape) = reduce::empty_any_all(&$this.dims(), $dim) {
+            let device = $this.device();
+            return catch(OP, || Tensor::<D, Bool>::full(shape, $identity, &device));
+        }
+        catch(OP, || $this.$burn($dim))
+    }};
+}
+
+/// The body of `any` / `all`: the empty-input result (the reduction's identity) without a
+/// kernel, then burn.
+macro_rules! any_all_whole {
+    ($this:ident.$burn:ident(), $identity:expr) => {{
+        if check::shape::no_elements(&$this.dims()) {
+            let device = $this.device();
+            return catch(OP, || Tensor::<1, Bool>::full([1], $identity, &device));
+        }
+        catch(OP, || $this.$burn())
+    }};
+}
+
+twins! {
 /// Fallible twins of the reductions every tensor kind has: `any`, `all`, `any_dim` and
 /// `all_dim` (burn's `api/base.rs`).
 ///
 /// Sealed: implemented for `burn::Tensor<D, K>` only.
-pub trait TryReduce<const D: usize, K: Basic>: Sealed + Sized {
+pub trait TryReduce<const D: usize, K: Basic> for Tensor<D, K> {
     /// Fallible twin of [`Tensor::any_dim`].
     ///
     /// Checks that `dim` is in `-D..D`.
@@ -138,7 +195,8 @@ pub trait TryReduce<const D: usize, K: Basic>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "any_dim")]
-    fn try_any_dim(self, dim: impl AsIndex) -> Result<Tensor<D, Bool>>;
+    fn try_any_dim(self, dim: impl AsIndex) -> Tensor<D, Bool>
+    => any_dim { any_all!(self.any_dim(dim), false) }
 
     /// Fallible twin of [`Tensor::all_dim`]; the same checks as [`TryReduce::try_any_dim`].
     ///
@@ -159,7 +217,8 @@ pub trait TryReduce<const D: usize, K: Basic>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "all_dim")]
-    fn try_all_dim(self, dim: impl AsIndex) -> Result<Tensor<D, Bool>>;
+    fn try_all_dim(self, dim: impl AsIndex) -> Tensor<D, Bool>
+    => all_dim { any_all!(self.all_dim(dim), true) }
 
     /// Fallible twin of [`Tensor::any`]: `[true]` if any element is true (non-zero).
     ///
@@ -187,7 +246,7 @@ pub trait TryReduce<const D: usize, K: Basic>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "any")]
-    fn try_any(self) -> Result<Tensor<1, Bool>>;
+    fn try_any(self) -> Tensor<1, Bool> => any { any_all_whole!(self.any(), false) }
 
     /// Fallible twin of [`Tensor::all`]: `[true]` if every element is true (non-zero).
     ///
@@ -211,52 +270,16 @@ pub trait TryReduce<const D: usize, K: Basic>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "all")]
-    fn try_all(self) -> Result<Tensor<1, Bool>>;
+    fn try_all(self) -> Tensor<1, Bool> => all { any_all_whole!(self.all(), true) }
+}
 }
 
-/// `any_dim` / `all_dim`: dim, then the empty-input result (filled with the reduction's
-/// identity), then burn.
-macro_rules! any_all {
-    ($twin:ident, $burn:ident, $identity:expr) => {
-        fn $twin(self, dim: impl AsIndex) -> Result<Tensor<D, Bool>> {
-            const OP: &str = stringify!($burn);
-            let dim = check::dim(OP, dim.as_index(), D)?;
-            if let Some(shape) = reduce::empty_any_all(&self.dims(), dim) {
-                let device = self.device();
-                return catch(OP, || Tensor::<D, Bool>::full(shape, $identity, &device));
-            }
-            catch(OP, || self.$burn(dim))
-        }
-    };
-}
-
-/// `any` / `all`: the empty-input result (the reduction's identity) without a kernel, then
-/// burn.
-macro_rules! any_all_whole {
-    ($twin:ident, $burn:ident, $identity:expr) => {
-        fn $twin(self) -> Result<Tensor<1, Bool>> {
-            const OP: &str = stringify!($burn);
-            if check::shape::no_elements(&self.dims()) {
-                let device = self.device();
-                return catch(OP, || Tensor::<1, Bool>::full([1], $identity, &device));
-            }
-            catch(OP, || self.$burn())
-        }
-    };
-}
-
-impl<const D: usize, K: Basic> TryReduce<D, K> for Tensor<D, K> {
-    any_all!(try_any_dim, any_dim, false);
-    any_all!(try_all_dim, all_dim, true);
-    any_all_whole!(try_any, any, false);
-    any_all_whole!(try_all, all, true);
-}
-
+twins! {
 /// Fallible twins of the reductions of numeric kinds (Float, Int): sums, means, products and
 /// cumulative sums and products (burn's `api/numeric.rs`).
 ///
 /// Sealed: implemented for `burn::Tensor<D, K>` only.
-pub trait TryReduceNumeric<const D: usize, K: Numeric>: Sealed + Sized {
+pub trait TryReduceNumeric<const D: usize, K: Numeric> for Tensor<D, K> {
     /// Fallible twin of [`Tensor::mean`].
     ///
     /// Checks, for an Int tensor only, that it has at least one element (burn asserts it: an
@@ -277,7 +300,12 @@ pub trait TryReduceNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "mean")]
-    fn try_mean(self) -> Result<Tensor<1, K>>;
+    fn try_mean(self) -> Tensor<1, K> => mean {
+        if is_int::<K>() {
+            reduce::int_mean(OP, &self.dims())?;
+        }
+        catch(OP, || self.mean())
+    }
 
     /// Fallible twin of [`Tensor::mean_dim`].
     ///
@@ -299,16 +327,32 @@ pub trait TryReduceNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "mean_dim")]
-    fn try_mean_dim<I: AsIndex>(self, dim: I) -> Result<Self>;
+    fn try_mean_dim<I: AsIndex>(self, dim: I) -> Self => mean_dim {
+        let dim = check::dim(OP, dim.as_index(), D)?;
+        if is_int::<K>() {
+            reduce::nonempty_dim(OP, &self.dims(), dim)?;
+        }
+        catch(OP, || self.mean_dim(dim))
+    }
 
-    decl_dims! { "mean_dims", "TryReduceNumeric", "TryReduceNumeric::try_mean_dim", "";
-    fn try_mean_dims<I: AsIndex>(self, dims: &[I]) -> Result<Self>; }
+    dims_doc!("mean_dims", "TryReduceNumeric", "TryReduceNumeric::try_mean_dim", "")
+    fn try_mean_dims<I: AsIndex>(self, dims: &[I]) -> Self => mean_dims {
+        let dims = resolve_dims(OP, dims, D)?;
+        if is_int::<K>() {
+            reduce::nonempty_dims(OP, &self.dims(), &dims)?;
+        }
+        catch(OP, || self.mean_dims(&dims))
+    }
 
-    decl_dim! { "sum_dim", "TryReduceNumeric", "out", "f32", "[6.0]";
-    fn try_sum_dim<I: AsIndex>(self, dim: I) -> Result<Self>; }
+    dim_doc!("sum_dim", "TryReduceNumeric", "out", "f32", "[6.0]")
+    fn try_sum_dim<I: AsIndex>(self, dim: I) -> Self => sum_dim { dim_only!(self.sum_dim(dim)) }
 
-    decl_dims! { "sum_dims", "TryReduceNumeric", "TryReduceNumeric::try_sum_dim", " (repeats are allowed, as in burn)";
-    fn try_sum_dims<I: AsIndex>(self, dims: &[I]) -> Result<Self>; }
+    dims_doc!("sum_dims", "TryReduceNumeric", "TryReduceNumeric::try_sum_dim",
+        " (repeats are allowed, as in burn)")
+    fn try_sum_dims<I: AsIndex>(self, dims: &[I]) -> Self => sum_dims {
+        let dims = resolve_dims(OP, dims, D)?;
+        catch(OP, || self.sum_dims(&dims))
+    }
 
     /// Fallible twin of [`Tensor::sum_dims_squeeze`].
     ///
@@ -335,19 +379,27 @@ pub trait TryReduceNumeric<const D: usize, K: Numeric>: Sealed + Sized {
     /// ```
     #[doc(alias = "sum_dims_squeeze")]
     fn try_sum_dims_squeeze<const D2: usize, I: AsIndex>(self, dims: &[I])
-    -> Result<Tensor<D2, K>>;
+    -> Tensor<D2, K> => sum_dims_squeeze {
+        let dims = resolve_dims(OP, dims, D)?;
+        reduce::sum_dims_squeeze(OP, &self.dims(), &dims, D2)?;
+        catch(OP, || self.sum_dims_squeeze::<D2, usize>(&dims))
+    }
 
-    decl_dim! { "prod_dim", "TryReduceNumeric", "out", "f32", "[6.0]";
-    fn try_prod_dim<I: AsIndex>(self, dim: I) -> Result<Self>; }
+    dim_doc!("prod_dim", "TryReduceNumeric", "out", "f32", "[6.0]")
+    fn try_prod_dim<I: AsIndex>(self, dim: I) -> Self => prod_dim { dim_only!(self.prod_dim(dim)) }
 
-    decl_dims! { "prod_dims", "TryReduceNumeric", "TryReduceNumeric::try_prod_dim", "";
-    fn try_prod_dims<I: AsIndex>(self, dims: &[I]) -> Result<Self>; }
+    dims_doc!("prod_dims", "TryReduceNumeric", "TryReduceNumeric::try_prod_dim", "")
+    fn try_prod_dims<I: AsIndex>(self, dims: &[I]) -> Self => prod_dims {
+        let dims = resolve_dims(OP, dims, D)?;
+        catch(OP, || self.prod_dims(&dims))
+    }
 
-    decl_dim! { "cumsum", "TryReduceNumeric", "out", "f32", "[3.0, 4.0, 6.0]";
-    fn try_cumsum<I: AsIndex>(self, dim: I) -> Result<Self>; }
+    dim_doc!("cumsum", "TryReduceNumeric", "out", "f32", "[3.0, 4.0, 6.0]")
+    fn try_cumsum<I: AsIndex>(self, dim: I) -> Self => cumsum { dim_only!(self.cumsum(dim)) }
 
-    decl_dim! { "cumprod", "TryReduceNumeric", "out", "f32", "[3.0, 3.0, 6.0]";
-    fn try_cumprod<I: AsIndex>(self, dim: I) -> Result<Self>; }
+    dim_doc!("cumprod", "TryReduceNumeric", "out", "f32", "[3.0, 3.0, 6.0]")
+    fn try_cumprod<I: AsIndex>(self, dim: I) -> Self => cumprod { dim_only!(self.cumprod(dim)) }
+}
 }
 
 /// Whether the tensor kind `K` is Int (whose means burn asserts non-empty).
@@ -361,96 +413,34 @@ fn resolve_dims<I: AsIndex>(op: &'static str, dims: &[I], rank: usize) -> Result
     reduce::dims(op, &raw, rank)
 }
 
-/// A twin that only resolves one dim, then calls burn's method with it.
-macro_rules! dim_only {
-    ($twin:ident, $burn:ident, $out:ty) => {
-        fn $twin<I: AsIndex>(self, dim: I) -> Result<$out> {
-            const OP: &str = stringify!($burn);
-            let dim = check::dim(OP, dim.as_index(), D)?;
-            catch(OP, || self.$burn(dim))
-        }
-    };
-}
-
-impl<const D: usize, K: Numeric> TryReduceNumeric<D, K> for Tensor<D, K> {
-    fn try_mean(self) -> Result<Tensor<1, K>> {
-        const OP: &str = "mean";
-        if is_int::<K>() {
-            reduce::int_mean(OP, &self.dims())?;
-        }
-        catch(OP, || self.mean())
-    }
-
-    fn try_mean_dim<I: AsIndex>(self, dim: I) -> Result<Self> {
-        const OP: &str = "mean_dim";
-        let dim = check::dim(OP, dim.as_index(), D)?;
-        if is_int::<K>() {
-            reduce::nonempty_dim(OP, &self.dims(), dim)?;
-        }
-        catch(OP, || self.mean_dim(dim))
-    }
-
-    fn try_mean_dims<I: AsIndex>(self, dims: &[I]) -> Result<Self> {
-        const OP: &str = "mean_dims";
-        let dims = resolve_dims(OP, dims, D)?;
-        if is_int::<K>() {
-            reduce::nonempty_dims(OP, &self.dims(), &dims)?;
-        }
-        catch(OP, || self.mean_dims(&dims))
-    }
-
-    dim_only!(try_sum_dim, sum_dim, Self);
-
-    fn try_sum_dims<I: AsIndex>(self, dims: &[I]) -> Result<Self> {
-        const OP: &str = "sum_dims";
-        let dims = resolve_dims(OP, dims, D)?;
-        catch(OP, || self.sum_dims(&dims))
-    }
-
-    fn try_sum_dims_squeeze<const D2: usize, I: AsIndex>(
-        self,
-        dims: &[I],
-    ) -> Result<Tensor<D2, K>> {
-        const OP: &str = "sum_dims_squeeze";
-        let dims = resolve_dims(OP, dims, D)?;
-        reduce::sum_dims_squeeze(OP, &self.dims(), &dims, D2)?;
-        catch(OP, || self.sum_dims_squeeze::<D2, usize>(&dims))
-    }
-
-    dim_only!(try_prod_dim, prod_dim, Self);
-
-    fn try_prod_dims<I: AsIndex>(self, dims: &[I]) -> Result<Self> {
-        const OP: &str = "prod_dims";
-        let dims = resolve_dims(OP, dims, D)?;
-        catch(OP, || self.prod_dims(&dims))
-    }
-
-    dim_only!(try_cumsum, cumsum, Self);
-    dim_only!(try_cumprod, cumprod, Self);
-}
-
+twins! {
 /// Fallible twins of the ordering reductions of Float and Int tensors: max/min and their
 /// indices, sorts, top-k and cumulative max/min (burn's `api/orderable.rs`).
 ///
 /// Sealed: implemented for `burn::Tensor<D, K>` only.
-pub trait TryReduceOrdered<const D: usize, K: Ordered>: Sealed + Sized {
-    decl_dim! { "sort", "TryReduceOrdered", "out", "f32", "[1.0, 2.0, 3.0]";
-    fn try_sort<I: AsIndex>(self, dim: I) -> Result<Self>; }
+pub trait TryReduceOrdered<const D: usize, K: Ordered> for Tensor<D, K> {
+    dim_doc!("sort", "TryReduceOrdered", "out", "f32", "[1.0, 2.0, 3.0]")
+    fn try_sort<I: AsIndex>(self, dim: I) -> Self => sort { dim_only!(self.sort(dim)) }
 
-    decl_dim! { "sort_descending", "TryReduceOrdered", "out", "f32", "[3.0, 2.0, 1.0]";
-    fn try_sort_descending<I: AsIndex>(self, dim: I) -> Result<Self>; }
+    dim_doc!("sort_descending", "TryReduceOrdered", "out", "f32", "[3.0, 2.0, 1.0]")
+    fn try_sort_descending<I: AsIndex>(self, dim: I) -> Self
+    => sort_descending { dim_only!(self.sort_descending(dim)) }
 
-    decl_dim! { "sort_with_indices", "TryReduceOrdered", "(_, out)", "i64", "[1, 2, 0]";
-    fn try_sort_with_indices<I: AsIndex>(self, dim: I) -> Result<(Self, Tensor<D, Int>)>; }
+    dim_doc!("sort_with_indices", "TryReduceOrdered", "(_, out)", "i64", "[1, 2, 0]")
+    fn try_sort_with_indices<I: AsIndex>(self, dim: I) -> (Self, Tensor<D, Int>)
+    => sort_with_indices { dim_only!(self.sort_with_indices(dim)) }
 
-    decl_dim! { "sort_descending_with_indices", "TryReduceOrdered", "(_, out)", "i64", "[0, 2, 1]";
-    fn try_sort_descending_with_indices<I: AsIndex>(self, dim: I) -> Result<(Self, Tensor<D, Int>)>; }
+    dim_doc!("sort_descending_with_indices", "TryReduceOrdered", "(_, out)", "i64", "[0, 2, 1]")
+    fn try_sort_descending_with_indices<I: AsIndex>(self, dim: I) -> (Self, Tensor<D, Int>)
+    => sort_descending_with_indices { dim_only!(self.sort_descending_with_indices(dim)) }
 
-    decl_dim! { "argsort", "TryReduceOrdered", "out", "i64", "[1, 2, 0]";
-    fn try_argsort<I: AsIndex>(self, dim: I) -> Result<Tensor<D, Int>>; }
+    dim_doc!("argsort", "TryReduceOrdered", "out", "i64", "[1, 2, 0]")
+    fn try_argsort<I: AsIndex>(self, dim: I) -> Tensor<D, Int>
+    => argsort { dim_only!(self.argsort(dim)) }
 
-    decl_dim! { "argsort_descending", "TryReduceOrdered", "out", "i64", "[0, 2, 1]";
-    fn try_argsort_descending<I: AsIndex>(self, dim: I) -> Result<Tensor<D, Int>>; }
+    dim_doc!("argsort_descending", "TryReduceOrdered", "out", "i64", "[0, 2, 1]")
+    fn try_argsort_descending<I: AsIndex>(self, dim: I) -> Tensor<D, Int>
+    => argsort_descending { dim_only!(self.argsort_descending(dim)) }
 
     /// Fallible twin of [`Tensor::topk`].
     ///
@@ -476,7 +466,11 @@ pub trait TryReduceOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "topk")]
-    fn try_topk<I: AsIndex>(self, k: usize, dim: I) -> Result<Self>;
+    fn try_topk<I: AsIndex>(self, k: usize, dim: I) -> Self => topk {
+        let dim = check::dim(OP, dim.as_index(), D)?;
+        reduce::topk(OP, k, &self.dims(), dim)?;
+        catch(OP, || self.topk(k, dim))
+    }
 
     /// Fallible twin of [`Tensor::topk_with_indices`]; the same checks as
     /// [`TryReduceOrdered::try_topk`].
@@ -496,7 +490,12 @@ pub trait TryReduceOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "topk_with_indices")]
-    fn try_topk_with_indices<I: AsIndex>(self, k: usize, dim: I) -> Result<(Self, Tensor<D, Int>)>;
+    fn try_topk_with_indices<I: AsIndex>(self, k: usize, dim: I) -> (Self, Tensor<D, Int>)
+    => topk_with_indices {
+        let dim = check::dim(OP, dim.as_index(), D)?;
+        reduce::topk(OP, k, &self.dims(), dim)?;
+        catch(OP, || self.topk_with_indices(k, dim))
+    }
 
     /// Fallible twin of [`Tensor::argtopk`].
     ///
@@ -519,7 +518,11 @@ pub trait TryReduceOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "argtopk")]
-    fn try_argtopk(self, k: usize, dim: impl AsIndex) -> Result<Tensor<D, Int>>;
+    fn try_argtopk(self, k: usize, dim: impl AsIndex) -> Tensor<D, Int> => argtopk {
+        let dim = check::dim(OP, dim.as_index(), D)?;
+        reduce::argtopk(OP, k, &self.dims(), dim)?;
+        catch(OP, || self.argtopk(k, dim))
+    }
 
     /// Fallible twin of [`Tensor::max`].
     ///
@@ -541,7 +544,7 @@ pub trait TryReduceOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "max")]
-    fn try_max(self) -> Result<Tensor<1, K>>;
+    fn try_max(self) -> Tensor<1, K> => max() [reduce::nonempty(&self.dims())];
 
     /// Fallible twin of [`Tensor::min`]; the same check as [`TryReduceOrdered::try_max`].
     ///
@@ -560,7 +563,7 @@ pub trait TryReduceOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "min")]
-    fn try_min(self) -> Result<Tensor<1, K>>;
+    fn try_min(self) -> Tensor<1, K> => min() [reduce::nonempty(&self.dims())];
 
     /// Fallible twin of [`Tensor::max_abs`]; the same check as [`TryReduceOrdered::try_max`].
     ///
@@ -579,7 +582,7 @@ pub trait TryReduceOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "max_abs")]
-    fn try_max_abs(self) -> Result<Tensor<1, K>>;
+    fn try_max_abs(self) -> Tensor<1, K> => max_abs() [reduce::nonempty(&self.dims())];
 
     /// Fallible twin of [`Tensor::argmax`].
     ///
@@ -606,160 +609,58 @@ pub trait TryReduceOrdered<const D: usize, K: Ordered>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "argmax")]
-    fn try_argmax(self, dim: impl AsIndex) -> Result<Tensor<D, Int>>;
+    fn try_argmax(self, dim: impl AsIndex) -> Tensor<D, Int>
+    => argmax { extremum!(self.argmax(dim)) }
 
-    decl_dim! { extremum "argmin", "out", "i64", "[1]";
-    fn try_argmin(self, dim: impl AsIndex) -> Result<Tensor<D, Int>>; }
+    dim_doc!(extremum "argmin", "out", "i64", "[1]")
+    fn try_argmin(self, dim: impl AsIndex) -> Tensor<D, Int>
+    => argmin { extremum!(self.argmin(dim)) }
 
-    decl_dim! { extremum "max_dim", "out", "f32", "[3.0]";
-    fn try_max_dim<I: AsIndex>(self, dim: I) -> Result<Self>; }
+    dim_doc!(extremum "max_dim", "out", "f32", "[3.0]")
+    fn try_max_dim<I: AsIndex>(self, dim: I) -> Self => max_dim { extremum!(self.max_dim(dim)) }
 
-    decl_dims! { "max_dims", "TryReduceOrdered", "TryReduceOrdered::try_max_dim", "";
-    fn try_max_dims<I: AsIndex>(self, dims: &[I]) -> Result<Self>; }
+    dims_doc!("max_dims", "TryReduceOrdered", "TryReduceOrdered::try_max_dim", "")
+    fn try_max_dims<I: AsIndex>(self, dims: &[I]) -> Self
+    => max_dims { extremum_dims!(self.max_dims(dims)) }
 
-    decl_dim! { extremum "max_dim_with_indices", "(_, out)", "i64", "[0]";
-    fn try_max_dim_with_indices<I: AsIndex>(self, dim: I) -> Result<(Self, Tensor<D, Int>)>; }
+    dim_doc!(extremum "max_dim_with_indices", "(_, out)", "i64", "[0]")
+    fn try_max_dim_with_indices<I: AsIndex>(self, dim: I) -> (Self, Tensor<D, Int>)
+    => max_dim_with_indices { extremum!(self.max_dim_with_indices(dim)) }
 
-    decl_dim! { extremum "max_abs_dim", "out", "f32", "[3.0]";
-    fn try_max_abs_dim<I: AsIndex>(self, dim: I) -> Result<Self>; }
+    dim_doc!(extremum "max_abs_dim", "out", "f32", "[3.0]")
+    fn try_max_abs_dim<I: AsIndex>(self, dim: I) -> Self
+    => max_abs_dim { extremum!(self.max_abs_dim(dim)) }
 
-    decl_dims! { "max_abs_dims", "TryReduceOrdered", "TryReduceOrdered::try_max_abs_dim", " (an empty list returns `abs()`, as in burn)";
-    fn try_max_abs_dims<I: AsIndex>(self, dims: &[I]) -> Result<Self>; }
+    dims_doc!("max_abs_dims", "TryReduceOrdered", "TryReduceOrdered::try_max_abs_dim",
+        " (an empty list returns `abs()`, as in burn)")
+    fn try_max_abs_dims<I: AsIndex>(self, dims: &[I]) -> Self
+    => max_abs_dims { extremum_dims!(self.max_abs_dims(dims)) }
 
-    decl_dim! { extremum "min_dim", "out", "f32", "[1.0]";
-    fn try_min_dim<I: AsIndex>(self, dim: I) -> Result<Self>; }
+    dim_doc!(extremum "min_dim", "out", "f32", "[1.0]")
+    fn try_min_dim<I: AsIndex>(self, dim: I) -> Self => min_dim { extremum!(self.min_dim(dim)) }
 
-    decl_dims! { "min_dims", "TryReduceOrdered", "TryReduceOrdered::try_min_dim", "";
-    fn try_min_dims<I: AsIndex>(self, dims: &[I]) -> Result<Self>; }
+    dims_doc!("min_dims", "TryReduceOrdered", "TryReduceOrdered::try_min_dim", "")
+    fn try_min_dims<I: AsIndex>(self, dims: &[I]) -> Self
+    => min_dims { extremum_dims!(self.min_dims(dims)) }
 
-    decl_dim! { extremum "min_dim_with_indices", "(_, out)", "i64", "[1]";
-    fn try_min_dim_with_indices<I: AsIndex>(self, dim: I) -> Result<(Self, Tensor<D, Int>)>; }
+    dim_doc!(extremum "min_dim_with_indices", "(_, out)", "i64", "[1]")
+    fn try_min_dim_with_indices<I: AsIndex>(self, dim: I) -> (Self, Tensor<D, Int>)
+    => min_dim_with_indices { extremum!(self.min_dim_with_indices(dim)) }
 
-    decl_dim! { "cummin", "TryReduceOrdered", "out", "f32", "[3.0, 1.0, 1.0]";
-    fn try_cummin<I: AsIndex>(self, dim: I) -> Result<Self>; }
+    dim_doc!("cummin", "TryReduceOrdered", "out", "f32", "[3.0, 1.0, 1.0]")
+    fn try_cummin<I: AsIndex>(self, dim: I) -> Self => cummin { dim_only!(self.cummin(dim)) }
 
-    decl_dim! { "cummax", "TryReduceOrdered", "out", "f32", "[3.0, 3.0, 3.0]";
-    fn try_cummax<I: AsIndex>(self, dim: I) -> Result<Self>; }
+    dim_doc!("cummax", "TryReduceOrdered", "out", "f32", "[3.0, 3.0, 3.0]")
+    fn try_cummax<I: AsIndex>(self, dim: I) -> Self => cummax { dim_only!(self.cummax(dim)) }
+}
 }
 
-/// A twin of an extremum along one dim: dim, non-empty dim, then burn's method.
-macro_rules! extremum {
-    ($twin:ident, $burn:ident, $out:ty) => {
-        fn $twin<I: AsIndex>(self, dim: I) -> Result<$out> {
-            const OP: &str = stringify!($burn);
-            let dim = check::dim(OP, dim.as_index(), D)?;
-            reduce::nonempty_dim(OP, &self.dims(), dim)?;
-            catch(OP, || self.$burn(dim))
-        }
-    };
-}
-
-/// A twin of an extremum over a list of dims: every dim, every dim non-empty, then burn.
-macro_rules! extremum_dims {
-    ($twin:ident, $burn:ident) => {
-        fn $twin<I: AsIndex>(self, dims: &[I]) -> Result<Self> {
-            const OP: &str = stringify!($burn);
-            let dims = resolve_dims(OP, dims, D)?;
-            reduce::nonempty_dims(OP, &self.dims(), &dims)?;
-            catch(OP, || self.$burn(&dims))
-        }
-    };
-}
-
-impl<const D: usize, K: Ordered> TryReduceOrdered<D, K> for Tensor<D, K> {
-    dim_only!(try_sort, sort, Self);
-    dim_only!(try_sort_descending, sort_descending, Self);
-    dim_only!(
-        try_sort_with_indices,
-        sort_with_indices,
-        (Self, Tensor<D, Int>)
-    );
-    dim_only!(
-        try_sort_descending_with_indices,
-        sort_descending_with_indices,
-        (Self, Tensor<D, Int>)
-    );
-    dim_only!(try_argsort, argsort, Tensor<D, Int>);
-    dim_only!(try_argsort_descending, argsort_descending, Tensor<D, Int>);
-
-    fn try_topk<I: AsIndex>(self, k: usize, dim: I) -> Result<Self> {
-        const OP: &str = "topk";
-        let dim = check::dim(OP, dim.as_index(), D)?;
-        reduce::topk(OP, k, &self.dims(), dim)?;
-        catch(OP, || self.topk(k, dim))
-    }
-
-    fn try_topk_with_indices<I: AsIndex>(self, k: usize, dim: I) -> Result<(Self, Tensor<D, Int>)> {
-        const OP: &str = "topk_with_indices";
-        let dim = check::dim(OP, dim.as_index(), D)?;
-        reduce::topk(OP, k, &self.dims(), dim)?;
-        catch(OP, || self.topk_with_indices(k, dim))
-    }
-
-    fn try_argtopk(self, k: usize, dim: impl AsIndex) -> Result<Tensor<D, Int>> {
-        const OP: &str = "argtopk";
-        let dim = check::dim(OP, dim.as_index(), D)?;
-        reduce::argtopk(OP, k, &self.dims(), dim)?;
-        catch(OP, || self.argtopk(k, dim))
-    }
-
-    fn try_max(self) -> Result<Tensor<1, K>> {
-        const OP: &str = "max";
-        reduce::nonempty(OP, &self.dims())?;
-        catch(OP, || self.max())
-    }
-
-    fn try_min(self) -> Result<Tensor<1, K>> {
-        const OP: &str = "min";
-        reduce::nonempty(OP, &self.dims())?;
-        catch(OP, || self.min())
-    }
-
-    fn try_max_abs(self) -> Result<Tensor<1, K>> {
-        const OP: &str = "max_abs";
-        reduce::nonempty(OP, &self.dims())?;
-        catch(OP, || self.max_abs())
-    }
-
-    fn try_argmax(self, dim: impl AsIndex) -> Result<Tensor<D, Int>> {
-        const OP: &str = "argmax";
-        let dim = check::dim(OP, dim.as_index(), D)?;
-        reduce::nonempty_dim(OP, &self.dims(), dim)?;
-        catch(OP, || self.argmax(dim))
-    }
-
-    fn try_argmin(self, dim: impl AsIndex) -> Result<Tensor<D, Int>> {
-        const OP: &str = "argmin";
-        let dim = check::dim(OP, dim.as_index(), D)?;
-        reduce::nonempty_dim(OP, &self.dims(), dim)?;
-        catch(OP, || self.argmin(dim))
-    }
-
-    extremum!(try_max_dim, max_dim, Self);
-    extremum_dims!(try_max_dims, max_dims);
-    extremum!(
-        try_max_dim_with_indices,
-        max_dim_with_indices,
-        (Self, Tensor<D, Int>)
-    );
-    extremum!(try_max_abs_dim, max_abs_dim, Self);
-    extremum_dims!(try_max_abs_dims, max_abs_dims);
-    extremum!(try_min_dim, min_dim, Self);
-    extremum_dims!(try_min_dims, min_dims);
-    extremum!(
-        try_min_dim_with_indices,
-        min_dim_with_indices,
-        (Self, Tensor<D, Int>)
-    );
-    dim_only!(try_cummin, cummin, Self);
-    dim_only!(try_cummax, cummax, Self);
-}
-
+twins! {
 /// Fallible twins of the statistics of Float tensors: variance, median and covariance
 /// (burn's `api/float.rs`).
 ///
 /// Sealed: implemented for `burn::Tensor<D>` (Float) only.
-pub trait TryReduceFloat<const D: usize>: Sealed + Sized {
+pub trait TryReduceFloat<const D: usize> for Tensor<D> {
     /// Fallible twin of [`Tensor::var`] (unbiased: divides by `n - 1`).
     ///
     /// Checks that `dim` is in `-D..D` and that the dimension is not empty. burn computes
@@ -782,7 +683,7 @@ pub trait TryReduceFloat<const D: usize>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "var")]
-    fn try_var<I: AsIndex>(self, dim: I) -> Result<Self>;
+    fn try_var<I: AsIndex>(self, dim: I) -> Self => var { extremum!(self.var(dim)) }
 
     /// Fallible twin of [`Tensor::var_bias`] (biased: divides by `n`).
     ///
@@ -802,7 +703,7 @@ pub trait TryReduceFloat<const D: usize>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "var_bias")]
-    fn try_var_bias<I: AsIndex>(self, dim: I) -> Result<Self>;
+    fn try_var_bias<I: AsIndex>(self, dim: I) -> Self => var_bias { dim_only!(self.var_bias(dim)) }
 
     /// Fallible twin of [`Tensor::var_mean`]: `(variance, mean)`; the same checks as
     /// [`TryReduceFloat::try_var`].
@@ -822,7 +723,8 @@ pub trait TryReduceFloat<const D: usize>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "var_mean")]
-    fn try_var_mean<I: AsIndex>(self, dim: I) -> Result<(Self, Self)>;
+    fn try_var_mean<I: AsIndex>(self, dim: I) -> (Self, Self)
+    => var_mean { extremum!(self.var_mean(dim)) }
 
     /// Fallible twin of [`Tensor::var_mean_bias`]: `(biased variance, mean)`; the same checks
     /// as [`TryReduceFloat::try_var_bias`].
@@ -842,7 +744,8 @@ pub trait TryReduceFloat<const D: usize>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "var_mean_bias")]
-    fn try_var_mean_bias<I: AsIndex>(self, dim: I) -> Result<(Self, Self)>;
+    fn try_var_mean_bias<I: AsIndex>(self, dim: I) -> (Self, Self)
+    => var_mean_bias { dim_only!(self.var_mean_bias(dim)) }
 
     /// Fallible twin of [`Tensor::median`] (the lower median for an even count).
     ///
@@ -866,7 +769,7 @@ pub trait TryReduceFloat<const D: usize>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "median")]
-    fn try_median<I: AsIndex>(self, dim: I) -> Result<Self>;
+    fn try_median<I: AsIndex>(self, dim: I) -> Self => median { extremum!(self.median(dim)) }
 
     /// Fallible twin of [`Tensor::median_with_indices`]; the same checks as
     /// [`TryReduceFloat::try_median`].
@@ -886,7 +789,8 @@ pub trait TryReduceFloat<const D: usize>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "median_with_indices")]
-    fn try_median_with_indices<I: AsIndex>(self, dim: I) -> Result<(Self, Tensor<D, Int>)>;
+    fn try_median_with_indices<I: AsIndex>(self, dim: I) -> (Self, Tensor<D, Int>)
+    => median_with_indices { extremum!(self.median_with_indices(dim)) }
 
     /// Fallible twin of [`Tensor::cov`].
     ///
@@ -914,23 +818,7 @@ pub trait TryReduceFloat<const D: usize>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "cov")]
-    fn try_cov<I: AsIndex>(self, dim: I, correction_factor: usize) -> Result<Tensor<D>>;
-}
-
-impl<const D: usize> TryReduceFloat<D> for Tensor<D> {
-    extremum!(try_var, var, Self);
-    dim_only!(try_var_bias, var_bias, Self);
-    extremum!(try_var_mean, var_mean, (Self, Self));
-    dim_only!(try_var_mean_bias, var_mean_bias, (Self, Self));
-    extremum!(try_median, median, Self);
-    extremum!(
-        try_median_with_indices,
-        median_with_indices,
-        (Self, Tensor<D, Int>)
-    );
-
-    fn try_cov<I: AsIndex>(self, dim: I, correction_factor: usize) -> Result<Tensor<D>> {
-        const OP: &str = "cov";
+    fn try_cov<I: AsIndex>(self, dim: I, correction_factor: usize) -> Tensor<D> => cov {
         reduce::cov(OP, &self.dims())?;
         let dim = check::dim(OP, dim.as_index(), D)?;
         let dims = self.dims();
@@ -952,4 +840,5 @@ impl<const D: usize> TryReduceFloat<D> for Tensor<D> {
                 .div_scalar(n as f32 - correction_factor as f32)
         })
     }
+}
 }

@@ -1,4 +1,7 @@
-//! Twins of the reshape/view and split family: reshape, permute, movedim, flip, flatten, squeeze*, unsqueeze*, expand, unfold, roll*, repeat*, pad, chunk, split*, iter_dim, meshgrid*.
+//! Twins of the reshape/view and split family: reshape, permute, movedim, flip, flatten,
+//! squeeze*, unsqueeze*, expand, unfold, roll*, repeat*, pad, chunk, split*, iter_dim. Their
+//! checks are in `check/view.rs` (the reshape/permute family) and `check/split.rs` (the split
+//! family); meshgrid's twins are in `grid.rs`.
 //!
 //! burn takes some arguments through traits whose only method panics (`ReshapeArgs`,
 //! `MovedimArgs`, `BroadcastArgs`, `IntoPadding`). The twins take them through the
@@ -6,7 +9,6 @@
 //! implemented for exactly the same argument types, which also let the checks read the
 //! values first.
 
-use burn::tensor::grid::{GridOptions, GridSparsity, IndexPos};
 use burn::tensor::kind::{Basic, Numeric};
 use burn::tensor::ops::PadMode;
 use burn::tensor::{
@@ -14,8 +16,10 @@ use burn::tensor::{
 };
 
 use super::sealed::Sealed;
+use super::twins;
 use crate::check;
-use crate::check::view::{PadArg, ShapeArg};
+use crate::check::split::PadArg;
+use crate::check::view::ShapeArg;
 use crate::error::{GuardError, Result};
 use crate::panic::catch;
 
@@ -127,10 +131,11 @@ impl<const D: usize> PaddingSpec<D> for (usize, usize, usize, usize) {
     }
 }
 
-/// Fallible twins of the reshape/view and split family: reshape, permute, movedim, flip, flatten, squeeze*, unsqueeze*, expand, unfold, roll*, repeat*, pad, chunk, split*, iter_dim, meshgrid*.
+twins! {
+/// Fallible twins of the reshape/view and split family: reshape, permute, movedim, flip, flatten, squeeze*, unsqueeze*, expand, unfold, roll*, repeat*, pad, chunk, split*, iter_dim.
 ///
 /// Sealed: implemented for `burn::Tensor<D, K>` only.
-pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
+pub trait TryView<const D: usize, K: Basic> for Tensor<D, K> {
     /// Fallible twin of [`Tensor::reshape`].
     ///
     /// Checks, as burn does, that entries are positive, `0` (keep the dim at the same index,
@@ -164,7 +169,27 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "reshape")]
-    fn try_reshape<const D2: usize, S: ReshapeSpec<D2>>(self, shape: S) -> Result<Tensor<D2, K>>;
+    fn try_reshape<const D2: usize, S: ReshapeSpec<D2>>(self, shape: S) -> Tensor<D2, K>
+    => reshape {
+        let source = self.dims();
+        let mut array;
+        let vec;
+        let out: &[usize] = match shape.entries() {
+            Some(entries) => {
+                array = [0; D2];
+                check::view::reshape_into(OP, &source, &entries, &mut array)?;
+                &array
+            }
+            None => {
+                vec = check::view::reshape(OP, &source, &shape.shape_arg(), D2)?;
+                &vec
+            }
+        };
+        // A quantized tensor keeps whole blocks and, packed, whole words (burn-flex and
+        // burn-cubecl `q_reshape`; on wgpu a split word panics on the device thread).
+        check::quant::quantized_reshape(OP, self.dtype(), out)?;
+        catch(OP, || self.reshape(shape))
+    }
 
     /// Fallible twin of [`Tensor::permute`].
     ///
@@ -185,7 +210,11 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "permute")]
-    fn try_permute<Dim: AsIndex>(self, axes: [Dim; D]) -> Result<Self>;
+    fn try_permute<Dim: AsIndex>(self, axes: [Dim; D]) -> Self => permute {
+        let axes = axes.map(AsIndex::as_index);
+        check::view::permute(OP, &axes, D)?;
+        catch(OP, || self.permute(axes))
+    }
 
     /// Fallible twin of [`Tensor::movedim`].
     ///
@@ -208,7 +237,12 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "movedim")]
-    fn try_movedim<S1: MovedimSpec, S2: MovedimSpec>(self, src: S1, dst: S2) -> Result<Self>;
+    fn try_movedim<S1: MovedimSpec, S2: MovedimSpec>(self, src: S1, dst: S2) -> Self => movedim {
+        let (src, src_is_vec) = src.dims_arg();
+        let (dst, dst_is_vec) = dst.dims_arg();
+        let (src, dst) = check::view::movedim(OP, &src, src_is_vec, &dst, dst_is_vec, D)?;
+        catch(OP, || self.movedim(src, dst))
+    }
 
     /// Fallible twin of [`Tensor::flip`].
     ///
@@ -229,7 +263,11 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "flip")]
-    fn try_flip<const N: usize>(self, axes: [impl AsIndex; N]) -> Result<Self>;
+    fn try_flip<const N: usize>(self, axes: [impl AsIndex; N]) -> Self => flip {
+        let axes = axes.map(AsIndex::as_index);
+        check::view::flip(OP, &axes, D)?;
+        catch(OP, || self.flip(axes))
+    }
 
     /// Fallible twin of [`Tensor::flatten`].
     ///
@@ -257,7 +295,11 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
         self,
         start_dim: impl AsIndex,
         end_dim: impl AsIndex,
-    ) -> Result<Tensor<D2, K>>;
+    ) -> Tensor<D2, K> => flatten {
+        let (start, end) = (start_dim.as_index(), end_dim.as_index());
+        check::view::flatten(OP, &self.dims(), start, end, D2)?;
+        catch(OP, || self.flatten::<D2>(start, end))
+    }
 
     /// Fallible twin of [`Tensor::squeeze`].
     ///
@@ -277,7 +319,10 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "squeeze")]
-    fn try_squeeze<const D2: usize>(self) -> Result<Tensor<D2, K>>;
+    fn try_squeeze<const D2: usize>(self) -> Tensor<D2, K> => squeeze {
+        check::view::squeeze(OP, &self.dims(), D2)?;
+        catch(OP, || self.squeeze::<D2>())
+    }
 
     /// Fallible twin of [`Tensor::squeeze_dim`].
     ///
@@ -303,7 +348,11 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "squeeze_dim")]
-    fn try_squeeze_dim<const D2: usize>(self, dim: impl AsIndex) -> Result<Tensor<D2, K>>;
+    fn try_squeeze_dim<const D2: usize>(self, dim: impl AsIndex) -> Tensor<D2, K> => squeeze_dim {
+        let dim = dim.as_index();
+        check::view::squeeze_dim(OP, &self.dims(), dim, D2)?;
+        catch(OP, || self.squeeze_dim::<D2>(dim))
+    }
 
     /// Fallible twin of [`Tensor::squeeze_dims`].
     ///
@@ -328,7 +377,12 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "squeeze_dims")]
-    fn try_squeeze_dims<const D2: usize>(self, dims: &[impl AsIndex]) -> Result<Tensor<D2, K>>;
+    fn try_squeeze_dims<const D2: usize>(self, dims: &[impl AsIndex]) -> Tensor<D2, K>
+    => squeeze_dims {
+        let dims: Vec<isize> = dims.iter().map(|d| d.as_index()).collect();
+        check::view::squeeze_dims(OP, &self.dims(), &dims, D2)?;
+        catch(OP, || self.squeeze_dims::<D2>(&dims))
+    }
 
     /// Fallible twin of [`Tensor::unsqueeze`].
     ///
@@ -352,7 +406,13 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "unsqueeze")]
-    fn try_unsqueeze<const D2: usize>(self) -> Result<Tensor<D2, K>>;
+    fn try_unsqueeze<const D2: usize>(self) -> Tensor<D2, K> => unsqueeze {
+        let out = check::view::unsqueeze(OP, &self.dims(), D2)?;
+        if self.dims().contains(&0) {
+            return insert_units(OP, self, &out);
+        }
+        catch(OP, || self.unsqueeze::<D2>())
+    }
 
     /// Fallible twin of [`Tensor::unsqueeze_dim`].
     ///
@@ -375,7 +435,15 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "unsqueeze_dim")]
-    fn try_unsqueeze_dim<const D2: usize>(self, dim: impl AsIndex) -> Result<Tensor<D2, K>>;
+    fn try_unsqueeze_dim<const D2: usize>(self, dim: impl AsIndex) -> Tensor<D2, K>
+    => unsqueeze_dim {
+        let dim = dim.as_index();
+        let out = check::view::unsqueeze_dim(OP, &self.dims(), dim, D2)?;
+        if self.dims().contains(&0) {
+            return insert_units(OP, self, &out);
+        }
+        catch(OP, || self.unsqueeze_dim::<D2>(dim))
+    }
 
     /// Fallible twin of [`Tensor::unsqueeze_dims`].
     ///
@@ -404,7 +472,15 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "unsqueeze_dims")]
-    fn try_unsqueeze_dims<const D2: usize>(self, axes: &[impl AsIndex]) -> Result<Tensor<D2, K>>;
+    fn try_unsqueeze_dims<const D2: usize>(self, axes: &[impl AsIndex]) -> Tensor<D2, K>
+    => unsqueeze_dims {
+        let axes: Vec<isize> = axes.iter().map(|a| a.as_index()).collect();
+        let out = check::view::unsqueeze_dims(OP, &self.dims(), &axes, D2)?;
+        if self.dims().contains(&0) {
+            return insert_units(OP, self, &out);
+        }
+        catch(OP, || self.unsqueeze_dims::<D2>(&axes))
+    }
 
     /// Fallible twin of [`Tensor::expand`].
     ///
@@ -436,7 +512,15 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "expand")]
-    fn try_expand<const D2: usize, S: ExpandSpec<D, D2>>(self, shape: S) -> Result<Tensor<D2, K>>;
+    fn try_expand<const D2: usize, S: ExpandSpec<D, D2>>(self, shape: S) -> Tensor<D2, K>
+    => expand {
+        let out = check::view::expand(OP, &self.dims(), &shape.shape_arg(), D2)?;
+        let device = self.device();
+        if crate::capability::expand_allocates(&device) {
+            crate::capability::require_fits(OP, &out, self.dtype(), &device)?;
+        }
+        catch(OP, || self.expand::<D2, S>(shape))
+    }
 
     /// Fallible twin of [`Tensor::unfold`].
     ///
@@ -465,7 +549,11 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
         dim: I,
         size: usize,
         step: usize,
-    ) -> Result<Tensor<D2, K>>;
+    ) -> Tensor<D2, K> => unfold {
+        let dim = dim.as_index();
+        check::view::unfold(OP, &self.dims(), dim, size, step, D2)?;
+        catch(OP, || self.unfold::<D2, isize>(dim, size, step))
+    }
 
     /// Fallible twin of [`Tensor::roll_dim`].
     ///
@@ -485,7 +573,11 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "roll_dim")]
-    fn try_roll_dim<Shift: AsIndex, Dim: AsIndex>(self, shift: Shift, dim: Dim) -> Result<Self>;
+    fn try_roll_dim<Shift: AsIndex, Dim: AsIndex>(self, shift: Shift, dim: Dim) -> Self
+    => roll_dim {
+        let dim = check::dim(OP, dim.as_index(), D)?;
+        catch(OP, || self.roll_dim(shift, dim))
+    }
 
     /// Fallible twin of [`Tensor::roll`].
     ///
@@ -509,7 +601,12 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     /// ```
     #[doc(alias = "roll")]
     fn try_roll<Shift: AsIndex, Dim: AsIndex>(self, shifts: &[Shift], dims: &[Dim])
-    -> Result<Self>;
+    -> Self => roll {
+        let shift_values: Vec<isize> = shifts.iter().map(|s| s.as_index()).collect();
+        let dim_values: Vec<isize> = dims.iter().map(|d| d.as_index()).collect();
+        check::split::roll(OP, &shift_values, &dim_values, D)?;
+        catch(OP, || self.roll(shifts, dims))
+    }
 
     /// Fallible twin of [`Tensor::repeat_dim`].
     ///
@@ -533,7 +630,12 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "repeat_dim")]
-    fn try_repeat_dim(self, dim: impl AsIndex, times: usize) -> Result<Self>;
+    fn try_repeat_dim(self, dim: impl AsIndex, times: usize) -> Self => repeat_dim {
+        let dim = dim.as_index();
+        let out = check::split::repeat_dim(OP, &self.dims(), dim, times)?;
+        crate::capability::require_fits(OP, &out, self.dtype(), &self.device())?;
+        catch(OP, || self.repeat_dim(dim, times))
+    }
 
     /// Fallible twin of [`Tensor::repeat`].
     ///
@@ -555,7 +657,11 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "repeat")]
-    fn try_repeat(self, sizes: &[usize]) -> Result<Self>;
+    fn try_repeat(self, sizes: &[usize]) -> Self => repeat {
+        let out = check::split::repeat(OP, &self.dims(), sizes)?;
+        crate::capability::require_fits(OP, &out, self.dtype(), &self.device())?;
+        catch(OP, || self.repeat(sizes))
+    }
 
     /// Fallible twin of [`Tensor::pad`].
     ///
@@ -586,9 +692,28 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "pad")]
-    fn try_pad(self, padding: impl PaddingSpec<D>, mode: impl Into<PadMode>) -> Result<Self>
-    where
-        K: Numeric;
+    fn try_pad(self, padding: impl PaddingSpec<D>, mode: impl Into<PadMode>) -> Self
+    where K: Numeric => pad {
+        let mode: PadMode = catch(OP, || mode.into())?;
+        let dims = self.dims();
+        let pairs = check::split::pad(OP, &dims, &padding.pad_arg(), &mode)?;
+        let dtype = self.dtype();
+        if let PadMode::Constant(value) = mode {
+            check::split::pad_value(OP, value, dtype)?;
+        }
+        // `check::split::pad` proved every padded size fits in `usize`.
+        let out: Vec<usize> = dims
+            .iter()
+            .zip(&pairs)
+            .map(|(&size, &(before, after))| size.saturating_add(before).saturating_add(after))
+            .collect();
+        crate::capability::require_fits(OP, &out, dtype, &self.device())?;
+        let mut full = [(0usize, 0usize); D];
+        for (slot, pair) in full.iter_mut().zip(pairs) {
+            *slot = pair;
+        }
+        catch(OP, || self.pad(full, mode))
+    }
 
     /// Fallible twin of [`Tensor::chunk`].
     ///
@@ -614,7 +739,12 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "chunk")]
-    fn try_chunk(self, chunks: usize, dim: impl AsIndex) -> Result<Vec<Self>>;
+    fn try_chunk(self, chunks: usize, dim: impl AsIndex) -> Vec<Self> => chunk {
+        let dim = dim.as_index();
+        let pieces = check::split::chunk(OP, &self.dims(), chunks, dim)?;
+        let dim = check::dim(OP, dim, D)?;
+        narrow_pieces(OP, self, dim, &pieces)
+    }
 
     /// Fallible twin of [`Tensor::split`].
     ///
@@ -635,7 +765,11 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "split")]
-    fn try_split(self, split_size: usize, dim: impl AsIndex) -> Result<Vec<Self>>;
+    fn try_split(self, split_size: usize, dim: impl AsIndex) -> Vec<Self> => split {
+        let dim = dim.as_index();
+        check::split::split(OP, &self.dims(), split_size, dim)?;
+        catch(OP, || self.split(split_size, dim))
+    }
 
     /// Fallible twin of [`Tensor::split_with_sizes`].
     ///
@@ -660,7 +794,11 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "split_with_sizes")]
-    fn try_split_with_sizes(self, split_sizes: Vec<usize>, dim: impl AsIndex) -> Result<Vec<Self>>;
+    fn try_split_with_sizes(self, split_sizes: Vec<usize>, dim: impl AsIndex) -> Vec<Self>
+    => split_with_sizes {
+        let dim = check::split::split_with_sizes(OP, &self.dims(), &split_sizes, dim.as_index())?;
+        catch(OP, || self.split_with_sizes(split_sizes, dim))
+    }
 
     /// Fallible twin of [`Tensor::iter_dim`].
     ///
@@ -680,221 +818,11 @@ pub trait TryView<const D: usize, K: Basic>: Sealed + Sized {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     #[doc(alias = "iter_dim")]
-    fn try_iter_dim(self, dim: impl AsIndex) -> Result<DimIter<D, K>>;
-}
-
-impl<const D: usize, K: Basic> TryView<D, K> for Tensor<D, K> {
-    fn try_reshape<const D2: usize, S: ReshapeSpec<D2>>(self, shape: S) -> Result<Tensor<D2, K>> {
-        const OP: &str = "reshape";
-        let source = self.dims();
-        let mut array;
-        let vec;
-        let out: &[usize] = match shape.entries() {
-            Some(entries) => {
-                array = [0; D2];
-                check::view::reshape_into(OP, &source, &entries, &mut array)?;
-                &array
-            }
-            None => {
-                vec = check::view::reshape(OP, &source, &shape.shape_arg(), D2)?;
-                &vec
-            }
-        };
-        // A quantized tensor keeps whole blocks and, packed, whole words (burn-flex and
-        // burn-cubecl `q_reshape`; on wgpu a split word panics on the device thread).
-        check::quant::quantized_reshape(OP, self.dtype(), out)?;
-        catch(OP, || self.reshape(shape))
-    }
-
-    fn try_permute<Dim: AsIndex>(self, axes: [Dim; D]) -> Result<Self> {
-        const OP: &str = "permute";
-        let axes = axes.map(AsIndex::as_index);
-        check::view::permute(OP, &axes, D)?;
-        catch(OP, || self.permute(axes))
-    }
-
-    fn try_movedim<S1: MovedimSpec, S2: MovedimSpec>(self, src: S1, dst: S2) -> Result<Self> {
-        const OP: &str = "movedim";
-        let (src, src_is_vec) = src.dims_arg();
-        let (dst, dst_is_vec) = dst.dims_arg();
-        let (src, dst) = check::view::movedim(OP, &src, src_is_vec, &dst, dst_is_vec, D)?;
-        catch(OP, || self.movedim(src, dst))
-    }
-
-    fn try_flip<const N: usize>(self, axes: [impl AsIndex; N]) -> Result<Self> {
-        const OP: &str = "flip";
-        let axes = axes.map(AsIndex::as_index);
-        check::view::flip(OP, &axes, D)?;
-        catch(OP, || self.flip(axes))
-    }
-
-    fn try_flatten<const D2: usize>(
-        self,
-        start_dim: impl AsIndex,
-        end_dim: impl AsIndex,
-    ) -> Result<Tensor<D2, K>> {
-        const OP: &str = "flatten";
-        let (start, end) = (start_dim.as_index(), end_dim.as_index());
-        check::view::flatten(OP, &self.dims(), start, end, D2)?;
-        catch(OP, || self.flatten::<D2>(start, end))
-    }
-
-    fn try_squeeze<const D2: usize>(self) -> Result<Tensor<D2, K>> {
-        const OP: &str = "squeeze";
-        check::view::squeeze(OP, &self.dims(), D2)?;
-        catch(OP, || self.squeeze::<D2>())
-    }
-
-    fn try_squeeze_dim<const D2: usize>(self, dim: impl AsIndex) -> Result<Tensor<D2, K>> {
-        const OP: &str = "squeeze_dim";
-        let dim = dim.as_index();
-        check::view::squeeze_dim(OP, &self.dims(), dim, D2)?;
-        catch(OP, || self.squeeze_dim::<D2>(dim))
-    }
-
-    fn try_squeeze_dims<const D2: usize>(self, dims: &[impl AsIndex]) -> Result<Tensor<D2, K>> {
-        const OP: &str = "squeeze_dims";
-        let dims: Vec<isize> = dims.iter().map(|d| d.as_index()).collect();
-        check::view::squeeze_dims(OP, &self.dims(), &dims, D2)?;
-        catch(OP, || self.squeeze_dims::<D2>(&dims))
-    }
-
-    fn try_unsqueeze<const D2: usize>(self) -> Result<Tensor<D2, K>> {
-        const OP: &str = "unsqueeze";
-        let out = check::view::unsqueeze(OP, &self.dims(), D2)?;
-        if self.dims().contains(&0) {
-            return insert_units(OP, self, &out);
-        }
-        catch(OP, || self.unsqueeze::<D2>())
-    }
-
-    fn try_unsqueeze_dim<const D2: usize>(self, dim: impl AsIndex) -> Result<Tensor<D2, K>> {
-        const OP: &str = "unsqueeze_dim";
-        let dim = dim.as_index();
-        let out = check::view::unsqueeze_dim(OP, &self.dims(), dim, D2)?;
-        if self.dims().contains(&0) {
-            return insert_units(OP, self, &out);
-        }
-        catch(OP, || self.unsqueeze_dim::<D2>(dim))
-    }
-
-    fn try_unsqueeze_dims<const D2: usize>(self, axes: &[impl AsIndex]) -> Result<Tensor<D2, K>> {
-        const OP: &str = "unsqueeze_dims";
-        let axes: Vec<isize> = axes.iter().map(|a| a.as_index()).collect();
-        let out = check::view::unsqueeze_dims(OP, &self.dims(), &axes, D2)?;
-        if self.dims().contains(&0) {
-            return insert_units(OP, self, &out);
-        }
-        catch(OP, || self.unsqueeze_dims::<D2>(&axes))
-    }
-
-    fn try_expand<const D2: usize, S: ExpandSpec<D, D2>>(self, shape: S) -> Result<Tensor<D2, K>> {
-        const OP: &str = "expand";
-        let out = check::view::expand(OP, &self.dims(), &shape.shape_arg(), D2)?;
-        let device = self.device();
-        if crate::capability::expand_allocates(&device) {
-            crate::capability::require_fits(OP, &out, self.dtype(), &device)?;
-        }
-        catch(OP, || self.expand::<D2, S>(shape))
-    }
-
-    fn try_unfold<const D2: usize, I: AsIndex>(
-        self,
-        dim: I,
-        size: usize,
-        step: usize,
-    ) -> Result<Tensor<D2, K>> {
-        const OP: &str = "unfold";
-        let dim = dim.as_index();
-        check::view::unfold(OP, &self.dims(), dim, size, step, D2)?;
-        catch(OP, || self.unfold::<D2, isize>(dim, size, step))
-    }
-
-    fn try_roll_dim<Shift: AsIndex, Dim: AsIndex>(self, shift: Shift, dim: Dim) -> Result<Self> {
-        const OP: &str = "roll_dim";
-        let dim = check::dim(OP, dim.as_index(), D)?;
-        catch(OP, || self.roll_dim(shift, dim))
-    }
-
-    fn try_roll<Shift: AsIndex, Dim: AsIndex>(
-        self,
-        shifts: &[Shift],
-        dims: &[Dim],
-    ) -> Result<Self> {
-        const OP: &str = "roll";
-        let shift_values: Vec<isize> = shifts.iter().map(|s| s.as_index()).collect();
-        let dim_values: Vec<isize> = dims.iter().map(|d| d.as_index()).collect();
-        check::view::roll(OP, &shift_values, &dim_values, D)?;
-        catch(OP, || self.roll(shifts, dims))
-    }
-
-    fn try_repeat_dim(self, dim: impl AsIndex, times: usize) -> Result<Self> {
-        const OP: &str = "repeat_dim";
-        let dim = dim.as_index();
-        let out = check::view::repeat_dim(OP, &self.dims(), dim, times)?;
-        crate::capability::require_fits(OP, &out, self.dtype(), &self.device())?;
-        catch(OP, || self.repeat_dim(dim, times))
-    }
-
-    fn try_repeat(self, sizes: &[usize]) -> Result<Self> {
-        const OP: &str = "repeat";
-        let out = check::view::repeat(OP, &self.dims(), sizes)?;
-        crate::capability::require_fits(OP, &out, self.dtype(), &self.device())?;
-        catch(OP, || self.repeat(sizes))
-    }
-
-    fn try_pad(self, padding: impl PaddingSpec<D>, mode: impl Into<PadMode>) -> Result<Self>
-    where
-        K: Numeric,
-    {
-        const OP: &str = "pad";
-        let mode: PadMode = catch(OP, || mode.into())?;
-        let dims = self.dims();
-        let pairs = check::view::pad(OP, &dims, &padding.pad_arg(), &mode)?;
-        let dtype = self.dtype();
-        if let PadMode::Constant(value) = mode {
-            check::view::pad_value(OP, value, dtype)?;
-        }
-        // `check::view::pad` proved every padded size fits in `usize`.
-        let out: Vec<usize> = dims
-            .iter()
-            .zip(&pairs)
-            .map(|(&size, &(before, after))| size.saturating_add(before).saturating_add(after))
-            .collect();
-        crate::capability::require_fits(OP, &out, dtype, &self.device())?;
-        let mut full = [(0usize, 0usize); D];
-        for (slot, pair) in full.iter_mut().zip(pairs) {
-            *slot = pair;
-        }
-        catch(OP, || self.pad(full, mode))
-    }
-
-    fn try_chunk(self, chunks: usize, dim: impl AsIndex) -> Result<Vec<Self>> {
-        const OP: &str = "chunk";
-        let dim = dim.as_index();
-        let pieces = check::view::chunk(OP, &self.dims(), chunks, dim)?;
-        let dim = check::dim(OP, dim, D)?;
-        narrow_pieces(OP, self, dim, &pieces)
-    }
-
-    fn try_split(self, split_size: usize, dim: impl AsIndex) -> Result<Vec<Self>> {
-        const OP: &str = "split";
-        let dim = dim.as_index();
-        check::view::split(OP, &self.dims(), split_size, dim)?;
-        catch(OP, || self.split(split_size, dim))
-    }
-
-    fn try_split_with_sizes(self, split_sizes: Vec<usize>, dim: impl AsIndex) -> Result<Vec<Self>> {
-        const OP: &str = "split_with_sizes";
-        let dim = check::view::split_with_sizes(OP, &self.dims(), &split_sizes, dim.as_index())?;
-        catch(OP, || self.split_with_sizes(split_sizes, dim))
-    }
-
-    fn try_iter_dim(self, dim: impl AsIndex) -> Result<DimIter<D, K>> {
-        const OP: &str = "iter_dim";
+    fn try_iter_dim(self, dim: impl AsIndex) -> DimIter<D, K> => iter_dim {
         let dim = check::dim(OP, dim.as_index(), D)?;
         catch(OP, || self.iter_dim(dim))
     }
+}
 }
 
 /// `tensor.narrow(dim, start, length)` for each checked piece.
@@ -943,101 +871,4 @@ fn insert_units<const D: usize, const D2: usize, K: Basic>(
         *counter += 1;
     }
     catch(op, || tensor.reshape::<D2, _>(appended).permute(axes))
-}
-
-/// Fallible twin of [`burn::tensor::grid::meshgrid`].
-///
-/// Checks that no input is empty where burn would fail: any input of a dense grid, or an input
-/// after the first of a sparse grid (burn's reshape reads a 0 as "keep the source dim", and its
-/// expand refuses 0).
-///
-/// # Errors
-///
-/// [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) naming the empty input.
-///
-/// ```
-/// use burn::tensor::grid::GridOptions;
-/// use burn::tensor::{Device, Tensor};
-/// use burn_guard::tensor::grid::try_meshgrid;
-///
-/// let device = Device::flex();
-/// let x = Tensor::<1>::from_floats([1.0, 2.0], &device);
-/// let y = Tensor::<1>::from_floats([3.0, 4.0, 5.0], &device);
-/// let [gx, gy] = try_meshgrid(&[x.clone(), y], GridOptions::default())?;
-/// assert_eq!((gx.dims(), gy.dims()), ([2, 3], [2, 3]));
-/// assert!(try_meshgrid(&[x, Tensor::<1>::zeros([0], &device)], GridOptions::default()).is_err());
-/// # Ok::<(), burn_guard::GuardError>(())
-/// ```
-#[doc(alias = "meshgrid")]
-pub fn try_meshgrid<const N: usize, K, O>(
-    tensors: &[Tensor<1, K>; N],
-    options: O,
-) -> Result<[Tensor<N, K>; N]>
-where
-    K: Basic,
-    O: Into<GridOptions>,
-{
-    const OP: &str = "meshgrid";
-    let options: GridOptions = catch(OP, || options.into())?;
-    let lengths: Vec<usize> = tensors
-        .iter()
-        .map(|t| {
-            let [length] = t.dims();
-            length
-        })
-        .collect();
-    check::view::meshgrid(OP, &lengths, options.sparsity == GridSparsity::Dense)?;
-    catch(OP, || burn::tensor::grid::meshgrid(tensors, options))
-}
-
-/// Fallible twin of [`burn::tensor::grid::meshgrid_stack`].
-///
-/// Checks that `D2 == D + 1`, that there is at least one input and none is empty, and — beyond
-/// burn, whose `stack` does not check it — that every input is on the first one's device.
-///
-/// # Errors
-///
-/// - [`GuardError::RankMismatch`](crate::GuardError::RankMismatch) when `D2 != D + 1`.
-/// - [`GuardError::OutOfRange`](crate::GuardError::OutOfRange) for no input; [`GuardError::InvalidArgument`](crate::GuardError::InvalidArgument) for an empty one.
-/// - [`GuardError::DeviceMismatch`](crate::GuardError::DeviceMismatch).
-///
-/// ```
-/// use burn::tensor::grid::IndexPos;
-/// use burn::tensor::{Device, Tensor};
-/// use burn_guard::tensor::grid::try_meshgrid_stack;
-///
-/// let device = Device::flex();
-/// let x = Tensor::<1>::from_floats([1.0, 2.0], &device);
-/// let y = Tensor::<1>::from_floats([3.0, 4.0, 5.0], &device);
-/// let grid: Tensor<3> = try_meshgrid_stack(&[x.clone(), y.clone()], IndexPos::Last)?;
-/// assert_eq!(grid.dims(), [2, 3, 2]);
-/// assert!(try_meshgrid_stack::<2, 2, _>(&[x, y], IndexPos::Last).is_err());
-/// # Ok::<(), burn_guard::GuardError>(())
-/// ```
-#[doc(alias = "meshgrid_stack")]
-pub fn try_meshgrid_stack<const D: usize, const D2: usize, K>(
-    tensors: &[Tensor<1, K>; D],
-    index_pos: IndexPos,
-) -> Result<Tensor<D2, K>>
-where
-    K: Basic,
-{
-    const OP: &str = "meshgrid_stack";
-    let lengths: Vec<usize> = tensors
-        .iter()
-        .map(|t| {
-            let [length] = t.dims();
-            length
-        })
-        .collect();
-    check::view::meshgrid_stack(OP, &lengths, D2)?;
-    if let Some((first, rest)) = tensors.split_first() {
-        let device = first.device();
-        for tensor in rest {
-            crate::capability::same_device(OP, &device, &tensor.device())?;
-        }
-    }
-    catch(OP, || {
-        burn::tensor::grid::meshgrid_stack::<D, D2, K>(tensors, index_pos)
-    })
 }

@@ -15,8 +15,9 @@ use burn::tensor::{
 };
 use burn_guard::tensor::quantization::{try_compute_q_params, try_compute_range};
 use burn_guard::tensor::{
-    CheckedRead, TryConvert, TryConvertFloat, TryCreate, TryCreateBool, TryCreateFloat,
-    TryCreateInt, TryCreateMatrix, TryCreateNumeric, TryCreateRange, try_transaction_register,
+    CheckedRead, TryAutodiff, TryAutodiffFloat, TryConvert, TryConvertFloat, TryCreate,
+    TryCreateBool, TryCreateFloat, TryCreateInt, TryCreateLike, TryCreateMatrix, TryCreateNumeric,
+    TryCreateRange, TryQuantize, TrySample, try_transaction_register,
 };
 use burn_guard::{GuardError, ScalarValue};
 use proptest::prelude::*;

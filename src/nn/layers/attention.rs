@@ -16,7 +16,6 @@ use crate::check::layer::probability;
 use crate::check::linear::linear as linear_rule;
 use crate::error::{GuardError, Result, ResultExt};
 use crate::nn::init::{TryInit, init_fitting};
-use crate::panic::catch;
 
 /// The input of [`TryMultiHeadAttention`]: burn's
 /// [`MhaInput`](burn::nn::attention::MhaInput), with the same constructors, whose tensors the

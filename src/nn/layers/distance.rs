@@ -5,7 +5,6 @@ use burn::tensor::Tensor;
 
 use super::support::{Sealed, dims, same_devices};
 use crate::check::{self, distance};
-use crate::error::Result;
 use crate::panic::catch;
 
 twins! {

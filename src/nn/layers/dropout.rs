@@ -6,7 +6,6 @@ use burn::tensor::Tensor;
 
 use super::support::Sealed;
 use crate::check::layer::{self, probability};
-use crate::error::Result;
 use crate::nn::init::TryInitStateless;
 use crate::panic::catch;
 

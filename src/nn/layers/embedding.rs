@@ -4,7 +4,6 @@ use burn::nn::Embedding;
 use burn::tensor::{Int, Tensor};
 
 use super::support::Sealed;
-use crate::error::Result;
 use crate::params::read as params;
 use crate::tensor::module::try_embedding;
 

@@ -7,7 +7,6 @@ use burn::tensor::Tensor;
 
 use super::support::{Sealed, dims, same_devices};
 use crate::check::{encoding, layer};
-use crate::error::Result;
 use crate::nn::init::{TryInit, require_params_fit};
 use crate::panic::catch;
 

@@ -159,81 +159,17 @@ macro_rules! config_twins {
     };
 }
 
-/// Twin traits written once: each method's signature is burn's with `try_` in front (its
-/// `Result` implied), and becomes both the trait's declaration, with its docs, and the sealed
-/// impl's method. A method is either a row, `=> burn_method(args) [rule(args), ..];` (`(..)`
-/// passes the twin's arguments as they are), which
-/// runs the rules in order (each a call to which the op name is prepended:
+/// Twin traits written once, as rows of `crate::tensor::twins!` (`tensor/rows.rs`): each
+/// method's signature is burn's with `try_` in front (its `Result` implied), and becomes both
+/// the trait's declaration, with its docs, and the sealed impl's method. A method is either a
+/// row, `=> burn_method(args) [rule(args), ..];` (`(..)` passes the twin's arguments as they
+/// are), which runs the rules in order (each a call to which the op name is prepended:
 /// `loss::reduction(&reduction)` runs `loss::reduction(OP, &reduction)?`) and then burn's
 /// method under the backstop, or a body in braces (where `OP` is the op name too). Either way
 /// the output is checked in anomaly mode ([`verify::detect_anomaly`](crate::verify::detect_anomaly)).
 macro_rules! twins {
-    ($(
-        $(#[$doc:meta])*
-        pub trait $trait:ident for $module:ident = $op:literal { $($rows:tt)* }
-    )+) => {$(
-        impl Sealed for $module {}
-
-        twins!(@rows [$(#[$doc])*] $trait $module $op [] [] $($rows)*);
-    )+};
-    (@rows [$($doc:tt)*] $trait:ident $module:ident $op:literal [$($sigs:tt)*] [$($fns:tt)*]) => {
-        $($doc)*
-        pub trait $trait: Sealed {
-            $($sigs)*
-        }
-
-        impl $trait for $module {
-            $($fns)*
-        }
-    };
-    // A row whose burn method takes the twin's arguments as they are: `=> forward(..)`.
-    (@rows $docs:tt $trait:ident $module:ident $op:literal $sigs:tt $fns:tt
-        $(#[$method_doc:meta])*
-        fn $name:ident $(<const $d:ident: usize>)? (&$this:ident $(, $arg:ident: $ty:ty)*)
-            -> $out:ty => $burn:ident(..) $rules:tt;
-        $($rest:tt)*
-    ) => {
-        twins!(@rows $docs $trait $module $op $sigs $fns
-            $(#[$method_doc])*
-            fn $name $(<const $d: usize>)? (&$this $(, $arg: $ty)*) -> $out
-                => $burn($($arg),*) $rules;
-            $($rest)*);
-    };
-    // A row: its rules, then burn's method under the backstop, as the body.
-    (@rows $docs:tt $trait:ident $module:ident $op:literal $sigs:tt $fns:tt
-        $(#[$method_doc:meta])*
-        fn $name:ident $(<const $d:ident: usize>)? (&$this:ident $(, $arg:ident: $ty:ty)*)
-            -> $out:ty => $burn:ident($($call:expr),*) [$($($rule:ident)::+ ($($rule_arg:expr),*)),*];
-        $($rest:tt)*
-    ) => {
-        twins!(@rows $docs $trait $module $op $sigs $fns
-            $(#[$method_doc])*
-            fn $name $(<const $d: usize>)? (&$this $(, $arg: $ty)*) -> $out {
-                $($($rule)::+(OP, $($rule_arg),*)?;)*
-                crate::nn::anomaly::checked(OP, catch(OP, || $this.$burn($($call),*)))
-            }
-            $($rest)*);
-    };
-    // A body of its own: the trait's declaration and the impl's method.
-    (@rows $docs:tt $trait:ident $module:ident $op:literal [$($sigs:tt)*] [$($fns:tt)*]
-        $(#[$method_doc:meta])*
-        fn $name:ident $(<const $d:ident: usize>)? (&$this:ident $(, $arg:ident: $ty:ty)*)
-            -> $out:ty $body:block
-        $($rest:tt)*
-    ) => {
-        twins!(@rows $docs $trait $module $op
-            [$($sigs)*
-                $(#[$method_doc])*
-                fn $name $(<const $d: usize>)? (&$this $(, $arg: $ty)*) -> Result<$out>;]
-            [$($fns)*
-                fn $name $(<const $d: usize>)? (&$this $(, $arg: $ty)*) -> Result<$out> {
-                    // A body that delegates to another twin does not name its op.
-                    #[allow(dead_code)]
-                    const OP: &str = $op;
-                    let result: Result<$out> = $body;
-                    crate::nn::anomaly::checked($op, result)
-                }]
-            $($rest)*);
+    ($($traits:tt)*) => {
+        $crate::tensor::twins! { checked by $crate::nn::anomaly::checked; $($traits)* }
     };
 }
 
