@@ -56,12 +56,16 @@ fn blessing() -> bool {
 /// `check::<module>::<fn>` for every public function at the top level of `src/check/`.
 fn our_checks() -> BTreeSet<String> {
     let mut out = BTreeSet::new();
-    for file in rust_files(&manifest_dir().join("src/check")) {
-        let stem = file.file_stem().unwrap().to_str().unwrap().to_owned();
-        let module = match stem.as_str() {
-            "mod" => "check".to_owned(),
-            _ => format!("check::{stem}"),
-        };
+    let root = manifest_dir().join("src/check");
+    for file in rust_files(&root) {
+        // `check/view/mod.rs` is `check::view`, `check/view/tests.rs` `check::view::tests`.
+        let relative = file.strip_prefix(&root).unwrap().with_extension("");
+        let mut parts: Vec<&str> = relative.iter().map(|p| p.to_str().unwrap()).collect();
+        if parts.last() == Some(&"mod") {
+            parts.pop();
+        }
+        parts.insert(0, "check");
+        let module = parts.join("::");
         for function in functions_of(&file).unwrap() {
             if function.public && function.blocks.is_empty() {
                 out.insert(format!("{module}::{}", function.name));

@@ -304,40 +304,33 @@ pub fn require_healthy(op: &'static str, device: &Device) -> Result<()> {
 }
 
 fn refusal(op: &'static str, key: (u16, u16), name: &dyn Fn() -> String) -> Result<()> {
-    match recorded(key) {
-        DeviceHealth::Healthy => Ok(()),
+    let reason = match recorded(key) {
+        DeviceHealth::Healthy => return Ok(()),
         DeviceHealth::Poisoned {
             op: found_by,
             reason,
-        } => Err(GuardError::DeviceUnavailable {
-            op,
-            device: name(),
-            reason: format!(
-                "the device is poisoned (reported during {found_by}: {reason}); \
-                 nothing more runs on it in this process"
-            ),
-        }),
-        DeviceHealth::Tainted { runner, reason } => Err(GuardError::DeviceUnavailable {
-            op,
-            device: name(),
-            reason: format!(
-                "the device is tainted: a task on its runner {runner} failed and burn \
-                 only logged it ({reason}); values computed since may be wrong (re-check the \
-                 device, then `devices::reinstate`)"
-            ),
-        }),
+        } => format!(
+            "the device is poisoned (reported during {found_by}: {reason}); nothing more runs \
+             on it in this process"
+        ),
+        DeviceHealth::Tainted { runner, reason } => format!(
+            "the device is tainted: a task on its runner {runner} failed and burn only logged \
+             it ({reason}); values computed since may be wrong (re-check the device, then \
+             `devices::reinstate`)"
+        ),
         DeviceHealth::Quarantined {
             op: found_by,
             reason,
-        } => Err(GuardError::DeviceUnavailable {
-            op,
-            device: name(),
-            reason: format!(
-                "the device is quarantined ({found_by}: {reason}); lift it with \
-                 `devices::reinstate` once it agrees again"
-            ),
-        }),
-    }
+        } => format!(
+            "the device is quarantined ({found_by}: {reason}); lift it with \
+             `devices::reinstate` once it agrees again"
+        ),
+    };
+    Err(GuardError::DeviceUnavailable {
+        op,
+        device: name(),
+        reason,
+    })
 }
 
 #[cfg(test)]

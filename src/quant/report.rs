@@ -140,16 +140,17 @@ impl QuantReport {
 
     /// The parameters kept in float, with their reasons.
     pub fn kept_in_float(&self) -> impl Iterator<Item = &ParamReport> {
-        self.params
-            .iter()
-            .filter(|p| matches!(p.placement, Placement::KeptFloat { .. }))
+        self.placed(|placement| matches!(placement, Placement::KeptFloat { .. }))
     }
 
     /// The parameters held on a fallback device.
     pub fn fallbacks(&self) -> impl Iterator<Item = &ParamReport> {
-        self.params
-            .iter()
-            .filter(|p| matches!(p.placement, Placement::Fallback { .. }))
+        self.placed(|placement| matches!(placement, Placement::Fallback { .. }))
+    }
+
+    /// The parameters whose placement is `which`.
+    fn placed(&self, which: fn(&Placement) -> bool) -> impl Iterator<Item = &ParamReport> {
+        self.params.iter().filter(move |p| which(&p.placement))
     }
 
     /// Where the quantized parameters live: the first fallback's placement when any is held

@@ -67,6 +67,48 @@ fn gather(
     Ok(Gathered { shapes, device })
 }
 
+/// The inputs of burn's attention functions, in their order.
+type AttentionInputs = (
+    Tensor<4>,
+    Tensor<4>,
+    Tensor<4>,
+    Option<Tensor<4, Bool>>,
+    Option<Tensor<4>>,
+    AttentionModuleOptions,
+);
+
+/// The attention twins' one body: gather and check the inputs (`grouped`: whether the device
+/// groups query heads itself), answer an empty or keyless shape with zeros, else run burn's
+/// `run` under the backstop.
+fn attend(
+    op: &'static str,
+    (query, key, value, mask, attn_bias, options): AttentionInputs,
+    grouped: impl Fn(&Device) -> bool,
+    run: fn(
+        Tensor<4>,
+        Tensor<4>,
+        Tensor<4>,
+        Option<Tensor<4, Bool>>,
+        Option<Tensor<4>>,
+        AttentionModuleOptions,
+    ) -> Tensor<4>,
+) -> Result<Tensor<4>> {
+    let g = gather(
+        op,
+        &query,
+        &key,
+        &value,
+        mask.as_ref(),
+        attn_bias.as_ref(),
+        &options,
+        grouped,
+    )?;
+    if g.shapes.trivial() {
+        return trivial(op, &g, &query);
+    }
+    catch(op, || run(query, key, value, mask, attn_bias, options))
+}
+
 /// Zeros of the output's shape: the result when the output is empty or there is no key
 /// (Flex gives a row with no key the value 0; NdArray panics reducing an empty axis).
 fn trivial(op: &'static str, g: &Gathered, query: &Tensor<4>) -> Result<Tensor<4>> {
@@ -122,23 +164,8 @@ pub fn try_attention(
     attn_bias: Option<Tensor<4>>,
     options: AttentionModuleOptions,
 ) -> Result<Tensor<4>> {
-    const OP: &str = "attention";
-    let g = gather(
-        OP,
-        &query,
-        &key,
-        &value,
-        mask.as_ref(),
-        attn_bias.as_ref(),
-        &options,
-        groups_heads,
-    )?;
-    if g.shapes.trivial() {
-        return trivial(OP, &g, &query);
-    }
-    catch(OP, || {
-        burn_module::attention(query, key, value, mask, attn_bias, options)
-    })
+    let inputs = (query, key, value, mask, attn_bias, options);
+    attend("attention", inputs, groups_heads, burn_module::attention)
 }
 
 /// Fallible twin of [`burn_module::attention_fallback`]: burn's decomposed attention (matmul,
@@ -172,21 +199,11 @@ pub fn try_attention_fallback(
     attn_bias: Option<Tensor<4>>,
     options: AttentionModuleOptions,
 ) -> Result<Tensor<4>> {
-    const OP: &str = "attention_fallback";
-    let g = gather(
-        OP,
-        &query,
-        &key,
-        &value,
-        mask.as_ref(),
-        attn_bias.as_ref(),
-        &options,
+    let inputs = (query, key, value, mask, attn_bias, options);
+    attend(
+        "attention_fallback",
+        inputs,
         |_| false,
-    )?;
-    if g.shapes.trivial() {
-        return trivial(OP, &g, &query);
-    }
-    catch(OP, || {
-        burn_module::attention_fallback(query, key, value, mask, attn_bias, options)
-    })
+        burn_module::attention_fallback,
+    )
 }

@@ -8,7 +8,7 @@
 
 use burn::tensor::{Bool, ElementConversion, Int, Tensor};
 
-use super::elementwise::{empty_bool, scalar, unless_empty};
+use super::elementwise::{empty_bool, scalar, scalar_doc, unless_empty};
 use super::numeric::{Output, binary_ew};
 use super::sealed::Sealed;
 use super::twins;
@@ -41,29 +41,7 @@ macro_rules! bitwise_doc {
         }
     };
     ($alias:literal, $note:literal; $($sig:tt)*) => {
-        #[doc = concat!("Fallible twin of [`Tensor::", $alias, "`].")]
-        #[doc = ""]
-        #[doc = "Checks that the scalar is representable in the tensor's integer dtype (see"]
-        #[doc = "[`check::elementwise::scalar`](crate::check::elementwise::scalar))."]
-        #[doc = $note]
-        #[doc = ""]
-        #[doc = "# Errors"]
-        #[doc = ""]
-        #[doc = "[`GuardError::NotRepresentable`](crate::GuardError::NotRepresentable) with the"]
-        #[doc = "scalar and the dtype; [`GuardError::OutOfRange`](crate::GuardError::OutOfRange)"]
-        #[doc = "for a zero divisor or a shift amount outside `0..bits` (see the note)."]
-        #[doc = ""]
-        #[doc = "```"]
-        #[doc = "use burn::tensor::{Device, Int, Tensor};"]
-        #[doc = "use burn_guard::tensor::TryElementwiseInt;"]
-        #[doc = ""]
-        #[doc = "let t = Tensor::<1, Int>::from_ints([1, 2, 3], &Device::flex());"]
-        #[doc = concat!("assert_eq!(t.clone().try_", $alias, "(1)?.dims(), [3]);")]
-        #[doc = concat!("assert!(t.try_", $alias, "(f64::NAN).is_err());")]
-        #[doc = "# Ok::<(), burn_guard::GuardError>(())"]
-        #[doc = "```"]
-        #[doc(alias = $alias)]
-        $($sig)*
+        scalar_doc! { in "TryElementwiseInt"; $alias, $note; $($sig)* }
     };
 }
 

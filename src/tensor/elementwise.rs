@@ -134,6 +134,9 @@ macro_rules! scalar_doc {
         }
     };
     ($alias:literal, $note:literal; $($sig:tt)*) => {
+        scalar_doc! { in "TryElementwise"; $alias, $note; $($sig)* }
+    };
+    (in $trait:literal; $alias:literal, $note:literal; $($sig:tt)*) => {
         #[doc = concat!("Fallible twin of [`Tensor::", $alias, "`].")]
         #[doc = ""]
         #[doc = "Checks that the scalar is representable in the tensor's dtype, as burn's"]
@@ -151,7 +154,7 @@ macro_rules! scalar_doc {
         #[doc = ""]
         #[doc = "```"]
         #[doc = "use burn::tensor::{Device, Int, Tensor};"]
-        #[doc = "use burn_guard::tensor::TryElementwise;"]
+        #[doc = concat!("use burn_guard::tensor::", $trait, ";")]
         #[doc = ""]
         #[doc = "let t = Tensor::<1, Int>::from_ints([1, 2, 3], &Device::flex());"]
         #[doc = concat!("assert_eq!(t.clone().try_", $alias, "(2)?.dims(), [3]);")]
@@ -198,7 +201,7 @@ macro_rules! binary_doc {
     };
 }
 
-pub(super) use binary_doc;
+pub(super) use {binary_doc, scalar_doc};
 
 twins! {
 /// Fallible twins of the element-wise `burn::Tensor` methods of every kind: comparisons,

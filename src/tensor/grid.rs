@@ -72,13 +72,7 @@ where
 {
     const OP: &str = "meshgrid";
     let options: GridOptions = catch(OP, || options.into())?;
-    let lengths: Vec<usize> = tensors
-        .iter()
-        .map(|t| {
-            let [length] = t.dims();
-            length
-        })
-        .collect();
+    let lengths = lengths(tensors);
     check::grid::meshgrid(OP, &lengths, options.sparsity == GridSparsity::Dense)?;
     catch(OP, || burn::tensor::grid::meshgrid(tensors, options))
 }
@@ -116,13 +110,7 @@ where
     K: Basic,
 {
     const OP: &str = "meshgrid_stack";
-    let lengths: Vec<usize> = tensors
-        .iter()
-        .map(|t| {
-            let [length] = t.dims();
-            length
-        })
-        .collect();
+    let lengths = lengths(tensors);
     check::grid::meshgrid_stack(OP, &lengths, D2)?;
     if let Some((first, rest)) = tensors.split_first() {
         let device = first.device();
@@ -133,4 +121,15 @@ where
     catch(OP, || {
         burn::tensor::grid::meshgrid_stack::<D, D2, K>(tensors, index_pos)
     })
+}
+
+/// The length of each one-dimensional input.
+fn lengths<K: Basic>(tensors: &[Tensor<1, K>]) -> Vec<usize> {
+    tensors
+        .iter()
+        .map(|t| {
+            let [length] = t.dims();
+            length
+        })
+        .collect()
 }

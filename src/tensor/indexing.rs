@@ -654,12 +654,7 @@ pub trait TryIndexingNumeric<const D: usize, K: Numeric> for Tensor<D, K> {
     /// ```
     #[doc(alias = "triu")]
     fn try_triu(self, diagonal: i64) -> Self => triu {
-        let shape = self.dims();
-        indexing::tri(OP, &shape)?;
-        if shape.contains(&0) {
-            return Ok(self);
-        }
-        catch(OP, || self.triu(diagonal))
+        triangle(OP, self, |t| t.triu(diagonal))
     }
 
     /// Fallible twin of [`Tensor::tril`]; the checks of [`TryIndexingNumeric::try_triu`].
@@ -678,12 +673,7 @@ pub trait TryIndexingNumeric<const D: usize, K: Numeric> for Tensor<D, K> {
     /// ```
     #[doc(alias = "tril")]
     fn try_tril(self, diagonal: i64) -> Self => tril {
-        let shape = self.dims();
-        indexing::tri(OP, &shape)?;
-        if shape.contains(&0) {
-            return Ok(self);
-        }
-        catch(OP, || self.tril(diagonal))
+        triangle(OP, self, |t| t.tril(diagonal))
     }
 }
 }
@@ -837,4 +827,19 @@ pub(super) fn tri_mask<const D: usize>(
         return catch(op, || Tensor::<D, Bool>::empty(out, device));
     }
     catch(op, || build(shape))
+}
+
+/// The triangle twins' one body: a matrix or a batch of them, returned as is when empty (no
+/// triangle to keep), else `keep` under the backstop.
+fn triangle<const D: usize, K: Numeric>(
+    op: &'static str,
+    tensor: Tensor<D, K>,
+    keep: impl FnOnce(Tensor<D, K>) -> Tensor<D, K>,
+) -> Result<Tensor<D, K>> {
+    let shape = tensor.dims();
+    indexing::tri(op, &shape)?;
+    if shape.contains(&0) {
+        return Ok(tensor);
+    }
+    catch(op, || keep(tensor))
 }

@@ -15,8 +15,6 @@ use crate::error::{Result, ResultExt};
 use crate::panic::catch;
 use crate::params::read as params;
 
-impl Sealed for Lstm {}
-
 /// One gate's parameter shapes, owned, for the checks.
 struct GateDims {
     name: &'static str,
@@ -480,8 +478,12 @@ pub trait TryGru for Gru = "gru" {
 }
 }
 
+/// One step of [`TryLstm::try_forward_iter`]: its index `t` and its input `[batch, 1, d_input]`.
+type TimeStep = (usize, Tensor<3>);
+
+twins! {
 /// Twin of [`Lstm::forward`].
-pub trait TryLstm: Sealed {
+pub trait TryLstm for Lstm = "lstm" {
     /// Fallible twin of [`Lstm::forward`]: `[batch, seq, d_input]` (or `[seq, batch, d_input]`
     /// when the layer is not batch-first) and an optional state whose cell and hidden are
     /// `[batch, d_hidden]`.
@@ -512,11 +514,18 @@ pub trait TryLstm: Sealed {
     /// assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward(
-        &self,
-        batched_input: Tensor<3>,
-        state: Option<LstmState<2>>,
-    ) -> Result<(Tensor<3>, LstmState<2>)>;
+    fn try_forward(&self, batched_input: Tensor<3>, state: Option<LstmState<2>>) -> (Tensor<3>, LstmState<2>) {
+        let states = [
+            state.as_ref().map(|s| &s.hidden),
+            state.as_ref().map(|s| &s.cell),
+        ];
+        let inputs = Inputs::read(&batched_input, self.batch_first, states);
+        let forward = || self.forward(batched_input, state);
+        run_single(self, OP, inputs, forward, |zeros| {
+            let state = LstmState::new(zeros.state(), zeros.state());
+            (zeros.output(), state)
+        })
+    }
 
     /// Fallible twin of [`Lstm::forward_iter`]: steps `(t, input_t)` with `input_t` of shape
     /// `[batch, 1, d_input]`, written at `t` of an output `[batch_size, seq_length,
@@ -550,26 +559,7 @@ pub trait TryLstm: Sealed {
     /// assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
     /// # Ok::<(), GuardError>(())
     /// ```
-    fn try_forward_iter<I: Iterator<Item = (usize, Tensor<3>)>>(
-        &self,
-        input_timestep_iter: I,
-        state: Option<LstmState<2>>,
-        batch_size: usize,
-        seq_length: usize,
-        device: &Device,
-    ) -> Result<(Tensor<3>, LstmState<2>)>;
-}
-
-impl TryLstm for Lstm {
-    fn try_forward_iter<I: Iterator<Item = (usize, Tensor<3>)>>(
-        &self,
-        input_timestep_iter: I,
-        state: Option<LstmState<2>>,
-        batch_size: usize,
-        seq_length: usize,
-        device: &Device,
-    ) -> Result<(Tensor<3>, LstmState<2>)> {
-        const OP: &str = "lstm";
+    fn try_forward_iter<I: Iterator<Item = TimeStep>>(&self, input_timestep_iter: I, state: Option<LstmState<2>>, batch_size: usize, seq_length: usize, device: &Device) -> (Tensor<3>, LstmState<2>) {
         let steps: Vec<(usize, Tensor<3>)> = input_timestep_iter.collect();
         let hidden = state.as_ref().map(|s| (dims(&s.hidden), s.hidden.device()));
         let cell = state.as_ref().map(|s| (dims(&s.cell), s.cell.device()));
@@ -647,24 +637,7 @@ impl TryLstm for Lstm {
             }
         }
     }
-
-    fn try_forward(
-        &self,
-        batched_input: Tensor<3>,
-        state: Option<LstmState<2>>,
-    ) -> Result<(Tensor<3>, LstmState<2>)> {
-        let states = [
-            state.as_ref().map(|s| &s.hidden),
-            state.as_ref().map(|s| &s.cell),
-        ];
-        let inputs = Inputs::read(&batched_input, self.batch_first, states);
-        let forward = || self.forward(batched_input, state);
-        let result = run_single(self, "lstm", inputs, forward, |zeros| {
-            let state = LstmState::new(zeros.state(), zeros.state());
-            (zeros.output(), state)
-        });
-        crate::nn::anomaly::checked("lstm", result)
-    }
+}
 }
 
 twins! {
