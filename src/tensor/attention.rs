@@ -77,6 +77,16 @@ type AttentionInputs = (
     AttentionModuleOptions,
 );
 
+/// burn's attention functions' signature.
+type AttentionFn = fn(
+    Tensor<4>,
+    Tensor<4>,
+    Tensor<4>,
+    Option<Tensor<4, Bool>>,
+    Option<Tensor<4>>,
+    AttentionModuleOptions,
+) -> Tensor<4>;
+
 /// The attention twins' one body: gather and check the inputs (`grouped`: whether the device
 /// groups query heads itself), answer an empty or keyless shape with zeros, else run burn's
 /// `run` under the backstop.
@@ -84,14 +94,7 @@ fn attend(
     op: &'static str,
     (query, key, value, mask, attn_bias, options): AttentionInputs,
     grouped: impl Fn(&Device) -> bool,
-    run: fn(
-        Tensor<4>,
-        Tensor<4>,
-        Tensor<4>,
-        Option<Tensor<4, Bool>>,
-        Option<Tensor<4>>,
-        AttentionModuleOptions,
-    ) -> Tensor<4>,
+    run: AttentionFn,
 ) -> Result<Tensor<4>> {
     let g = gather(
         op,
