@@ -481,3 +481,61 @@ fn wgpu_refusals_come_before_the_device() {
     let a = Tensor::<2>::ones([4, 4], &device);
     assert_eq!(values(a.clone().matmul(a)), vec![4.0; 16]);
 }
+
+/// The quantization error gate. A weight held transposed (a non-contiguous tensor: burn has
+/// quantized one on wgpu with about 500× the error of its contiguous copy) is quantized with
+/// the same round-trip error as its contiguous copy, on Flex and on wgpu, measured on the
+/// device; a bound the scheme cannot meet keeps the parameters in float (named, with their
+/// error) or refuses the model naming the first.
+#[test]
+fn the_round_trip_error_is_measured_and_held_to_a_bound() {
+    let mut devices = vec![Device::flex()];
+    devices.extend(common::wgpu_device());
+    let q8 = QuantScheme::default().with_value(QuantValue::Q8S);
+    for device in devices {
+        device.seed(11);
+        let contiguous: Linear = LinearConfig::new(64, 32).init(&device);
+        let values = contiguous.weight.val();
+        let mut transposed = contiguous.clone();
+        // The same values, stored [32, 64] and presented [64, 32] through a transpose.
+        let stored = Tensor::<2>::from_data(values.clone().transpose().into_data(), &device);
+        transposed.weight = burn::module::Param::from_tensor(stored.transpose());
+        let error_of = |layer: &Linear| {
+            let quantized = WeightQuantizer::new()
+                .measure_error()
+                .quantize(layer, &mut Quantizer::new(Calibration::MinMax, q8))
+                .unwrap();
+            let report = quantized.report();
+            assert!(report.to_string().contains("round trip off by"), "{report}");
+            let weight = report.params.iter().find(|p| p.path == "weight").unwrap();
+            weight.relative_error.unwrap()
+        };
+        let (plain, strided) = (error_of(&contiguous), error_of(&transposed));
+        assert!(plain > 0.0 && plain < 1e-2, "{device:?}: {plain}");
+        assert!(
+            (strided - plain).abs() <= 1e-6,
+            "{device:?}: {strided} against {plain}"
+        );
+
+        // Q4 per tensor cannot hold this layer within 1e-3.
+        let q4 = QuantScheme::default().with_value(QuantValue::Q4S);
+        let err = WeightQuantizer::new()
+            .max_relative_error(1e-3)
+            .quantize(&contiguous, &mut Quantizer::new(Calibration::MinMax, q4))
+            .unwrap_err();
+        assert_eq!(err.kind(), burn_guard::ErrorKind::OutOfRange, "{err}");
+        assert_eq!(err.path().as_deref(), Some("weight"), "{err}");
+        let kept = WeightQuantizer::new()
+            .max_relative_error(1e-3)
+            .keep_unquantizable_in_float()
+            .quantize(&contiguous, &mut Quantizer::new(Calibration::MinMax, q4))
+            .unwrap();
+        let report = kept.report();
+        let floats: Vec<&str> = report.kept_in_float().map(|p| p.path.as_str()).collect();
+        assert!(floats.contains(&"weight"), "{report}");
+        assert!(!matches!(
+            kept.model().weight.val().dtype(),
+            DType::QFloat(_)
+        ));
+    }
+}

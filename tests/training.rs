@@ -12,7 +12,7 @@ mod common;
 use burn::module::Module;
 use burn::nn::{Linear, LinearConfig};
 use burn::optim::{AdamConfig, GradientsParams, SgdConfig};
-use burn::tensor::{Device, Tensor, TensorData};
+use burn::tensor::{DType, Device, Tensor, TensorData};
 use burn_guard::optim::{GuardedOptimizer, OnNonFinite, StepOutcome};
 use burn_guard::prelude::*;
 
@@ -732,4 +732,108 @@ fn qlora_with_a_scheme_the_weights_cannot_take_is_refused() {
     let q8 = Quantizer::new(Calibration::MinMax, QuantScheme::default());
     let adapted = model.try_apply_qlora(Lora::new(2, 4.0), q8).unwrap();
     assert_eq!(adapted.forward(batch(&device, false)).dims(), [4, 2]);
+}
+
+/// Gradients that are zero everywhere: a step "succeeds" and trains nothing there. The fused
+/// check finds them in the same device read as non-finite ones, by parameter path; the step
+/// reports them (the default), refuses or skips.
+#[test]
+fn zero_gradients_are_named_and_reported_refused_or_skipped() {
+    use burn::nn::Initializer;
+    use burn_guard::optim::OnZeroGradient;
+    let constant = |d_in, d_out, device: &Device| {
+        LinearConfig::new(d_in, d_out)
+            .with_initializer(Initializer::Constant { value: -1.0 })
+            .init(device)
+    };
+    for device in autodiff_devices() {
+        // A dead ReLU layer: every pre-activation of fc1 is -4, so fc1 and fc2's weight get
+        // exactly zero gradients; fc2's bias alone learns.
+        let dead = Mlp {
+            fc1: constant(3, 4, &device),
+            fc2: constant(4, 2, &device),
+        };
+        let ones = || Tensor::<2>::ones([4, 3], &device);
+        let dead_zero = ["fc1.weight", "fc1.bias", "fc2.weight"].map(str::to_owned);
+
+        let mut model = dead.clone();
+        let mut optimizer = GuardedOptimizer::new(SgdConfig::new().init());
+        let grads = grads_of(&model, ones());
+        assert_eq!(
+            optimizer.step(0.1, &mut model, grads).unwrap(),
+            StepOutcome::Applied
+        );
+        let stats = optimizer.stats();
+        assert_eq!(stats.zero_gradients, dead_zero, "{device:?}");
+        assert_eq!(stats.zero_gradient_steps, 1);
+        assert_eq!(
+            stats.device_reads, 1,
+            "the same one read per device: {stats}"
+        );
+        assert!(stats.to_string().contains("fc1.weight"), "{stats}");
+
+        let mut model = dead.clone();
+        let before = model.bits();
+        let mut optimizer =
+            GuardedOptimizer::new(SgdConfig::new().init()).on_zero_gradient(OnZeroGradient::Refuse);
+        let err = optimizer
+            .step(0.1, &mut model, grads_of(&dead, ones()))
+            .unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::NoGradient, "{err}");
+        assert!(
+            err.to_string().contains("fc1.weight, fc1.bias, fc2.weight"),
+            "{err}"
+        );
+        assert_eq!(model.bits(), before);
+
+        let mut optimizer =
+            GuardedOptimizer::new(SgdConfig::new().init()).on_zero_gradient(OnZeroGradient::Skip);
+        let outcome = optimizer
+            .step(0.1, &mut model, grads_of(&dead, ones()))
+            .unwrap();
+        assert!(
+            matches!(outcome, StepOutcome::Skipped { .. }),
+            "{outcome:?}"
+        );
+        assert_eq!(optimizer.stats().skipped, 1);
+        assert_eq!(model.bits(), before);
+
+        // A branch cut from the loss by a factor of 0: every gradient is zero.
+        let model = Mlp::new(&device);
+        let loss = model.forward(batch(&device, false)).sum().mul_scalar(0.0);
+        let grads = GradientsParams::from_grads(loss.backward(), &model);
+        let mut optimizer = GuardedOptimizer::new(SgdConfig::new().init());
+        let mut stepped = model.clone();
+        optimizer.step(0.1, &mut stepped, grads).unwrap();
+        assert_eq!(
+            optimizer.stats().zero_gradients.len(),
+            4,
+            "{}",
+            optimizer.stats()
+        );
+
+        // A live model (this seed leaves no hidden unit dead on the batch): nothing reported.
+        device.seed(21);
+        let mut model = Mlp::new(&device);
+        let grads = grads_of(&model, batch(&device, false));
+        let mut optimizer = GuardedOptimizer::new(SgdConfig::new().init());
+        optimizer.step(0.1, &mut model, grads).unwrap();
+        let stats = optimizer.stats();
+        assert!(stats.zero_gradients.is_empty(), "{stats}");
+        assert_eq!(stats.zero_gradient_steps, 0);
+    }
+
+    // Half precision on Flex: a loss scaled down by 1e-8 gives gradients below F16's smallest
+    // subnormal (6e-8), which underflow to exactly zero.
+    let device = Device::flex().autodiff();
+    let mut layer: Linear = LinearConfig::new(3, 2).init(&device);
+    let half = Tensor::from_data(layer.weight.val().into_data(), (&device, DType::F16));
+    layer.weight = burn::module::Param::from_tensor(half);
+    layer.bias = None;
+    let x = Tensor::<2>::ones([4, 3], &device).cast(DType::F16);
+    let loss = layer.forward(x).sum().mul_scalar(1e-4).mul_scalar(1e-4);
+    let grads = GradientsParams::from_grads(loss.backward(), &layer);
+    let mut optimizer = GuardedOptimizer::new(SgdConfig::new().init());
+    optimizer.step(0.1, &mut layer, grads).unwrap();
+    assert_eq!(optimizer.stats().zero_gradients, ["weight".to_owned()]);
 }

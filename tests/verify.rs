@@ -497,3 +497,51 @@ fn marked_reads_child() {
     assert!(let_through.is_empty(), "{let_through:#?}");
     println!("all four refused");
 }
+
+/// A decoder whose cached path (used from the second step on) goes through `fc2`: a serving
+/// copy wrong only there passes a one-shot canary and is caught by the canary over steps,
+/// which names the first step that disagrees. burn's own report: wrong logits only after a
+/// few decoding steps with fusion and autotune on Vulkan, with the cache.
+#[test]
+fn the_canary_over_steps_names_the_first_decoding_step_that_drifts() {
+    use burn_guard::verify::{canary_steps, canary_steps_against};
+    let device = Device::flex();
+    device.seed(5);
+    let model = Mlp::new(&device);
+    // Step 0 is `fc1` alone; each later step adds the cache through `fc2`.
+    let decode = |m: &Mlp, device: &Device| -> Vec<Tensor<2>> {
+        let mut cache: Option<Tensor<2>> = None;
+        let mut x = inputs(device, 1).remove(0);
+        let mut outputs = Vec::new();
+        for _ in 0..4 {
+            let h = m.fc1.forward(x.clone());
+            let h = match cache.take() {
+                Some(c) => {
+                    let rows = Tensor::<2>::zeros([3, 12], device);
+                    h + Tensor::cat(vec![m.fc2.forward(c), rows], 1)
+                }
+                None => h,
+            };
+            cache = Some(h.clone());
+            x = h.tanh().narrow(1, 0, 8);
+            outputs.push(x.clone());
+        }
+        outputs
+    };
+    let report = canary_steps(&model, &Device::ndarray(), Tolerance::default(), decode).unwrap();
+    assert_eq!(report.outputs.len(), 4);
+    assert!(report.passed(), "{report}");
+
+    let wrong = model.perturbed(0.5);
+    let one_shot = canary_against(
+        &wrong,
+        &model,
+        inputs(&device, 1),
+        Tolerance::default(),
+        |m: &Mlp, x| m.fc1.forward(x),
+    );
+    assert!(one_shot.unwrap().passed(), "the first step alone agrees");
+    let err = canary_steps_against(&wrong, &model, Tolerance::default(), decode).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Diverged, "{err}");
+    assert_eq!(err.path().as_deref(), Some("step 1"), "{err}");
+}

@@ -206,6 +206,26 @@ pub fn finite_gradients(op: &'static str, counts: &[(String, u64, u64)]) -> Resu
     }
 }
 
+/// The refusal of a step whose gradients are zero everywhere for the parameters at `paths`:
+/// the step would train nothing there.
+///
+/// ```
+/// use burn_guard::ErrorKind;
+/// use burn_guard::check::optim::nonzero_gradients;
+/// let err = nonzero_gradients("step", vec!["fc2.weight".into()]);
+/// assert_eq!(err.kind(), ErrorKind::NoGradient);
+/// assert!(err.to_string().contains("fc2.weight"));
+/// ```
+pub fn nonzero_gradients(op: &'static str, paths: Vec<String>) -> GuardError {
+    GuardError::NoGradient {
+        op,
+        rule: "a trainable parameter's gradient must not be zero everywhere: the step would \
+               train nothing there (a ReLU layer whose inputs are all negative, a branch cut \
+               from the loss, a half-precision gradient that underflowed: scale the loss)",
+        params: paths,
+    }
+}
+
 /// No drawn, tracked parameter is moved with `Module::to_device`: burn-core's `Param::to_device`
 /// moves the tensor without a detach, and a tracked move's output is a non-leaf
 /// (burn-autodiff's `to_device`), which `GradientsParams::from_grads` then skips every step.

@@ -1,5 +1,6 @@
-//! An optimizer for a training loop that must not go silently wrong: every step checked, and a
-//! step whose gradients are not finite refused or skipped and counted.
+//! An optimizer for a training loop that must not go silently wrong: every step checked, a
+//! step whose gradients are not finite refused or skipped and counted, and the parameters
+//! whose gradient is zero everywhere reported (or the step refused or skipped).
 
 use std::fmt;
 
@@ -28,6 +29,23 @@ pub enum OnNonFinite {
         /// Skips in a row allowed before the step is refused; `None` for no limit.
         max_consecutive: Option<u32>,
     },
+}
+
+/// What a step does when a trainable parameter's gradient is zero everywhere: the step would
+/// train nothing there (a ReLU layer whose inputs are all negative, a branch cut from the loss,
+/// a half-precision gradient that underflowed, a loaded model whose backward gives zeros on
+/// some backend). Found by the same fused check and device read as non-finite gradients.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnZeroGradient {
+    /// The step is applied; the parameters are listed in [`StepStats::zero_gradients`] and
+    /// counted in [`StepStats::zero_gradient_steps`]. The default.
+    #[default]
+    Report,
+    /// `Err(NoGradient)` naming the parameters, the model and the optimizer unchanged.
+    Refuse,
+    /// The step is not applied, and it is counted as skipped.
+    Skip,
 }
 
 /// A dynamic loss scale for half-precision training, with PyTorch's `GradScaler` rules: the
@@ -106,7 +124,7 @@ pub enum StepOutcome {
 }
 
 /// Counts over a guarded optimizer's life.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct StepStats {
     /// Steps asked for.
     pub steps: u64,
@@ -119,6 +137,11 @@ pub struct StepStats {
     /// Device reads the finite checks made (one per device per step; one more per gradient
     /// found not finite).
     pub device_reads: u64,
+    /// Steps that found a trainable parameter whose gradient is zero everywhere.
+    pub zero_gradient_steps: u64,
+    /// The module paths of the parameters whose gradient was zero everywhere at the last
+    /// checked step (empty when none was).
+    pub zero_gradients: Vec<String>,
 }
 
 impl fmt::Display for StepStats {
@@ -127,7 +150,20 @@ impl fmt::Display for StepStats {
             f,
             "{} steps: {} applied, {} skipped ({} in a row), {} device reads",
             self.steps, self.applied, self.skipped, self.consecutive_skipped, self.device_reads
-        )
+        )?;
+        if self.zero_gradient_steps > 0 {
+            write!(
+                f,
+                ", {} with zero gradients (last: {})",
+                self.zero_gradient_steps,
+                if self.zero_gradients.is_empty() {
+                    "none".to_owned()
+                } else {
+                    self.zero_gradients.join(", ")
+                }
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -160,6 +196,7 @@ impl fmt::Display for StepStats {
 pub struct GuardedOptimizer {
     inner: ModuleOptimizer,
     on_non_finite: OnNonFinite,
+    on_zero_gradient: OnZeroGradient,
     allow_missing: bool,
     loss_scale: Option<LossScale>,
     stats: StepStats,
@@ -172,6 +209,7 @@ impl GuardedOptimizer {
         Self {
             inner: optimizer.into(),
             on_non_finite: OnNonFinite::Refuse,
+            on_zero_gradient: OnZeroGradient::Report,
             allow_missing: false,
             loss_scale: None,
             stats: StepStats::default(),
@@ -217,6 +255,9 @@ impl GuardedOptimizer {
     setters! {
         /// What a step does with non-finite gradients.
         pub fn on_non_finite(policy: OnNonFinite) => on_non_finite;
+        /// What a step does when a trainable parameter's gradient is zero everywhere
+        /// ([`OnZeroGradient::Report`] by default).
+        pub fn on_zero_gradient(policy: OnZeroGradient) => on_zero_gradient;
 
         /// A deliberate partial step: trainable parameters without a gradient are left as they are
         /// rather than refused (non-leaves and a model with nothing to train still are).
@@ -248,7 +289,7 @@ impl GuardedOptimizer {
 
     /// The counts so far.
     pub fn stats(&self) -> StepStats {
-        self.stats
+        self.stats.clone()
     }
 
     /// burn's optimizer, for what this type does not wrap (its record, its groups).
@@ -287,7 +328,24 @@ impl GuardedOptimizer {
         let devices = census.devices();
         let gradients = census.gradients();
         match finite(OP, census) {
-            Ok(reads) => self.stats.device_reads += u64::from(reads),
+            Ok(checked) => {
+                self.stats.device_reads += u64::from(checked.reads);
+                if !checked.zero.is_empty() {
+                    self.stats.zero_gradient_steps += 1;
+                }
+                self.stats.zero_gradients.clone_from(&checked.zero);
+                if !checked.zero.is_empty() && self.on_zero_gradient != OnZeroGradient::Report {
+                    let err = crate::check::optim::nonzero_gradients(OP, checked.zero);
+                    if self.on_zero_gradient == OnZeroGradient::Refuse {
+                        return Err(err);
+                    }
+                    self.stats.skipped += 1;
+                    self.stats.consecutive_skipped += 1;
+                    return Ok(StepOutcome::Skipped {
+                        reason: err.to_string(),
+                    });
+                }
+            }
             Err(err) if err.kind() == ErrorKind::NonFiniteGradients => {
                 // Reads made before the refusal: one per device, then one per gradient of the
                 // devices whose total was not finite.

@@ -52,7 +52,9 @@ pub use accumulate::TryGradientsAccumulator;
 pub use adafactor::TryAdafactorConfig;
 pub use clipping::TryGradientClippingConfig;
 pub use grads::TryGradientsParams;
-pub use guarded::{GuardedOptimizer, LossScale, OnNonFinite, StepOutcome, StepStats};
+pub use guarded::{
+    GuardedOptimizer, LossScale, OnNonFinite, OnZeroGradient, StepOutcome, StepStats,
+};
 pub use lbfgs::TryLbfgs;
 pub use module_calls::TryTrainingCalls;
 pub use params::TryParam;

@@ -1,4 +1,5 @@
-//! The checked step: a walk of the model against the gradients, then one fused finite check.
+//! The checked step: a walk of the model against the gradients, then one fused check that
+//! finds the gradients that are not finite and those that are zero everywhere.
 
 use burn::module::{Module, Param, ParamId};
 use burn::optim::lr_scheduler::module_lr_scheduler::ModuleLearningRate;
@@ -18,16 +19,39 @@ mod sealed {
 /// Reads a gradient's values: the exact count, on the error path only.
 type ReadValues = Box<dyn FnOnce() -> Result<TensorData>>;
 
-/// A parameter's gradient, reduced for the finite check.
+/// A parameter's gradient, reduced for the fused check.
 struct Gradient {
     /// Its parameter's index in [`Census::params`].
     param: usize,
     device: Device,
+    /// Whether it has elements: an empty gradient is neither zero nor not finite.
+    elements: usize,
     /// The gradient's values, read only when `reduced` is not finite.
     values: ReadValues,
-    /// One value: the sum (F32, F64), or the sum of `g × 0` (half precision, which a sum of
-    /// finite values can overflow).
+    /// F32 and F64: one value, the sum of `|g|`, not finite when a value is not (or the sum
+    /// overflowed: the values are then read and counted), and 0 exactly when every value is.
+    /// Half precision, whose sums overflow: two, the sum of `g × 0` (NaN exactly when a value is
+    /// not finite) and the largest `|g|` (0 exactly when every value is).
     reduced: Tensor<1>,
+}
+
+impl Gradient {
+    /// How many values `reduced` holds.
+    fn slots(&self) -> usize {
+        let [slots] = self.reduced.dims();
+        slots
+    }
+}
+
+/// What the fused check found on gradients that are all finite.
+#[derive(Debug, Default)]
+pub(crate) struct Checked {
+    /// Device reads made: one per device, one more per gradient whose reduction was not finite.
+    pub(crate) reads: u32,
+    /// The paths of the parameters whose gradient is zero everywhere: a step trains nothing
+    /// there (a dead ReLU, a branch cut from the loss, a half-precision gradient that
+    /// underflowed).
+    pub(crate) zero: Vec<String>,
 }
 
 /// What the walk found.
@@ -95,18 +119,21 @@ impl AtPath for Walk<'_> {
                 Ok(()) => {
                     let op = self.op;
                     let device = gradient.device();
+                    let elements = gradient.shape().num_elements();
                     let kept = gradient.clone();
                     let prepared = catch(op, move || {
                         if matches!(gradient.dtype(), DType::F16 | DType::BF16) {
-                            gradient.mul_scalar(0.0).sum()
+                            let largest = gradient.clone().abs().max();
+                            Tensor::cat(vec![gradient.mul_scalar(0.0).sum(), largest], 0)
                         } else {
-                            gradient.sum()
+                            gradient.abs().sum()
                         }
                     });
                     match prepared {
                         Ok(reduced) => self.census.gradients.push(Gradient {
                             param: self.census.params.len(),
                             device,
+                            elements,
                             values: Box::new(move || crate::value_reads::read_data_into(op, kept)),
                             reduced,
                         }),
@@ -222,11 +249,11 @@ pub(crate) fn learning_rates(
     })
 }
 
-/// The finite check: per device, the gradients' reduced values are gathered on the device
+/// The fused check: per device, the gradients' reduced values are gathered on the device
 /// (one `cat`) and read together (one read per device per step); only the gradients whose
-/// reduced value is not finite are read and counted one by one (an F32 sum of finite values
-/// that overflowed counts 0 and passes). Returns the device reads made.
-pub(crate) fn finite(op: &'static str, census: Census) -> Result<u32> {
+/// reduction is not finite are read and counted one by one (an F32 sum of finite values that
+/// overflowed counts 0 and passes). The same values say which gradients are zero everywhere.
+pub(crate) fn finite(op: &'static str, census: Census) -> Result<Checked> {
     let Census {
         params, gradients, ..
     } = census;
@@ -238,6 +265,7 @@ pub(crate) fn finite(op: &'static str, census: Census) -> Result<u32> {
     }
     let mut reads = 0u32;
     let mut suspects = vec![false; gradients.len()];
+    let mut zero = vec![false; gradients.len()];
     for device in &devices {
         let gradients = &gradients;
         let on_device = || {
@@ -262,14 +290,28 @@ pub(crate) fn finite(op: &'static str, census: Census) -> Result<u32> {
         let values = crate::value_reads::read_data_into(op, joined)?;
         reads += 1;
         let values = catch(op, || values.iter::<f64>().collect::<Vec<f64>>())?;
-        for ((i, _), value) in on_device().zip(values) {
-            if !value.is_finite()
-                && let Some(suspect) = suspects.get_mut(i)
-            {
-                *suspect = true;
+        let mut values = values.into_iter();
+        for (i, gradient) in on_device() {
+            let reduced: Vec<f64> = values.by_ref().take(gradient.slots()).collect();
+            let (finite, largest) = match reduced.as_slice() {
+                [sum] => (sum.is_finite(), *sum),
+                [probe, largest] => (probe.is_finite(), *largest),
+                _ => (true, f64::NAN),
+            };
+            if let Some(suspect) = suspects.get_mut(i) {
+                *suspect = !finite;
+            }
+            if let Some(zero) = zero.get_mut(i) {
+                *zero = finite && largest == 0.0 && gradient.elements > 0;
             }
         }
     }
+    let zero: Vec<String> = gradients
+        .iter()
+        .zip(zero)
+        .filter(|(_, zero)| *zero)
+        .filter_map(|(g, _)| params.get(g.param).map(|p| p.path.clone()))
+        .collect();
     let mut counts = Vec::new();
     for (gradient, suspect) in gradients.into_iter().zip(suspects) {
         if !suspect {
@@ -289,7 +331,7 @@ pub(crate) fn finite(op: &'static str, census: Census) -> Result<u32> {
         counts.push((path, bad, total));
     }
     rules::finite_gradients(op, &counts)?;
-    Ok(reads)
+    Ok(Checked { reads, zero })
 }
 
 /// Fallible twins of [`ModuleOptimizer::step`]: every parameter checked against the gradients,

@@ -249,6 +249,7 @@ impl<B: Backend, C: Backend> PlacedLinear<B, C> {
             placement,
             bytes_before,
             bytes_after,
+            relative_error: None,
         };
         let (weight, report) = match kept {
             Some(err) => {

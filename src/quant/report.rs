@@ -53,11 +53,12 @@ impl Placement {
 ///     placement: Placement::Native,
 ///     bytes_before: 2560,
 ///     bytes_after: 644,
+///     relative_error: None,
 /// };
 /// assert!(param.is_quantized());
 /// assert!((param.ratio() - 644.0 / 2560.0).abs() < 1e-9);
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ParamReport {
     /// The parameter's module path, as burn's quantizer and `ParamGroup` name it
     /// (`encoder.layers.0.mha.query.weight`).
@@ -80,6 +81,10 @@ pub struct ParamReport {
     /// [`check::bytes::tensor_bytes`](crate::check::bytes::tensor_bytes)); `bytes_before` for a
     /// parameter left in float.
     pub bytes_after: u64,
+    /// The quantization's round-trip error, `‖dequantize(q) − w‖ / ‖w‖`, when measured
+    /// ([`WeightQuantizer::measure_error`](crate::quant::WeightQuantizer::measure_error));
+    /// `None` otherwise and for a parameter left in float.
+    pub relative_error: Option<f64>,
 }
 
 impl ParamReport {
@@ -107,6 +112,7 @@ impl ParamReport {
 ///     placement,
 ///     bytes_before: 384,
 ///     bytes_after,
+///     relative_error: None,
 /// };
 /// let report = QuantReport {
 ///     params: vec![
@@ -121,7 +127,7 @@ impl ParamReport {
 /// let json = serde_json::to_string(&report).unwrap();
 /// assert!(json.contains(r#""kind":"kept_float""#));
 /// ```
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct QuantReport {
     /// One entry per parameter, in module order.
     pub params: Vec<ParamReport>,
@@ -179,6 +185,7 @@ impl QuantReport {
     ///     placement: Placement::Native,
     ///     bytes_before: 268_435_456,
     ///     bytes_after: 67_108_868,
+    ///     relative_error: None,
     /// };
     /// let report = QuantReport { params: vec![embedding] };
     /// let lavapipe = 134_217_728;
@@ -273,7 +280,10 @@ impl fmt::Display for QuantReport {
                 p.bytes_before,
                 p.bytes_after,
                 p.ratio(),
-                p.placement
+                match p.relative_error {
+                    Some(error) => format!("{} (round trip off by {error:.2e})", p.placement),
+                    None => p.placement.to_string(),
+                }
             )?;
         }
         let (before, after) = self.quantized_bytes();

@@ -8,7 +8,8 @@
 //!
 //! - [`canary`]: before traffic, the model's forward on the caller's inputs, on the serving
 //!   device and on the reference; a [`CanaryReport`] per output, and `Err(Diverged)` when any
-//!   output disagrees.
+//!   output disagrees. [`canary_steps`] does it for a stateful computation (decoding steps
+//!   with a cache), step by step, naming the first step that disagrees.
 //! - [`Shadowed`]: while serving, one request in `every` re-run on the reference, inline. A
 //!   divergence quarantines the serving device for this model (and, with
 //!   [`Shadowed::quarantine_device`], for the process: [`devices::health`]): that request and
@@ -194,6 +195,105 @@ where
     let copy = crate::params::detach::detached("canary", model)?;
     let copy = catch("canary", || copy.to_device(reference))?;
     canary_against(model, &copy, inputs, tolerance, forward)
+}
+
+/// The canary over a stateful computation: decoding N tokens with a key-value cache, a
+/// recurrent state carried across calls. A one-shot [`canary`] checks one forward; a bug in the
+/// cached path (burn's fusion and autotune on Vulkan have given wrong logits only after a few
+/// decoding steps) shows only later. `run` drives the model through its steps on the device it
+/// is given (it builds its inputs and its cache there) and returns each step's output; it runs
+/// on `model` with the model's device and on a copy on `reference` with that device, and the
+/// outputs are compared step by step. The report has one row per step.
+///
+/// ```
+/// use burn::nn::{Linear, LinearConfig};
+/// use burn::tensor::{Device, Tensor};
+/// use burn_guard::verify::{Tolerance, canary_steps};
+///
+/// let model: Linear = LinearConfig::new(4, 4).init(&Device::flex());
+/// // Four decoding steps: each step's output is the next step's input.
+/// let decode = |m: &Linear, device: &Device| {
+///     let mut x = Tensor::<2>::ones([1, 4], device);
+///     (0..4).map(|_| { x = m.forward(x.clone()).tanh(); x.clone() }).collect()
+/// };
+/// let report = canary_steps(&model, &Device::ndarray(), Tolerance::default(), decode)?;
+/// assert_eq!(report.outputs.len(), 4);
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+///
+/// # Errors
+///
+/// [`GuardError::Diverged`] for the first step that disagrees, with the context `step <i>`
+/// (counted from 0); [`GuardError::ShapeMismatch`] when the two runs give different numbers of
+/// steps or shapes; `run` panicking on either device, as [`GuardError::BackendPanic`].
+pub fn canary_steps<M, const D: usize>(
+    model: &M,
+    reference: &Device,
+    tolerance: Tolerance,
+    run: impl Fn(&M, &Device) -> Vec<Tensor<D>>,
+) -> Result<CanaryReport>
+where
+    M: Module,
+{
+    let copy = crate::params::detach::detached("canary_steps", model)?;
+    let copy = catch("canary_steps", || copy.to_device(reference))?;
+    canary_steps_against(model, &copy, tolerance, run)
+}
+
+/// As [`canary_steps`], against a reference model given rather than copied (loaded from the
+/// checkpoint onto the reference device, say).
+///
+/// # Errors
+///
+/// As [`canary_steps`]; [`GuardError::Unreadable`] for a model without parameters (it has no
+/// device).
+pub fn canary_steps_against<M, const D: usize>(
+    model: &M,
+    reference: &M,
+    tolerance: Tolerance,
+    run: impl Fn(&M, &Device) -> Vec<Tensor<D>>,
+) -> Result<CanaryReport>
+where
+    M: Module,
+{
+    const OP: &str = "canary_steps";
+    let device_of = |m: &M| {
+        model_device(m).ok_or(GuardError::Unreadable {
+            op: OP,
+            what: "a model's device (it has no parameters)",
+        })
+    };
+    let (home, reference_device) = (device_of(model)?, device_of(reference)?);
+    let outputs = catch(OP, || run(model, &home))?;
+    let expected = catch(OP, || run(reference, &reference_device))?;
+    if outputs.len() != expected.len() {
+        return Err(GuardError::ShapeMismatch {
+            op: OP,
+            rule: "both runs must give the same number of steps",
+            shapes: vec![vec![outputs.len()], vec![expected.len()]],
+        });
+    }
+    let mut report = CanaryReport {
+        device: device_name(&home),
+        reference: device_name(&reference_device),
+        tolerance,
+        outputs: Vec::with_capacity(outputs.len()),
+    };
+    for (step, (output, expected)) in outputs.into_iter().zip(expected).enumerate() {
+        let at = || format!("step {step}");
+        if output.dims() != expected.dims() {
+            return Err(GuardError::ShapeMismatch {
+                op: OP,
+                rule: "each step's output must have the reference's shape",
+                shapes: vec![output.dims().to_vec(), expected.dims().to_vec()],
+            }
+            .context(at()));
+        }
+        let agreement = compare(OP, &values(OP, output)?, &values(OP, expected)?, tolerance)?;
+        agree(OP, &report.device, &report.reference, &agreement).map_err(|e| e.context(at()))?;
+        report.outputs.push(agreement);
+    }
+    Ok(report)
 }
 
 /// As [`canary_report`], against a reference model given rather than copied (loaded from the
