@@ -17,7 +17,7 @@ fail() {
 cd "$lint/fixture"
 rustfmt --check --edition 2024 src/*.rs >/dev/null || fail "lint/fixture is not formatted (rustfmt --edition 2024 lint/fixture/src/*.rs)"
 cmp -s ../clippy.toml clippy.toml ||
-  fail "lint/fixture/clippy.toml differs from lint/clippy.toml (BURN_GUARD_BLESS=1 cargo test --test twins)"
+  fail "lint/fixture/clippy.toml differs from lint/clippy.toml (BURN_GUARD_BLESS=1 cargo test --all-features --test twins)"
 # The same versions as burn-guard, so that their build is reused.
 cp ../../Cargo.lock Cargo.lock
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$lint/../target}"

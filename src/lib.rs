@@ -3,18 +3,11 @@
 //! Fallible, capability-checked calls into [Burn](https://burn.dev) 0.22: a `Result` where
 //! burn panics.
 //!
-//! Burn panics by design on shape errors, on operations a backend never implemented (the
-//! router/remote backend's quantization, NdArray's missing quantization schemes), and on
-//! backward passes it cannot differentiate under nested autodiff. burn-guard sits between your
-//! code and burn:
-//!
-//! - [`check`]: pure functions that mirror burn's own assertions and return
-//!   [`GuardError`] exactly where burn would panic — no stricter, no looser, except where a
-//!   refusal is documented (a request no backend can honour as written).
-//! - [`panic`](mod@panic): the backstop. A panic no check predicted is caught and returned as
-//!   [`GuardError::BackendPanic`], without printing.
-//! - [`devices`]: finding real devices (a wgpu adapter, a loopback burn-remote server) without
-//!   panicking when one is missing.
+//! Every burn function that can panic on its input has a `try_` twin with the same arguments
+//! that returns [`GuardError`] instead (the [`twins`] page lists them; `use
+//! burn_guard::prelude::*;` brings them in scope), and a [`Policy`](policy::Policy) decides
+//! whether an operation a backend cannot run is refused or falls back to another device.
+//! Start with the [`guide`]: one page per use, each around an example that compiles and runs.
 //!
 //! ```
 //! use burn::tensor::quantization::{QuantScheme, ScaleDtype};
@@ -30,37 +23,41 @@
 //!
 //! ## What burn-guard guarantees, and what it cannot
 //!
-//! - A call refused by a check on shapes, dims, dtypes, devices, quantization schemes or
-//!   declared capabilities dispatched nothing to the backend. Checks on *values* must read
-//!   them from the device first, so their refusals come after device work (a read, for
-//!   quantization a reduction too; the inputs are left unchanged):
-//!   - index ranges: [`try_select`](tensor::TryTensor::try_select), `try_select_assign`,
-//!     `try_gather`, `try_scatter`, `try_gather_nd`, `try_scatter_nd` and `try_take` read the
-//!     index tensor back (one synchronous read, which also runs the work pending on it);
-//!   - class values: `try_one_hot` and `try_one_hot_fill` read the input tensor back;
-//!   - quantization ranges: [`try_quantize_dynamic`](tensor::TryQuantize::try_quantize_dynamic),
-//!     `quantize_dynamic_with`, [`backend::quant::quantize_dynamic_or_fallback`] and the layers
-//!     that quantize through them ([`nn::QuantizedLinear`], [`nn::PlacedLinear`]) dispatch a
-//!     reduction (the count of NaN/±inf values, the largest magnitude) and read those two
-//!     numbers back before refusing NaN, ±inf or a scale that would overflow;
-//!   - checked reads: [`into_scalar_checked`](tensor::CheckedRead::into_scalar_checked),
-//!     `into_scalar_async_checked`, `to_data_as_checked`, `into_data_as_checked`,
-//!     `to_data_dtype_checked` and `into_data_dtype_checked` read the tensor, then
-//!     refuse a value that does not fit the requested type.
-//! - A panic inside a guarded call is returned as an error — **unless the build uses
-//!   `panic = "abort"`**: then the process ends before anything can catch it, and the checks are
-//!   the only defence.
-//! - Values a backend computes wrongly outside the declared capability tables cannot be caught.
+//! - A call refused by a check on shapes, dims, dtypes, sizes, devices, quantization schemes
+//!   or declared capabilities dispatched nothing to the backend. Checks on *values* (index
+//!   ranges, class values, quantization ranges, the checked reads) read them from the device
+//!   first; each twin's docs say which.
+//! - A panic inside a guarded call is returned as [`GuardError::BackendPanic`] — **unless the
+//!   build uses `panic = "abort"`**: then the process ends before anything can catch it, and
+//!   the checks are the only defence.
+//! - Values a backend computes wrongly outside the declared capability tables cannot be caught
+//!   by a check; [`verify`] compares them against a reference device.
+//!
+//! ## Modules
+//!
+//! [`tensor`], [`nn`], [`module`], [`store`]: the twins · [`check`]: the pure checks ·
+//! [`policy`]: fallback · [`capability`]: what a backend can do · [`devices`]: finding devices,
+//! limits, health, deadlines · [`quant`]: quantization · [`backend`]: code generic over
+//! `B: Backend` · [`verify`]: wrong values · [`input`]: a service's input ·
+//! [`panic`](mod@panic): the backstop · [`error`]: [`GuardError`].
 //!
 //! ## Features
+//!
+//! None is on by default; turn on the ones your burn build has, under burn's names.
 //!
 //! | feature | enables |
 //! |---|---|
 //! | `flex` | burn's Flex CPU backend (the default fallback) |
-//! | `ndarray` | burn's NdArray CPU backend |
-//! | `wgpu` | burn's wgpu backend; [`devices::wgpu_adapter`] |
+//! | `ndarray` | burn's NdArray CPU backend (deprecated upstream) |
+//! | `wgpu` | burn's wgpu backend; `devices::wgpu_adapter` |
 //! | `autodiff` | burn's autodiff decorator |
-//! | `remote` | burn's router backend and burn-remote; [`devices::LoopbackRemote`] |
+//! | `remote` | burn's router backend and burn-remote; `devices::LoopbackRemote` (implies `flex`) |
+//! | `remote-device` | `burn::Tensor`-level remote devices; `devices::LoopbackRemoteDevice` (implies `remote`) |
+//! | `store` | burn-store's SafeTensors, PyTorch and burnpack stores, checked |
+//! | `optim` | `optim`: checked optimizer steps (implies `autodiff`) |
+//! | `linalg` | `linalg`: the burn-linalg twins |
+//! | `signal` | `signal`: the burn-signal twins |
+//! | `vision` | `vision`: the burn-vision twins |
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 // `tensor::twins!` reads a trait of twins row by row, one expansion per part of a row.
@@ -111,6 +108,7 @@ pub mod check;
 pub mod devices;
 pub mod error;
 pub(crate) mod gap;
+pub mod guide;
 pub mod input;
 #[cfg(feature = "linalg")]
 pub mod linalg;
@@ -137,3 +135,8 @@ pub mod value_reads;
 pub mod verify;
 
 pub use error::{ErrorKind, GuardError, Limit, Result, ResultExt, ScalarValue, Unsupported};
+
+// Every Rust block of the README compiles and runs as a doctest.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

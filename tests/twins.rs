@@ -41,7 +41,7 @@ use rust_source::{
 };
 use sources::{burn_version, manifest_dir, registry_crate, rust_files};
 
-const BLESS: &str = "BURN_GUARD_BLESS=1 cargo test --test twins";
+const BLESS: &str = "BURN_GUARD_BLESS=1 cargo test --all-features --test twins";
 
 fn env(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
