@@ -545,3 +545,107 @@ fn the_canary_over_steps_names_the_first_decoding_step_that_drifts() {
     assert_eq!(err.kind(), ErrorKind::Diverged, "{err}");
     assert_eq!(err.path().as_deref(), Some("step 1"), "{err}");
 }
+
+/// A block of two layer norms, as a transformer block holds them.
+#[derive(Module, Debug)]
+struct NormBlock {
+    norm1: burn::nn::LayerNorm,
+    norm2: burn::nn::LayerNorm,
+}
+
+/// Two blocks: four layer twins of one type, told apart only by their module paths.
+#[derive(Module, Debug)]
+struct Blocks {
+    blocks: Vec<NormBlock>,
+}
+
+impl Blocks {
+    fn new(device: &Device) -> Self {
+        let norm = || burn::nn::LayerNormConfig::new(8).init(device);
+        Self {
+            blocks: (0..2)
+                .map(|_| NormBlock {
+                    norm1: norm(),
+                    norm2: norm(),
+                })
+                .collect(),
+        }
+    }
+
+    /// Each block's norms in turn, through the twins.
+    fn try_forward(&self, x: Tensor<2>) -> Result<Tensor<2>, GuardError> {
+        self.blocks.iter().try_fold(x, |x, block| {
+            let h = block.norm1.try_forward(x)?;
+            block.norm2.try_forward(h * 2.0 + 1.0)
+        })
+    }
+
+    /// The same model with `blocks.1.norm2`'s first scale set to `value` (its parameter id
+    /// kept, as a copy on another device keeps it).
+    fn with_second_norm2_scale(&self, value: f32) -> Self {
+        let mut copy = self.clone();
+        let norm = &mut copy.blocks[1].norm2;
+        let mut values = norm.gamma.val().into_data().to_vec::<f32>().unwrap();
+        values[0] = value;
+        let device = norm.gamma.device();
+        let id = norm.gamma.id;
+        norm.gamma =
+            Param::initialized(id, Tensor::from_data(TensorData::new(values, [8]), &device));
+        copy
+    }
+}
+
+/// A divergence in the second of two blocks' second layer norm is named by its module path,
+/// beside its call index and op: `#3 layer_norm blocks.1.norm2`.
+#[test]
+fn a_divergence_names_the_diverging_layer_by_its_module_path() {
+    let flex = Device::flex();
+    let model = Blocks::new(&flex);
+    let twins = |m: &Blocks, x: Tensor<2>| m.try_forward(x).unwrap();
+    let wrong = Shadowed::with_reference(
+        model.with_second_norm2_scale(3.0),
+        model.clone(),
+        1,
+        Tolerance::default(),
+    )
+    .unwrap();
+    wrong.forward(inputs(&flex, 1)[0].clone(), twins).unwrap();
+    let layer = wrong.first_diverging_layer().expect("no layer named");
+    assert_eq!((layer.index, layer.layer), (3, "layer_norm"));
+    assert_eq!(layer.path.as_deref(), Some("blocks.1.norm2"));
+    let text = layer.to_string();
+    assert!(text.starts_with("#3 layer_norm blocks.1.norm2 ("), "{text}");
+}
+
+/// In anomaly mode with the model given, the NaN born in the second of two blocks' second
+/// layer norm is named by its module path; without the model, by its op alone.
+#[test]
+fn anomaly_mode_names_the_refusing_layer_by_its_module_path() {
+    use burn_guard::verify::{detect_anomaly, detect_anomaly_in};
+
+    let device = Device::flex();
+    let model = Blocks::new(&device).with_second_norm2_scale(f32::NAN);
+    let x = inputs(&device, 1)[0].clone();
+
+    let err = detect_anomaly_in(&model, || model.try_forward(x.clone())).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::NonFinite);
+    assert_eq!(err.path().as_deref(), Some("blocks.1.norm2"));
+    let text = err.to_string();
+    assert!(text.starts_with("blocks.1.norm2: layer_norm: "), "{text}");
+    assert!(text.contains("3 non-finite of 24"), "{text}");
+
+    let err = detect_anomaly(|| model.try_forward(x.clone())).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::NonFinite);
+    assert_eq!(err.path(), None);
+    assert!(err.to_string().starts_with("layer_norm: "), "{err}");
+
+    // The first block's layers, called alone, are named too; a model without the layer names
+    // none.
+    let nan = Tensor::<2>::full([3, 8], f32::NAN, &device);
+    let err =
+        detect_anomaly_in(&model, || model.blocks[0].norm2.try_forward(nan.clone())).unwrap_err();
+    assert_eq!(err.path().as_deref(), Some("blocks.0.norm2"));
+    let other = Blocks::new(&device);
+    let err = detect_anomaly_in(&other, || model.blocks[0].norm2.try_forward(nan)).unwrap_err();
+    assert_eq!(err.path(), None);
+}

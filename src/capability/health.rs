@@ -16,9 +16,12 @@
 //!   `CallError`). The buffers that task was to write hold whatever was there: measured on
 //!   lavapipe, the sum of eight ones reads back `0`. Guarded reads on the device return the
 //!   error instead of those values, until [`reinstate`] after the caller re-checked it.
-//! - **Quarantined**: a shadow check ([`Shadowed`](crate::verify::Shadowed) with
-//!   [`quarantine_device`](crate::verify::Shadowed::quarantine_device)) or a canary saw it
-//!   disagree with a reference device. Lifted by [`reinstate`].
+//! - **Quarantined**: a shadow check ([`Shadowed`](crate::verify::Shadowed) built with
+//!   [`quarantine_device`](crate::verify::Shadowed::quarantine_device)) saw it disagree with
+//!   its reference device. That is the only thing that quarantines a device: a
+//!   [`canary`](crate::verify::canary) returns its error and marks nothing, and a `Shadowed`
+//!   without `quarantine_device` quarantines the device for its own model only. Lifted by
+//!   [`reinstate`].
 //!
 //! The record is process-wide and keyed by the device's id (an autodiff device and the device
 //! it wraps share it). Checking costs one atomic load while no device is marked.
@@ -62,9 +65,11 @@ pub enum DeviceHealth {
         /// The failure as cubecl logged it, on one line.
         reason: String,
     },
-    /// A shadow check or a canary saw the device disagree with a reference device.
+    /// A shadow check built with
+    /// [`quarantine_device`](crate::verify::Shadowed::quarantine_device) saw the device
+    /// disagree with its reference device (a canary marks nothing).
     Quarantined {
-        /// The check that saw it (`shadow`, `canary`).
+        /// The check that saw it (`shadow`).
         op: String,
         /// The divergence, on one line.
         reason: String,
@@ -174,7 +179,7 @@ pub(crate) fn taint_runner(runner: (u16, u16), name: &str, reason: &str) {
     ANY_MARKED.store(true, Ordering::Release);
 }
 
-/// Records `device` quarantined by the check `op` (a shadow check, a canary); the first
+/// Records `device` quarantined by the check `op` (today only a shadow check); the first
 /// record wins, and a poisoned device stays poisoned.
 pub(crate) fn quarantine(op: &str, device: &Device, reason: &str) {
     let reason = one_line(reason);

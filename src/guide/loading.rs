@@ -188,6 +188,56 @@
 //! # Ok::<(), burn_guard::GuardError>(())
 //! ```
 //!
+//! # Saving with a fingerprint
+//!
+//! burn-store's saves are already atomic (a scratch file beside the destination, synced, then
+//! renamed onto it), but nothing tells a file changed since. A checked save,
+//! [`model.save_into_checked(&store)`](crate::store::CheckedSnapshot::save_into_checked) or
+//! [`store.collect_from_checked(&model)`](crate::store::CheckedSave::collect_from_checked)
+//! with a [`SafetensorsStore`](crate::store::SafetensorsStore) or
+//! [`BurnpackStore`](crate::store::BurnpackStore) built `from_file`, writes through
+//! burn-store's own store (its atomic write kept) with one more metadata entry,
+//! `burn_guard.fingerprint`: every tensor's key → the FNV-1a 64 of its bytes. Every checked
+//! load of a file that carries one hashes each tensor's bytes as it reads them and refuses a
+//! tensor that differs, naming the parameter (`InvalidArgument`, "a tensor's bytes must match
+//! the checkpoint's fingerprint"), the model untouched; a file without one loads as before. A
+//! save killed mid-write leaves burn-pack's scratch file beside the old checkpoint (nothing
+//! runs after `SIGKILL`); the next checked save to that file removes it once its process is
+//! gone (on Linux) and lists it in [`SaveReport::removed_scratch`](crate::store::SaveReport).
+//!
+//! ```
+//! use burn::module::Module;
+//! use burn::nn::{Linear, LinearConfig};
+//! use burn::tensor::Device;
+//! use burn_guard::prelude::*;
+//! use burn_guard::store::SafetensorsStore;
+//!
+//! #[derive(Module, Debug)]
+//! struct Net {
+//!     fc: Linear,
+//! }
+//!
+//! let device = Device::flex();
+//! let trained = Net { fc: LinearConfig::new(3, 4).init(&device) };
+//! let path = std::env::temp_dir().join(format!("guide-saving-{}.safetensors", std::process::id()));
+//! let report = trained.save_into_checked(&SafetensorsStore::from_file(&path).overwrite(true))?;
+//! assert_eq!(report.tensors, 2);
+//!
+//! let mut served = Net { fc: LinearConfig::new(3, 4).init(&device) };
+//! served.load_from_checked(&SafetensorsStore::from_file(&path))?;
+//!
+//! // One byte of the last tensor's data changed on disk: refused, naming its parameter.
+//! let mut bytes = std::fs::read(&path).expect("reads the file");
+//! let last = bytes.len() - 1;
+//! bytes[last] ^= 1;
+//! std::fs::write(&path, bytes).expect("writes the file");
+//! let err = served.load_from_checked(&SafetensorsStore::from_file(&path)).unwrap_err();
+//! assert_eq!(err.kind(), ErrorKind::InvalidArgument);
+//! assert!(err.path().is_some_and(|p| p.starts_with("fc.")));
+//! std::fs::remove_file(&path).ok();
+//! # Ok::<(), burn_guard::GuardError>(())
+//! ```
+//!
 //! # Errors
 //!
 //! Every refusal comes inside [`GuardError::Checkpoint`](crate::GuardError::Checkpoint), which

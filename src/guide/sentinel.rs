@@ -13,8 +13,8 @@
 //! |---|---|---|
 //! | [`canary`](crate::verify::canary) | before traffic | the model's forward on your inputs on both devices; a [`CanaryReport`](crate::verify::CanaryReport) per input, `Err(Diverged)` when any disagrees ([`canary_against`](crate::verify::canary_against): against a reference model you give, loaded from the checkpoint on the reference device, say) |
 //! | [`canary_steps`](crate::verify::canary_steps) | before traffic, for a stateful forward | your closure's decoding steps (with their cache) on both devices, compared step by step; `Err(Diverged)` names the first step that disagrees (`step 1`): a bug only in the cached path passes the one-shot canary (`tests/verify.rs`, `the_canary_over_steps_names_the_first_decoding_step_that_drifts`) |
-//! | [`Shadowed`](crate::verify::Shadowed) | while serving | one request in `every` re-run on the reference, inline. The first divergence quarantines the serving device for this model: that request and every later one are answered from the reference, counted in [`ShadowStats`](crate::verify::ShadowStats); the diverging request is run once more with every layer twin's output recorded, to name [`first_diverging_layer`](crate::verify::Shadowed::first_diverging_layer) |
-//! | [`detect_anomaly`](crate::verify::detect_anomaly) | while debugging, this thread, this scope | every layer twin checks its output; the first that holds NaN or ±inf returns `Err(NonFinite)` naming the layer (PyTorch's `detect_anomaly` is the model) |
+//! | [`Shadowed`](crate::verify::Shadowed) | while serving | one request in `every` re-run on the reference, inline. The first divergence quarantines the serving device for this model: that request and every later one are answered from the reference, counted in [`ShadowStats`](crate::verify::ShadowStats); the diverging request is run once more with every layer twin's output recorded, to name [`first_diverging_layer`](crate::verify::Shadowed::first_diverging_layer) by call index, op and module path (`#3 layer_norm blocks.1.norm2`) |
+//! | [`detect_anomaly`](crate::verify::detect_anomaly) | while debugging, this thread, this scope | every layer twin checks its output; the first that holds NaN or ±inf returns `Err(NonFinite)` naming the layer: by its op, and with [`detect_anomaly_in`](crate::verify::detect_anomaly_in) given the model, by its module path too (`blocks.1.norm2: layer_norm: ...`), so two layers of one type are told apart (PyTorch's `detect_anomaly` is the model) |
 //! | [`devices::health`](crate::devices::health) | always, one atomic load | a device marked poisoned, tainted or quarantined is refused by every allocating twin and guarded read, and [`Policy::place`](crate::policy::Policy::place) routes around it |
 //!
 //! # Device health
@@ -53,7 +53,7 @@
 //! use burn_guard::devices::{DeviceHealth, health, install_taint_logger, reinstate};
 //! use burn_guard::policy::Policy;
 //! use burn_guard::prelude::*;
-//! use burn_guard::verify::{Shadowed, Tolerance, canary, canary_against, detect_anomaly};
+//! use burn_guard::verify::{Shadowed, Tolerance, canary, canary_against, detect_anomaly_in};
 //!
 //! #[derive(Module, Debug)]
 //! struct Mlp {
@@ -115,7 +115,9 @@
 //! let divergence = served.quarantined().expect("the first sampled request diverged");
 //! assert_eq!(divergence.kind(), ErrorKind::Diverged);
 //! let layer = served.first_diverging_layer().expect("the forward calls layer twins");
-//! assert_eq!((layer.index, layer.layer), (1, "linear")); // fc2, whose bias is off
+//! // The second layer twin called, a linear, at `fc2` in the model: its bias is off.
+//! assert_eq!((layer.index, layer.layer, layer.path.as_deref()), (1, "linear", Some("fc2")));
+//! assert!(layer.to_string().starts_with("#1 linear fc2 ("));
 //! let stats = served.stats();
 //! assert_eq!((stats.requests, stats.shadowed, stats.routed), (1000, 1, 1000));
 //!
@@ -130,12 +132,14 @@
 //! assert!(Tensor::<2>::try_ones([4, 16], &serving).is_ok());
 //!
 //! // 5. Anomaly mode: infinities pass through burn's layers without a word; inside
-//! //    `detect_anomaly` the first layer twin whose output is not finite refuses, by name.
+//! //    `detect_anomaly_in` the first layer twin whose output is not finite refuses, by its
+//! //    module path in the model and its op (`detect_anomaly`, without the model: the op).
 //! let huge = Tensor::<2>::full([1, 16], f32::INFINITY, &flex);
 //! assert!(reference.try_forward(huge.clone()).is_ok());
-//! let err = detect_anomaly(|| reference.try_forward(huge)).unwrap_err();
+//! let err = detect_anomaly_in(&reference, || reference.try_forward(huge)).unwrap_err();
 //! assert_eq!(err.kind(), ErrorKind::NonFinite);
-//! assert!(err.to_string().starts_with("linear: anomaly mode"));
+//! assert_eq!(err.path().as_deref(), Some("fc1"));
+//! assert!(err.to_string().starts_with("fc1: linear: anomaly mode"));
 //! # Ok::<(), burn_guard::GuardError>(())
 //! ```
 //!
@@ -147,7 +151,9 @@
 //!   relative differences. A divergence in a shadow check is not an error of the request,
 //!   which is answered from the reference.
 //! - [`GuardError::NonFinite`](crate::GuardError::NonFinite) in anomaly mode: the layer twin's
-//!   name and the count of non-finite values.
+//!   name and the count of non-finite values; inside
+//!   [`detect_anomaly_in`](crate::verify::detect_anomaly_in), wrapped in the layer's module
+//!   path ([`GuardError::path`](crate::GuardError::path): `blocks.1.norm2`).
 //! - [`GuardError::DeviceUnavailable`](crate::GuardError::DeviceUnavailable) for a marked
 //!   device: the op that needed it, the device, and why (quarantined by which check, the
 //!   runner a task failed on, burn's poisoning reason), with the way out
@@ -182,6 +188,9 @@
 //! - **Differences inside the tolerance**, and any numerics a looser tolerance lets through.
 //! - **Layers your forward calls through burn directly**: the first diverging layer and anomaly
 //!   mode see the layer twins only, not layers burn's containers call inside their own
-//!   forward; a forward without twins names no layer.
+//!   forward; a forward without twins names no layer. A layer is found in the model by its
+//!   first float parameter's id and its type: one without float parameters (an activation,
+//!   a pool), one the model does not hold, or one whose parameter is tied to another's is
+//!   named by call index and op alone (`#2 relu`).
 //! - **Taint without the logger**: a process that did not install the `TaintLogger` (or wrap
 //!   its own logger with it) reads the zeros.

@@ -2,7 +2,10 @@
 //! as `verify::detect_anomaly` beside the other detectors of wrong numbers).
 
 use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::rc::Rc;
 
+use burn::module::{Module, ModuleVisitor, Param, ParamId};
 use burn::nn::attention::MhaOutput;
 use burn::nn::{LstmState, RnnState};
 use burn::tensor::Tensor;
@@ -17,12 +20,136 @@ thread_local! {
     /// Set while [`traced`] records: the test on every layer twin's path, without the borrow.
     static TRACING: Cell<bool> = const { Cell::new(false) };
     static TRACE: RefCell<Vec<LayerRecord>> = const { RefCell::new(Vec::new()) };
+    /// Set by [`detect_anomaly_in`]: the module paths of its model's layers (the innermost
+    /// call's); read only when a layer twin's output is refused.
+    static PATHS: RefCell<Option<Rc<LayerPaths>>> = const { RefCell::new(None) };
+}
+
+/// A layer twin's module as the sentinel tells it apart: the id of its first float parameter
+/// (in burn's visit order: a linear's weight) and the name of its type (`LayerNorm`). Two
+/// layers of one type differ in the id; a module and the first of its sub-modules share the id
+/// and differ in the type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LayerKey {
+    id: ParamId,
+    ty: &'static str,
+}
+
+impl LayerKey {
+    /// `layer`'s key; `None` for a module without float parameters (an activation, a pool).
+    /// One visit of its parameters, no tensor touched.
+    pub(crate) fn of<M: Module>(layer: &M) -> Option<Self> {
+        struct First(Option<ParamId>);
+        impl ModuleVisitor for First {
+            fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
+                self.0.get_or_insert(param.id);
+            }
+        }
+        let mut first = First(None);
+        catch("anomaly", || layer.visit(&mut first)).ok()?;
+        let id = first.0?;
+        Some(Self {
+            id,
+            ty: short_type_name(std::any::type_name::<M>()),
+        })
+    }
+}
+
+/// `burn_nn::modules::norm::layer::LayerNorm` as burn's derive names it (`LayerNorm`): the
+/// last path segment, without generics.
+fn short_type_name(full: &str) -> &str {
+    let base = full.split('<').next().unwrap_or(full);
+    base.rsplit("::").next().unwrap_or(base)
+}
+
+/// A model's layers by module path (`blocks.1.norm2`), keyed as the layer twins know
+/// themselves ([`LayerKey`]): built by one walk of the model.
+#[derive(Debug, Default)]
+pub(crate) struct LayerPaths {
+    /// First float parameter id → (type name, path) of each module that has it first.
+    by_id: HashMap<ParamId, Vec<(String, String)>>,
+}
+
+impl LayerPaths {
+    /// Walks `model` once (its parameters' ids and the module names, no tensor touched).
+    pub(crate) fn of<M: Module>(model: &M) -> Self {
+        let mut walk = PathsWalk {
+            names: Vec::new(),
+            frames: vec![Frame::default()],
+            paths: Self::default(),
+        };
+        if catch("anomaly", || model.visit(&mut walk)).is_err() {
+            return Self::default();
+        }
+        walk.paths
+    }
+
+    /// The module path of the layer `key` names; `None` when the model holds no such module,
+    /// or holds several (a tied parameter), or it is the model itself.
+    pub(crate) fn path(&self, key: &LayerKey) -> Option<&str> {
+        let mut found = self
+            .by_id
+            .get(&key.id)?
+            .iter()
+            .filter(|(ty, _)| ty == key.ty)
+            .map(|(_, path)| path.as_str());
+        let path = found.next()?;
+        found.all(|other| other == path).then_some(path)
+    }
+}
+
+/// One module the walk is inside: its first float parameter and its type, as its own fields
+/// tell it (`enter_module` names the container's type).
+#[derive(Default)]
+struct Frame {
+    first: Option<ParamId>,
+    ty: Option<String>,
+}
+
+struct PathsWalk {
+    names: Vec<String>,
+    /// The model's frame, then one per name in `names`.
+    frames: Vec<Frame>,
+    paths: LayerPaths,
+}
+
+impl ModuleVisitor for PathsWalk {
+    fn enter_module(&mut self, name: &str, container_type: &str) {
+        if let Some(parent) = self.frames.last_mut() {
+            let ty = container_type
+                .split_once(':')
+                .map_or(container_type, |(_, ty)| ty);
+            parent.ty.get_or_insert_with(|| ty.to_owned());
+        }
+        self.names.push(name.to_owned());
+        self.frames.push(Frame::default());
+    }
+
+    fn exit_module(&mut self, _name: &str, _container_type: &str) {
+        if let Some(Frame {
+            first: Some(id),
+            ty: Some(ty),
+        }) = self.frames.pop()
+        {
+            let entries = self.paths.by_id.entry(id).or_default();
+            entries.push((ty, self.names.join(".")));
+        }
+        self.names.pop();
+    }
+
+    fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
+        for frame in &mut self.frames {
+            frame.first.get_or_insert(param.id);
+        }
+    }
 }
 
 /// One layer twin's output, as [`traced`] records it.
 pub(crate) struct LayerRecord {
     /// The twin's op name (`linear`, `conv2d`).
     pub(crate) op: &'static str,
+    /// Its module, when it has float parameters (to find its path: [`LayerPaths`]).
+    pub(crate) layer: Option<LayerKey>,
     /// Its float tensors, flattened.
     pub(crate) outputs: Vec<Tensor<1>>,
 }
@@ -63,7 +190,9 @@ pub(crate) fn traced<T>(f: impl FnOnce() -> T) -> (T, Vec<LayerRecord>) {
 /// written with the twins, the first `Err` is the first layer that produced a non-finite value:
 /// every layer before it was checked and gave finite values. What the caller feeds the first
 /// layer is not checked (a NaN input is reported at the first layer it reaches), nor are
-/// layers burn's containers call inside their own forward.
+/// layers burn's containers call inside their own forward. The error names the layer by its
+/// op (`layer_norm`); [`detect_anomaly_in`], given the model, names its module path too
+/// (`blocks.1.norm2`).
 ///
 /// PyTorch's `torch.autograd.detect_anomaly` is the model: off by default, scoped to a thread,
 /// for finding the layer, not for production traffic. The cost is one reduction and one
@@ -102,24 +231,103 @@ pub fn detect_anomaly<T>(f: impl FnOnce() -> T) -> T {
     f()
 }
 
+/// As [`detect_anomaly`], with the refusing layer named by its module path in `model`
+/// (`blocks.1.norm2`): the error is wrapped in a [`GuardError::Context`] of that path, so that
+/// `Display` reads `blocks.1.norm2: layer_norm: anomaly mode: ...` and
+/// [`GuardError::path`] returns it. Two layers of one type are told apart this way.
+///
+/// `model` is walked once, before `f` runs (its parameters' ids and its module names, no
+/// tensor touched). A layer twin is found in it by its first float parameter's id and its
+/// type, looked up only when an output is refused: a layer without float parameters (an
+/// activation, a pool), one not in `model`, or one whose parameter is tied to another's is
+/// named by its op alone, as by [`detect_anomaly`]. A nested call names layers in its own
+/// model.
+///
+/// ```
+/// use burn::module::Module;
+/// use burn::nn::{Linear, LinearConfig};
+/// use burn::tensor::{Device, Tensor};
+/// use burn_guard::prelude::*;
+/// use burn_guard::verify::detect_anomaly_in;
+///
+/// #[derive(Module, Debug)]
+/// struct Net {
+///     first: Linear,
+///     second: Linear,
+/// }
+///
+/// let device = Device::flex();
+/// let net = Net {
+///     first: LinearConfig::new(2, 2).init(&device),
+///     second: LinearConfig::new(2, 2).init(&device),
+/// };
+/// let x = Tensor::<2>::full([1, 2], 1e30, &device);
+/// let err = detect_anomaly_in(&net, || {
+///     let h = net.first.try_forward(x)?;
+///     net.second.try_forward(h * 1e30)
+/// })
+/// .unwrap_err();
+/// assert_eq!(err.kind(), ErrorKind::NonFinite);
+/// assert_eq!(err.path().as_deref(), Some("second"));
+/// assert!(err.to_string().starts_with("second: linear"));
+/// # Ok::<(), GuardError>(())
+/// ```
+pub fn detect_anomaly_in<M: Module, T>(model: &M, f: impl FnOnce() -> T) -> T {
+    struct Restore(Option<Rc<LayerPaths>>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let outer = self.0.take();
+            PATHS.with(|paths| *paths.borrow_mut() = outer);
+        }
+    }
+    let paths = Rc::new(LayerPaths::of(model));
+    let outer = PATHS.with(|current| current.borrow_mut().replace(paths));
+    let _restore = Restore(outer);
+    detect_anomaly(f)
+}
+
 /// Whether this thread is inside [`detect_anomaly`].
 pub fn anomaly_mode() -> bool {
     DEPTH.with(Cell::get) > 0
 }
 
 /// A layer twin's result, checked in anomaly mode (passed through otherwise, at the cost of
-/// one thread-local read).
-pub(crate) fn checked<T: LayerOutput>(op: &'static str, result: Result<T>) -> Result<T> {
+/// one thread-local read), for the twin of `layer`: a refusal inside [`detect_anomaly_in`] names
+/// `layer`'s module path, and [`traced`] records its [`LayerKey`]. `layer` is looked at only
+/// then: outside a trace and without a refusal, the cost is one thread-local read.
+pub(crate) fn checked_in<M: Module, T: LayerOutput>(
+    op: &'static str,
+    layer: &M,
+    result: Result<T>,
+) -> Result<T> {
+    check(op, || LayerKey::of(layer), result)
+}
+
+fn check<T: LayerOutput>(
+    op: &'static str,
+    key: impl Fn() -> Option<LayerKey>,
+    result: Result<T>,
+) -> Result<T> {
     let Ok(output) = result else {
         return result;
     };
-    if anomaly_mode() {
-        output.require_finite(op)?;
+    if anomaly_mode()
+        && let Err(err) = output.require_finite(op)
+    {
+        let paths = PATHS.with(|paths| paths.borrow().clone());
+        let path = paths.and_then(|paths| Some(paths.path(&key()?)?.to_owned()));
+        return Err(match path {
+            Some(path) => err.context(path),
+            None => err,
+        });
     }
     if TRACING.with(Cell::get) {
         let mut outputs = Vec::new();
         output.flatten_into(&mut outputs);
-        TRACE.with(|trace| trace.borrow_mut().push(LayerRecord { op, outputs }));
+        let layer = key();
+        TRACE.with(|trace| {
+            trace.borrow_mut().push(LayerRecord { op, layer, outputs });
+        });
     }
     Ok(output)
 }

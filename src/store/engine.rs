@@ -21,6 +21,7 @@ use burn::tensor::{Bool, DType, Device, Int, Tensor, TensorData, kind::Basic};
 use burn_pack::Tensor as PackTensor;
 
 use super::Layout;
+use super::fingerprint::{self, Fingerprint};
 use super::options::{DTypeChoice, LoadOptions};
 use super::report::{Format, KeptReason, LoadOutcome, LoadReport, ParamLoad};
 use crate::check::load::{self as rules, ParamKind as Kind};
@@ -43,6 +44,9 @@ pub(crate) struct Checkpoint {
     /// Whether a persisted parameter id in the checkpoint replaces the model's (burn keeps the
     /// model's when the checkpoint has none).
     pub(crate) ids: bool,
+    /// The fingerprint a checked save stored in the file: every tensor read is verified
+    /// against it.
+    pub(crate) fingerprint: Option<Fingerprint>,
 }
 
 impl Checkpoint {
@@ -95,6 +99,8 @@ enum Decision {
         file_dtype: DType,
         target: DType,
         id: Option<u64>,
+        /// What the fingerprint holds for the tensor, when the file carries one.
+        expected: Option<Box<Expected>>,
     },
     Filtered {
         source: String,
@@ -108,6 +114,16 @@ enum Decision {
         file_dtype: DType,
         refusal: String,
     },
+}
+
+/// A tensor's hash in the checkpoint's fingerprint, checked when its bytes are read.
+struct Expected {
+    /// The key the file gives the tensor.
+    key: String,
+    hash: u64,
+    /// The tensor as the file holds it, when an adapter may change the bytes on their way
+    /// in: those are read and hashed on their own.
+    raw: Option<PackTensor>,
 }
 
 struct Entry {
@@ -155,6 +171,33 @@ pub(crate) fn load<M: Module>(
         return Err(refuse(&checkpoint, err));
     }
     drop(names);
+
+    // A device that may not be used refuses the load as the device's fault, before any
+    // parameter is planned (the planner's checks would otherwise name a parameter).
+    for d in model.devices() {
+        crate::capability::require_healthy(checkpoint.op, &d)
+            .map_err(|e| refuse(&checkpoint, e))?;
+    }
+
+    // A fingerprint naming a tensor the file does not hold: the file lost a tensor.
+    if let Some(fingerprint) = &checkpoint.fingerprint {
+        let keys: Vec<String> = checkpoint
+            .tensors
+            .iter()
+            .map(|t| checkpoint.file_key(&t.name))
+            .collect();
+        if let Some(lost) = fingerprint
+            .keys()
+            .find(|k| !keys.iter().any(|key| key == k))
+        {
+            let err = GuardError::InvalidArgument {
+                op: checkpoint.op,
+                rule: fingerprint::RULE,
+                got: format!("key={lost}: the fingerprint names it, the file does not hold it"),
+            };
+            return Err(refuse(&checkpoint, err));
+        }
+    }
 
     let mut planner = Planner::new(&checkpoint, matching, options);
     model.visit(&mut planner);
@@ -454,6 +497,21 @@ impl<'a> Planner<'a> {
             return Ok(Decision::Missing);
         };
         let source = found.name.clone();
+        let expected = match &self.checkpoint.fingerprint {
+            None => None,
+            Some(fingerprint) => {
+                let key = self.checkpoint.file_key(&source);
+                let Some(hash) = fingerprint.get(&key) else {
+                    return Err(GuardError::InvalidArgument {
+                        op,
+                        rule: fingerprint::RULE,
+                        got: format!("key={key}: the file holds it, the fingerprint does not"),
+                    });
+                };
+                let raw = self.matching.adapt.map(|_| found.clone());
+                Some(Box::new(Expected { key, hash, raw }))
+            }
+        };
         let mut tensor = found.clone();
         if let Some(adapt) = self.matching.adapt {
             tensor.name = path.to_owned();
@@ -508,7 +566,7 @@ impl<'a> Planner<'a> {
         }
         crate::capability::require_fits(op, shape, target, device)?;
         let data = if self.options.scan_non_finite && kind == Kind::Float {
-            let data = read(op, tensor.clone())?;
+            let data = read(op, tensor.clone(), expected.as_deref())?;
             let data = data
                 .try_cast(target)
                 .map_err(|e| GuardError::from_data(op, e))?;
@@ -524,6 +582,7 @@ impl<'a> Planner<'a> {
             data,
             file_dtype,
             target,
+            expected,
         })
     }
 }
@@ -594,10 +653,29 @@ fn skipped(skip_enum_variants: bool, container_type: &str) -> bool {
     skip_enum_variants && container_type.starts_with("Enum:")
 }
 
-/// A checkpoint tensor's data, read (a file read, an adapter's transform) under the backstop.
-fn read(op: &'static str, tensor: PackTensor) -> Result<TensorData> {
+/// A checkpoint tensor's data, read (a file read, an adapter's transform) under the backstop,
+/// its bytes as the file holds them verified against the fingerprint when there is one.
+fn read(op: &'static str, tensor: PackTensor, expected: Option<&Expected>) -> Result<TensorData> {
+    if let Some(Expected {
+        key,
+        hash,
+        raw: Some(raw),
+    }) = expected
+    {
+        let raw = raw.clone();
+        let bytes = catch(op, move || raw.into_bytes())?.map_err(|e| store_error(op, e))?;
+        Fingerprint::verify(op, key, *hash, &bytes)?;
+    }
     let parts = catch(op, move || tensor.into_parts())?;
     let (_, dtype, shape, _, bytes) = parts.map_err(|e| store_error(op, e))?;
+    if let Some(Expected {
+        key,
+        hash,
+        raw: None,
+    }) = expected
+    {
+        Fingerprint::verify(op, key, *hash, &bytes)?;
+    }
     TensorData::try_from_bytes(bytes, shape, dtype).map_err(|e| GuardError::from_data(op, e))
 }
 
@@ -649,6 +727,7 @@ impl Writer {
             data,
             target,
             id,
+            expected,
             ..
         } = entry.decision
         else {
@@ -656,7 +735,7 @@ impl Writer {
         };
         let loaded = match (data, tensor) {
             (Some(data), _) => Ok(*data),
-            (None, Some(tensor)) => read(self.op, tensor),
+            (None, Some(tensor)) => read(self.op, tensor, expected.as_deref()),
             (None, None) => Err(drift(self.op, &path)),
         }
         .and_then(|data| {

@@ -20,6 +20,11 @@
 //!   PyTorch `Linear` weight transposed without a word, and aborts the process on a panic
 //!   inside (a BF16 file on NdArray); these never hand a model to it.
 //!
+//! - With the `store` feature, a checked save: `model.save_into_checked(&store)?`
+//!   ([`CheckedSnapshot::save_into_checked`], [`CheckedSave`]) writes through burn-store's own
+//!   (atomic) store with a fingerprint of every tensor's bytes in the file's metadata, which
+//!   every checked load of the file verifies ([`SaveReport`]).
+//!
 //! What every checked load does:
 //!
 //! 1. Reads the checkpoint's index (names, dtypes, shapes), not its data.
@@ -45,9 +50,12 @@
 #[cfg(feature = "store")]
 mod builders;
 mod engine;
+mod fingerprint;
 mod options;
 mod record;
 mod report;
+#[cfg(feature = "store")]
+mod save;
 #[cfg(feature = "store")]
 mod stores;
 
@@ -58,4 +66,8 @@ pub use options::{AllowUnused, DTypeChoice, LoadOptions};
 pub use record::CheckedLoad;
 pub use report::{Format, KeptReason, LoadOutcome, LoadReport, ParamLoad};
 #[cfg(feature = "store")]
-pub use stores::{BurnpackStore, CheckedSnapshot, CheckedStore, PytorchStore, SafetensorsStore};
+pub use save::SaveReport;
+#[cfg(feature = "store")]
+pub use stores::{
+    BurnpackStore, CheckedSave, CheckedSnapshot, CheckedStore, PytorchStore, SafetensorsStore,
+};

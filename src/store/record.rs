@@ -7,6 +7,7 @@ use burn::store::ModuleRecord;
 use burn_pack::Reader;
 
 use super::engine::{self, Checkpoint, Matching, store_error};
+use super::fingerprint;
 use super::options::LoadOptions;
 use super::{Format, LoadReport};
 use crate::error::{GuardError, Result};
@@ -134,6 +135,10 @@ fn resolve(path: &Path) -> PathBuf {
 /// A burnpack's index: every tensor, its data still in the buffer or file.
 fn checkpoint(op: &'static str, file: String, reader: Reader) -> Result<Checkpoint> {
     let producer = reader.metadata().get("producer").cloned();
+    let fingerprint = fingerprint::from_metadata(
+        op,
+        reader.metadata().get(fingerprint::KEY).map(String::as_str),
+    )?;
     let tensors = reader.into_tensors().map_err(|e| store_error(op, e))?;
     Ok(Checkpoint {
         op,
@@ -149,6 +154,7 @@ fn checkpoint(op: &'static str, file: String, reader: Reader) -> Result<Checkpoi
         tensors,
         remapped: Vec::new(),
         ids: true,
+        fingerprint,
     })
 }
 

@@ -22,9 +22,12 @@ use burn::tensor::Bytes;
 use burn_pack::Tensor as PackTensor;
 
 use super::engine::{self, Checkpoint, Matching, store_error};
+use super::fingerprint::{self, Fingerprint};
 use super::options::{AllowUnused, DTypeChoice, LoadOptions};
+use super::save::{self, SAVE_OP, SaveReport};
 use super::{Format, Layout, LoadReport};
 use crate::error::{GuardError, Result};
+use crate::panic::catch;
 
 mod sealed {
     pub trait Sealed {}
@@ -61,9 +64,113 @@ pub trait CheckedSnapshot: Module + sealed::Sealed {
     fn load_from_checked<S: CheckedStore>(&mut self, store: &S) -> Result<LoadReport> {
         store.apply_to_checked(self)
     }
+
+    /// Fallible twin of burn-store's `ModuleSnapshot::save_into`:
+    /// `store.collect_from_checked(self)` writes the model to the store's file with its
+    /// fingerprint ([`CheckedSave`]).
+    ///
+    /// ```
+    /// use burn::nn::{Linear, LinearConfig};
+    /// use burn::tensor::Device;
+    /// use burn_guard::prelude::*;
+    /// use burn_guard::store::SafetensorsStore;
+    ///
+    /// let path = std::env::temp_dir().join(format!("burn-guard-save-into-{}.safetensors", std::process::id()));
+    /// let model: Linear = LinearConfig::new(2, 2).init(&Device::flex());
+    /// model.save_into_checked(&SafetensorsStore::from_file(&path).overwrite(true))?;
+    /// # std::fs::remove_file(&path).unwrap();
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`CheckedSave::collect_from_checked`].
+    #[doc(alias = "save_into")]
+    fn save_into_checked<S: CheckedSave>(&self, store: &S) -> Result<SaveReport> {
+        store.collect_from_checked(self)
+    }
 }
 
 impl<M: Module> CheckedSnapshot for M {}
+
+/// A store a checked save writes: [`SafetensorsStore`] and [`BurnpackStore`] built with
+/// `from_file`. Sealed.
+///
+/// The save goes through burn-store's own store, so burn's atomic write is kept (a scratch
+/// file beside the destination, synced, then renamed onto it: a save that fails or is killed
+/// leaves the old file as it was), with one more metadata entry, `burn_guard.fingerprint`: a
+/// JSON object of every tensor's key to the FNV-1a 64 of its bytes (16 hex digits). Every
+/// checked load of the file hashes each tensor's bytes as it reads them and refuses one that
+/// differs, naming the parameter. Computing the fingerprint reads every tensor once more than
+/// burn's save does.
+///
+/// ```
+/// use burn::nn::{Linear, LinearConfig};
+/// use burn::tensor::Device;
+/// use burn_guard::prelude::*;
+/// use burn_guard::store::{BurnpackStore, CheckedSave};
+///
+/// let dir = std::env::temp_dir().join(format!("burn-guard-checked-save-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let path = dir.join("fc.bpk");
+/// let device = Device::flex();
+/// let trained: Linear = LinearConfig::new(3, 4).init(&device);
+/// let report = BurnpackStore::from_file(&path).overwrite(true).collect_from_checked(&trained)?;
+/// assert_eq!(report.tensors, 2);
+///
+/// let mut served: Linear = LinearConfig::new(3, 4).init(&device);
+/// served.load_from_checked(&BurnpackStore::from_file(&path))?;
+/// assert_eq!(served.weight.val().into_data(), trained.weight.val().into_data());
+/// # std::fs::remove_dir_all(&dir).unwrap();
+/// # Ok::<(), burn_guard::GuardError>(())
+/// ```
+pub trait CheckedSave: sealed::Sealed {
+    /// Fallible twin of burn-store's `ModuleStore::collect_from`: writes `model` to the
+    /// store's file with its fingerprint.
+    ///
+    /// # Errors
+    ///
+    /// [`GuardError::Checkpoint`] (naming the file and the model's device) around:
+    /// [`GuardError::InvalidArgument`] for a store built `from_bytes` or an existing file
+    /// without [`overwrite(true)`](SafetensorsStore::overwrite);
+    /// [`GuardError::DeviceUnavailable`] for a quarantined, tainted or poisoned device;
+    /// [`GuardError::Store`] for burn's write error; a panic inside burn, caught.
+    #[doc(alias = "collect_from")]
+    #[doc(alias = "save_into")]
+    fn collect_from_checked<M: Module>(&self, model: &M) -> Result<SaveReport>;
+}
+
+/// The builder a store a checked save writes has beyond loading's.
+macro_rules! save_builders {
+    ($store:ident) => {
+        impl $store {
+            /// Whether a checked save may replace an existing file (burn's `overwrite`;
+            /// `false` by default, as burn's).
+            #[must_use]
+            pub fn overwrite(mut self, overwrite: bool) -> Self {
+                self.settings.overwrite = overwrite;
+                self
+            }
+
+            /// The path a checked save writes, or its refusal for a store in memory.
+            fn save_path(&self) -> Result<&Path> {
+                match &self.source {
+                    Source::File(path) => Ok(path),
+                    Source::Memory(_) => Err(GuardError::Checkpoint {
+                        op: SAVE_OP,
+                        file: "<bytes>".to_owned(),
+                        device: "no device".to_owned(),
+                        inner: Box::new(GuardError::InvalidArgument {
+                            op: SAVE_OP,
+                            rule: "a checked save writes a file: build the store with `from_file`",
+                            got: "a store built `from_bytes`".to_owned(),
+                        }),
+                    }),
+                }
+            }
+        }
+    };
+}
 
 /// The settings every store shares: how keys are renamed, which parameters load, how tensors
 /// are adapted, and the checked load's choices.
@@ -76,6 +183,8 @@ struct Settings {
     keep_indices: PathFilter,
     layout: Option<Layout>,
     options: LoadOptions,
+    /// Whether a checked save may replace an existing file.
+    overwrite: bool,
 }
 
 impl Settings {
@@ -89,6 +198,7 @@ impl Settings {
             keep_indices: PathFilter::new(),
             layout: None,
             options: LoadOptions::new(),
+            overwrite: false,
         }
     }
 
@@ -125,6 +235,7 @@ impl Settings {
         file: String,
         producer: Option<String>,
         tensors: Vec<PackTensor>,
+        fingerprint: Option<Fingerprint>,
     ) -> Result<LoadReport> {
         let (tensors, remapped) = self.rename(tensors);
         let checkpoint = Checkpoint {
@@ -135,6 +246,7 @@ impl Settings {
             tensors,
             remapped,
             ids: true,
+            fingerprint,
         };
         let adapter = self.adapter.as_deref();
         let alternative = |name: &str, module_type: &str| {
@@ -402,7 +514,8 @@ impl SafetensorsStore {
         }
     }
 
-    fn read(&self) -> Result<(Vec<PackTensor>, Option<String>)> {
+    /// The checkpoint's index, its producer and its fingerprint.
+    fn read(&self) -> Result<(Vec<PackTensor>, Option<String>, Option<Fingerprint>)> {
         let (mut burn, header) = match &self.source {
             Source::File(path) => (
                 BurnSafetensorsStore::from_file(path),
@@ -414,7 +527,10 @@ impl SafetensorsStore {
             ),
         };
         let tensors = all_tensors(&mut burn)?;
-        Ok((tensors, producer_of(&header?)))
+        let header = header?;
+        let fingerprint =
+            fingerprint::from_metadata(LOAD_OP, metadata_of(&header, fingerprint::KEY).as_deref())?;
+        Ok((tensors, producer_of(&header), fingerprint))
     }
 }
 
@@ -448,9 +564,14 @@ fn safetensors_header_of_file(path: &Path) -> Result<Option<String>> {
 
 /// `__metadata__.producer` of a SafeTensors header.
 fn producer_of(header: &Option<String>) -> Option<String> {
+    metadata_of(header, "producer")
+}
+
+/// `__metadata__.<key>` of a SafeTensors header.
+fn metadata_of(header: &Option<String>, key: &str) -> Option<String> {
     let json: serde_json::Value = serde_json::from_str(header.as_deref()?).ok()?;
     json.get("__metadata__")?
-        .get("producer")?
+        .get(key)?
         .as_str()
         .map(str::to_owned)
 }
@@ -458,13 +579,29 @@ fn producer_of(header: &Option<String>) -> Option<String> {
 shared_builders!(SafetensorsStore);
 adapter_builders!(SafetensorsStore);
 index_builders!(SafetensorsStore);
+save_builders!(SafetensorsStore);
+
+impl CheckedSave for SafetensorsStore {
+    fn collect_from_checked<M: Module>(&self, model: &M) -> Result<SaveReport> {
+        let path = self.save_path()?;
+        let overwrite = self.settings.overwrite;
+        save::save(model, Format::Safetensors, path, overwrite, |json| {
+            let mut store = BurnSafetensorsStore::from_file(path)
+                .overwrite(overwrite)
+                .metadata(fingerprint::KEY, json);
+            catch(SAVE_OP, || store.collect_from(model))?.map_err(|e| store_error(SAVE_OP, e))
+        })
+    }
+}
 
 impl CheckedStore for SafetensorsStore {
     fn apply_to_checked<M: Module>(&self, model: &mut M) -> Result<LoadReport> {
         let file = self.source.name();
-        let (tensors, producer) = self.read().map_err(|e| wrap(LOAD_OP, &file, model, e))?;
+        let (tensors, producer, fingerprint) =
+            self.read().map_err(|e| wrap(LOAD_OP, &file, model, e))?;
         let format = Format::Safetensors;
-        self.settings.load(model, format, file, producer, tensors)
+        self.settings
+            .load(model, format, file, producer, tensors, fingerprint)
     }
 }
 
@@ -538,7 +675,7 @@ impl CheckedStore for PytorchStore {
         }
         let tensors = all_tensors(&mut burn).map_err(|e| wrap(LOAD_OP, &file, model, e))?;
         self.settings
-            .load(model, Format::Pytorch, file, None, tensors)
+            .load(model, Format::Pytorch, file, None, tensors, None)
     }
 }
 
@@ -589,6 +726,36 @@ impl BurnpackStore {
 }
 
 shared_builders!(BurnpackStore);
+save_builders!(BurnpackStore);
+
+impl CheckedSave for BurnpackStore {
+    fn collect_from_checked<M: Module>(&self, model: &M) -> Result<SaveReport> {
+        let path = self.save_path()?;
+        let overwrite = self.settings.overwrite;
+        save::save(model, Format::Burnpack, path, overwrite, |json| {
+            let mut store = BurnBurnpackStore::from_file(path)
+                .auto_extension(false)
+                .overwrite(overwrite)
+                .metadata(fingerprint::KEY, json);
+            catch(SAVE_OP, || store.collect_from(model))?.map_err(|e| store_error(SAVE_OP, e))
+        })
+    }
+}
+
+impl BurnpackStore {
+    /// The fingerprint the burnpack's metadata holds (its header only is read).
+    fn fingerprint(&self) -> Result<Option<Fingerprint>> {
+        let reader = match &self.source {
+            Source::File(path) => burn_pack::Reader::from_file_exact(path),
+            Source::Memory(bytes) => {
+                burn_pack::Reader::from_bytes(Bytes::from_bytes_vec(bytes.clone()))
+            }
+        }
+        .map_err(|e| store_error(LOAD_OP, e))?;
+        let value = reader.metadata().get(fingerprint::KEY);
+        fingerprint::from_metadata(LOAD_OP, value.map(String::as_str))
+    }
+}
 
 impl CheckedStore for BurnpackStore {
     fn apply_to_checked<M: Module>(&self, model: &mut M) -> Result<LoadReport> {
@@ -600,8 +767,17 @@ impl CheckedStore for BurnpackStore {
             }
         };
         let tensors = all_tensors(&mut burn).map_err(|e| wrap(LOAD_OP, &file, model, e))?;
+        let fingerprint = self
+            .fingerprint()
+            .map_err(|e| wrap(LOAD_OP, &file, model, e))?;
         let producer = Some("burn".to_owned());
-        self.settings
-            .load(model, Format::Burnpack, file, producer, tensors)
+        self.settings.load(
+            model,
+            Format::Burnpack,
+            file,
+            producer,
+            tensors,
+            fingerprint,
+        )
     }
 }

@@ -29,7 +29,8 @@
 //! backstop; `(..)` passes the twin's arguments as they are. A `#[cfg(..)]` written first goes
 //! on both. A layer's trait (`pub trait TryLinear for Linear = "linear"`, `nn/layers/`) names
 //! one op for every row and seals its module here, and its rows' outputs go through the check
-//! written before the traits (`checked by path;`: anomaly mode).
+//! written before the traits (`checked by path;`: anomaly mode; called as
+//! `path(OP, self, result)`, every layer row taking `&self`).
 //!
 //! The macro reads a trait row by row and a row part by part, one expansion each, so a trait of
 //! 40 rows nests about 200 expansions: hence the crate's `recursion_limit`.
@@ -247,8 +248,12 @@ macro_rules! twins {
             #[allow(dead_code)]
             const OP: &str = $op;
             let result: $($out)* = $body;
-            $checked(OP, result)
+            $checked(OP, $crate::tensor::twins!(@layer $($args)*), result)
         }
+    };
+    // A layer row's module: its receiver (`&self`), for the check to name it.
+    (@layer & $this:ident $($rest:tt)*) => {
+        $this
     };
     // A rule row's body: the rules, then burn's method under the backstop.
     (@call $burn:ident(..) [$($($rule:ident)::+($($arg:expr),*)),*]

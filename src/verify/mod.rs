@@ -9,11 +9,16 @@
 //! - [`canary`]: before traffic, the model's forward on the caller's inputs, on the serving
 //!   device and on the reference; a [`CanaryReport`] per output, and `Err(Diverged)` when any
 //!   output disagrees. [`canary_steps`] does it for a stateful computation (decoding steps
-//!   with a cache), step by step, naming the first step that disagrees.
+//!   with a cache), step by step, naming the first step that disagrees. A canary marks no
+//!   device: only a [`Shadowed`] with [`Shadowed::quarantine_device`] quarantines one.
 //! - [`Shadowed`]: while serving, one request in `every` re-run on the reference, inline. A
 //!   divergence quarantines the serving device for this model (and, with
 //!   [`Shadowed::quarantine_device`], for the process: [`devices::health`]): that request and
-//!   every later one are answered from the reference, and [`ShadowStats`] counts them.
+//!   every later one are answered from the reference, and [`ShadowStats`] counts them; the
+//!   first layer twin that diverged is named by its module path
+//!   ([`Shadowed::first_diverging_layer`]).
+//! - [`detect_anomaly`] and [`detect_anomaly_in`]: the layer twins check their outputs for NaN
+//!   and ±inf; given the model, the refusing layer is named by its module path.
 //!
 //! Failures burn only logs are the other source of quiet wrong numbers: the opt-in
 //! [`devices::TaintLogger`] marks a device whose runner swallowed a task failure, and guarded
@@ -24,7 +29,7 @@
 
 mod shadow;
 
-pub use crate::nn::anomaly::{anomaly_mode, detect_anomaly};
+pub use crate::nn::anomaly::{anomaly_mode, detect_anomaly, detect_anomaly_in};
 pub use shadow::{LayerDivergence, ShadowStats, Shadowed};
 
 use std::fmt;

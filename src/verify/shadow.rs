@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::{Agreement, Tolerance, compare_once, device_name, model_device, values};
 use crate::check::verify::{agree, compare, sampling};
 use crate::error::{GuardError, Result};
-use crate::nn::anomaly::traced;
+use crate::nn::anomaly::{LayerPaths, traced};
 use crate::panic::catch;
 
 /// Counts over a [`Shadowed`] model's life.
@@ -31,14 +31,57 @@ pub struct ShadowStats {
 /// The first layer twin whose output diverged on the request that quarantined a device: the
 /// request re-run on both devices with every layer twin's output recorded, compared layer by
 /// layer ([`Shadowed::first_diverging_layer`]).
+///
+/// `Display` names it as the log does: `#3 layer_norm blocks.1.norm2 (5 of 64 apart)`, the
+/// path left out where none is known (`#1 linear (2 of 6 apart)`).
+///
+/// ```
+/// use burn_guard::verify::{Agreement, LayerDivergence};
+///
+/// let agreement = Agreement {
+///     elements: 64,
+///     mismatched: 5,
+///     new_non_finite: 0,
+///     max_abs: 0.5,
+///     max_rel: 0.1,
+/// };
+/// let layer = LayerDivergence {
+///     index: 3,
+///     layer: "layer_norm",
+///     path: Some("blocks.1.norm2".to_owned()),
+///     agreement,
+/// };
+/// assert_eq!(layer.to_string(), "#3 layer_norm blocks.1.norm2 (5 of 64 apart)");
+/// let unnamed = LayerDivergence { path: None, ..layer };
+/// assert_eq!(unnamed.to_string(), "#3 layer_norm (5 of 64 apart)");
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LayerDivergence {
     /// Its position among the layer twins the forward called, 0 for the first.
     pub index: usize,
     /// The twin's op name (`linear`, `conv2d`).
     pub layer: &'static str,
+    /// Its module path in the served model (`blocks.1.norm2`), found by its first float
+    /// parameter's id and its type; `None` for a layer without float parameters (an
+    /// activation, a pool), one the model does not hold, or one whose parameter is tied to
+    /// another's.
+    pub path: Option<String>,
     /// How its output differed from the reference's.
     pub agreement: Agreement,
+}
+
+impl std::fmt::Display for LayerDivergence {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "#{} {}", self.index, self.layer)?;
+        if let Some(path) = &self.path {
+            write!(f, " {path}")?;
+        }
+        write!(
+            f,
+            " ({} of {} apart)",
+            self.agreement.mismatched, self.agreement.elements
+        )
+    }
 }
 
 /// A model served on its device, with one request in `every` re-run on a reference device and
@@ -47,8 +90,9 @@ pub struct LayerDivergence {
 ///
 /// On that divergence (once, not per request) the request is run again on both devices with
 /// the layer twins' outputs recorded, to name the first layer that diverges
-/// ([`first_diverging_layer`](Self::first_diverging_layer)); a forward that calls no layer
-/// twin (burn's own `forward`) names none. The divergence is logged (`log::error!`) with the
+/// ([`first_diverging_layer`](Self::first_diverging_layer), by call index, op and module path
+/// in the served model: `#3 layer_norm blocks.1.norm2`); a forward that calls no layer twin
+/// (burn's own `forward`) names none. The divergence is logged (`log::error!`) with the
 /// device, the sizes of the difference and that layer.
 ///
 /// With [`quarantine_device`](Self::quarantine_device), a divergence also quarantines the
@@ -226,10 +270,7 @@ impl<M: Module> Shadowed<M> {
                          from {} from now on",
                         layer.as_ref().map_or_else(
                             || "none named (the forward calls no layer twin)".to_owned(),
-                            |l| format!(
-                                "#{} {} ({} of {} apart)",
-                                l.index, l.layer, l.agreement.mismatched, l.agreement.elements
-                            )
+                            ToString::to_string
                         ),
                         device_name(&self.reference_device)
                     );
@@ -261,6 +302,8 @@ impl<M: Module> Shadowed<M> {
         let reference_input = catch(OP, || input.clone().to_device(&self.reference_device)).ok()?;
         let (_, serving) = traced(|| catch(OP, || forward(&self.serving, input)));
         let (_, reference) = traced(|| catch(OP, || forward(&self.reference, reference_input)));
+        // Once per divergence: the served model's layers by path.
+        let paths = LayerPaths::of(&self.serving);
         for (index, (ours, theirs)) in serving.iter().zip(&reference).enumerate() {
             if ours.op != theirs.op || ours.outputs.len() != theirs.outputs.len() {
                 return None;
@@ -273,6 +316,11 @@ impl<M: Module> Shadowed<M> {
                     return Some(LayerDivergence {
                         index,
                         layer: ours.op,
+                        path: ours
+                            .layer
+                            .as_ref()
+                            .and_then(|key| paths.path(key))
+                            .map(str::to_owned),
                         agreement,
                     });
                 }

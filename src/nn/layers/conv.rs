@@ -297,6 +297,6 @@ impl TryDeformConv2d for DeformConv2d {
         };
         let (m, b) = (mask.as_ref(), bias.as_ref());
         check_deform_conv2d(OP, &input, &offset, &weight, m, b, &options)?;
-        crate::nn::anomaly::checked(OP, catch(OP, || self.forward(input, offset, mask)))
+        crate::nn::anomaly::checked_in(OP, self, catch(OP, || self.forward(input, offset, mask)))
     }
 }

@@ -277,7 +277,7 @@ macro_rules! group_norm_twin {
                 let (gamma, beta) = (self.gamma.as_ref(), self.beta.as_ref());
                 let (channels, affine) = (self.num_channels, self.affine);
                 check_group_norm($op, &input, $groups, channels, affine, gamma, beta)?;
-                crate::nn::anomaly::checked($op, catch($op, || self.forward(input)))
+                crate::nn::anomaly::checked_in($op, self, catch($op, || self.forward(input)))
             }
         }
     };

@@ -107,7 +107,7 @@ macro_rules! layer_twins {
                 let ($layer, $input, $op) = (self, &input, OP);
                 let checked: Result<()> = $check;
                 checked?;
-                crate::nn::anomaly::checked(OP, catch(OP, || self.forward(input)))
+                crate::nn::anomaly::checked_in(OP, self, catch(OP, || self.forward(input)))
             }
         }
     )*};
@@ -169,7 +169,7 @@ macro_rules! config_twins {
 /// the output is checked in anomaly mode ([`verify::detect_anomaly`](crate::verify::detect_anomaly)).
 macro_rules! twins {
     ($($traits:tt)*) => {
-        $crate::tensor::twins! { checked by $crate::nn::anomaly::checked; $($traits)* }
+        $crate::tensor::twins! { checked by $crate::nn::anomaly::checked_in; $($traits)* }
     };
 }
 
