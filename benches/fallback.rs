@@ -3,7 +3,7 @@
 //! and the time per MiB moved.
 //!
 //! ```text
-//! cargo bench --bench fallback
+//! cargo bench --all-features --bench fallback
 //! ```
 
 use std::time::Duration;

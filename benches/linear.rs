@@ -2,7 +2,7 @@
 //! same perceptron, side by side in one run; the ratios are printed at the end.
 //!
 //! ```text
-//! CARGO_TARGET_DIR=/work/target-release cargo bench --bench linear
+//! CARGO_TARGET_DIR=/work/target-release cargo bench --all-features --bench linear
 //! ```
 
 use std::hint::black_box;

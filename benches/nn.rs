@@ -4,7 +4,7 @@
 //! and vouched for).
 //!
 //! ```text
-//! cargo bench --bench nn
+//! cargo bench --all-features --bench nn
 //! ```
 //! Raw and guarded are measured in one criterion benchmark per model (`<model> <device>/paired`):
 //! every iteration runs one forward of each, alternating which goes first, and times each on its

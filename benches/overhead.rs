@@ -1,7 +1,7 @@
 //! What the guard costs: each guarded call beside the raw burn call, in one run.
 //!
 //! ```text
-//! cargo bench --bench overhead
+//! cargo bench --all-features --bench overhead
 //! ```
 //! Criterion prints both medians; the ratio (ours / raw) and the nanoseconds added per call are
 //! computed from them in BENCHMARKS.md. For the tiny ops a second group runs raw and guarded

@@ -5,8 +5,8 @@
 //! and the weight bytes.
 //!
 //! ```text
-//! cargo bench --bench quantized
-//! BURN_GUARD_BENCH_HIDDEN=4096 BURN_GUARD_BENCH_BATCHES=1,1024 cargo bench --bench quantized
+//! cargo bench --all-features --bench quantized
+//! BURN_GUARD_BENCH_HIDDEN=4096 BURN_GUARD_BENCH_BATCHES=1,1024 cargo bench --all-features --bench quantized
 //! ```
 //!
 //! Without a wgpu adapter the scheme group runs on Flex.

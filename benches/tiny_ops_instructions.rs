@@ -2,7 +2,7 @@
 //! count that another job on the machine cannot move:
 //!
 //! ```text
-//! cargo bench --bench tiny_ops_instructions --no-run
+//! cargo bench --all-features --bench tiny_ops_instructions --no-run
 //! valgrind --tool=callgrind --toggle-collect='*tiny_ops_instructions::run*' \
 //!     target/release/deps/tiny_ops_instructions-<hash> guarded_add
 //! ```

@@ -2,8 +2,8 @@
 //! fallback (to Flex, the default fallback) or unsupported, with the reason.
 //!
 //! ```text
-//! cargo run --release --example capabilities           # a table
-//! cargo run --release --example capabilities -- --json # an array of records
+//! cargo run --release --all-features --example capabilities           # a table
+//! cargo run --release --all-features --example capabilities -- --json # an array of records
 //! ```
 //!
 //! Then the backend extensions (with feature `linalg`: burn-linalg's `svd`, native on Flex

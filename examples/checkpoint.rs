@@ -3,9 +3,9 @@
 //! loads into the model's own F32, on Flex and on NdArray (where burn's loader panics).
 //!
 //! ```text
-//! cargo run --release --example quantized_inference -- --save digits.bpk  # trains, saves
-//! cargo run --release --example checkpoint -- digits.bpk                  # serves it
-//! cargo run --release --example checkpoint                                # trains it here
+//! cargo run --release --all-features --example quantized_inference -- --save digits.bpk  # trains, saves
+//! cargo run --release --all-features --example checkpoint -- digits.bpk                  # serves it
+//! cargo run --release --all-features --example checkpoint                                # trains it here
 //! ```
 //!
 //! Without a path it trains the same 64→256→128→10 MLP with the same code

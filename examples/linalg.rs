@@ -2,7 +2,7 @@
 //! one-line errors that say how to fix the call.
 //!
 //! ```text
-//! cargo run --example linalg
+//! cargo run --all-features --example linalg
 //! ```
 //!
 //! 1. `det` of a plain `[n, n]` matrix: burn panics (its `det` needs a batch dimension); the

@@ -1,7 +1,7 @@
 //! Whisper-style log-mel features through burn-guard's burn-signal twins.
 //!
 //! ```text
-//! cargo run --example log_mel
+//! cargo run --all-features --example log_mel
 //! ```
 //!
 //! 1. `stft` with burn's `StftOptions::default()` (Whisper's `n_fft = 400`): burn-signal panics

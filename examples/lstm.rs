@@ -9,7 +9,7 @@
 //! deterministic (a fixed-seed generator instead of `rand`); training is left out.
 //!
 //! ```text
-//! cargo run --example lstm
+//! cargo run --all-features --example lstm
 //! ```
 //!
 //! Prints max |raw − guarded| over the predictions (0: the twins run burn's own forward), then

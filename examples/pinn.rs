@@ -7,7 +7,7 @@
 //! and burn-guard's [`linear`](burn_guard::backend::linear) routes through matmul.
 //!
 //! ```text
-//! CARGO_TARGET_DIR=/work/target-release cargo run --release --example pinn [steps]
+//! CARGO_TARGET_DIR=/work/target-release cargo run --release --all-features --example pinn [steps]
 //! ```
 //!
 //! Prints the loss every 250 steps and, last, `max_abs_error <value>` against sin(πx) on 101

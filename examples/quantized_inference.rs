@@ -10,9 +10,9 @@
 //!    fallback policy — neither can quantize it — and shows where each layer ran.
 //!
 //! ```text
-//! cargo run --release --example quantized_inference            # tables
-//! cargo run --release --example quantized_inference -- --json  # the scheme rows as JSON
-//! cargo run --release --example quantized_inference -- --save digits.bpk  # and the checkpoint
+//! cargo run --release --all-features --example quantized_inference            # tables
+//! cargo run --release --all-features --example quantized_inference -- --json  # the scheme rows as JSON
+//! cargo run --release --all-features --example quantized_inference -- --save digits.bpk  # and the checkpoint
 //! ```
 //!
 //! `--save PATH` writes the trained float model with burn's `Module::save_file`; the

@@ -7,7 +7,7 @@
 //! batch failing with an `Err` in bounded time, not a hang or a panic.
 //!
 //! ```text
-//! cargo run --example remote_device --features remote-device
+//! cargo run --all-features --example remote_device --features remote-device
 //! ```
 
 use std::io::{BufRead, BufReader};

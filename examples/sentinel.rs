@@ -3,8 +3,8 @@
 //! caught and routed to Flex.
 //!
 //! ```text
-//! cargo run --release --example sentinel           # serves on wgpu (Flex without an adapter)
-//! cargo run --release --example sentinel -- --flex # serves on Flex
+//! cargo run --release --all-features --example sentinel           # serves on wgpu (Flex without an adapter)
+//! cargo run --release --all-features --example sentinel -- --flex # serves on Flex
 //! ```
 //!
 //! The wrong device is simulated: a serving copy of the model with one bias off by 0.5 (what a

@@ -1,7 +1,7 @@
 //! A tour of burn-guard: the backends this machine has, and burn panics turned into `Err`s.
 //!
 //! ```text
-//! cargo run --release --example tour
+//! cargo run --release --all-features --example tour
 //! ```
 
 #[path = "support/runtime_dir.rs"]

@@ -10,7 +10,7 @@
 //!    guarded step refuses at step 1, naming the parameters and the remedy.
 //!
 //! ```text
-//! cargo run --release --example training
+//! cargo run --release --all-features --example training
 //! ```
 
 #[path = "support/digits.rs"]
