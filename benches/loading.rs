@@ -134,6 +134,62 @@ fn main() {
     );
     results.push((group, measured));
 
+    // Saving: burn-store's atomic burnpack save beside the checked save, which hashes every
+    // tensor's bytes into the file's fingerprint; then a checked load of the fingerprinted
+    // file (every tensor's bytes hashed and compared) beside one of burn's file.
+    let burn_saved = dir.join("burn.bpk");
+    let checked_saved = dir.join("checked.bpk");
+    let mut burn_save = || {
+        let mut store = burn::store::BurnpackStore::from_file(&burn_saved).overwrite(true);
+        burn::store::ModuleSnapshot::save_into(&trained, &mut store).unwrap();
+        bytes as usize
+    };
+    let mut checked_save = || {
+        let store = burn_guard::store::BurnpackStore::from_file(&checked_saved).overwrite(true);
+        trained.save_into_checked(&store).unwrap().bytes as usize
+    };
+    for _ in 0..2 {
+        burn_save();
+        checked_save();
+    }
+    let group = "save flex".to_owned();
+    let record = paired(
+        &mut c,
+        &group,
+        &mut [
+            ("burn save_into", &mut burn_save),
+            ("save_into_checked", &mut checked_save),
+        ],
+    );
+    results.push((group, record));
+
+    let mut plain_load = || {
+        let mut model = fresh.clone();
+        let store = burn_guard::store::BurnpackStore::from_file(&burn_saved);
+        model.load_from_checked(&store).unwrap();
+        model.touch()
+    };
+    let mut fingerprinted_load = || {
+        let mut model = fresh.clone();
+        let store = burn_guard::store::BurnpackStore::from_file(&checked_saved);
+        model.load_from_checked(&store).unwrap();
+        model.touch()
+    };
+    for _ in 0..2 {
+        plain_load();
+        fingerprinted_load();
+    }
+    let group = "fingerprint flex".to_owned();
+    let record = paired(
+        &mut c,
+        &group,
+        &mut [
+            ("load_from_checked, burn's file", &mut plain_load),
+            ("load_from_checked, fingerprinted", &mut fingerprinted_load),
+        ],
+    );
+    results.push((group, record));
+
     c.final_summary();
     paired::print(
         &results,

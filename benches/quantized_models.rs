@@ -7,7 +7,9 @@
 //! ```
 //!
 //! - `quantize <device>`: burn's `Module::quantize_weights` beside burn-guard's
-//!   `try_quantize_weights` (Q8 per tensor, every parameter quantizable), one paired
+//!   `try_quantize_weights` (Q8 per tensor, every parameter quantizable), and `WeightQuantizer`
+//!   with its report, without and with `max_relative_error` (the round-trip error measured
+//!   and held: the gate's cost is the last two's ratio), one paired
 //!   criterion benchmark (`benches/support/paired.rs`): each iteration runs both, alternating
 //!   which goes first, and times each on its own; each ends in a device sync, so that wgpu's
 //!   queued quantization is inside the measurement. The guard's extra work is its checks: the
@@ -82,9 +84,30 @@ fn quantize(c: &mut Criterion, device: &Device, name: &str, results: &mut Vec<(S
         std::hint::black_box(q);
         1
     };
+    let mut report_quantizer = Quantizer::new(Calibration::MinMax, scheme);
+    let mut reported = || {
+        let q = WeightQuantizer::new()
+            .quantize(&model, &mut report_quantizer)
+            .unwrap();
+        sync();
+        std::hint::black_box(q);
+        1
+    };
+    let mut gate_quantizer = Quantizer::new(Calibration::MinMax, scheme);
+    let mut gated = || {
+        let q = WeightQuantizer::new()
+            .max_relative_error(0.05)
+            .quantize(&model, &mut gate_quantizer)
+            .unwrap();
+        sync();
+        std::hint::black_box(q);
+        1
+    };
     for _ in 0..3 {
         raw();
         guarded();
+        reported();
+        gated();
     }
     let group = format!("quantize {name}");
     let record = paired(
@@ -93,6 +116,8 @@ fn quantize(c: &mut Criterion, device: &Device, name: &str, results: &mut Vec<(S
         &mut [
             ("burn quantize_weights", &mut raw),
             ("try_quantize_weights", &mut guarded),
+            ("WeightQuantizer (report)", &mut reported),
+            ("WeightQuantizer, error gate", &mut gated),
         ],
     );
     results.push((group, record));
