@@ -68,7 +68,7 @@ pub(crate) fn from_metadata(op: &'static str, value: Option<&str>) -> Result<Opt
 ///
 /// Without the `store` feature (no JSON reader) a fingerprint is not read, and not verified.
 #[cfg(not(feature = "store"))]
-#[expect(clippy::unnecessary_wraps, reason = "the `store` build's signature")]
+#[allow(clippy::unnecessary_wraps, reason = "the `store` build's signature")]
 pub(crate) fn from_metadata(
     _op: &'static str,
     _value: Option<&str>,
