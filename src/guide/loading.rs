@@ -197,7 +197,7 @@
 //! with a [`SafetensorsStore`](crate::store::SafetensorsStore) or
 //! [`BurnpackStore`](crate::store::BurnpackStore) built `from_file`, writes through
 //! burn-store's own store (its atomic write kept) with one more metadata entry,
-//! `burn_guard.fingerprint`: every tensor's key → the FNV-1a 64 of its bytes. Every checked
+//! `burn_guard.fingerprint`: every tensor's key → a 64-bit hash of its bytes. Every checked
 //! load of a file that carries one hashes each tensor's bytes as it reads them and refuses a
 //! tensor that differs, naming the parameter (`InvalidArgument`, "a tensor's bytes must match
 //! the checkpoint's fingerprint"), the model untouched; a file without one loads as before. A

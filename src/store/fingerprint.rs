@@ -1,4 +1,5 @@
-//! A checkpoint's fingerprint: FNV-1a 64 of every tensor's bytes, by the key the file gives
+//! A checkpoint's fingerprint: a 64-bit hash of every tensor's bytes ([`content_hash`]), by
+//! the key the file gives
 //! the tensor, stored by a checked save as one metadata entry ([`KEY`]: a JSON object, key →
 //! 16 hex digits) and verified by every checked load of a file that carries one.
 
@@ -12,13 +13,30 @@ pub(crate) const KEY: &str = "burn_guard.fingerprint";
 /// The rule a tensor that does not match its fingerprint breaks.
 pub(crate) const RULE: &str = "a tensor's bytes must match the checkpoint's fingerprint";
 
-/// FNV-1a 64 of `bytes`.
-pub(crate) fn fnv1a64(bytes: &[u8]) -> u64 {
+/// A 64-bit hash of `bytes`: FNV-1a's step (xor, then multiply by its prime) over
+/// little-endian 64-bit words in four interleaved lanes, 32 bytes a round, then the tail bytes
+/// one by one, the lanes and the length folded in at the end. Each step is a bijection of its
+/// lane's state, so a change confined to one word always changes the hash. Several times
+/// FNV-1a's byte-at-a-time speed (a checkpoint of 50 MB is hashed on every checked save and
+/// load of it); not cryptographic: it finds corruption, not an attacker.
+pub(crate) fn content_hash(bytes: &[u8]) -> u64 {
     const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
     const PRIME: u64 = 0x0000_0100_0000_01b3;
-    bytes
+    let step = |hash: u64, value: u64| (hash ^ value).wrapping_mul(PRIME);
+    let mut lanes = [OFFSET, OFFSET ^ 1, OFFSET ^ 2, OFFSET ^ 3];
+    let mut rounds = bytes.chunks_exact(32);
+    for round in &mut rounds {
+        for (lane, word) in lanes.iter_mut().zip(round.chunks_exact(8)) {
+            let word: [u8; 8] = word.try_into().unwrap_or_default();
+            *lane = step(*lane, u64::from_le_bytes(word));
+        }
+    }
+    let folded = lanes.iter().fold(OFFSET, |hash, &lane| step(hash, lane));
+    let tail = rounds
+        .remainder()
         .iter()
-        .fold(OFFSET, |hash, &b| (hash ^ u64::from(b)).wrapping_mul(PRIME))
+        .fold(folded, |hash, &b| step(hash, u64::from(b)));
+    step(tail, bytes.len() as u64)
 }
 
 /// Every tensor's hash, by the key the file gives it.
@@ -40,7 +58,7 @@ impl Fingerprint {
 
     /// Refuses `bytes`, read for the file's `key`, unless they hash to `expected`.
     pub(crate) fn verify(op: &'static str, key: &str, expected: u64, bytes: &[u8]) -> Result<()> {
-        let found = fnv1a64(bytes);
+        let found = content_hash(bytes);
         if found == expected {
             return Ok(());
         }
@@ -80,7 +98,7 @@ pub(crate) fn from_metadata(
 impl Fingerprint {
     /// Records `bytes` as the file's `key`.
     pub(crate) fn insert(&mut self, key: String, bytes: &[u8]) {
-        self.hashes.insert(key, fnv1a64(bytes));
+        self.hashes.insert(key, content_hash(bytes));
     }
 
     /// The metadata value: a JSON object, key → 16 lower-case hex digits.
@@ -120,10 +138,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn fnv1a64_matches_the_reference_values() {
-        assert_eq!(fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
-        assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
-        assert_eq!(fnv1a64(b"foobar"), 0x8594_4171_f739_67e8);
+    fn a_changed_bit_or_length_changes_the_hash() {
+        let bytes: Vec<u8> = (0..100u8).map(|i| i.wrapping_mul(37)).collect();
+        for len in 0..bytes.len() {
+            let base = content_hash(&bytes[..len]);
+            assert_ne!(base, content_hash(&bytes[..len + 1]), "length {len}");
+            for at in 0..len {
+                let mut flipped = bytes[..len].to_vec();
+                flipped[at] ^= 1 << (at % 8);
+                assert_ne!(base, content_hash(&flipped), "length {len}, byte {at}");
+            }
+        }
     }
 
     #[cfg(feature = "store")]

@@ -99,7 +99,7 @@ impl<M: Module> CheckedSnapshot for M {}
 /// The save goes through burn-store's own store, so burn's atomic write is kept (a scratch
 /// file beside the destination, synced, then renamed onto it: a save that fails or is killed
 /// leaves the old file as it was), with one more metadata entry, `burn_guard.fingerprint`: a
-/// JSON object of every tensor's key to the FNV-1a 64 of its bytes (16 hex digits). Every
+/// JSON object of every tensor's key to the 64-bit content hash of its bytes (16 hex digits). Every
 /// checked load of the file hashes each tensor's bytes as it reads them and refuses one that
 /// differs, naming the parameter. Computing the fingerprint reads every tensor once more than
 /// burn's save does.
