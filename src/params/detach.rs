@@ -36,6 +36,10 @@ use crate::panic::catch;
 /// [`GuardError::BackendPanic`](crate::GuardError::BackendPanic) if burn panics while copying.
 pub(crate) fn detached<M: Module>(op: &'static str, module: &M) -> Result<M> {
     catch(op, || {
+        // No cell to share: a clone is already a copy of its own (and costs no walk).
+        if !builds_params(module) {
+            return module.clone();
+        }
         let mut lazy = Lazy(false);
         module.visit(&mut lazy);
         let copy = if lazy.0 {
@@ -54,6 +58,56 @@ pub(crate) fn detached<M: Module>(op: &'static str, module: &M) -> Result<M> {
         };
         copy.map(&mut restore)
     })
+}
+
+/// Whether `module`'s walk presents a parameter it builds on the spot: burn's `RunningState`
+/// (the one module whose clones share storage) builds a `Param` on the stack of its `visit`
+/// for the value it holds, where every other module presents a parameter it stores. burn
+/// offers no other way to ask. A parameter the walk builds lives on this thread's stack
+/// between this function's frame and the visitor's (the stack grows down on every target
+/// this crate builds for); a stored one lives in the module, in an older frame or on the heap.
+/// Where the stack's direction is not known, every module is taken to build them.
+fn builds_params<M: Module>(module: &M) -> bool {
+    /// An address in the frame of a call made now: below every frame that called it.
+    #[inline(never)]
+    fn stack_here() -> usize {
+        let here = 0u8;
+        std::hint::black_box(std::ptr::from_ref(&here) as usize)
+    }
+    struct Probe {
+        top: usize,
+        built: bool,
+    }
+    impl ModuleVisitor for Probe {
+        fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
+            let at = std::ptr::from_ref(param) as usize;
+            self.built |= at > stack_here() && at < self.top;
+        }
+    }
+    if !cfg!(any(
+        target_arch = "x86_64",
+        target_arch = "x86",
+        target_arch = "aarch64",
+        target_arch = "arm",
+        target_arch = "riscv64"
+    )) {
+        return true;
+    }
+    let top = 0u8;
+    let mut probe = Probe {
+        top: std::hint::black_box(std::ptr::from_ref(&top) as usize),
+        built: false,
+    };
+    walk(module, &mut probe);
+    std::hint::black_box(&top);
+    probe.built
+}
+
+/// The walk, in a frame of its own below the one holding the probe's top: whatever burn's
+/// modules inline, a parameter built during the walk is below `top`.
+#[inline(never)]
+fn walk<M: Module, V: ModuleVisitor>(module: &M, visitor: &mut V) {
+    module.visit(visitor);
 }
 
 /// Whether a module has a lazy parameter (one `valid` would draw).
@@ -189,5 +243,24 @@ impl ModuleMapper for Restore {
 
     fn map_flag(&mut self, flag: Param<Flag>) -> Param<Flag> {
         self.put_back(flag)
+    }
+}
+
+#[cfg(all(test, feature = "flex"))]
+mod probe_tests {
+    use burn::nn::{BatchNormConfig, LinearConfig};
+    use burn::tensor::Device;
+
+    use super::builds_params;
+
+    #[test]
+    fn only_a_module_holding_a_running_state_builds_parameters_in_its_walk() {
+        let device = Device::flex();
+        let linear = LinearConfig::new(4, 3).init(&device);
+        assert!(!builds_params(&linear));
+        assert!(!builds_params(&vec![linear.clone(), linear]));
+        let norm = BatchNormConfig::new(3).init(&device);
+        assert!(builds_params(&norm));
+        assert!(builds_params(&vec![norm]));
     }
 }
