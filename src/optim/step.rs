@@ -28,10 +28,12 @@ struct Gradient {
     elements: usize,
     /// The gradient's values, read only when `reduced` is not finite.
     values: ReadValues,
-    /// F32 and F64: one value, the sum of `|g|`, not finite when a value is not (or the sum
-    /// overflowed: the values are then read and counted), and 0 exactly when every value is.
-    /// Half precision, whose sums overflow: two, the sum of `g × 0` (NaN exactly when a value is
-    /// not finite) and the largest `|g|` (0 exactly when every value is).
+    /// F32 and F64: one value, the sum, not finite when a value is not (or the sum overflowed:
+    /// the values are then read and counted), and 0 when every value is (or when they cancel:
+    /// a sum of exactly 0 is then confirmed by a read of the values, which a gradient that
+    /// trains anything almost never costs). Half precision, whose sums overflow: two, the sum
+    /// of `g × 0` (NaN exactly when a value is not finite) and the largest `|g|` (0 exactly
+    /// when every value is).
     reduced: Tensor<1>,
 }
 
@@ -126,7 +128,7 @@ impl AtPath for Walk<'_> {
                             let largest = gradient.clone().abs().max();
                             Tensor::cat(vec![gradient.mul_scalar(0.0).sum(), largest], 0)
                         } else {
-                            gradient.abs().sum()
+                            gradient.sum()
                         }
                     });
                     match prepared {
@@ -306,14 +308,23 @@ pub(crate) fn finite(op: &'static str, census: Census) -> Result<Checked> {
             }
         }
     }
-    let zero: Vec<String> = gradients
-        .iter()
-        .zip(zero)
-        .filter(|(_, zero)| *zero)
-        .filter_map(|(g, _)| params.get(g.param).map(|p| p.path.clone()))
-        .collect();
+    let path_of = |g: &Gradient| params.get(g.param).map(|p| p.path.clone());
+    let mut zeros = Vec::new();
     let mut counts = Vec::new();
-    for (gradient, suspect) in gradients.into_iter().zip(suspects) {
+    for ((gradient, suspect), zero) in gradients.into_iter().zip(suspects).zip(zero) {
+        if zero {
+            let path = path_of(&gradient);
+            // A sum of 0 is every value 0, or values that cancel: read to tell which.
+            let confirmed = gradient.slots() > 1 || {
+                let data = (gradient.values)()?;
+                reads += 1;
+                catch(op, || data.iter::<f64>().all(|v| v == 0.0))?
+            };
+            if confirmed {
+                zeros.extend(path);
+            }
+            continue;
+        }
         if !suspect {
             continue;
         }
@@ -331,7 +342,7 @@ pub(crate) fn finite(op: &'static str, census: Census) -> Result<Checked> {
         counts.push((path, bad, total));
     }
     rules::finite_gradients(op, &counts)?;
-    Ok(Checked { reads, zero })
+    Ok(Checked { reads, zero: zeros })
 }
 
 /// Fallible twins of [`ModuleOptimizer::step`]: every parameter checked against the gradients,
