@@ -20,8 +20,9 @@
 //!   [`StepOutcome`](crate::optim::StepOutcome) (applied, or skipped with the reason on one
 //!   line) and keeps [`StepStats`](crate::optim::StepStats): steps, applied, skipped, skips in
 //!   a row, device reads, and the parameters whose gradient is zero everywhere (a dead ReLU
-//!   layer, a branch cut from the loss, an F16 gradient that underflowed), found in the same
-//!   one read; [`OnZeroGradient`](crate::optim::OnZeroGradient) reports them (the default),
+//!   layer, a branch cut from the loss, an F16 gradient that underflowed), found from the
+//!   same sums (a gradient summing to exactly 0 is read once more to confirm it);
+//!   [`OnZeroGradient`](crate::optim::OnZeroGradient) reports them (the default),
 //!   refuses the step or skips it (`tests/training.rs`,
 //!   `zero_gradients_are_named_and_reported_refused_or_skipped`).
 //!   [`with_loss_scale`](crate::optim::GuardedOptimizer::with_loss_scale) adds a dynamic

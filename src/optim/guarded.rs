@@ -34,7 +34,8 @@ pub enum OnNonFinite {
 /// What a step does when a trainable parameter's gradient is zero everywhere: the step would
 /// train nothing there (a ReLU layer whose inputs are all negative, a branch cut from the loss,
 /// a half-precision gradient that underflowed, a loaded model whose backward gives zeros on
-/// some backend). Found by the same fused check and device read as non-finite gradients.
+/// some backend). Found from the same fused check's sums as non-finite gradients (a gradient
+/// whose sum is exactly 0 is read once more, to tell zeros from values that cancel).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum OnZeroGradient {
