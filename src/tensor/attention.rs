@@ -77,39 +77,30 @@ type AttentionInputs = (
     AttentionModuleOptions,
 );
 
-/// burn's attention functions' signature.
-type AttentionFn = fn(
-    Tensor<4>,
-    Tensor<4>,
-    Tensor<4>,
-    Option<Tensor<4, Bool>>,
-    Option<Tensor<4>>,
-    AttentionModuleOptions,
-) -> Tensor<4>;
-
 /// The attention twins' one body: gather and check the inputs (`grouped`: whether the device
 /// groups query heads itself), answer an empty or keyless shape with zeros, else run burn's
 /// `run` under the backstop.
 fn attend(
     op: &'static str,
-    (query, key, value, mask, attn_bias, options): AttentionInputs,
+    inputs: AttentionInputs,
     grouped: impl Fn(&Device) -> bool,
-    run: AttentionFn,
+    run: fn(AttentionInputs) -> Tensor<4>,
 ) -> Result<Tensor<4>> {
+    let (query, key, value, mask, attn_bias, options) = &inputs;
     let g = gather(
         op,
-        &query,
-        &key,
-        &value,
+        query,
+        key,
+        value,
         mask.as_ref(),
         attn_bias.as_ref(),
-        &options,
+        options,
         grouped,
     )?;
     if g.shapes.trivial() {
-        return trivial(op, &g, &query);
+        return trivial(op, &g, query);
     }
-    catch(op, || run(query, key, value, mask, attn_bias, options))
+    catch(op, || run(inputs))
 }
 
 /// Zeros of the output's shape: the result when the output is empty or there is no key
@@ -168,7 +159,9 @@ pub fn try_attention(
     options: AttentionModuleOptions,
 ) -> Result<Tensor<4>> {
     let inputs = (query, key, value, mask, attn_bias, options);
-    attend("attention", inputs, groups_heads, burn_module::attention)
+    attend("attention", inputs, groups_heads, |(q, k, v, m, b, o)| {
+        burn_module::attention(q, k, v, m, b, o)
+    })
 }
 
 /// Fallible twin of [`burn_module::attention_fallback`]: burn's decomposed attention (matmul,
@@ -207,6 +200,6 @@ pub fn try_attention_fallback(
         "attention_fallback",
         inputs,
         |_| false,
-        burn_module::attention_fallback,
+        |(q, k, v, m, b, o)| burn_module::attention_fallback(q, k, v, m, b, o),
     )
 }
