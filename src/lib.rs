@@ -104,6 +104,8 @@ macro_rules! setters {
 
 pub mod backend;
 pub mod capability;
+#[cfg(unix)]
+pub mod cell;
 pub mod check;
 pub mod devices;
 pub mod error;

@@ -155,6 +155,37 @@ fn recorded(key: (u16, u16)) -> DeviceHealth {
         .unwrap_or(DeviceHealth::Healthy)
 }
 
+/// Every record of a device marked unusable (poisoned, tainted, quarantined), on one line
+/// each: what a cell's child reports before it exits for a fresh one.
+#[cfg(unix)]
+pub(crate) fn marked_devices() -> Vec<String> {
+    if !ANY_MARKED.load(Ordering::Acquire) {
+        return Vec::new();
+    }
+    let line = |health: &DeviceHealth| match health {
+        DeviceHealth::Healthy => None,
+        DeviceHealth::Poisoned { op, reason } => Some(format!("poisoned during {op}: {reason}")),
+        DeviceHealth::Tainted { runner, reason } => {
+            Some(format!("tainted on runner {runner}: {reason}"))
+        }
+        DeviceHealth::Quarantined { op, reason } => Some(format!("quarantined by {op}: {reason}")),
+    };
+    let mut lines: Vec<String> = records()
+        .read()
+        .unwrap_or_else(PoisonError::into_inner)
+        .values()
+        .filter_map(line)
+        .collect();
+    lines.extend(
+        runner_taints()
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .values()
+            .filter_map(line),
+    );
+    lines
+}
+
 /// The runner id a cubecl-common runner thread's name carries (`DSD-4-0` → `(4, 0)`).
 pub(crate) fn runner_of_thread(name: &str) -> Option<(u16, u16)> {
     let rest = name

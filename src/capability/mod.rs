@@ -27,6 +27,8 @@ pub use crate::gap::{Effect, Gap, Support};
 pub use budget::{SAMPLE_PERIOD, memory_budget, set_memory_budget};
 pub use device::stack_of;
 pub use dtype::{dtype_support, require_dtype};
+#[cfg(unix)]
+pub(crate) use health::marked_devices;
 pub(crate) use health::note_execution_error;
 pub(crate) use health::quarantine;
 pub use health::{DeviceHealth, health, probe_health, reinstate, require_healthy};

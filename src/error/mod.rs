@@ -627,6 +627,29 @@ pub enum GuardError {
         max_rel: f64,
     },
 
+    // ---------------------------------------------------------------- isolation cells
+    /// A request to an isolation [`Cell`](crate::cell::Cell) got no answer from the model: its
+    /// child died (by signal, exit, deadline, panic or a poisoned device), could not be
+    /// restarted, or the guarded call in it refused ([`CellFault::Refused`], which carries the
+    /// child's own error as text). The caller's process is unharmed.
+    ///
+    /// [`CellFault::Refused`]: crate::cell::CellFault::Refused
+    #[error(
+        "{}: the cell must answer the request; got cell {} that {}",
+        OneLine(.op),
+        OneLine(.cell),
+        folded(.fault)
+    )]
+    Cell {
+        /// `cell` for a [`Cell`](crate::cell::Cell), `cell_pool` for a
+        /// [`CellPool`](crate::cell::CellPool).
+        op: &'static str,
+        /// The cell's name (`encoder.1` in a pool).
+        cell: String,
+        /// What happened.
+        fault: crate::cell::CellFault,
+    },
+
     // ---------------------------------------------------------------- context
     /// Where an error happened: one segment of a path through nested modules (`encoder`,
     /// `layers.2`), around the error itself. Added with [`ResultExt::context`].
@@ -778,6 +801,8 @@ error_kinds! {
     NonFiniteGradients { op, .. } => op,
     // silent wrong results
     Diverged { op, .. } => op,
+    // isolation cells
+    Cell { op, .. } => op,
 }
 
 // Errors cross threads (fallback devices, deadline helpers) and live in `anyhow` chains.

@@ -298,6 +298,17 @@ fn every_variant() -> Vec<(GuardError, ErrorKind)> {
             },
             ErrorKind::NonFiniteGradients,
         ),
+        (
+            GuardError::Cell {
+                op: NL,
+                cell: NL.into(),
+                fault: crate::cell::CellFault::Signal {
+                    signal: 6,
+                    stderr: NL.into(),
+                },
+            },
+            ErrorKind::Cell,
+        ),
     ]
 }
 
