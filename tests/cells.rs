@@ -25,6 +25,8 @@ use burn_guard::{ErrorKind, GuardError};
 
 /// Set in a child to make its weights differ from generation 1 on (the restart check's test).
 const SHIFTED: &str = "BURN_GUARD_CELLS_SHIFTED";
+/// Set in a child to run its model on the burn-remote server at this address.
+const REMOTE: &str = "BURN_GUARD_CELLS_REMOTE";
 /// Set in the parent process of the orphan test.
 const ORPHAN_PARENT: &str = "BURN_GUARD_CELLS_ORPHAN_PARENT";
 
@@ -55,7 +57,12 @@ fn build(
     cx: &CellContext,
 ) -> burn_guard::Result<impl FnMut(Vec<TensorData>) -> burn_guard::Result<Vec<TensorData>> + use<>>
 {
-    let device = Device::flex();
+    let device = match std::env::var(REMOTE) {
+        Ok(address) => {
+            burn_guard::devices::connect_remote_device(&address, 0, Duration::from_secs(10))?
+        }
+        Err(_) => Device::flex(),
+    };
     let mut model = net(&device);
     if let Some(path) = cx.checkpoint() {
         model.load_from_checked(&BurnpackStore::from_file(path))?;
@@ -115,7 +122,10 @@ fn build(
         };
         let y = model.fc.try_forward(x)?;
         let y = if shift != 0.0 { y.add_scalar(shift) } else { y };
-        Ok(vec![y.into_data()])
+        // A guarded read: a remote server that is gone is an `Err` here, not a panic.
+        let timeout = burn_guard::devices::default_timeout();
+        let y = burn_guard::devices::read_with_deadline("into_data", timeout, y.into_data_async())?;
+        Ok(vec![y])
     })
 }
 
@@ -492,4 +502,29 @@ fn no_child_outlives_its_parent() {
         );
         std::thread::sleep(Duration::from_millis(10));
     }
+}
+
+/// A cell whose model runs on a burn-remote server elsewhere (here a loopback server in this
+/// process, standing for another host): the same handle, the same answers; a server that
+/// stops is the child's refusal (its guarded read fails), not a death, and the cell goes on.
+#[cfg(feature = "remote-device")]
+#[test]
+fn a_cell_reaches_a_device_on_another_host_through_burn_remote() {
+    use burn_guard::devices::LoopbackRemoteDevice;
+
+    let dir = scratch("remote");
+    let path = checkpoint(&dir);
+    let mut local = Cell::start(options("net", &path)).unwrap();
+    let expected = local.call(request(ANSWER)).unwrap();
+
+    let mut server = LoopbackRemoteDevice::start().unwrap();
+    let mut cell = Cell::start(options("net-remote", &path).env(REMOTE, server.address())).unwrap();
+    assert_eq!(cell.call(request(ANSWER)).unwrap(), expected);
+
+    server.stop();
+    let pid = cell.pid();
+    let err = cell.call(request(ANSWER)).unwrap_err();
+    println!("{err}");
+    assert!(matches!(fault_of(&err), CellFault::Refused { .. }), "{err}");
+    assert_eq!(cell.pid(), pid, "the child lives");
 }

@@ -77,6 +77,42 @@ pub fn paired(
     record
 }
 
+/// As [`paired`], with the machine left idle for `settle` before each timed call (not timed):
+/// for variants that run in different processes, so that one process's worker threads,
+/// still spinning after its call, do not take the cores from the next call's process.
+pub fn paired_settled(
+    c: &mut Criterion,
+    group: &str,
+    settle: Duration,
+    variants: &mut [(&'static str, &mut dyn FnMut() -> usize)],
+) -> Paired {
+    let mut record = Paired {
+        names: variants.iter().map(|(name, _)| *name).collect(),
+        samples: Vec::new(),
+    };
+    let n = variants.len();
+    let mut group = c.benchmark_group(group);
+    group.bench_function("paired", |b| {
+        b.iter_custom(|iters| {
+            let mut times = vec![Duration::ZERO; n];
+            for i in 0..iters {
+                for k in 0..n {
+                    let v = (i as usize + k) % n;
+                    std::thread::sleep(settle);
+                    let start = Instant::now();
+                    black_box((variants[v].1)());
+                    times[v] += start.elapsed();
+                }
+            }
+            let total = times.iter().sum();
+            record.samples.push((iters, times));
+            total
+        })
+    });
+    group.finish();
+    record
+}
+
 /// One line per group and variant after criterion's report: the first variant's mean, the
 /// variant's mean, their ratio (sum variant / sum first), the difference per call and the
 /// per-sample ratio's quartiles. A group filtered out on the command line is skipped.

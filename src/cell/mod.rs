@@ -86,15 +86,24 @@
 //!
 //! # A cell on another host
 //!
-//! A [`Cell`]'s child is a local process. For a model whose device is on another machine,
-//! run burn's own server there — a program that calls
-//! `burn::server::start_websocket::<Backend>(device, 3000)` (burn's `server` feature) — and,
-//! in the cell's model build, connect to it with
-//! [`devices::connect_remote`](crate::devices::connect_remote)
-//! (`ws://that-host:3000`): the child then runs the forward on the remote device, a server
-//! that stops or freezes is a [`GuardError::Timeout`](crate::GuardError::Timeout) or
-//! [`Execution`](crate::GuardError::Execution) error in the child (`tests/remote_faults.rs`),
-//! and a child that dies is restarted here. The tests stand a loopback server for the network.
+//! A [`Cell`]'s child is a local process; its model's device can be on another machine,
+//! reached through burn's own remote server. There, run a program (burn with the
+//! `remote-server` and `remote-websocket` features) that serves its devices:
+//!
+//! ```text
+//! // on the GPU host, in its main:
+//! burn::server::RemoteServer::new([burn::tensor::Device::default()])
+//!     .serve(burn::server::WebSocketTransport::new(3000))?;
+//! ```
+//!
+//! and in the cell's model build, connect to it with
+//! `devices::connect_remote_device("ws://gpu-host:3000", 0, timeout)` (feature
+//! `remote-device`) and build the model on that device. The handle is the same [`Cell`]: its
+//! child runs the module's code and checks, the server runs the tensor operations; a server
+//! that stops or freezes is a guarded read's `Err` in the child (the request's
+//! [`CellFault::Refused`], the child lives), and a child that dies is restarted here.
+//! `tests/cells.rs` (`a_cell_reaches_a_device_on_another_host_through_burn_remote`) stands a
+//! loopback server for the network.
 //!
 //! # What a cell costs
 //!
