@@ -24,6 +24,7 @@ use crate::error::{GuardError, Result};
 /// let pool = CellPool::start(CellOptions::new("encoder"), 3)?;
 /// let outputs = pool.call(vec![TensorData::new(vec![0.5f32; 64], [1, 64])])?;
 /// let restarts: u64 = pool.stats().iter().map(|s| s.restarts).sum();
+/// println!("{:?} after {restarts} restarts", outputs[0].shape());
 /// # Ok(())
 /// # }
 /// ```

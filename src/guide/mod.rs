@@ -12,6 +12,7 @@
 //! | call burn-linalg, burn-signal or burn-vision | [`math`] |
 //! | bound memory, sizes and time | [`limits`] |
 //! | reach a model on another process or host | [`remote`] |
+//! | survive an abort, a segfault or a hang inside the model | [`cell`](crate::cell) (Unix) |
 //!
 //! A guide whose example needs a feature is built with that feature (docs.rs builds them all).
 
