@@ -153,6 +153,8 @@ fn orphan_parent() {
         })
         .collect();
     std::fs::write(Path::new(&dir).join("pids"), pids.join(" ")).unwrap();
+    // One child busy in an endless loop (its socket stays open, it reads nothing), one idle.
+    let _ = pool.call(request(HANG));
     std::thread::sleep(Duration::from_secs(120));
 }
 
@@ -458,7 +460,8 @@ fn a_pool_answers_every_request_of_a_poisoned_campaign_exactly_once() {
     );
 }
 
-/// A parent killed with SIGKILL runs no destructor: its children notice on their own and exit.
+/// A parent killed with SIGKILL runs no destructor: its children notice on their own and exit,
+/// the idle one and the one busy in an endless loop alike.
 #[test]
 fn no_child_outlives_its_parent() {
     let dir = scratch("orphans");
@@ -476,7 +479,8 @@ fn no_child_outlives_its_parent() {
         assert!(Instant::now() < until, "the parent never started its cells");
         std::thread::sleep(Duration::from_millis(20));
     }
-    std::thread::sleep(Duration::from_millis(50));
+    // Time for the hanging request to reach its child.
+    std::thread::sleep(Duration::from_millis(300));
     let pids: Vec<u32> = std::fs::read_to_string(&pids_file)
         .unwrap()
         .split_whitespace()
@@ -527,4 +531,29 @@ fn a_cell_reaches_a_device_on_another_host_through_burn_remote() {
     println!("{err}");
     assert!(matches!(fault_of(&err), CellFault::Refused { .. }), "{err}");
     assert_eq!(cell.pid(), pid, "the child lives");
+}
+
+/// `try_forward`: a tensor in, a tensor out on the input's device, equal to the model's own
+/// forward in this process; an answer of another rank is refused.
+#[test]
+fn a_tensor_forward_through_a_cell_equals_the_model_in_process() {
+    let dir = scratch("forward");
+    let path = checkpoint(&dir);
+    let device = Device::flex();
+    let mut model = net(&device);
+    model
+        .load_from_checked(&BurnpackStore::from_file(&path))
+        .unwrap();
+    let x = Tensor::<2>::from_data(request(ANSWER)[0].clone(), &device);
+    let here = model.fc.forward(x.clone()).into_data();
+
+    let mut cell = Cell::start(options("net", &path)).unwrap();
+    let there: Tensor<2> = cell.try_forward(x.clone()).unwrap();
+    assert_eq!(there.into_data(), here);
+    let pool = CellPool::start(options("net", &path), 2).unwrap();
+    let there: Tensor<2> = pool.try_forward(x.clone()).unwrap();
+    assert_eq!(there.into_data(), here);
+
+    let err = cell.try_forward::<2, 3>(x).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::RankMismatch, "{err}");
 }

@@ -4,7 +4,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, TryLockError};
 use std::time::{Duration, Instant};
 
-use burn::tensor::TensorData;
+use burn::tensor::{Tensor, TensorData};
 
 use super::fault::CellFault;
 use super::supervise::{Cell, CellHealth, CellOptions, CellStats};
@@ -17,7 +17,7 @@ use crate::error::{GuardError, Result};
 /// request at a time, so N cells serve N at once.
 ///
 /// ```no_run
-/// use burn::tensor::TensorData;
+/// use burn::tensor::{Tensor, TensorData};
 /// use burn_guard::cell::{CellOptions, CellPool};
 ///
 /// # fn main() -> burn_guard::Result<()> {
@@ -138,6 +138,21 @@ impl CellPool {
     }
 
     /// Why the first down cell is down.
+    /// One float tensor in, one out, through the next free live cell; see
+    /// [`Cell::try_forward`].
+    ///
+    /// # Errors
+    ///
+    /// As [`CellPool::call`] and [`Cell::try_forward`].
+    pub fn try_forward<const D: usize, const E: usize>(
+        &self,
+        input: Tensor<D>,
+    ) -> Result<Tensor<E>> {
+        let device = input.device();
+        let data = crate::value_reads::read_data_into("cell_pool", input)?;
+        super::supervise::one_tensor(self.call(vec![data])?, &device)
+    }
+
     fn any_down_fault(&self) -> CellFault {
         self.cells
             .iter()

@@ -11,13 +11,14 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use burn::tensor::TensorData;
+use burn::tensor::{Device, Tensor, TensorData};
 use serde::Serialize;
 
 use super::child::{CHECKPOINT_ENV, GENERATION_ENV, NAME_ENV, PARENT_ENV, SOCKET_ENV};
 use super::fault::CellFault;
 use super::wire::{self, FromChild};
 use crate::error::{GuardError, Result};
+use crate::tensor::TryCreate;
 
 const OP: &str = "cell";
 
@@ -292,7 +293,7 @@ struct Running {
 /// this one); see the [module docs](super) for what a cell isolates and what it costs.
 ///
 /// ```no_run
-/// use burn::tensor::TensorData;
+/// use burn::tensor::{Device, Tensor, TensorData};
 /// use burn_guard::cell::{Cell, CellOptions};
 ///
 /// # fn main() -> burn_guard::Result<()> {
@@ -458,6 +459,22 @@ impl Cell {
             Err(_) => self.stats.failed += 1,
         }
         result
+    }
+
+    /// One float tensor in, one out: `input` is read (a guarded read), sent, and the child's
+    /// one answer built on `input`'s device as a rank-`E` tensor.
+    ///
+    /// # Errors
+    ///
+    /// As [`Cell::call`]; the read's error; [`GuardError::ShapeMismatch`] when the child
+    /// answers other than one tensor, [`GuardError::RankMismatch`] when its rank is not `E`.
+    pub fn try_forward<const D: usize, const E: usize>(
+        &mut self,
+        input: Tensor<D>,
+    ) -> Result<Tensor<E>> {
+        let device = input.device();
+        let data = crate::value_reads::read_data_into(OP, input)?;
+        one_tensor(self.call(vec![data])?, &device)
     }
 
     fn call_once(&mut self, inputs: &[TensorData]) -> Result<Vec<TensorData>> {
@@ -746,6 +763,31 @@ impl Cell {
             }
         }
     }
+}
+
+/// The one tensor of a child's answer, on `device`.
+pub(super) fn one_tensor<const E: usize>(
+    mut outputs: Vec<TensorData>,
+    device: &Device,
+) -> Result<Tensor<E>> {
+    if outputs.len() != 1 {
+        return Err(GuardError::ShapeMismatch {
+            op: OP,
+            rule: "a forward through a cell must answer one tensor",
+            shapes: vec![vec![outputs.len()], vec![1]],
+        });
+    }
+    let data = outputs.remove(0);
+    if data.shape().len() != E {
+        return Err(GuardError::RankMismatch {
+            op: OP,
+            rule: "the cell's answer must have the rank asked for",
+            expected: E,
+            got: data.shape().len(),
+            shape: data.shape().to_vec(),
+        });
+    }
+    Tensor::<E>::try_from_data(data, device)
 }
 
 /// Accepts the child's connection, or says why it will not come: the child exited, or the
