@@ -1,21 +1,23 @@
-//! Checked saves: burn-store's own atomic write with a fingerprint of every tensor's bytes in
-//! the file's metadata, verified by every checked load of the file.
+//! Checked saves: burn's own atomic write with a fingerprint of every tensor's bytes in the
+//! file's metadata, verified by every checked load of the file, and optionally a probe (an
+//! input and the model's output on it) that a checked load given the probe re-runs.
 //!
 //! The rule: a file a checked save wrote loads the same values; a byte changed in its data
 //! afterwards is refused naming the parameter, the model untouched; a save killed mid-write
-//! leaves the old file; a file burn wrote (no fingerprint) loads as before.
+//! leaves the old file; a file burn wrote (no fingerprint) loads as before; a tensor whose bytes
+//! keep their shape but not their order (written so, or read so) is refused by the probe.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use burn::module::Module;
+use burn::module::{Module, Param};
 use burn::nn::{Linear, LinearConfig};
 use burn::store::{
     BurnpackStore as BurnBurnpackStore, ModuleSnapshot, SafetensorsStore as BurnSafetensorsStore,
 };
-use burn::tensor::{Device, TensorData};
+use burn::tensor::{Device, Int, Tensor, TensorData};
 use burn_guard::prelude::*;
-use burn_guard::store::{BurnpackStore, CheckedSave, Format, SafetensorsStore};
+use burn_guard::store::{BurnpackStore, CheckedSave, Format, Layout, Probe, SafetensorsStore};
 
 #[derive(Module, Debug)]
 struct Net {
@@ -39,6 +41,39 @@ impl Net {
             self.out.bias.as_ref().unwrap().val().into_data(),
         ]
     }
+
+    fn forward(&self, x: Tensor<2>) -> Tensor<2> {
+        self.out.forward(self.fc.forward(x))
+    }
+
+    /// The model with the first two rows of `fc`'s weight swapped: every shape kept.
+    fn with_rows_swapped(&self) -> Self {
+        let weight = self.fc.weight.val();
+        let width = weight.dims()[0] as i64;
+        let order: Vec<i64> = [1, 0].into_iter().chain(2..width).collect();
+        let order =
+            Tensor::<1, Int>::from_data(TensorData::new(order, [width as usize]), &weight.device());
+        let mut swapped = self.clone();
+        swapped.fc.weight = Param::initialized(self.fc.weight.id, weight.select(0, order));
+        swapped
+    }
+}
+
+/// A model of one square layer: a weight read transposed keeps its shape.
+#[derive(Module, Debug)]
+struct Square {
+    fc: Linear,
+}
+
+/// The probe the tests save and load with: `Net`'s forward on a batch of two.
+fn net_probe() -> Probe<'static, Net> {
+    Probe::new(|model: &Net, x: Tensor<2>| model.forward(x))
+}
+
+/// A fixed input of two rows of `width`.
+fn probe_input(width: usize, device: &Device) -> Tensor<2> {
+    let values: Vec<f32> = (0..2 * width).map(|i| i as f32 / 4.0 - 1.5).collect();
+    Tensor::from_data(TensorData::new(values, [2, width]), device)
 }
 
 /// A fresh directory of this test's own.
@@ -225,6 +260,274 @@ fn a_file_raw_burn_saved_loads_without_a_fingerprint() {
     served.load_file_checked(&path).unwrap();
     assert_eq!(served.values(), trained.values());
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A probe round trip: the file holds the input and the output, the load that is given the
+/// probe runs it on the loaded copy and passes; a load without the probe ignores it; a load
+/// with the probe of a file without one is refused, as is a probe of another rank.
+#[test]
+fn an_honest_round_trip_passes_its_probe() {
+    let dir = scratch_dir("probe-honest");
+    let device = Device::flex();
+    let trained = Net::new(8, &device);
+    let probe = net_probe();
+
+    for path in [dir.join("net.safetensors"), dir.join("net.bpk")] {
+        let report = if path.extension().is_some_and(|e| e == "bpk") {
+            trained.save_into_checked_with_probe(
+                &BurnpackStore::from_file(&path),
+                &probe,
+                probe_input(8, &device),
+            )
+        } else {
+            SafetensorsStore::from_file(&path).collect_from_checked_with_probe(
+                &trained,
+                &probe,
+                probe_input(8, &device),
+            )
+        }
+        .unwrap();
+        assert_eq!(report.tensors, 4);
+        assert!(
+            String::from_utf8_lossy(&std::fs::read(&path).unwrap()).contains("burn_guard.probe")
+        );
+
+        let mut served = Net::new(8, &device);
+        if report.format == Format::Burnpack {
+            served
+                .load_from_checked_with_probe(&BurnpackStore::from_file(&path), &probe)
+                .unwrap();
+        } else {
+            served
+                .load_from_checked_with_probe(&SafetensorsStore::from_file(&path), &probe)
+                .unwrap();
+        }
+        assert_eq!(served.values(), trained.values());
+    }
+
+    // The probe is read only by a load given one: a plain checked load is as before.
+    let path = dir.join("net.safetensors");
+    let mut served = Net::new(8, &device);
+    served
+        .load_from_checked(&SafetensorsStore::from_file(&path))
+        .unwrap();
+    assert_eq!(served.values(), trained.values());
+
+    // A probe of another rank than the saved input is refused, the model untouched.
+    let mut served = Net::new(8, &device);
+    let before = served.values();
+    let rank3 = Probe::new(|model: &Net, x: Tensor<3>| model.forward(x.squeeze_dim(0)));
+    let err = served
+        .load_from_checked_with_probe(&SafetensorsStore::from_file(&path), &rank3)
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidArgument, "{err}");
+    assert!(err.to_string().contains("probe"), "{err}");
+    assert_eq!(served.values(), before);
+
+    // A file without a probe: loads as before, and a load asked to verify one is refused.
+    let plain = dir.join("plain.safetensors");
+    trained
+        .save_into_checked(&SafetensorsStore::from_file(&plain))
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&std::fs::read(&plain).unwrap()).contains("burn_guard.probe"));
+    served
+        .load_from_checked(&SafetensorsStore::from_file(&plain))
+        .unwrap();
+    assert_eq!(served.values(), trained.values());
+    let mut other = Net::new(8, &device);
+    let before = other.values();
+    let err = other
+        .load_from_checked_with_probe(&SafetensorsStore::from_file(&plain), &probe)
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidArgument, "{err}");
+    assert!(err.to_string().contains("burn_guard.probe"), "{err}");
+    assert_eq!(other.values(), before);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The file a save writes when a tensor's bytes were scrambled on their way to disk (rows
+/// permuted, every shape kept): the probe's output is the trusted model's, the data and its
+/// fingerprint are the scrambled bytes'. Built here from two checked saves: the trusted
+/// model's (with its probe) and the scrambled model's (its data and fingerprint).
+#[test]
+fn a_probe_refuses_rows_permuted_before_the_save() {
+    let dir = scratch_dir("probe-permuted");
+    let device = Device::flex();
+    let trusted = Net::new(8, &device);
+    let probe = net_probe();
+    let path = dir.join("net.safetensors");
+    trusted
+        .save_into_checked_with_probe(
+            &SafetensorsStore::from_file(&path),
+            &probe,
+            probe_input(8, &device),
+        )
+        .unwrap();
+    let scrambled = trusted.with_rows_swapped();
+    let scrambled_path = dir.join("scrambled.safetensors");
+    scrambled
+        .save_into_checked(&SafetensorsStore::from_file(&scrambled_path))
+        .unwrap();
+    splice_safetensors(&path, &scrambled_path);
+
+    // The fingerprint matches the bytes: a plain checked load takes the permuted weight.
+    let mut served = Net::new(8, &device);
+    served
+        .load_from_checked(&SafetensorsStore::from_file(&path))
+        .unwrap();
+    assert_eq!(served.values(), scrambled.values());
+    assert_ne!(served.values(), trusted.values());
+
+    // The probe sees it: refused, naming the probe and the largest difference.
+    let mut served = Net::new(8, &device);
+    let before = served.values();
+    let err = served
+        .load_from_checked_with_probe(&SafetensorsStore::from_file(&path), &probe)
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Diverged, "{err}");
+    let GuardError::Diverged { op, max_abs, .. } = err.root() else {
+        panic!("{err}")
+    };
+    assert_eq!(*op, "probe");
+    assert!(*max_abs > 1e-3, "{err}");
+    let text = err.to_string();
+    assert!(text.contains("probe") && text.contains("max abs"), "{text}");
+    assert!(text.contains("net.safetensors"), "{text}");
+    assert_eq!(served.values(), before, "the model is untouched");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A burn file of a square layer, loaded with PyTorch's layout stated: the adapter transposes
+/// the weight, its shape fits and its bytes are the ones hashed; only the output differs.
+#[test]
+fn a_probe_refuses_a_square_weight_read_transposed() {
+    let dir = scratch_dir("probe-transposed");
+    let device = Device::flex();
+    let trained = Square {
+        fc: LinearConfig::new(8, 8).init(&device),
+    };
+    let probe = Probe::new(|model: &Square, x: Tensor<2>| model.fc.forward(x));
+    let path = dir.join("square.safetensors");
+    trained
+        .save_into_checked_with_probe(
+            &SafetensorsStore::from_file(&path),
+            &probe,
+            probe_input(8, &device),
+        )
+        .unwrap();
+    let transposed = || SafetensorsStore::from_file(&path).layout(Layout::PyTorch);
+
+    // Without the probe the load takes the weight transposed, without a word.
+    let mut served = Square {
+        fc: LinearConfig::new(8, 8).init(&device),
+    };
+    served.load_from_checked(&transposed()).unwrap();
+    assert_eq!(
+        served.fc.weight.val().into_data(),
+        trained.fc.weight.val().transpose().into_data()
+    );
+
+    let mut served = Square {
+        fc: LinearConfig::new(8, 8).init(&device),
+    };
+    let before = served.fc.weight.val().into_data();
+    let err = served
+        .load_from_checked_with_probe(&transposed(), &probe)
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Diverged, "{err}");
+    assert!(err.to_string().contains("probe"), "{err}");
+    assert_eq!(
+        served.fc.weight.val().into_data(),
+        before,
+        "the model is untouched"
+    );
+    // Stated rightly, the same file passes its probe.
+    served
+        .load_from_checked_with_probe(&SafetensorsStore::from_file(&path), &probe)
+        .unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Files a checked save wrote before the save hashed in its write pass
+/// (`tests/data/saving/`, `Linear(3, 4)` with `w[i, o] = (4i + o + 1) / 4`,
+/// `b[o] = -(o + 1) / 8`): they verify, and a changed byte in them is refused.
+#[test]
+fn files_fingerprinted_by_the_earlier_save_still_verify() {
+    let dir = scratch_dir("fixtures");
+    let device = Device::flex();
+    #[derive(Module, Debug)]
+    struct Fixture {
+        fc: Linear,
+    }
+    let expected: Vec<f32> = (0..12).map(|k| (k + 1) as f32 / 4.0).collect();
+    for name in [
+        "linear_3x4_fingerprinted.safetensors",
+        "linear_3x4_fingerprinted.bpk",
+    ] {
+        let fixture = Path::new("tests/data/saving").join(name);
+        let mut served = Fixture {
+            fc: LinearConfig::new(3, 4).init(&device),
+        };
+        if name.ends_with(".bpk") {
+            served
+                .load_from_checked(&BurnpackStore::from_file(&fixture))
+                .unwrap();
+        } else {
+            served
+                .load_from_checked(&SafetensorsStore::from_file(&fixture))
+                .unwrap();
+        }
+        assert_eq!(
+            served
+                .fc
+                .weight
+                .val()
+                .into_data()
+                .try_to_vec::<f32>()
+                .unwrap(),
+            expected
+        );
+
+        // The last data byte belongs to a tensor in both formats.
+        let changed = dir.join(name);
+        std::fs::copy(&fixture, &changed).unwrap();
+        let len = std::fs::metadata(&changed).unwrap().len() as usize;
+        flip_byte(&changed, len - 1);
+        let err = if name.ends_with(".bpk") {
+            served.load_from_checked(&BurnpackStore::from_file(&changed))
+        } else {
+            served.load_from_checked(&SafetensorsStore::from_file(&changed))
+        }
+        .unwrap_err();
+        assert!(err.to_string().contains("fingerprint"), "{err}");
+        assert!(err.path().is_some_and(|p| p.starts_with("fc.")), "{err}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Rewrites the SafeTensors file at `path` with the data and the fingerprint of the one at
+/// `donor` (the same tensors, so the same header but for the fingerprint's hashes, which keep
+/// their length).
+fn splice_safetensors(path: &Path, donor: &Path) {
+    let split = |bytes: &[u8]| {
+        let len = usize::try_from(u64::from_le_bytes(bytes[..8].try_into().unwrap())).unwrap();
+        let header: serde_json::Value = serde_json::from_slice(&bytes[8..8 + len]).unwrap();
+        let fingerprint = header["__metadata__"]["burn_guard.fingerprint"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        (len, serde_json::to_string(&fingerprint).unwrap())
+    };
+    let (file, other) = (std::fs::read(path).unwrap(), std::fs::read(donor).unwrap());
+    let ((len, ours), (donor_len, theirs)) = (split(&file), split(&other));
+    assert_eq!(ours.len(), theirs.len());
+    let header = String::from_utf8(file[8..8 + len].to_vec()).unwrap();
+    assert_eq!(header.matches(&ours).count(), 1);
+    let mut spliced = file[..8].to_vec();
+    spliced.extend(header.replace(&ours, &theirs).as_bytes());
+    spliced.extend(&other[8 + donor_len..]);
+    assert_eq!(spliced.len(), file.len());
+    std::fs::write(path, spliced).unwrap();
 }
 
 /// The environment variable that makes `killed_save_child` save to the path it holds.

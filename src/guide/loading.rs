@@ -195,8 +195,8 @@
 //! [`model.save_into_checked(&store)`](crate::store::CheckedSnapshot::save_into_checked) or
 //! [`store.collect_from_checked(&model)`](crate::store::CheckedSave::collect_from_checked)
 //! with a [`SafetensorsStore`](crate::store::SafetensorsStore) or
-//! [`BurnpackStore`](crate::store::BurnpackStore) built `from_file`, writes through
-//! burn-store's own store (its atomic write kept) with one more metadata entry,
+//! [`BurnpackStore`](crate::store::BurnpackStore) built `from_file`, writes as burn-store's
+//! own store does (the same writer, its atomic write kept) with one more metadata entry,
 //! `burn_guard.fingerprint`: every tensor's key → a 64-bit hash of its bytes. Every checked
 //! load of a file that carries one hashes each tensor's bytes as it reads them and refuses a
 //! tensor that differs, naming the parameter (`InvalidArgument`, "a tensor's bytes must match
@@ -238,6 +238,60 @@
 //! # Ok::<(), burn_guard::GuardError>(())
 //! ```
 //!
+//! A burnpack file is written in one pass: burn-pack's writer draws each tensor once and a
+//! second thread hashes it while it is written. A SafeTensors file's fingerprint costs one more
+//! read of every tensor, before burn-store's store writes it.
+//!
+//! **A probe** (optional) catches what neither the shapes nor the fingerprint see: a tensor
+//! whose values keep their shape but not their order (a square weight read transposed, rows
+//! permuted), and bytes already scrambled on their way to disk, which the fingerprint hashes
+//! as they were written. [`Probe::new(|model: &Net, x: Tensor<2>| model.forward(x))`](crate::store::Probe)
+//! is the forward;
+//! [`save_into_checked_with_probe(&store, &probe, input)`](crate::store::CheckedSnapshot::save_into_checked_with_probe)
+//! stores `input` and the model's output on it in the file's metadata (`burn_guard.probe`);
+//! [`load_from_checked_with_probe(&store, &probe)`](crate::store::CheckedSnapshot::load_from_checked_with_probe)
+//! runs the forward on the loaded copy before it is swapped in, and refuses an output that is
+//! not the saved one within the probe's tolerance (by default `abs 1e-4, rel 1e-3`, for F32;
+//! half precision or TF32 matmuls need more) as [`Diverged`](crate::GuardError::Diverged) (op
+//! `probe`, the elements apart, the largest absolute and relative difference), the model
+//! untouched. A load given a probe refuses a file without one; a load without one ignores it.
+//!
+//! ```
+//! use burn::module::Module;
+//! use burn::nn::{Linear, LinearConfig};
+//! use burn::tensor::{Device, Tensor};
+//! use burn_guard::prelude::*;
+//! use burn_guard::store::{Layout, Probe, SafetensorsStore};
+//!
+//! #[derive(Module, Debug)]
+//! struct Net {
+//!     fc: Linear,
+//! }
+//!
+//! let device = Device::flex();
+//! let trained = Net { fc: LinearConfig::new(4, 4).init(&device) };
+//! let probe = Probe::new(|model: &Net, x: Tensor<2>| model.fc.forward(x));
+//! let input = Tensor::<2>::from_data([[1.0, -2.0, 0.5, 3.0], [0.25, 4.0, -1.0, 2.0]], &device);
+//! let path = std::env::temp_dir().join(format!("guide-probe-{}.safetensors", std::process::id()));
+//! let store = SafetensorsStore::from_file(&path).overwrite(true);
+//! trained.save_into_checked_with_probe(&store, &probe, input)?;
+//!
+//! let mut served = Net { fc: LinearConfig::new(4, 4).init(&device) };
+//! served.load_from_checked_with_probe(&SafetensorsStore::from_file(&path), &probe)?;
+//!
+//! // PyTorch's layout stated for a file burn wrote: the square weight is read transposed, its
+//! // shape fits and its bytes are the ones hashed. The probe refuses it; `served` is untouched.
+//! let wrong = SafetensorsStore::from_file(&path).layout(Layout::PyTorch);
+//! let err = served.load_from_checked_with_probe(&wrong, &probe).unwrap_err();
+//! // load_from: /tmp/guide-probe-….safetensors on dispatch<flex>: probe: outputs must agree
+//! // with the reference device within the tolerance; got 8 of 8 elements apart on
+//! // dispatch<flex> against the probe's output saved in the checkpoint (max abs …, max rel …)
+//! assert_eq!(err.kind(), ErrorKind::Diverged);
+//! assert_eq!(served.fc.weight.val().into_data(), trained.fc.weight.val().into_data());
+//! std::fs::remove_file(&path).ok();
+//! # Ok::<(), burn_guard::GuardError>(())
+//! ```
+//!
 //! # Errors
 //!
 //! Every refusal comes inside [`GuardError::Checkpoint`](crate::GuardError::Checkpoint), which
@@ -266,6 +320,7 @@
 //! | `load_file_checked` beside burn's `try_load_file`, a 50 MB burnpack file on Flex | 0.996× | `benches/loading.rs` |
 //! | the same with [`scan_non_finite(true)`](crate::store::LoadOptions::scan_non_finite) | 1.882× (every value read once more on the host) | `benches/loading.rs` |
 //! | `load_record_checked` beside burn's in-memory `try_load_record` | 2.299× (the record is serialised once to be read: missed its target) | `benches/loading.rs` |
+//! | `save_into_checked` beside burn-store's `save_into`, a 50 MB burnpack file | 1.048× (the fingerprint hashed on a second thread as the file is written; 1.244× with a pass of its own before) | `benches/loading.rs` |
 //!
 //! torchvision's ResNet-18 (an F16 SafeTensors file) loads into a burn ResNet-18 with the
 //! strict defaults under `Layout::PyTorch` and gives PyTorch's logits; a ResNet-34 file is
@@ -278,7 +333,9 @@
 //!
 //! - **Values that are wrong but finite.** A checkpoint of the right shapes from another
 //!   training run, or a layout stated wrongly for a non-square weight whose shape happens to
-//!   fit, loads: check the model's outputs on known inputs (the sentinel guide's canary).
+//!   fit, loads: check the model's outputs on known inputs (the sentinel guide's canary). A
+//!   probe saved with the file checks its own: it catches a file that does not compute what
+//!   the model that wrote it computed, not a file of the wrong model.
 //! - **NaN and ±inf, unless asked**: the scan is opt-in, as it reads every value.
 //! - **burn's own loaders.** A raw `load_record`, `load_file` or burn-store `load_from`
 //!   elsewhere in your code is not guarded: `lint/clippy.toml` lists them.

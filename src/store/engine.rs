@@ -11,8 +11,9 @@
 //!    refused. It reads no tensor data unless the non-finite scan is on.
 //! 2. Everything is checked: collisions, kinds, shapes, layout, dtypes, bytes, missing, unused.
 //! 3. [`Writer`], a `ModuleMapper` over a copy that shares no `RunningState` with the model
-//!    ([`detached`]), writes the planned tensors. Only then is the copy swapped in: on `Err`
-//!    the caller's model, and every clone of it, is as it was.
+//!    ([`detached`]), writes the planned tensors; a check of the loaded copy (a probe's
+//!    forward) runs on it. Only then is the copy swapped in: on `Err` the caller's model, and
+//!    every clone of it, is as it was.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -136,12 +137,17 @@ struct Entry {
     decision: Decision,
 }
 
-/// Loads `checkpoint` into `model`, all or nothing.
+/// A check of the loaded copy before it is swapped in (a probe's forward).
+pub(crate) type Staged<'a, M> = &'a dyn Fn(&M) -> Result<()>;
+
+/// Loads `checkpoint` into `model`, all or nothing; `staged`, when given, checks the loaded
+/// copy before it replaces `model`.
 pub(crate) fn load<M: Module>(
     model: &mut M,
     checkpoint: Checkpoint,
     matching: &Matching<'_>,
     options: &LoadOptions,
+    staged: Option<Staged<'_, M>>,
 ) -> Result<LoadReport> {
     let device = model_device(model);
     let refuse = |checkpoint: &Checkpoint, err: GuardError| checkpoint.refusal(&device, err);
@@ -290,14 +296,15 @@ pub(crate) fn load<M: Module>(
     // Written into a copy that shares no `RunningState` with the caller's model (or with its
     // other clones: loading into `model.clone()` leaves `model` as it was), then swapped in.
     let copy = detached(checkpoint.op, model).map_err(|e| refuse(&checkpoint, e))?;
-    let staged = copy.map(&mut writer);
-    match writer.error {
-        None => {
-            *model = staged;
-            Ok(report)
-        }
-        Some(err) => Err(refuse(&checkpoint, err)),
+    let loaded = copy.map(&mut writer);
+    if let Some(err) = writer.error {
+        return Err(refuse(&checkpoint, err));
     }
+    if let Some(check) = staged {
+        check(&loaded).map_err(|e| refuse(&checkpoint, e))?;
+    }
+    *model = loaded;
+    Ok(report)
 }
 
 /// The device as the crate's reports name it (`dispatch<flex>`).

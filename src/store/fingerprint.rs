@@ -98,7 +98,12 @@ pub(crate) fn from_metadata(
 impl Fingerprint {
     /// Records `bytes` as the file's `key`.
     pub(crate) fn insert(&mut self, key: String, bytes: &[u8]) {
-        self.hashes.insert(key, content_hash(bytes));
+        self.insert_hash(key, content_hash(bytes));
+    }
+
+    /// Records `hash`, the [`content_hash`] of its bytes, as the file's `key`.
+    pub(crate) fn insert_hash(&mut self, key: String, hash: u64) {
+        self.hashes.insert(key, hash);
     }
 
     /// The metadata value: a JSON object, key → 16 lower-case hex digits.

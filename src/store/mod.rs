@@ -21,9 +21,11 @@
 //!   inside (a BF16 file on NdArray); these never hand a model to it.
 //!
 //! - With the `store` feature, a checked save: `model.save_into_checked(&store)?`
-//!   ([`CheckedSnapshot::save_into_checked`], [`CheckedSave`]) writes through burn-store's own
-//!   (atomic) store with a fingerprint of every tensor's bytes in the file's metadata, which
-//!   every checked load of the file verifies ([`SaveReport`]).
+//!   ([`CheckedSnapshot::save_into_checked`], [`CheckedSave`]) writes as burn-store's own
+//!   (atomic) store does, with a fingerprint of every tensor's bytes in the file's metadata, which
+//!   every checked load of the file verifies ([`SaveReport`]); optionally with a [`Probe`], an
+//!   input and the model's output on it, which a load given the same probe re-runs on the
+//!   loaded copy before it is swapped in.
 //!
 //! What every checked load does:
 //!
@@ -52,6 +54,8 @@ mod builders;
 mod engine;
 mod fingerprint;
 mod options;
+#[cfg(feature = "store")]
+mod probe;
 mod record;
 mod report;
 #[cfg(feature = "store")]
@@ -63,6 +67,8 @@ pub use crate::check::load::Layout;
 #[cfg(feature = "store")]
 pub use builders::{TryFloatCastAdapter, TryHalfPrecisionAdapter, TryPathFilter};
 pub use options::{AllowUnused, DTypeChoice, LoadOptions};
+#[cfg(feature = "store")]
+pub use probe::Probe;
 pub use record::CheckedLoad;
 pub use report::{Format, KeptReason, LoadOutcome, LoadReport, ParamLoad};
 #[cfg(feature = "store")]

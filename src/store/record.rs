@@ -166,7 +166,7 @@ fn load<M: Module>(
     options: &LoadOptions,
 ) -> Result<LoadReport> {
     match read.and_then(|reader| checkpoint(op, file.clone(), reader)) {
-        Ok(checkpoint) => engine::load(model, checkpoint, &Matching::default(), options),
+        Ok(checkpoint) => engine::load(model, checkpoint, &Matching::default(), options, None),
         Err(err) => Err(GuardError::Checkpoint {
             op,
             file,

@@ -18,16 +18,16 @@ use burn::store::{
     PathFilter, PyTorchToBurnAdapter, PytorchStore as BurnPytorchStore,
     SafetensorsStore as BurnSafetensorsStore, map_indices_contiguous_except,
 };
-use burn::tensor::Bytes;
+use burn::tensor::{Bytes, Tensor, kind::Basic};
 use burn_pack::Tensor as PackTensor;
 
-use super::engine::{self, Checkpoint, Matching, store_error};
+use super::engine::{self, Checkpoint, Matching, Staged, store_error};
 use super::fingerprint::{self, Fingerprint};
 use super::options::{AllowUnused, DTypeChoice, LoadOptions};
+use super::probe::{self, Probe};
 use super::save::{self, SAVE_OP, SaveReport};
 use super::{Format, Layout, LoadReport};
 use crate::error::{GuardError, Result};
-use crate::panic::catch;
 
 mod sealed {
     pub trait Sealed {}
@@ -49,6 +49,25 @@ pub trait CheckedStore: sealed::Sealed {
     /// for the refusals, and [`GuardError::KeyCollision`] and [`GuardError::LayoutUnstated`].
     #[doc(alias = "apply_to")]
     fn apply_to_checked<M: Module>(&self, model: &mut M) -> Result<LoadReport>;
+
+    /// [`apply_to_checked`](Self::apply_to_checked), then `probe` run on the loaded copy, with
+    /// the input the file's probe holds, before it replaces `model`: an output that is not the
+    /// one saved with the file, within the probe's tolerance, refuses the load and leaves
+    /// `model` as it was.
+    ///
+    /// # Errors
+    ///
+    /// As [`apply_to_checked`](Self::apply_to_checked), and inside [`GuardError::Checkpoint`]:
+    /// [`GuardError::Diverged`] (op `probe`: the elements apart, the largest absolute and
+    /// relative differences) for an output that differs; [`GuardError::InvalidArgument`] for a
+    /// file without a probe (a PyTorch file never has one) or with an input the forward does
+    /// not take; [`GuardError::ShapeMismatch`] for an output of another shape; a panic in the
+    /// forward, caught.
+    fn apply_to_checked_with_probe<M: Module>(
+        &self,
+        model: &mut M,
+        probe: &Probe<'_, M>,
+    ) -> Result<LoadReport>;
 }
 
 /// Fallible twin of burn-store's `ModuleSnapshot::load_from`. Sealed: implemented for every
@@ -63,6 +82,21 @@ pub trait CheckedSnapshot: Module + sealed::Sealed {
     #[doc(alias = "load_from")]
     fn load_from_checked<S: CheckedStore>(&mut self, store: &S) -> Result<LoadReport> {
         store.apply_to_checked(self)
+    }
+
+    /// `store.apply_to_checked_with_probe(self, probe)`: reads the store's checkpoint into the
+    /// model, all or nothing, and runs the file's probe on the loaded copy before it is swapped
+    /// in.
+    ///
+    /// # Errors
+    ///
+    /// As [`CheckedStore::apply_to_checked_with_probe`].
+    fn load_from_checked_with_probe<S: CheckedStore>(
+        &mut self,
+        store: &S,
+        probe: &Probe<'_, Self>,
+    ) -> Result<LoadReport> {
+        store.apply_to_checked_with_probe(self, probe)
     }
 
     /// Fallible twin of burn-store's `ModuleSnapshot::save_into`:
@@ -89,6 +123,21 @@ pub trait CheckedSnapshot: Module + sealed::Sealed {
     fn save_into_checked<S: CheckedSave>(&self, store: &S) -> Result<SaveReport> {
         store.collect_from_checked(self)
     }
+
+    /// `store.collect_from_checked_with_probe(self, probe, input)`: writes the model with its
+    /// fingerprint, and `input` with the model's output on it ([`Probe`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`CheckedSave::collect_from_checked_with_probe`].
+    fn save_into_checked_with_probe<S: CheckedSave, const D: usize, K: Basic>(
+        &self,
+        store: &S,
+        probe: &Probe<'_, Self>,
+        input: Tensor<D, K>,
+    ) -> Result<SaveReport> {
+        store.collect_from_checked_with_probe(self, probe, input)
+    }
 }
 
 impl<M: Module> CheckedSnapshot for M {}
@@ -96,13 +145,21 @@ impl<M: Module> CheckedSnapshot for M {}
 /// A store a checked save writes: [`SafetensorsStore`] and [`BurnpackStore`] built with
 /// `from_file`. Sealed.
 ///
-/// The save goes through burn-store's own store, so burn's atomic write is kept (a scratch
-/// file beside the destination, synced, then renamed onto it: a save that fails or is killed
-/// leaves the old file as it was), with one more metadata entry, `burn_guard.fingerprint`: a
-/// JSON object of every tensor's key to the 64-bit content hash of its bytes (16 hex digits). Every
-/// checked load of the file hashes each tensor's bytes as it reads them and refuses one that
-/// differs, naming the parameter. Computing the fingerprint reads every tensor once more than
-/// burn's save does.
+/// The save writes as burn-store's store does, burn's atomic write kept (a scratch file beside
+/// the destination, synced, then renamed onto it: a save that fails or is killed leaves the old
+/// file as it was), with one more metadata entry, `burn_guard.fingerprint`: a JSON object of
+/// every tensor's key to the 64-bit content hash of its bytes (16 hex digits). Every checked
+/// load of the file hashes each tensor's bytes as it reads them and refuses one that differs,
+/// naming the parameter. A burnpack file is written by burn-pack's own writer into its own
+/// scratch file, each tensor drawn once and hashed on a second thread while it is written (at
+/// most two tensors drawn at once); a SafeTensors file goes through burn-store's
+/// `SafetensorsStore`, which takes its metadata before it draws a tensor and publishes the file
+/// itself, so its fingerprint costs one more read of every tensor before the save.
+///
+/// A [`Probe`] saved with the file
+/// ([`collect_from_checked_with_probe`](Self::collect_from_checked_with_probe)) is re-run by a
+/// load given the same probe, and catches what neither the shapes nor the fingerprint see: a
+/// tensor whose values are in another order, written so or read so.
 ///
 /// ```
 /// use burn::nn::{Linear, LinearConfig};
@@ -138,6 +195,25 @@ pub trait CheckedSave: sealed::Sealed {
     #[doc(alias = "collect_from")]
     #[doc(alias = "save_into")]
     fn collect_from_checked<M: Module>(&self, model: &M) -> Result<SaveReport>;
+
+    /// [`collect_from_checked`](Self::collect_from_checked), with a probe in the file's
+    /// metadata (`burn_guard.probe`): `input` and the output `probe` gives for it on `model`,
+    /// run before anything is written. A checked load given the same probe
+    /// ([`CheckedStore::apply_to_checked_with_probe`]) runs it on the loaded model and refuses
+    /// another output.
+    ///
+    /// # Errors
+    ///
+    /// As [`collect_from_checked`](Self::collect_from_checked), and inside
+    /// [`GuardError::Checkpoint`]: [`GuardError::InvalidArgument`] for an input of another rank
+    /// or kind than the forward takes, an input or output over 1 MiB, or an output of bools;
+    /// a panic in the forward, caught. Nothing is written then.
+    fn collect_from_checked_with_probe<M: Module, const D: usize, K: Basic>(
+        &self,
+        model: &M,
+        probe: &Probe<'_, M>,
+        input: Tensor<D, K>,
+    ) -> Result<SaveReport>;
 }
 
 /// The builder a store a checked save writes has beyond loading's.
@@ -167,6 +243,30 @@ macro_rules! save_builders {
                         }),
                     }),
                 }
+            }
+        }
+    };
+}
+
+/// A store's [`CheckedSave`]: a checked save of its file in its format.
+macro_rules! save_impls {
+    ($store:ident, $format:expr) => {
+        impl CheckedSave for $store {
+            fn collect_from_checked<M: Module>(&self, model: &M) -> Result<SaveReport> {
+                let path = self.save_path()?;
+                save::save(model, $format, path, self.settings.overwrite, || Ok(None))
+            }
+
+            fn collect_from_checked_with_probe<M: Module, const D: usize, K: Basic>(
+                &self,
+                model: &M,
+                probe: &Probe<'_, M>,
+                input: Tensor<D, K>,
+            ) -> Result<SaveReport> {
+                let path = self.save_path()?;
+                save::save(model, $format, path, self.settings.overwrite, || {
+                    probe::record(model, probe, input).map(Some)
+                })
             }
         }
     };
@@ -226,17 +326,37 @@ impl Settings {
         (tensors, remapped)
     }
 
-    /// `tensors`, read from `file` (in `format`, written by `producer`), renamed by these
-    /// settings and loaded into `model` through the engine.
+    /// `index`, read from `file` (in `format`), renamed by these settings and loaded into
+    /// `model` through the engine; `probe`, when given, run on the loaded copy with the input
+    /// the file's probe holds before the copy is swapped in.
     fn load<M: Module>(
         &self,
         model: &mut M,
         format: Format,
         file: String,
-        producer: Option<String>,
-        tensors: Vec<PackTensor>,
-        fingerprint: Option<Fingerprint>,
+        index: Index,
+        probe: Option<&Probe<'_, M>>,
     ) -> Result<LoadReport> {
+        // The file's probe is read only when a probe is given: other loads ignore it.
+        let saved = match probe {
+            None => None,
+            Some(probe) => probe::from_metadata(LOAD_OP, index.probe.as_deref())
+                .and_then(|saved| saved.ok_or_else(|| probe::none_saved(LOAD_OP)))
+                .map(|saved| (probe, saved))
+                .map(Some)
+                .map_err(|e| wrap(LOAD_OP, &file, model, e))?,
+        };
+        let verify = |loaded: &M| match &saved {
+            Some((probe, saved)) => probe::verify(probe, saved, loaded),
+            None => Ok(()),
+        };
+        let staged = saved.is_some().then_some(&verify as Staged<'_, M>);
+        let Index {
+            tensors,
+            producer,
+            fingerprint,
+            ..
+        } = index;
         let (tensors, remapped) = self.rename(tensors);
         let checkpoint = Checkpoint {
             op: LOAD_OP,
@@ -267,7 +387,7 @@ impl Settings {
             skip_enum_variants: self.skip_enum_variants,
             layout: self.layout,
         };
-        engine::load(model, checkpoint, &matching, &self.options)
+        engine::load(model, checkpoint, &matching, &self.options, staged)
     }
 }
 
@@ -514,8 +634,8 @@ impl SafetensorsStore {
         }
     }
 
-    /// The checkpoint's index, its producer and its fingerprint.
-    fn read(&self) -> Result<(Vec<PackTensor>, Option<String>, Option<Fingerprint>)> {
+    /// The checkpoint's index, its producer, its fingerprint and its probe's record.
+    fn read(&self) -> Result<Index> {
         let (mut burn, header) = match &self.source {
             Source::File(path) => (
                 BurnSafetensorsStore::from_file(path),
@@ -530,8 +650,23 @@ impl SafetensorsStore {
         let header = header?;
         let fingerprint =
             fingerprint::from_metadata(LOAD_OP, metadata_of(&header, fingerprint::KEY).as_deref())?;
-        Ok((tensors, producer_of(&header), fingerprint))
+        Ok(Index {
+            tensors,
+            producer: producer_of(&header),
+            fingerprint,
+            probe: metadata_of(&header, probe::KEY),
+        })
     }
+}
+
+/// What a checked load reads of a SafeTensors or burnpack file before planning: its index (no
+/// data yet) and its metadata.
+struct Index {
+    tensors: Vec<PackTensor>,
+    producer: Option<String>,
+    fingerprint: Option<Fingerprint>,
+    /// The probe's record, read only by a load that verifies a probe.
+    probe: Option<String>,
 }
 
 /// The JSON header of a SafeTensors buffer: 8 bytes of little-endian length, then the JSON
@@ -581,27 +716,28 @@ adapter_builders!(SafetensorsStore);
 index_builders!(SafetensorsStore);
 save_builders!(SafetensorsStore);
 
-impl CheckedSave for SafetensorsStore {
-    fn collect_from_checked<M: Module>(&self, model: &M) -> Result<SaveReport> {
-        let path = self.save_path()?;
-        let overwrite = self.settings.overwrite;
-        save::save(model, Format::Safetensors, path, overwrite, |json| {
-            let mut store = BurnSafetensorsStore::from_file(path)
-                .overwrite(overwrite)
-                .metadata(fingerprint::KEY, json);
-            catch(SAVE_OP, || store.collect_from(model))?.map_err(|e| store_error(SAVE_OP, e))
-        })
+save_impls!(SafetensorsStore, Format::Safetensors);
+
+impl SafetensorsStore {
+    fn apply<M: Module>(&self, model: &mut M, probe: Option<&Probe<'_, M>>) -> Result<LoadReport> {
+        let file = self.source.name();
+        let index = self.read().map_err(|e| wrap(LOAD_OP, &file, model, e))?;
+        self.settings
+            .load(model, Format::Safetensors, file, index, probe)
     }
 }
 
 impl CheckedStore for SafetensorsStore {
     fn apply_to_checked<M: Module>(&self, model: &mut M) -> Result<LoadReport> {
-        let file = self.source.name();
-        let (tensors, producer, fingerprint) =
-            self.read().map_err(|e| wrap(LOAD_OP, &file, model, e))?;
-        let format = Format::Safetensors;
-        self.settings
-            .load(model, format, file, producer, tensors, fingerprint)
+        self.apply(model, None)
+    }
+
+    fn apply_to_checked_with_probe<M: Module>(
+        &self,
+        model: &mut M,
+        probe: &Probe<'_, M>,
+    ) -> Result<LoadReport> {
+        self.apply(model, Some(probe))
     }
 }
 
@@ -674,8 +810,23 @@ impl CheckedStore for PytorchStore {
             burn = burn.with_top_level_key(key.clone());
         }
         let tensors = all_tensors(&mut burn).map_err(|e| wrap(LOAD_OP, &file, model, e))?;
+        let index = Index {
+            tensors,
+            producer: None,
+            fingerprint: None,
+            probe: None,
+        };
         self.settings
-            .load(model, Format::Pytorch, file, None, tensors, None)
+            .load(model, Format::Pytorch, file, index, None)
+    }
+
+    fn apply_to_checked_with_probe<M: Module>(
+        &self,
+        model: &mut M,
+        _probe: &Probe<'_, M>,
+    ) -> Result<LoadReport> {
+        let file = self.path.display().to_string();
+        Err(wrap(LOAD_OP, &file, model, probe::none_saved(LOAD_OP)))
     }
 }
 
@@ -728,23 +879,12 @@ impl BurnpackStore {
 shared_builders!(BurnpackStore);
 save_builders!(BurnpackStore);
 
-impl CheckedSave for BurnpackStore {
-    fn collect_from_checked<M: Module>(&self, model: &M) -> Result<SaveReport> {
-        let path = self.save_path()?;
-        let overwrite = self.settings.overwrite;
-        save::save(model, Format::Burnpack, path, overwrite, |json| {
-            let mut store = BurnBurnpackStore::from_file(path)
-                .auto_extension(false)
-                .overwrite(overwrite)
-                .metadata(fingerprint::KEY, json);
-            catch(SAVE_OP, || store.collect_from(model))?.map_err(|e| store_error(SAVE_OP, e))
-        })
-    }
-}
+save_impls!(BurnpackStore, Format::Burnpack);
 
 impl BurnpackStore {
-    /// The fingerprint the burnpack's metadata holds (its header only is read).
-    fn fingerprint(&self) -> Result<Option<Fingerprint>> {
+    /// The fingerprint and the probe's record the burnpack's metadata holds (its header only
+    /// is read).
+    fn metadata(&self) -> Result<(Option<Fingerprint>, Option<String>)> {
         let reader = match &self.source {
             Source::File(path) => burn_pack::Reader::from_file_exact(path),
             Source::Memory(bytes) => {
@@ -753,12 +893,11 @@ impl BurnpackStore {
         }
         .map_err(|e| store_error(LOAD_OP, e))?;
         let value = reader.metadata().get(fingerprint::KEY);
-        fingerprint::from_metadata(LOAD_OP, value.map(String::as_str))
+        let fingerprint = fingerprint::from_metadata(LOAD_OP, value.map(String::as_str))?;
+        Ok((fingerprint, reader.metadata().get(probe::KEY).cloned()))
     }
-}
 
-impl CheckedStore for BurnpackStore {
-    fn apply_to_checked<M: Module>(&self, model: &mut M) -> Result<LoadReport> {
+    fn apply<M: Module>(&self, model: &mut M, probe: Option<&Probe<'_, M>>) -> Result<LoadReport> {
         let file = self.source.name();
         let mut burn = match &self.source {
             Source::File(path) => BurnBurnpackStore::from_file(path).auto_extension(false),
@@ -767,17 +906,30 @@ impl CheckedStore for BurnpackStore {
             }
         };
         let tensors = all_tensors(&mut burn).map_err(|e| wrap(LOAD_OP, &file, model, e))?;
-        let fingerprint = self
-            .fingerprint()
+        let (fingerprint, saved_probe) = self
+            .metadata()
             .map_err(|e| wrap(LOAD_OP, &file, model, e))?;
-        let producer = Some("burn".to_owned());
-        self.settings.load(
-            model,
-            Format::Burnpack,
-            file,
-            producer,
+        let index = Index {
             tensors,
+            producer: Some("burn".to_owned()),
             fingerprint,
-        )
+            probe: saved_probe,
+        };
+        self.settings
+            .load(model, Format::Burnpack, file, index, probe)
+    }
+}
+
+impl CheckedStore for BurnpackStore {
+    fn apply_to_checked<M: Module>(&self, model: &mut M) -> Result<LoadReport> {
+        self.apply(model, None)
+    }
+
+    fn apply_to_checked_with_probe<M: Module>(
+        &self,
+        model: &mut M,
+        probe: &Probe<'_, M>,
+    ) -> Result<LoadReport> {
+        self.apply(model, Some(probe))
     }
 }
