@@ -288,6 +288,7 @@ fn taint_child() {
 fn a_divergence_can_quarantine_the_device_for_the_process() {
     let stdout = common::child_succeeds(CHILD, "quarantine_child", "quarantine");
     assert!(stdout.contains("quarantined: refused"), "{stdout}");
+    assert!(stdout.contains("quarantined by steps: refused"), "{stdout}");
 }
 
 /// The child of `a_divergence_can_quarantine_the_device_for_the_process`.
@@ -331,6 +332,28 @@ fn quarantine_child() {
             .into_data_as_checked::<f32>()
             .is_ok()
     );
+
+    // The shadow check over steps quarantines the device for the process the same way.
+    let served = Shadowed::with_reference(
+        model.perturbed(0.5),
+        model.clone().to_device(&flex),
+        1,
+        Tolerance::default(),
+    )
+    .unwrap()
+    .quarantine_device();
+    let steps = served.forward_steps(decode_with_late_cache).unwrap();
+    assert_eq!(steps.len(), 5);
+    assert!(matches!(health(&ndarray), DeviceHealth::Quarantined { .. }));
+    let err = Tensor::<2>::ones([2, 2], &ndarray)
+        .into_data_as_checked::<f32>()
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("quarantined (shadow_steps:"),
+        "{err}"
+    );
+    println!("quarantined by steps: refused: {err}");
+    assert_eq!(reinstate(&ndarray), DeviceHealth::Healthy);
 }
 
 /// Anomaly mode names the first layer twin whose output is not finite: `fc1` gives finite
@@ -365,6 +388,11 @@ fn anomaly_mode_names_the_first_layer_that_produced_non_finite_values() {
     let text = err.to_string();
     assert!(text.contains("linear"), "{text}");
     assert!(text.contains("12 non-finite of 12"), "{text}");
+    // Split by class in the read that counts them, with the output's dtype and shape.
+    assert!(
+        text.ends_with("(0 NaN, 12 +inf, 0 -inf) in F32 [3, 4]"),
+        "{text}"
+    );
     assert!(!anomaly_mode(), "the mode ends with its scope");
 
     // A finite forward passes in the mode and equals the one outside it.
@@ -546,6 +574,103 @@ fn the_canary_over_steps_names_the_first_decoding_step_that_drifts() {
     assert_eq!(err.path().as_deref(), Some("step 1"), "{err}");
 }
 
+/// Five decoding steps through the layer twins: steps 0 to 2 are `fc1` alone; from step 3 on,
+/// the previous step's hidden state comes back as a cache through `fc2`. A serving copy whose
+/// `fc2` is off agrees for three steps and drifts from step 3 on.
+fn decode_with_late_cache(m: &Mlp, device: &Device) -> Vec<Tensor<2>> {
+    let mut cache: Option<Tensor<2>> = None;
+    let mut x = inputs(device, 1).remove(0);
+    let mut outputs = Vec::new();
+    for step in 0..5 {
+        let mut h = m.fc1.try_forward(x.clone()).unwrap();
+        if step >= 3
+            && let Some(c) = cache.take()
+        {
+            let rows = Tensor::<2>::zeros([3, 12], device);
+            h = h + Tensor::cat(vec![m.fc2.try_forward(c).unwrap(), rows], 1);
+        }
+        cache = Some(h.clone());
+        x = h.tanh().narrow(1, 0, 8);
+        outputs.push(x.clone());
+    }
+    outputs
+}
+
+/// The sampled shadow check over a stateful run: an honest serving device passes every
+/// sampled run; one whose `fc2` is off, which a one-shot shadow of the first step passes, is
+/// caught at step 3, the first step its cache reaches `fc2`, answered from the reference and
+/// routed there from then on; the diverging layer twin is named across the run's calls.
+#[test]
+fn shadow_checks_over_steps_name_the_first_decoding_step_that_drifts() {
+    let flex = Device::flex();
+    let ndarray = Device::ndarray();
+    flex.seed(7);
+    let model = Mlp::new(&flex);
+
+    let honest = Shadowed::new(model.clone(), &ndarray, 2, Tolerance::default()).unwrap();
+    for _ in 0..4 {
+        assert_eq!(
+            honest.forward_steps(decode_with_late_cache).unwrap().len(),
+            5
+        );
+    }
+    let stats = honest.stats();
+    assert_eq!(
+        (stats.requests, stats.shadowed, stats.diverged, stats.routed),
+        (4, 2, 0, 0)
+    );
+    assert!(honest.quarantined().is_none());
+
+    let reference = model.clone().to_device(&ndarray);
+    let one_shot = Shadowed::with_reference(
+        model.perturbed(0.5),
+        reference.clone(),
+        1,
+        Tolerance::default(),
+    )
+    .unwrap();
+    one_shot
+        .forward(inputs(&flex, 1).remove(0), |m: &Mlp, x| m.fc1.forward(x))
+        .unwrap();
+    assert!(
+        one_shot.quarantined().is_none(),
+        "the first step alone agrees"
+    );
+
+    let wrong = Shadowed::with_reference(
+        model.perturbed(0.5),
+        reference.clone(),
+        1,
+        Tolerance::default(),
+    )
+    .unwrap();
+    let served = wrong.forward_steps(decode_with_late_cache).unwrap();
+    let expected = decode_with_late_cache(&reference, &ndarray);
+    for (step, (served, expected)) in served.into_iter().zip(expected).enumerate() {
+        assert_eq!(
+            served.device(),
+            ndarray,
+            "step {step} answered from the reference"
+        );
+        assert_eq!(served.into_data(), expected.into_data(), "step {step}");
+    }
+    let err = wrong.quarantined().expect("the drift was not caught");
+    assert_eq!(err.kind(), ErrorKind::Diverged, "{err}");
+    assert_eq!(err.path().as_deref(), Some("step 3"), "{err}");
+    // Steps 0 to 2 call `fc1` (calls 0 to 2); step 3 calls `fc1` (3), then `fc2` (4).
+    let layer = wrong.first_diverging_layer().expect("no layer named");
+    assert_eq!(
+        (layer.index, layer.layer, layer.path.as_deref()),
+        (4, "linear", Some("fc2"))
+    );
+    wrong.forward_steps(decode_with_late_cache).unwrap();
+    let stats = wrong.stats();
+    assert_eq!(
+        (stats.requests, stats.shadowed, stats.diverged, stats.routed),
+        (2, 1, 1, 2)
+    );
+}
+
 /// A block of two layer norms, as a transformer block holds them.
 #[derive(Module, Debug)]
 struct NormBlock {
@@ -648,4 +773,97 @@ fn anomaly_mode_names_the_refusing_layer_by_its_module_path() {
     let other = Blocks::new(&device);
     let err = detect_anomaly_in(&other, || model.blocks[0].norm2.try_forward(nan)).unwrap_err();
     assert_eq!(err.path(), None);
+}
+
+/// A gradient that a finite forward turns NaN or ±inf in the backward: inside
+/// `detect_anomaly_in`, the guarded `try_backward` names the layer twin nearest to where it was
+/// born, by its module path and op. Three births: `sqrt` at 0 between `fc1` and `fc2` (its
+/// derivative is inf there: `fc1`'s output gets it from what consumed it); the same after
+/// `fc2` (both layers' gradients are NaN: the later one, `fc2`, is named); `fc2`'s own weight
+/// gradient overflowing while its output's gradient is finite. Outside the mode the same
+/// backward returns the NaN as burn does; an honest backward passes with the same gradients.
+#[test]
+fn anomaly_mode_names_the_layer_whose_backward_gave_non_finite_gradients() {
+    use burn::tensor::Gradients;
+    use burn_guard::verify::detect_anomaly_in;
+
+    let device = Device::flex().autodiff();
+    device.seed(11);
+    let x = || inputs(&device, 1).remove(0);
+    // The error of a backward in anomaly mode (`Gradients` has no `Debug` for `unwrap_err`).
+    let backward = |model: &Mlp, loss: &dyn Fn(&Mlp) -> Result<Tensor<1>, GuardError>| {
+        detect_anomaly_in(model, || loss(model)?.try_backward()).err()
+    };
+
+    // sqrt(0) between the layers: the forward is finite, d sqrt / dx is inf at 0.
+    let model = Mlp::new(&device);
+    let between = |m: &Mlp| -> Result<Tensor<1>, GuardError> {
+        let h = m.fc1.try_forward(x())?;
+        Ok(m.fc2.try_forward((h * 0.0).sqrt())?.sum())
+    };
+    let loss = between(&model).unwrap();
+    assert!(loss.clone().into_scalar::<f32>().is_finite());
+    let grads = loss.try_backward().unwrap();
+    let raw = model.fc1.weight.val().grad(&grads).unwrap();
+    assert!(
+        raw.into_data()
+            .to_vec::<f32>()
+            .unwrap()
+            .iter()
+            .all(|v| v.is_nan()),
+        "outside the mode burn's NaN passes"
+    );
+    let err = backward(&model, &between).expect("fc1 not named");
+    assert_eq!(err.kind(), ErrorKind::NonFinite, "{err}");
+    assert_eq!(err.path().as_deref(), Some("fc1"), "{err}");
+    assert_eq!(err.layer(), Some("linear"), "{err}");
+    let text = err.to_string();
+    assert!(text.starts_with("fc1: linear: backward: "), "{text}");
+    assert!(text.contains("what consumed that output"), "{text}");
+    assert!(text.contains("48 non-finite of 48"), "{text}");
+
+    // sqrt(0) after `fc2`: `fc1`'s gradients are NaN too, but `fc2` is nearer the birth.
+    let after = |m: &Mlp| -> Result<Tensor<1>, GuardError> {
+        let h = m.fc1.try_forward(x())?;
+        let y = m.fc2.try_forward(burn::tensor::activation::relu(h))?;
+        Ok((y * 0.0).sqrt().sum())
+    };
+    let err = backward(&model, &after).expect("fc2 not named");
+    assert_eq!(err.path().as_deref(), Some("fc2"), "{err}");
+    assert!(err.to_string().contains("12 non-finite of 12"), "{err}");
+
+    // `fc2`'s own backward: its weight's gradient, h × 1e10 with h = 8e30, overflows; its
+    // output's gradient (1e10) and everything before it stay finite.
+    let mut model = Mlp::new(&device);
+    model.fc1.weight = Param::from_tensor(Tensor::full([8, 16], 1.0e30, &device));
+    model.fc1.bias = Some(Param::from_tensor(Tensor::zeros([16], &device)));
+    model.fc2.weight = Param::from_tensor(Tensor::full([16, 4], 1.0e-31, &device));
+    let scaled = |m: &Mlp| -> Result<Tensor<1>, GuardError> {
+        let ones = Tensor::<2>::ones([3, 8], &device);
+        let h = m.fc1.try_forward(ones)?;
+        let y = m.fc2.try_forward(burn::tensor::activation::relu(h))?;
+        Ok(y.sum() * 1.0e10)
+    };
+    let err = backward(&model, &scaled).expect("fc2's own backward not named");
+    assert_eq!(err.kind(), ErrorKind::NonFinite, "{err}");
+    assert_eq!(err.path().as_deref(), Some("fc2"), "{err}");
+    let text = err.to_string();
+    assert!(text.contains("own backward"), "{text}");
+    // The 64 weight gradients; the 4 bias gradients (3e10) are finite.
+    assert!(text.contains("64 non-finite of 68"), "{text}");
+
+    // An honest backward passes in the mode, with the gradients it has outside it.
+    let model = Mlp::new(&device);
+    let honest = |m: &Mlp| -> Result<Tensor<1>, GuardError> {
+        let h = m.fc1.try_forward(x())?;
+        Ok(m.fc2.try_forward(burn::tensor::activation::relu(h))?.sum())
+    };
+    let weight_grad = |grads: &Gradients| {
+        let grad = model.fc1.weight.val().grad(grads).unwrap();
+        grad.into_data().to_vec::<f32>().unwrap()
+    };
+    assert!(backward(&model, &honest).is_none());
+    let checked = detect_anomaly_in(&model, || honest(&model)?.try_backward()).unwrap();
+    let plain = honest(&model).unwrap().try_backward().unwrap();
+    assert_eq!(weight_grad(&checked), weight_grad(&plain));
 }

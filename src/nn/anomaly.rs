@@ -15,6 +15,20 @@ use crate::error::{GuardError, Result};
 use crate::panic::catch;
 use crate::value_reads::read_data_into;
 
+#[cfg(feature = "autodiff")]
+mod backward;
+#[cfg(feature = "autodiff")]
+pub(crate) use backward::checked_backward;
+/// Without autodiff there is no backward pass to check: outputs pass as they are.
+#[cfg(not(feature = "autodiff"))]
+mod backward {
+    pub(super) fn tapped<M, T>(_op: &'static str, _layer: &M, output: T) -> T {
+        output
+    }
+
+    pub(super) fn forget() {}
+}
+
 thread_local! {
     static DEPTH: Cell<u32> = const { Cell::new(0) };
     /// Set while [`traced`] records: the test on every layer twin's path, without the borrow.
@@ -200,9 +214,28 @@ pub(crate) fn traced<T>(f: impl FnOnce() -> T) -> (T, Vec<LayerRecord>) {
 /// not counted in [`value_reads::count`](crate::value_reads::count), and not skipped inside
 /// [`vouched`](crate::value_reads::vouched).
 ///
-/// For training, run the forward inside it too: a NaN loss is then named at its
-/// layer, before the guarded step would refuse its gradients
-/// ([`GuardError::NonFiniteGradients`]).
+/// **The backward pass.** For training, run the forward and the guarded backward
+/// ([`try_backward`](crate::tensor::TryAutodiffFloat::try_backward)) inside it: a NaN loss is
+/// named at its layer, and so is a finite forward whose backward gives NaN or ±inf, as
+/// PyTorch's mode names the backward op. burn keeps no gradient of an intermediate tensor, so
+/// in the mode each layer twin's tracked output gets a zero leaf added (`y + 0`, the same
+/// values), whose gradient is the output's; after the backward the gradients are checked from
+/// the last layer twin called to the first (a later call cannot feed an earlier one), and the
+/// first found not finite is named, op `backward` inside a [`GuardError::Layer`] of the twin:
+///
+/// - the gradient of its **output** is not finite, while every twin called after it got finite
+///   gradients: the backward of what consumed that output gave it (`sqrt` at 0 after the
+///   layer, or the next twin's input gradient overflowing);
+/// - its output's gradient is finite and its **parameters'** is not: its own backward gave it.
+///
+/// Only outputs and parameters are tapped, not a twin's input: a non-finite value born in a
+/// twin's input gradient is named at the twin whose output it reaches. A twin's parameter
+/// shared with other layers carries their gradients too. The taps cost, in the mode only, one
+/// zero tensor the size of each tracked output (held until the guarded backward, or the end of
+/// the outermost scope: a long forward-only loop on an autodiff device inside one scope holds
+/// one per call), and after the backward one reduction and read per layer twin call. burn's
+/// own `backward` is not checked; the guarded step then refuses the gradients
+/// ([`GuardError::NonFiniteGradients`]) without naming a layer.
 ///
 /// ```
 /// use burn::nn::{Linear, LinearConfig};
@@ -219,11 +252,42 @@ pub(crate) fn traced<T>(f: impl FnOnce() -> T) -> (T, Vec<LayerRecord>) {
 /// assert_eq!(err.kind(), ErrorKind::NonFinite);
 /// assert!(err.to_string().starts_with("linear"));
 /// ```
+///
+/// In the backward pass (with the `autodiff` feature):
+///
+/// ```
+/// use burn::nn::{Linear, LinearConfig};
+/// use burn::tensor::{Device, Tensor};
+/// use burn_guard::prelude::*;
+/// use burn_guard::verify::detect_anomaly;
+///
+/// let device = Device::flex().autodiff();
+/// let layer: Linear = LinearConfig::new(2, 2).init(&device);
+/// let x = Tensor::<2>::ones([1, 2], &device);
+/// // A finite forward (sqrt(0) is 0) whose backward is NaN (d sqrt / dx is inf at 0): the
+/// // gradient of the layer's output is the first that is not finite.
+/// let err = detect_anomaly(|| {
+///     let h = layer.try_forward(x)?;
+///     (h * 0.0).sqrt().sum().try_backward()
+/// })
+/// .err()
+/// .expect("the backward gives NaN");
+/// assert_eq!(err.kind(), ErrorKind::NonFinite);
+/// assert!(err.to_string().starts_with("linear: backward: anomaly mode"));
+/// ```
 pub fn detect_anomaly<T>(f: impl FnOnce() -> T) -> T {
     struct Leave;
     impl Drop for Leave {
         fn drop(&mut self) {
-            DEPTH.with(|depth| depth.set(depth.get().saturating_sub(1)));
+            let left = DEPTH.with(|depth| {
+                let left = depth.get().saturating_sub(1);
+                depth.set(left);
+                left
+            });
+            // The calls recorded for the backward check are the scope's: none outlives it.
+            if left == 0 {
+                backward::forget();
+            }
         }
     }
     DEPTH.with(|depth| depth.set(depth.get().saturating_add(1)));
@@ -293,34 +357,33 @@ pub fn anomaly_mode() -> bool {
 
 /// A layer twin's result, checked in anomaly mode (passed through otherwise, at the cost of
 /// one thread-local read), for the twin of `layer`: a refusal inside [`detect_anomaly_in`] names
-/// `layer`'s module path, and [`traced`] records its [`LayerKey`]. `layer` is looked at only
-/// then: outside a trace and without a refusal, the cost is one thread-local read.
+/// `layer`'s module path, and [`traced`] records its [`LayerKey`]. In anomaly mode a tracked
+/// output is also tapped, and the call recorded with `layer`'s parameters, for the guarded
+/// backward's check (`backward.rs`). `layer` is looked at only then: outside a trace and
+/// outside the mode, the cost is one thread-local read (two with the trace's flag).
 pub(crate) fn checked_in<M: Module, T: LayerOutput>(
     op: &'static str,
     layer: &M,
     result: Result<T>,
 ) -> Result<T> {
-    check(op, || LayerKey::of(layer), result)
-}
-
-fn check<T: LayerOutput>(
-    op: &'static str,
-    key: impl Fn() -> Option<LayerKey>,
-    result: Result<T>,
-) -> Result<T> {
+    let key = || LayerKey::of(layer);
     let Ok(output) = result else {
         return result;
     };
-    if anomaly_mode()
-        && let Err(err) = output.require_finite(op)
-    {
-        let paths = PATHS.with(|paths| paths.borrow().clone());
-        let path = paths.and_then(|paths| Some(paths.path(&key()?)?.to_owned()));
-        return Err(match path {
-            Some(path) => err.context(path),
-            None => err,
-        });
-    }
+    // Off, one thread-local read: the forward check and the backward taps are both behind it.
+    let output = if anomaly_mode() {
+        if let Err(err) = output.require_finite(op) {
+            let paths = PATHS.with(|paths| paths.borrow().clone());
+            let path = paths.and_then(|paths| Some(paths.path(&key()?)?.to_owned()));
+            return Err(match path {
+                Some(path) => err.context(path),
+                None => err,
+            });
+        }
+        backward::tapped(op, layer, output)
+    } else {
+        output
+    };
     if TRACING.with(Cell::get) {
         let mut outputs = Vec::new();
         output.flatten_into(&mut outputs);
@@ -342,6 +405,13 @@ pub(crate) trait LayerOutput {
 
     /// Its float tensors, flattened, appended to `into` (for [`traced`]).
     fn flatten_into(&self, into: &mut Vec<Tensor<1>>);
+
+    /// The output with a tap on each tracked float tensor, the taps appended to `taps` (for
+    /// the backward check, `anomaly/backward.rs`).
+    #[cfg(feature = "autodiff")]
+    fn tapped(self, taps: &mut Vec<Tensor<1>>) -> Self
+    where
+        Self: Sized;
 }
 
 impl<const D: usize> LayerOutput for Tensor<D> {
@@ -358,17 +428,22 @@ impl<const D: usize> LayerOutput for Tensor<D> {
         if sum.is_finite() {
             return Ok(());
         }
-        let flags = catch(op, || self.clone().is_finite().bool_not().int().sum())?;
-        let count = catch(op, || read_data_into(op, flags))??
-            .iter::<i64>()
-            .next()
-            .unwrap_or(0);
+        // NaN, +inf and -inf counted apart, in the one read that counts them.
+        let split = crate::value_reads::read_non_finite_split(op, self)?;
         Err(GuardError::NonFinite {
             op,
             rule: RULE,
-            count: u64::try_from(count).unwrap_or(0),
+            count: split.count(),
             total: u64::try_from(self.shape().num_elements()).unwrap_or(u64::MAX),
+            split: Some(split),
+            dtype: crate::error::float_dtype(self.dtype()),
+            shape: Some(self.dims().to_vec()),
         })
+    }
+
+    #[cfg(feature = "autodiff")]
+    fn tapped(self, taps: &mut Vec<Tensor<1>>) -> Self {
+        backward::tap(self, taps)
     }
 
     fn flatten_into(&self, into: &mut Vec<Tensor<1>>) {
@@ -395,6 +470,12 @@ macro_rules! output_of_parts {
             fn flatten_into(&self, into: &mut Vec<Tensor<1>>) {
                 $(self.$part.flatten_into(into);)+
             }
+
+            #[cfg(feature = "autodiff")]
+            fn tapped(mut self, taps: &mut Vec<Tensor<1>>) -> Self {
+                $(self.$part = self.$part.tapped(taps);)+
+                self
+            }
         }
     };
 }
@@ -412,5 +493,12 @@ impl LayerOutput for TransformerDecoderInput {
 
     fn flatten_into(&self, into: &mut Vec<Tensor<1>>) {
         self.target().flatten_into(into);
+    }
+
+    /// Its target cannot be replaced from here (the fields are the layer module's): not
+    /// tapped, so the backward check does not see this twin.
+    #[cfg(feature = "autodiff")]
+    fn tapped(self, _taps: &mut Vec<Tensor<1>>) -> Self {
+        self
     }
 }

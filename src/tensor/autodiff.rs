@@ -120,6 +120,11 @@ pub trait TryAutodiffFloat<const D: usize> for Tensor<D> {
     /// tensor; [`GuardError::BackendPanic`](crate::GuardError::BackendPanic) for a consumed
     /// graph.
     ///
+    /// Inside [`verify::detect_anomaly`](crate::verify::detect_anomaly), the gradients are
+    /// checked too: [`GuardError::NonFinite`](crate::GuardError::NonFinite) names the layer
+    /// twin whose own backward, or whose output's consumers' backward, gave NaN or ±inf
+    /// (outside the mode: one thread-local read).
+    ///
     /// ```
     /// use burn::tensor::{Device, Tensor};
     /// use burn_guard::tensor::TryAutodiffFloat;
@@ -139,7 +144,7 @@ pub trait TryAutodiffFloat<const D: usize> for Tensor<D> {
             "backward needs a tracked autodiff tensor; call Tensor::autodiff().require_grad() on the source leaf",
             "tracked=false",
         )?;
-        catch(OP, || self.backward())
+        crate::nn::anomaly::checked_backward(catch(OP, || self.backward())?)
     }
 
     #[cfg(feature = "autodiff")]

@@ -16,9 +16,11 @@
 //!   [`Shadowed::quarantine_device`], for the process: [`devices::health`]): that request and
 //!   every later one are answered from the reference, and [`ShadowStats`] counts them; the
 //!   first layer twin that diverged is named by its module path
-//!   ([`Shadowed::first_diverging_layer`]).
+//!   ([`Shadowed::first_diverging_layer`]). [`Shadowed::forward_steps`] does it for a stateful
+//!   computation, step by step, naming the first step that disagrees.
 //! - [`detect_anomaly`] and [`detect_anomaly_in`]: the layer twins check their outputs for NaN
-//!   and ±inf; given the model, the refusing layer is named by its module path.
+//!   and ±inf, and the guarded backward their gradients; given the model, the refusing layer is
+//!   named by its module path.
 //!
 //! Failures burn only logs are the other source of quiet wrong numbers: the opt-in
 //! [`devices::TaintLogger`] marks a device whose runner swallowed a task failure, and guarded
@@ -271,34 +273,73 @@ where
     let (home, reference_device) = (device_of(model)?, device_of(reference)?);
     let outputs = catch(OP, || run(model, &home))?;
     let expected = catch(OP, || run(reference, &reference_device))?;
+    let (device, reference) = (device_name(&home), device_name(&reference_device));
+    match compare_steps(OP, (&device, &reference), &outputs, &expected, tolerance)? {
+        Steps::Agree(outputs) => Ok(CanaryReport {
+            device,
+            reference,
+            tolerance,
+            outputs,
+        }),
+        Steps::Diverged(divergence) => Err(divergence),
+    }
+}
+
+/// What two runs of the same steps, compared step by step, found.
+enum Steps {
+    /// Every step agrees: one comparison per step, in order.
+    Agree(Vec<Agreement>),
+    /// The first step that disagrees: [`GuardError::Diverged`] in the context `step <i>`.
+    Diverged(GuardError),
+}
+
+/// `outputs` (on the serving device) against `expected` (on the reference), step by step, up to
+/// the first step that disagrees; `devices` names the two (serving, reference) in a divergence.
+/// A run of stateful steps (decoding with a cache) checked this way names the first step at
+/// which a bug only in the cached path shows.
+///
+/// # Errors
+///
+/// [`GuardError::ShapeMismatch`] when the runs give different numbers of steps, or a step's
+/// shapes differ (in the context `step <i>`); a failed read. A divergence is not an `Err`: it is
+/// [`Steps::Diverged`].
+fn compare_steps<const D: usize>(
+    op: &'static str,
+    devices: (&str, &str),
+    outputs: &[Tensor<D>],
+    expected: &[Tensor<D>],
+    tolerance: Tolerance,
+) -> Result<Steps> {
     if outputs.len() != expected.len() {
         return Err(GuardError::ShapeMismatch {
-            op: OP,
+            op,
             rule: "both runs must give the same number of steps",
             shapes: vec![vec![outputs.len()], vec![expected.len()]],
         });
     }
-    let mut report = CanaryReport {
-        device: device_name(&home),
-        reference: device_name(&reference_device),
-        tolerance,
-        outputs: Vec::with_capacity(outputs.len()),
-    };
-    for (step, (output, expected)) in outputs.into_iter().zip(expected).enumerate() {
+    let mut agreements = Vec::with_capacity(outputs.len());
+    for (step, (output, expected)) in outputs.iter().zip(expected).enumerate() {
         let at = || format!("step {step}");
         if output.dims() != expected.dims() {
             return Err(GuardError::ShapeMismatch {
-                op: OP,
+                op,
                 rule: "each step's output must have the reference's shape",
                 shapes: vec![output.dims().to_vec(), expected.dims().to_vec()],
             }
             .context(at()));
         }
-        let agreement = compare(OP, &values(OP, output)?, &values(OP, expected)?, tolerance)?;
-        agree(OP, &report.device, &report.reference, &agreement).map_err(|e| e.context(at()))?;
-        report.outputs.push(agreement);
+        let agreement = compare(
+            op,
+            &values(op, output.clone())?,
+            &values(op, expected.clone())?,
+            tolerance,
+        )?;
+        if let Err(divergence) = agree(op, devices.0, devices.1, &agreement) {
+            return Ok(Steps::Diverged(divergence.context(at())));
+        }
+        agreements.push(agreement);
     }
-    Ok(report)
+    Ok(Steps::Agree(agreements))
 }
 
 /// As [`canary_report`], against a reference model given rather than copied (loaded from the

@@ -7,7 +7,9 @@ use burn::module::Module;
 use burn::tensor::{Device, Tensor};
 use serde::Serialize;
 
-use super::{Agreement, Tolerance, compare_once, device_name, model_device, values};
+use super::{
+    Agreement, Steps, Tolerance, compare_once, compare_steps, device_name, model_device, values,
+};
 use crate::check::verify::{agree, compare, sampling};
 use crate::error::{GuardError, Result};
 use crate::nn::anomaly::{LayerPaths, traced};
@@ -257,51 +259,158 @@ impl<M: Module> Shadowed<M> {
         ) {
             Ok(()) => Ok(output),
             Err(divergence) => {
-                self.diverged.fetch_add(1, Ordering::Relaxed);
-                self.routed.fetch_add(1, Ordering::Relaxed);
-                let mut quarantine = self
-                    .quarantine
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner);
-                if quarantine.is_none() {
-                    let layer = self.bisect(kept, &forward);
-                    log::error!(
-                        "burn-guard: {divergence}; first diverging layer twin: {}; answering \
-                         from {} from now on",
-                        layer.as_ref().map_or_else(
-                            || "none named (the forward calls no layer twin)".to_owned(),
-                            ToString::to_string
-                        ),
-                        device_name(&self.reference_device)
-                    );
-                    *self
-                        .diverging_layer
-                        .lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner) = layer;
-                }
-                if self.quarantines_device
-                    && let Some(serving) = &self.serving_device
-                {
-                    crate::capability::quarantine(OP, serving, &divergence.message());
-                }
-                quarantine.get_or_insert(divergence);
-                self.is_quarantined.store(true, Ordering::Release);
+                self.quarantine_on(OP, divergence, || {
+                    let reference_input =
+                        catch(OP, || kept.clone().to_device(&self.reference_device)).ok()?;
+                    self.bisect(
+                        || catch(OP, || forward(&self.serving, kept)).map(drop),
+                        || catch(OP, || forward(&self.reference, reference_input)).map(drop),
+                    )
+                });
                 Ok(expected)
             }
         }
     }
 
-    /// `input` through both models again, every layer twin's output recorded; the first pair
-    /// that disagrees. `None` when the two runs called different layers, or none.
-    fn bisect<const DI: usize, const DO: usize>(
+    /// The shadow check of a stateful computation: `run` drives the model through its steps
+    /// (decoding N tokens with a key-value cache, a recurrent state carried across calls) on
+    /// the device it is given, building its inputs and its state there, and returns each
+    /// step's output, as [`canary_steps`](super::canary_steps) takes it. A bug only in the
+    /// cached path shows only after a few steps; a one-shot [`forward`](Self::forward) of the
+    /// first step never sees it.
+    ///
+    /// Every call runs `run` on the serving model with the serving device, or, once that is
+    /// quarantined (or marked in [`devices::health`](crate::devices::health)), on the reference
+    /// with the reference device. A sampled call (one in `every`, counted with the one-shot
+    /// requests) runs on both and compares the outputs step by step, as
+    /// [`canary_steps_against`](super::canary_steps_against) does; at the first step that
+    /// disagrees the call is answered from the reference's steps, the serving device is
+    /// quarantined as by [`forward`](Self::forward) (process-wide with
+    /// [`quarantine_device`](Self::quarantine_device)), and
+    /// [`quarantined`](Self::quarantined) returns the divergence in the context `step <i>`
+    /// (counted from 0). [`first_diverging_layer`](Self::first_diverging_layer) then indexes
+    /// the layer twins called over the whole run, every step's in turn.
+    ///
+    /// ```
+    /// use burn::nn::{Linear, LinearConfig};
+    /// use burn::tensor::{Device, Tensor};
+    /// use burn_guard::verify::{Shadowed, Tolerance};
+    ///
+    /// let model: Linear = LinearConfig::new(4, 4).init(&Device::flex());
+    /// let served = Shadowed::new(model, &Device::ndarray(), 2, Tolerance::default())?;
+    /// // Four decoding steps: each step's output is the next step's input.
+    /// let decode = |m: &Linear, device: &Device| {
+    ///     let mut x = Tensor::<2>::ones([1, 4], device);
+    ///     (0..4).map(|_| { x = m.forward(x.clone()).tanh(); x.clone() }).collect()
+    /// };
+    /// for _ in 0..4 {
+    ///     assert_eq!(served.forward_steps(decode)?.len(), 4);
+    /// }
+    /// assert_eq!((served.stats().requests, served.stats().shadowed), (4, 2));
+    /// assert!(served.quarantined().is_none());
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// `run` panicking, as [`GuardError::BackendPanic`]; on a sampled call,
+    /// [`GuardError::ShapeMismatch`] when the two runs give different numbers of steps or a
+    /// step's shapes differ; [`GuardError::Unreadable`] for a serving model without parameters
+    /// (it has no device to give `run`). A divergence is not an error of the call (it is
+    /// answered from the reference): read it with [`quarantined`](Self::quarantined).
+    pub fn forward_steps<const D: usize>(
         &self,
-        input: Tensor<DI>,
-        forward: &impl Fn(&M, Tensor<DI>) -> Tensor<DO>,
+        run: impl Fn(&M, &Device) -> Vec<Tensor<D>>,
+    ) -> Result<Vec<Tensor<D>>> {
+        const OP: &str = "shadow_steps";
+        let n = self.requests.fetch_add(1, Ordering::Relaxed);
+        if self.is_quarantined.load(Ordering::Acquire) || self.serving_device_marked() {
+            self.routed.fetch_add(1, Ordering::Relaxed);
+            return catch(OP, || run(&self.reference, &self.reference_device));
+        }
+        let home = self.serving_device.as_ref().ok_or(GuardError::Unreadable {
+            op: OP,
+            what: "the serving model's device (it has no parameters)",
+        })?;
+        if !n.is_multiple_of(self.every) {
+            return catch(OP, || run(&self.serving, home));
+        }
+        self.shadowed.fetch_add(1, Ordering::Relaxed);
+        let outputs = catch(OP, || run(&self.serving, home))?;
+        let expected = catch(OP, || run(&self.reference, &self.reference_device))?;
+        let devices = (device_name(home), device_name(&self.reference_device));
+        match compare_steps(
+            OP,
+            (&devices.0, &devices.1),
+            &outputs,
+            &expected,
+            self.tolerance,
+        )? {
+            Steps::Agree(_) => Ok(outputs),
+            Steps::Diverged(divergence) => {
+                self.quarantine_on(OP, divergence, || {
+                    self.bisect(
+                        || catch(OP, || run(&self.serving, home)).map(drop),
+                        || catch(OP, || run(&self.reference, &self.reference_device)).map(drop),
+                    )
+                });
+                Ok(expected)
+            }
+        }
+    }
+
+    /// A sampled request's `divergence`: counted (diverged, routed); the first one logged with
+    /// the first diverging layer twin (`bisect`, run once, not per request); the serving device
+    /// quarantined for this model, and for the process with
+    /// [`quarantine_device`](Self::quarantine_device).
+    fn quarantine_on(
+        &self,
+        op: &'static str,
+        divergence: GuardError,
+        bisect: impl FnOnce() -> Option<LayerDivergence>,
+    ) {
+        self.diverged.fetch_add(1, Ordering::Relaxed);
+        self.routed.fetch_add(1, Ordering::Relaxed);
+        let mut quarantine = self
+            .quarantine
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if quarantine.is_none() {
+            let layer = bisect();
+            log::error!(
+                "burn-guard: {divergence}; first diverging layer twin: {}; answering from {} \
+                 from now on",
+                layer.as_ref().map_or_else(
+                    || "none named (the forward calls no layer twin)".to_owned(),
+                    ToString::to_string
+                ),
+                device_name(&self.reference_device)
+            );
+            *self
+                .diverging_layer
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) = layer;
+        }
+        if self.quarantines_device
+            && let Some(serving) = &self.serving_device
+        {
+            crate::capability::quarantine(op, serving, &divergence.message());
+        }
+        quarantine.get_or_insert(divergence);
+        self.is_quarantined.store(true, Ordering::Release);
+    }
+
+    /// The same request through both models again (`serving` and `reference` run it), every
+    /// layer twin's output recorded; the first pair that disagrees. `None` when the two runs
+    /// called different layers, or none.
+    fn bisect(
+        &self,
+        serving: impl FnOnce() -> Result<()>,
+        reference: impl FnOnce() -> Result<()>,
     ) -> Option<LayerDivergence> {
         const OP: &str = "shadow";
-        let reference_input = catch(OP, || input.clone().to_device(&self.reference_device)).ok()?;
-        let (_, serving) = traced(|| catch(OP, || forward(&self.serving, input)));
-        let (_, reference) = traced(|| catch(OP, || forward(&self.reference, reference_input)));
+        let (_, serving) = traced(serving);
+        let (_, reference) = traced(reference);
         // Once per divergence: the served model's layers by path.
         let paths = LayerPaths::of(&self.serving);
         for (index, (ours, theirs)) in serving.iter().zip(&reference).enumerate() {
