@@ -9,7 +9,8 @@
 //! - `quantize <device>`: burn's `Module::quantize_weights` beside burn-guard's
 //!   `try_quantize_weights` (Q8 per tensor, every parameter quantizable), and `WeightQuantizer`
 //!   with its report, without and with `max_relative_error` (the round-trip error measured
-//!   and held: the gate's cost is the last two's ratio), one paired
+//!   and held: the gate's cost is the last two's ratio, printed last as `error gate /
+//!   WeightQuantizer`), one paired
 //!   criterion benchmark (`benches/support/paired.rs`): each iteration runs both, alternating
 //!   which goes first, and times each on its own; each ends in a device sync, so that wgpu's
 //!   queued quantization is inside the measurement. The guard's extra work is its checks: the
@@ -219,4 +220,42 @@ fn main() {
         "group: first variant's mean (raw burn / f32), variant mean, variant / first (sums over \
          the paired run), difference per call, per-sample ratio quartiles",
     );
+    print_gate(&results);
+}
+
+/// The error gate against `WeightQuantizer` without it, from the same paired run: what the
+/// gate costs (its mean, the ratio of the sums, the per-sample ratio's quartiles).
+fn print_gate(results: &[(String, Paired)]) {
+    for (group, record) in results {
+        let at = |name: &str| record.names.iter().position(|n| *n == name);
+        let (Some(base), Some(gate)) = (
+            at("WeightQuantizer (report)"),
+            at("WeightQuantizer, error gate"),
+        ) else {
+            continue;
+        };
+        if record.samples.is_empty() {
+            continue;
+        }
+        let (iters, base_time) = record.total(base);
+        let (_, gate_time) = record.total(gate);
+        let mut ratios: Vec<f64> = record
+            .samples
+            .iter()
+            .map(|(_, times)| times[gate].as_secs_f64() / times[base].as_secs_f64())
+            .collect();
+        ratios.sort_by(f64::total_cmp);
+        let at = |q: f64| ratios[((ratios.len() - 1) as f64 * q).round() as usize];
+        let per = |t: Duration| t.as_secs_f64() * 1e6 / iters as f64;
+        println!(
+            "{group}, error gate / WeightQuantizer: {:.2} µs, {:.2} µs, {:.3}×, {:+.2} µs, \
+             [{:.3}, {:.3}] ({iters} pairs)",
+            per(base_time),
+            per(gate_time),
+            gate_time.as_secs_f64() / base_time.as_secs_f64(),
+            per(gate_time) - per(base_time),
+            at(0.25),
+            at(0.75),
+        );
+    }
 }

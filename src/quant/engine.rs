@@ -18,9 +18,10 @@ use burn_backend::{
 
 use crate::capability::{BackendStack, quant_capability, quantize_support, stack_of};
 use crate::check;
-use crate::error::{GuardError, Result};
+use crate::error::{GuardError, NonFiniteSplit, Result};
 use crate::panic::catch;
 use crate::policy::{Moved, Op, Outcome, Place, Policy, Target};
+use crate::quant::round_trip::{self, QuantizeOptions};
 use crate::transfer::move_float;
 use burn::backend::DispatchDevice;
 
@@ -115,6 +116,9 @@ impl<C: Backend> Clone for Held<C> {
     }
 }
 
+/// A routed quantization's result: on the tensor's own backend, or held on a fallback one.
+pub(crate) type Routed<B, C> = Placed<QuantizedTensor<B>, Held<C>>;
+
 /// The one guarded quantization, for both layers: checks the scheme against the shape and the
 /// shape for emptiness, asks the policy where to run (the home stack's answer and the targets',
 /// `C` devices with their stacks, in order), checks the values' range where they live, then
@@ -127,7 +131,26 @@ pub(crate) fn quantize_routed<B: Backend, C: Backend, I>(
     home: &BackendStack,
     home_label: &dyn Fn() -> String,
     targets: I,
-) -> Result<Placed<QuantizedTensor<B>, Held<C>>>
+) -> Result<Routed<B, C>>
+where
+    I: IntoIterator<Item = (C::Device, &'static BackendStack)>,
+{
+    quantize_routed_measured::<B, C, I>(tensor, scheme, policy, home, home_label, targets, None)
+        .map(|(placed, _)| placed)
+}
+
+/// As [`quantize_routed`]; with `measure`, the round trip is measured where the tensor was
+/// quantized (one read, [`round_trip::measure_one`]) and held to its bound inside the policy's
+/// run, so that a refusal counts as an error of the op. Returns the error with the tensor.
+pub(crate) fn quantize_routed_measured<B: Backend, C: Backend, I>(
+    tensor: FloatTensor<B>,
+    scheme: &QuantScheme,
+    policy: &Policy,
+    home: &BackendStack,
+    home_label: &dyn Fn() -> String,
+    targets: I,
+    measure: Option<&QuantizeOptions>,
+) -> Result<(Routed<B, C>, Option<f64>)>
 where
     I: IntoIterator<Item = (C::Device, &'static BackendStack)>,
 {
@@ -151,33 +174,57 @@ where
     policy.run(OP, route, home_label, |place| {
         check_values::<B>(QUANTIZE, &tensor, scheme)?;
         match place {
-            Place::Home => catch(QUANTIZE, || B::quantize_dynamic(tensor, scheme))
-                .map(|quantized| (Placed::Native(quantized), Moved::default())),
+            Place::Home => {
+                let original = measure.map(|_| tensor.clone());
+                let quantized = catch(QUANTIZE, || B::quantize_dynamic(tensor, scheme))?;
+                let error = match (measure, original) {
+                    (Some(options), Some(original)) => Some(round_trip::measure_one::<B>(
+                        QUANTIZE,
+                        original,
+                        quantized.clone(),
+                        options,
+                    )?),
+                    _ => None,
+                };
+                Ok(((Placed::Native(quantized), error), Moved::default()))
+            }
             Place::Away(target) => {
-                let (quantized, moved) = quantize_on::<B, C>(tensor, scheme, &target.place)?;
+                let (moved, quantized, took) = quantize_on::<B, C>(tensor, scheme, &target.place)?;
+                // Measured where it lives, against the values it was quantized from there.
+                let error = match measure {
+                    Some(options) => Some(round_trip::measure_one::<C>(
+                        QUANTIZE,
+                        moved,
+                        quantized.clone(),
+                        options,
+                    )?),
+                    None => None,
+                };
                 let held = Held {
                     tensor: quantized,
                     device: target.place.clone(),
                     label: target.label.clone(),
                 };
-                Ok((Placed::Fallback(held), moved))
+                Ok(((Placed::Fallback(held), error), took))
             }
         }
     })
 }
 
 /// Moves `tensor` to `C` at `device` and quantizes it there. Nothing comes back: the result
-/// lives on `C`.
+/// lives on `C`, beside the float values it was quantized from.
 fn quantize_on<B: Backend, C: Backend>(
     tensor: FloatTensor<B>,
     scheme: &QuantScheme,
     device: &C::Device,
-) -> Result<(QuantizedTensor<C>, Moved)> {
+) -> Result<(FloatTensor<C>, QuantizedTensor<C>, Moved)> {
     let start = Instant::now();
     let (moved, bytes_out) = move_float::<B, C>(QUANTIZE, tensor, device)?;
     let elapsed = start.elapsed();
+    let values = moved.clone();
     let quantized = catch(QUANTIZE, || C::quantize_dynamic(moved, scheme))?;
     Ok((
+        values,
         quantized,
         Moved {
             bytes_out,
@@ -466,7 +513,56 @@ pub(crate) fn check_values<B: Backend>(
         GuardError::DeviceUnavailable { reason, .. } => unavailable(&reason),
         other => other,
     })?;
-    check::quant::quant_values(op, scheme, range)
+    check::quant::quant_values(op, scheme, range).map_err(|err| {
+        let split = || non_finite_split::<B>(op, tensor);
+        err.of_tensor(split, tensor.dtype(), tensor.shape().as_slice())
+    })
+}
+
+/// NaN, `+inf` and `-inf` among `tensor`'s values, counted apart on its device and read
+/// together: for a refusal, which counted them as one, so that only a refused tensor pays this
+/// read. `None` when the read fails (the refusal stands as counted).
+fn non_finite_split<B: Backend>(
+    op: &'static str,
+    tensor: &FloatTensor<B>,
+) -> Option<NonFiniteSplit> {
+    let values = tensor.clone();
+    let dispatch = crate::value_reads::dispatch_device::<B>(&values.device());
+    let data = crate::value_reads::read_sync(op, dispatch.as_ref(), || {
+        let settings = get_or_init_device_settings::<B>(&values.device());
+        let count = |mask| B::int_sum(B::bool_into_int(mask, settings.int_dtype));
+        let bool_dtype = settings.bool_dtype;
+        let nan = count(B::float_is_nan(values.clone(), bool_dtype));
+        let pos_inf = count(B::float_equal_elem(
+            values.clone(),
+            f64::INFINITY.into(),
+            bool_dtype,
+        ));
+        let neg_inf = count(B::float_equal_elem(
+            values,
+            f64::NEG_INFINITY.into(),
+            bool_dtype,
+        ));
+        let mut transaction = TransactionPrimitive::<B>::default();
+        for count in [nan, pos_inf, neg_inf] {
+            transaction.register_int(count);
+        }
+        try_read_sync(transaction.execute_async())
+    })
+    .ok()?;
+    let counts: Vec<u64> = data
+        .into_iter()
+        .filter_map(|read| read.convert::<i64>().iter::<i64>().next())
+        .map(|count| u64::try_from(count).unwrap_or(0))
+        .collect();
+    match counts.as_slice() {
+        &[nan, pos_inf, neg_inf] => Some(NonFiniteSplit {
+            nan,
+            pos_inf,
+            neg_inf,
+        }),
+        _ => None,
+    }
 }
 
 /// A float primitive, dequantizing a quantized one.

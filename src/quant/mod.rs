@@ -13,6 +13,13 @@
 //! | the model quantizer ([`WeightQuantizer`], [`TryQuantizeWeights`]) | `model.try_quantize_weights(&mut quantizer)` | every float parameter a burn `Quantizer` selects, in place | the model's device, or a fallback device for the whole model ([`QuantizedModel`]) |
 //! | the layer quantizer ([`ModuleQuantizer`]) | `ModuleQuantizer::quantize(&model)` | every `Linear` weight, transposed so that blocks run along the input features | each layer's own device or a fallback, per layer ([`QuantizedLinear`], [`PlacedLinear`]) |
 //!
+//! **One round-trip error for every tensor** (`round_trip.rs`): the model quantizer's gate
+//! ([`WeightQuantizer::measure_error`], [`WeightQuantizer::max_relative_error`]) and the tensor
+//! twins' measured variants (`try_quantize_dynamic_measured`, with a [`QuantizeOptions`] bound)
+//! compute `‖dequantize(q) − w‖ / ‖w‖` the same way, where the tensor was quantized: on Flex
+//! from the stored values in place, on another host backend from the dequantized values read
+//! back, on a device from two sums reduced there.
+//!
 //! **Why two "held elsewhere" types.** [`QuantizedModel`] holds a whole model of any type on
 //! one fallback device and moves each forward's inputs there and outputs back; it is burn's
 //! `Dispatch` backend only (a model is a `Module` on `burn::Tensor`). [`PlacedLinear`] holds
@@ -36,6 +43,7 @@ mod linear;
 mod model;
 mod placed;
 mod report;
+pub(crate) mod round_trip;
 pub(crate) mod values;
 
 pub use engine::{
@@ -47,3 +55,4 @@ pub use linear::QuantizedLinear;
 pub use model::{TryQuantizeWeights, WeightQuantizer};
 pub use placed::{InvalidLayer, PlacedLinear};
 pub use report::{LayerReport, ParamReport, Placement, QuantReport, WeightReport};
+pub use round_trip::{MeasuredQuantization, QuantizeOptions};

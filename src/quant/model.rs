@@ -4,6 +4,7 @@
 
 use std::time::Instant;
 
+use burn::backend::Dispatch;
 use burn::module::{Module, ModuleMapper, Param, ParamGroup, ParamId, Quantizer};
 use burn::tensor::quantization::{
     Calibration, QuantScheme, QuantStore, QuantizationParameters, compute_q_params, compute_range,
@@ -12,12 +13,14 @@ use burn::tensor::{DType, Device, Tensor, TensorData};
 
 use super::held::QuantizedModel;
 use super::report::{ParamReport, Placement, QuantReport};
+use super::round_trip::{self, RoundTrip, read_round_trips};
 use super::values::{ParamRange, Prepared, check_params};
 use crate::capability::{
-    outer_packing_support, quant_capability, quantize_support, require_quantize, stack_of,
+    outer_packing_support, quant_capability, quantize_support, quirks_of, require_quantize,
+    stack_of,
 };
 use crate::check;
-use crate::error::{ErrorKind, GuardError, Limit, Result, ResultExt, ScalarValue};
+use crate::error::{ErrorKind, GuardError, Result, ResultExt};
 use crate::panic::catch;
 use crate::params::detach::detached;
 use crate::params::walk::{FloatParam, float_params};
@@ -318,11 +321,15 @@ impl WeightQuantizer {
         self
     }
 
-    /// Measure each quantized parameter's round-trip error, `‖dequantize(q) − w‖ / ‖w‖`, on its
-    /// device (reductions there, then one read per device for the whole model), and report it
-    /// ([`ParamReport::relative_error`]). A quantization that went far off without a word (burn
-    /// has quantized a non-contiguous tensor on wgpu with about 500× the expected error) shows
-    /// here.
+    /// Measure each quantized parameter's round-trip error, `‖dequantize(q) − w‖ / ‖w‖`, where
+    /// it was quantized, and report it ([`ParamReport::relative_error`]). A quantization that
+    /// went far off without a word (burn has quantized a non-contiguous tensor on wgpu with
+    /// about 500× the expected error) shows here.
+    ///
+    /// On Flex the figure is taken from the stored values in place, without an op or a read
+    /// (the gate costs about 1.1× the quantization without it, `BENCHMARKS.md`); on NdArray
+    /// from the dequantized values, read one parameter at a time; on a device from two sums
+    /// reduced there, one read per device for the whole model.
     #[must_use]
     pub fn measure_error(mut self) -> Self {
         self.measure_error = true;
@@ -490,11 +497,12 @@ impl WeightQuantizer {
             decisions,
             errors,
         };
-        // The gate may send parameters back to float: the quantization is then redone from
-        // a copy taken before it (its own running statistics, as every copy here).
+        // The gate may send parameters back to float when told to keep them: the quantization
+        // is then redone from a copy taken before it (its own running statistics, as every
+        // copy here). Refusing needs no copy.
         let fresh = match self.max_error {
-            Some(_) => Some(detached(MODULE_OP, &model)?),
-            None => None,
+            Some(_) if self.keep_float => Some(detached(MODULE_OP, &model)?),
+            _ => None,
         };
         let (quantized, measured) = self.map_quantized(model, &plan, quantizer)?;
         let Some(measured) = measured else {
@@ -510,7 +518,7 @@ impl WeightQuantizer {
             Some(bound) => measured
                 .iter()
                 .copied()
-                .filter(|(_, e)| !e.is_finite() || *e > bound)
+                .filter(|(_, e)| round_trip::over(*e, bound))
                 .collect(),
             None => Vec::new(),
         };
@@ -519,12 +527,12 @@ impl WeightQuantizer {
                 *slot = Some(*error);
             }
         }
+        let bound = self.max_error.unwrap_or(0.0);
+        if !over.is_empty() && !self.keep_float {
+            return Err(over_bound(&plan, &over, bound));
+        }
         let model = match (fresh, over.is_empty()) {
             (Some(fresh), false) => {
-                let bound = self.max_error.unwrap_or(0.0);
-                if !self.keep_float {
-                    return Err(over_bound(&plan, &over, bound));
-                }
                 for (at, error) in &over {
                     if let Some(decision) = plan.decisions.get_mut(*at) {
                         *decision = Some(Decision::KeepFloat(format!(
@@ -806,12 +814,18 @@ struct GuardedMapper<'a> {
     measured: Option<Vec<Measured>>,
 }
 
-/// A quantized parameter's round trip, reduced on its device and not read yet: its plan
-/// index, its device, and `[‖dequantize(q) − w‖², ‖w‖²]` in F32.
-struct Measured {
-    at: usize,
-    device: Device,
-    sums: Tensor<1>,
+/// A quantized parameter's round trip, by its plan index.
+enum Measured {
+    /// Read as soon as it was dequantized, on a backend that runs on the host: its values are
+    /// summed there, and holding every parameter's values for one read would hold the model
+    /// twice over.
+    Read { at: usize, error: f64 },
+    /// Reduced on its device to two numbers, read with the others of that device.
+    Pending {
+        at: usize,
+        device: Device,
+        trip: Box<RoundTrip<Dispatch>>,
+    },
 }
 
 impl ModuleMapper for GuardedMapper<'_> {
@@ -854,24 +868,18 @@ impl ModuleMapper for GuardedMapper<'_> {
                 }
             }
         });
-        let quantized = match (quantized, self.measured.as_mut(), at) {
+        match (quantized, self.measured.as_mut(), at) {
             (Ok(quantized), Some(measured), Some(at)) => {
-                let original = tensor.clone();
-                let back = quantized.clone();
-                match catch(PARAM_OP, move || round_trip(original, back)) {
-                    Ok(sums) => {
-                        let device = tensor.device();
-                        measured.push(Measured { at, device, sums });
-                        Ok(quantized)
-                    }
-                    Err(err) => Err(err),
+                // The float values go to the round trip, not back into the model: the
+                // quantized parameter takes their place whatever the measure says.
+                let back = quantized.clone().into_dispatch();
+                if let Err(err) = measure(measured, at, tensor, back) {
+                    self.first_error = Some(err.context(entry.path.as_str()));
                 }
+                Param::from_mapped_value(id, quantized, mapper)
             }
-            (quantized, _, _) => quantized,
-        };
-        match quantized {
-            Ok(quantized) => Param::from_mapped_value(id, quantized, mapper),
-            Err(err) => {
+            (Ok(quantized), _, _) => Param::from_mapped_value(id, quantized, mapper),
+            (Err(err), _, _) => {
                 self.first_error = Some(err.context(entry.path.as_str()));
                 Param::from_mapped_value(id, tensor, mapper)
             }
@@ -879,38 +887,65 @@ impl ModuleMapper for GuardedMapper<'_> {
     }
 }
 
-/// `[‖dequantize(quantized) − original‖², ‖original‖²]`, in F32, on the device.
-fn round_trip<const D: usize>(original: Tensor<D>, quantized: Tensor<D>) -> Tensor<1> {
-    let original = original.cast(DType::F32);
-    let back = quantized.dequantize().cast(DType::F32);
-    let diff = back.sub(original.clone()).powi_scalar(2).sum();
-    Tensor::cat(vec![diff, original.powi_scalar(2).sum()], 0)
+/// Measures the round trip of the parameter `at`, `original` quantized as `quantized`, on its
+/// device: on Flex in place ([`round_trip::flex_sums`]), read at once on another host backend,
+/// left pending (reduced, unread) on a device.
+fn measure<const D: usize>(
+    measured: &mut Vec<Measured>,
+    at: usize,
+    original: Tensor<D>,
+    quantized: burn::tensor::DispatchTensor,
+) -> Result<()> {
+    let device = original.device();
+    let original = original.into_dispatch();
+    if let Some((diff, norm)) = catch(PARAM_OP, || round_trip::flex_sums(&original, &quantized))? {
+        crate::capability::require_healthy(PARAM_OP, &device)?;
+        let error = round_trip::relative_error(diff, norm);
+        measured.push(Measured::Read { at, error });
+        return Ok(());
+    }
+    let on_host = quirks_of(&device).runs_on_host;
+    let trip = catch(PARAM_OP, move || {
+        RoundTrip::start(original, quantized, on_host)
+    })?;
+    if on_host {
+        let error = read_round_trips(PARAM_OP, Some(&device), vec![trip])?
+            .first()
+            .copied()
+            .unwrap_or(f64::NAN);
+        measured.push(Measured::Read { at, error });
+    } else {
+        let trip = Box::new(trip);
+        measured.push(Measured::Pending { at, device, trip });
+    }
+    Ok(())
 }
 
-/// The measured round trips, read at once per device: `(plan index, ‖Δ‖ / ‖w‖)`, 0 for a
-/// parameter of zeros quantized exactly, infinite for one of zeros that was not.
+/// The measured round trips, those pending read at once per device ([`read_round_trips`]):
+/// `(plan index, ‖Δ‖ / ‖w‖)`, 0 for a parameter of zeros quantized exactly, infinite for one
+/// of zeros that was not.
 fn read_errors(measured: Vec<Measured>) -> Result<Vec<(usize, f64)>> {
-    let mut devices: Vec<Device> = Vec::new();
-    for m in &measured {
-        if !devices.contains(&m.device) {
-            devices.push(m.device.clone());
+    let mut errors = Vec::with_capacity(measured.len());
+    let mut devices: Vec<(Device, Vec<usize>, Vec<RoundTrip<Dispatch>>)> = Vec::new();
+    for measured in measured {
+        let (at, device, trip) = match measured {
+            Measured::Read { at, error } => {
+                errors.push((at, error));
+                continue;
+            }
+            Measured::Pending { at, device, trip } => (at, device, *trip),
+        };
+        match devices.iter_mut().find(|(d, _, _)| *d == device) {
+            Some((_, ats, trips)) => {
+                ats.push(at);
+                trips.push(trip);
+            }
+            None => devices.push((device, vec![at], vec![trip])),
         }
     }
-    let mut errors = Vec::with_capacity(measured.len());
-    for device in devices {
-        let on_device: Vec<&Measured> = measured.iter().filter(|m| m.device == device).collect();
-        let sums: Vec<Tensor<1>> = on_device.iter().map(|m| m.sums.clone()).collect();
-        let joined = catch(MODULE_OP, move || Tensor::cat(sums, 0))?;
-        let data = crate::value_reads::read_data_into(MODULE_OP, joined)?;
-        let values: Vec<f64> = catch(MODULE_OP, || data.iter::<f64>().collect())?;
-        for (m, pair) in on_device.iter().zip(values.chunks(2)) {
-            let error = match pair {
-                [diff, norm] if *norm > 0.0 => (diff / norm).sqrt(),
-                [diff, _] if *diff == 0.0 => 0.0,
-                _ => f64::INFINITY,
-            };
-            errors.push((m.at, error));
-        }
+    for (device, ats, trips) in devices {
+        let read = read_round_trips(MODULE_OP, Some(&device), trips)?;
+        errors.extend(ats.into_iter().zip(read));
     }
     Ok(errors)
 }
@@ -933,14 +968,7 @@ fn over_bound(plan: &Plan, over: &[(usize, f64)], bound: f64) -> GuardError {
     } else {
         "a parameter's quantization round-trip error must not exceed the bound"
     };
-    GuardError::OutOfRange {
-        op: MODULE_OP,
-        rule,
-        name: "relative_error",
-        value: ScalarValue::Float(first_error),
-        limit: Limit::AtMost(ScalarValue::Float(bound)),
-    }
-    .context(path)
+    round_trip::over_bound(MODULE_OP, rule, first_error, bound).context(path)
 }
 
 /// The report, read from the quantized module's own parameters (dtype, shape, device); a

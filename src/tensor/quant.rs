@@ -17,7 +17,9 @@ use crate::check::{creation, quant};
 use crate::error::Result;
 use crate::panic::catch;
 use crate::policy::Policy;
-use crate::quant::engine::{Placed, dispatch_targets, quantize_routed};
+use crate::quant::engine::{Placed, dispatch_targets, quantize_routed_measured};
+use crate::quant::round_trip;
+use crate::quant::{MeasuredQuantization, QuantizeOptions};
 
 const OP: &str = "quantize_dynamic";
 
@@ -219,20 +221,131 @@ pub trait TryQuantize<const D: usize> for Tensor<D> {
     /// # Ok::<(), burn_guard::GuardError>(())
     /// ```
     fn quantize_dynamic_with(self, scheme: &QuantScheme, policy: &Policy) -> Self {
-        let home = stack_of(&self.device());
-        let placed = quantize_routed::<Dispatch, Dispatch, _>(
-            self.into_dispatch(),
-            scheme,
-            policy,
-            home,
-            &|| home.label().to_owned(),
-            dispatch_targets(policy),
-        )?;
-        let quantized = match placed {
-            Placed::Native(quantized) => quantized,
-            Placed::Fallback(held) => held.tensor,
-        };
-        catch(OP, || Tensor::from_dispatch(quantized))
+        quantize_dispatch(self, scheme, policy, None).map(|(quantized, _)| quantized)
+    }
+
+    /// [`TryQuantize::try_quantize_dynamic`] with its round trip measured: the quantized
+    /// tensor is dequantized on its device and compared with the values it came from,
+    /// `‖dequantize(q) − x‖ / ‖x‖`, in one read
+    /// ([`MeasuredQuantization::relative_error`]), and held to `options`' bound
+    /// ([`QuantizeOptions::max_relative_error`]). A quantization that went far off without a
+    /// word (burn has quantized a non-contiguous tensor on wgpu with about 500× the error of its
+    /// contiguous copy) is refused instead of returned.
+    ///
+    /// Costs, beyond the twin's own range read: one dequantization and one read (on Flex and
+    /// NdArray of the values, summed on the host; elsewhere of two sums reduced on the device).
+    ///
+    /// # Errors
+    ///
+    /// As [`TryQuantize::try_quantize_dynamic`]; [`GuardError::OutOfRange`](crate::GuardError::OutOfRange)
+    /// when the round trip is over the bound or not finite, naming `quantize_dynamic` and the
+    /// error.
+    ///
+    /// # Fallback
+    ///
+    /// Never; see [`TryQuantize::quantize_dynamic_measured_with`].
+    ///
+    /// ```
+    /// use burn::tensor::quantization::{QuantScheme, QuantValue};
+    /// use burn::tensor::{Device, Distribution, Tensor};
+    /// use burn_guard::quant::QuantizeOptions;
+    /// use burn_guard::tensor::TryQuantize;
+    ///
+    /// let device = Device::flex();
+    /// // Held transposed: a non-contiguous tensor.
+    /// let x = Tensor::<2>::random([64, 32], Distribution::Default, &device).transpose();
+    /// let q8 = QuantScheme::default().with_value(QuantValue::Q8S);
+    /// let options = QuantizeOptions::new().max_relative_error(0.05);
+    /// let measured = x.clone().try_quantize_dynamic_measured(&q8, &options)?;
+    /// assert!(measured.relative_error < 0.05);
+    /// let contiguous = Tensor::<2>::from_data(x.to_data(), &device);
+    /// let copy = contiguous.try_quantize_dynamic_measured(&q8, &options)?;
+    /// assert!((measured.relative_error - copy.relative_error).abs() < 1e-6);
+    ///
+    /// // Q4 cannot hold it within 1e-3: refused, naming the op and the error.
+    /// let q4 = QuantScheme::default().with_value(QuantValue::Q4S);
+    /// let tight = QuantizeOptions::new().max_relative_error(1e-3);
+    /// let err = x.try_quantize_dynamic_measured(&q4, &tight).unwrap_err();
+    /// assert!(err.to_string().contains("quantize_dynamic"), "{err}");
+    /// # Ok::<(), burn_guard::GuardError>(())
+    /// ```
+    fn try_quantize_dynamic_measured(
+        self,
+        scheme: &QuantScheme,
+        options: &QuantizeOptions,
+    ) -> MeasuredQuantization<D> {
+        self.quantize_dynamic_measured_with(scheme, Policy::shared_strict(), options)
+    }
+
+    /// [`TryQuantize::quantize_dynamic_with`] with its round trip measured and held to
+    /// `options`' bound, as [`TryQuantize::try_quantize_dynamic_measured`]: where the tensor
+    /// was quantized (a fallback device included), against the values it was quantized from
+    /// there. A refusal for the error counts as an error of
+    /// [`Op::QuantizeDynamic`](crate::policy::Op::QuantizeDynamic) in [`Policy::stats`].
+    ///
+    /// # Errors
+    ///
+    /// As [`TryQuantize::quantize_dynamic_with`] and
+    /// [`TryQuantize::try_quantize_dynamic_measured`].
+    ///
+    /// # Fallback
+    ///
+    /// As [`TryQuantize::quantize_dynamic_with`].
+    fn quantize_dynamic_measured_with(
+        self,
+        scheme: &QuantScheme,
+        policy: &Policy,
+        options: &QuantizeOptions,
+    ) -> MeasuredQuantization<D> {
+        let (tensor, error) = quantize_dispatch(self, scheme, policy, Some(options))?;
+        Ok(MeasuredQuantization::new(tensor, error.unwrap_or(f64::NAN)))
+    }
+
+    /// [`TryQuantize::try_quantize`] with its round trip measured and held to `options`'
+    /// bound, as [`TryQuantize::try_quantize_dynamic_measured`] (the error names `quantize`).
+    ///
+    /// # Errors
+    ///
+    /// As [`TryQuantize::try_quantize`]; [`GuardError::OutOfRange`](crate::GuardError::OutOfRange)
+    /// when the round trip is over the bound or not finite; [`GuardError::Execution`](crate::GuardError::Execution)
+    /// when it cannot be read back.
+    fn try_quantize_measured(
+        self,
+        scheme: &QuantScheme,
+        qparams: QuantizationParameters,
+        options: &QuantizeOptions,
+    ) -> MeasuredQuantization<D> {
+        const OP: &str = "quantize";
+        let original = self.clone().into_dispatch();
+        let tensor = self.try_quantize(scheme, qparams)?;
+        let quantized = tensor.clone().into_dispatch();
+        let error = round_trip::measure_one::<Dispatch>(OP, original, quantized, options)?;
+        Ok(MeasuredQuantization::new(tensor, error))
     }
 }
+}
+
+/// The twins' routed quantization on burn's `Dispatch` backend, measured when asked: the
+/// quantized tensor, where the policy placed it, with its round trip's error.
+fn quantize_dispatch<const D: usize>(
+    tensor: Tensor<D>,
+    scheme: &QuantScheme,
+    policy: &Policy,
+    measure: Option<&QuantizeOptions>,
+) -> Result<(Tensor<D>, Option<f64>)> {
+    let home = stack_of(&tensor.device());
+    let (placed, error) = quantize_routed_measured::<Dispatch, Dispatch, _>(
+        tensor.into_dispatch(),
+        scheme,
+        policy,
+        home,
+        &|| home.label().to_owned(),
+        dispatch_targets(policy),
+        measure,
+    )?;
+    let quantized = match placed {
+        Placed::Native(quantized) => quantized,
+        Placed::Fallback(held) => held.tensor,
+    };
+    catch(OP, || Tensor::from_dispatch(quantized)).map(|tensor| (tensor, error))
 }
