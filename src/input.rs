@@ -16,7 +16,8 @@ use crate::panic::catch;
 /// A declarative check of a service's float input.
 ///
 /// The rank, bounds and dtype are read from the tensor's metadata (no device work); only
-/// [`InputSpec::finite`] costs one reduction and one synchronous read of a count.
+/// [`InputSpec::finite`] costs one reduction and one synchronous read of a count (a refused
+/// input one read more, to tell NaN from `+inf` and `-inf`).
 ///
 /// ```
 /// use burn::tensor::{DType, Device, Tensor};
@@ -40,7 +41,11 @@ use crate::panic::catch;
 ///
 /// let nan = Tensor::<2>::ones([2, 64], &device).mul_scalar(f32::NAN);
 /// let err = spec.check(&nan).unwrap_err();
-/// assert_eq!(err.to_string(), "features: values must be finite; got 128 non-finite of 128 values");
+/// assert_eq!(
+///     err.to_string(),
+///     "features: values must be finite; got 128 non-finite of 128 values (128 NaN, 0 +inf, \
+///      0 -inf) in F32 [2, 64]"
+/// );
 /// # Ok::<(), burn_guard::GuardError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -118,7 +123,8 @@ impl InputSpec {
     ///
     /// # Errors
     ///
-    /// As [`check_meta`](Self::check_meta); [`GuardError::NonFinite`] with the count;
+    /// As [`check_meta`](Self::check_meta); [`GuardError::NonFinite`] with the count, split
+    /// into NaN, `+inf` and `-inf`, and the tensor's dtype and shape;
     /// [`GuardError::Execution`] when the count cannot be read back; a caught
     /// [`GuardError::BackendPanic`] if the reduction panics.
     pub fn check<const D: usize>(&self, tensor: &Tensor<D>) -> Result<()> {
@@ -140,6 +146,11 @@ impl InputSpec {
                 .try_into_scalar::<i64>()
         })?
         .map_err(|source| GuardError::from_read(self.name, source))?;
-        check::finite(self.name, u64::try_from(count).unwrap_or(u64::MAX), total)
+        check::finite(self.name, u64::try_from(count).unwrap_or(u64::MAX), total).map_err(|err| {
+            // A refused input is read once more, for NaN, +inf and -inf apart; an accepted one
+            // never is. Without that read the refusal stands as counted.
+            let split = || crate::value_reads::read_non_finite_split(self.name, tensor).ok();
+            err.of_tensor(split, tensor.dtype(), &tensor.dims())
+        })
     }
 }

@@ -10,7 +10,9 @@
 //! The first call installs one process-wide panic hook that chains to the hook that was there
 //! before. While a thread is inside [`catch`], a panic on that thread is recorded (message and
 //! location) instead of printed; every other panic reaches the previous hook unchanged. The hook
-//! is installed once, never swapped per call.
+//! is installed once, never swapped per call. With backtraces asked for
+//! ([`set_capture_backtraces`](crate::error::set_capture_backtraces)) it captures the panic's
+//! too, where the panic was raised, and the error carries it.
 //!
 //! # Limits
 //!
@@ -23,18 +25,23 @@
 //! - Whatever the closure had mutated when it panicked may be left half-done; burn's tensors are
 //!   values, so the inputs moved into the closure are simply dropped.
 
+use std::backtrace::Backtrace;
 use std::cell::{Cell, RefCell};
 use std::panic::{self, AssertUnwindSafe, PanicHookInfo};
 use std::sync::Once;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::error::{GuardError, Result};
+use crate::error::{GuardError, Result, capture_backtraces};
 
 thread_local! {
     /// How many [`catch`] scopes this thread is inside.
     static DEPTH: Cell<u32> = const { Cell::new(0) };
     /// The location of the last panic caught on this thread, recorded by the hook.
     static LOCATION: RefCell<Option<String>> = const { RefCell::new(None) };
+    /// The backtrace of the last panic caught on this thread, captured by the hook where the
+    /// panic was raised, when backtraces are asked for
+    /// ([`set_capture_backtraces`](crate::error::set_capture_backtraces)).
+    static BACKTRACE: RefCell<Option<Backtrace>> = const { RefCell::new(None) };
 }
 
 static INSTALL: Once = Once::new();
@@ -75,6 +82,9 @@ fn install_hook() {
                     .location()
                     .map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()));
                 LOCATION.with(|slot| *slot.borrow_mut() = location);
+                // Here the stack still holds the frames that panicked; `caught` has lost them.
+                let backtrace = capture_backtraces().then(Backtrace::force_capture);
+                BACKTRACE.with(|slot| *slot.borrow_mut() = backtrace);
             } else {
                 previous(info);
             }
@@ -149,11 +159,13 @@ fn caught(op: &'static str, payload: Box<dyn std::any::Any + Send>) -> GuardErro
         .or_else(|| payload.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "non-string panic payload".to_owned());
     let location = LOCATION.with(|slot| slot.borrow_mut().take());
+    let backtrace = BACKTRACE.with(|slot| slot.borrow_mut().take());
     GuardError::BackendPanic {
         op,
         message,
         location,
     }
+    .with_captured_backtrace(backtrace)
 }
 
 /// Like [`catch`], for a closure that already returns a guarded [`Result`].

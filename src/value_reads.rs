@@ -37,7 +37,7 @@ use std::cell::Cell;
 use burn::tensor::kind::Basic;
 use burn::tensor::{Device, Element, ExecutionError, Tensor, TensorData};
 
-use crate::error::{GuardError, Result};
+use crate::error::{GuardError, NonFiniteSplit, Result};
 use crate::panic::catch;
 
 thread_local! {
@@ -102,6 +102,45 @@ pub(crate) fn read_data<const D: usize, K: Basic>(
     let data =
         catch(op, || tensor.try_to_data())?.map_err(|source| read_failed(op, &device, source))?;
     trusted(op, &device, data)
+}
+
+/// NaN, `+inf` and `-inf` among a float tensor's values, counted apart on its device and read
+/// together (one read): for a refusal that has counted them as one.
+pub(crate) fn read_non_finite_split<const D: usize>(
+    op: &'static str,
+    tensor: &Tensor<D>,
+) -> Result<NonFiniteSplit> {
+    let values = tensor.clone();
+    let by_class = catch(op, || {
+        Tensor::cat(
+            vec![
+                values.clone().is_nan().int().sum(),
+                values.clone().equal_elem(f64::INFINITY).int().sum(),
+                values.equal_elem(f64::NEG_INFINITY).int().sum(),
+            ],
+            0,
+        )
+    })?;
+    let data = read_data_into(op, by_class)?;
+    let counts: Vec<u64> = catch(op, || {
+        data.iter::<i64>()
+            .map(|count| u64::try_from(count).unwrap_or(0))
+            .collect()
+    })?;
+    match counts.as_slice() {
+        &[nan, pos_inf, neg_inf] => Ok(NonFiniteSplit {
+            nan,
+            pos_inf,
+            neg_inf,
+        }),
+        other => Err(GuardError::from_read(
+            op,
+            burn::tensor::TensorReadError::InvalidShape {
+                expected: 3,
+                actual: other.len(),
+            },
+        )),
+    }
 }
 
 /// As [`read_data`], consuming `tensor`.

@@ -1,9 +1,11 @@
-//! Service input checks on real backends: the non-finite count is exact on Flex, NdArray and
-//! wgpu; shape, bounds and dtype refusals come before any device work, in a fixed order.
+//! Service input checks on real backends: the non-finite count, and its split into NaN, +inf
+//! and -inf, is exact on Flex, NdArray and wgpu; shape, bounds and dtype refusals come before
+//! any device work, in a fixed order.
 
 mod common;
 
-use burn::tensor::{DType, Device, Tensor, TensorData};
+use burn::tensor::{DType, Device, FloatDType, Tensor, TensorData};
+use burn_guard::error::NonFiniteSplit;
 use burn_guard::input::InputSpec;
 use burn_guard::{ErrorKind, GuardError, Limit, ScalarValue};
 
@@ -32,20 +34,35 @@ fn non_finite_values_are_counted_exactly() {
             f32::INFINITY,
             -0.0,
             f32::NEG_INFINITY,
-            3.0,
-            4.0,
+            f32::NAN,
+            f32::NEG_INFINITY,
         ];
         let x = Tensor::<2>::from_data(TensorData::new(values.to_vec(), [2, 4]), &device);
         let err = spec().check(&x).unwrap_err();
+        // Split into NaN, +inf and -inf by the refusal's own read, with the tensor's dtype
+        // and shape.
+        let split = NonFiniteSplit {
+            nan: 2,
+            pos_inf: 1,
+            neg_inf: 2,
+        };
         assert!(
             matches!(
-                err,
+                &err,
                 GuardError::NonFinite {
-                    count: 3,
+                    count: 5,
                     total: 8,
+                    split: Some(s),
+                    dtype: Some(FloatDType::F32),
+                    shape: Some(shape),
                     ..
-                }
+                } if *s == split && shape == &[2, 4]
             ),
+            "{name}: {err}"
+        );
+        assert!(
+            err.to_string()
+                .ends_with("got 5 non-finite of 8 values (2 NaN, 1 +inf, 2 -inf) in F32 [2, 4]"),
             "{name}: {err}"
         );
         let clean = Tensor::<2>::ones([2, 4], &device);

@@ -12,7 +12,9 @@ mod common;
 use burn::module::Module;
 use burn::nn::{Linear, LinearConfig};
 use burn::optim::{AdamConfig, GradientsParams, SgdConfig};
-use burn::tensor::{DType, Device, Tensor, TensorData};
+use burn::tensor::{DType, Device, FloatDType, Tensor, TensorData};
+use burn_guard::GuardError;
+use burn_guard::error::{NonFiniteParam, NonFiniteSplit};
 use burn_guard::optim::{GuardedOptimizer, OnNonFinite, StepOutcome};
 use burn_guard::prelude::*;
 
@@ -258,6 +260,48 @@ fn a_nan_batch_never_reaches_the_weights() {
             "{stats}"
         );
     }
+}
+
+/// A gradient holding NaN, +inf and -inf: the refusal splits its count by class (the step
+/// reads a non-finite gradient whole anyway), with the gradient's dtype and shape.
+#[test]
+fn a_non_finite_gradient_is_split_into_nan_and_infinities() {
+    let device = Device::flex().autodiff();
+    let model = Mlp::new(&device);
+    let mut grads = grads_of(&model, batch(&device, false));
+    let mut values = vec![0.25f32; 12];
+    values[1] = f32::NAN;
+    values[4] = f32::NAN;
+    values[7] = f32::INFINITY;
+    values[9] = f32::NEG_INFINITY;
+    values[10] = f32::NEG_INFINITY;
+    grads.register(
+        model.fc1.weight.id,
+        Tensor::<2>::from_data(TensorData::new(values, [3, 4]), &Device::flex()),
+    );
+    let err = SgdConfig::new()
+        .init()
+        .try_step(0.1, model, grads)
+        .unwrap_err();
+    let GuardError::NonFiniteGradients { params, .. } = err.root() else {
+        panic!("{err}");
+    };
+    let expected = NonFiniteParam {
+        split: Some(NonFiniteSplit {
+            nan: 2,
+            pos_inf: 1,
+            neg_inf: 2,
+        }),
+        dtype: Some(FloatDType::F32),
+        shape: Some(vec![3, 4]),
+        ..NonFiniteParam::new("fc1.weight", 5, 12)
+    };
+    assert_eq!(params, &[expected], "{err}");
+    assert!(
+        err.to_string()
+            .ends_with(": fc1.weight 5 of 12 (2 NaN, 1 +inf, 2 -inf) in F32 [3, 4]"),
+        "{err}"
+    );
 }
 
 /// A parameter the forward never used (a spare head): burn draws it and steps the rest; the

@@ -10,7 +10,7 @@ use burn::tensor::{BoolStore, DType, Distribution, TensorData};
 
 use super::rule::Rule;
 use crate::check::quirks::Quirks;
-use crate::error::{GuardError, Limit, Result, ScalarValue};
+use crate::error::{GuardError, Limit, NonFiniteSplit, Result, ScalarValue};
 
 /// `2^63` as `f64`: the first float that no `i64` holds.
 const I64_END: f64 = 9_223_372_036_854_775_808.0;
@@ -376,12 +376,9 @@ pub fn distribution(op: &'static str, distribution: Distribution, dtype: DType) 
             )
         }
         Distribution::Bernoulli(_) => Ok(()),
-        Distribution::Normal(_, std) if !std.is_finite() => Err(GuardError::NonFinite {
-            op,
-            rule: "a Normal standard deviation must be finite",
-            count: 1,
-            total: 1,
-        }),
+        Distribution::Normal(_, std) if !std.is_finite() => {
+            Rule(op, "a Normal standard deviation must be finite").finite(&[std])
+        }
         Distribution::Normal(..) => Ok(()),
         Distribution::Uniform(low, high) => uniform(op, low, high, dtype),
     }
@@ -389,14 +386,11 @@ pub fn distribution(op: &'static str, distribution: Distribution, dtype: DType) 
 
 /// The rules of `Uniform(low, high)` for `dtype`.
 fn uniform(op: &'static str, low: f64, high: f64, dtype: DType) -> Result<()> {
-    let non_finite = |lo: f64, hi: f64| {
-        let count = u64::from(!lo.is_finite()) + u64::from(!hi.is_finite());
-        (count > 0).then_some(GuardError::NonFinite {
-            op,
-            rule: "uniform bounds must be finite",
-            count,
-            total: 2,
-        })
+    // `dtype` names the element type the bounds were converted to, when they were.
+    let non_finite = |lo: f64, hi: f64, dtype: Option<DType>| {
+        Rule(op, "uniform bounds must be finite")
+            .finite_split(NonFiniteSplit::of([lo, hi]), 2, dtype, None)
+            .err()
     };
     let unordered = |lo: f64, hi: f64| {
         (lo >= hi).then_some(GuardError::OutOfOrder {
@@ -408,7 +402,7 @@ fn uniform(op: &'static str, low: f64, high: f64, dtype: DType) -> Result<()> {
             upper: ScalarValue::Float(hi),
         })
     };
-    if let Some(err) = non_finite(low, high) {
+    if let Some(err) = non_finite(low, high, None) {
         return Err(err);
     }
     if let Some((min, max)) = int_range(dtype) {
@@ -429,7 +423,7 @@ fn uniform(op: &'static str, low: f64, high: f64, dtype: DType) -> Result<()> {
         #[allow(clippy::cast_possible_truncation)] // The element type is f32 (or narrower).
         (f64::from(low as f32), f64::from(high as f32))
     };
-    if let Some(err) = non_finite(lo, hi).or_else(|| unordered(lo, hi)) {
+    if let Some(err) = non_finite(lo, hi, Some(dtype)).or_else(|| unordered(lo, hi)) {
         return Err(err);
     }
     let (span, limit) = if dtype == DType::F64 {
@@ -736,6 +730,7 @@ mod tests {
     use super::*;
     use crate::check::test_support::TestResult;
     use crate::error::ErrorKind;
+    use burn::tensor::FloatDType;
 
     use super::super::test_support::{bound, ranks, refused};
     use crate::error::Limit::{AtLeast, Exactly};
@@ -916,6 +911,13 @@ mod tests {
                     rule: "uniform bounds must be finite",
                     count: 1,
                     total: 2,
+                    split: Some(NonFiniteSplit {
+                        nan: 0,
+                        pos_inf: 1,
+                        neg_inf: 0,
+                    }),
+                    dtype: None,
+                    shape: None,
                 }),
             ),
             (
@@ -926,6 +928,14 @@ mod tests {
                     rule: "uniform bounds must be finite",
                     count: 2,
                     total: 2,
+                    // The bounds as F32 values: each overflowed to an infinity of its sign.
+                    split: Some(NonFiniteSplit {
+                        nan: 0,
+                        pos_inf: 1,
+                        neg_inf: 1,
+                    }),
+                    dtype: Some(FloatDType::F32),
+                    shape: None,
                 }),
             ),
             (
@@ -960,6 +970,13 @@ mod tests {
                     rule: "a Normal standard deviation must be finite",
                     count: 1,
                     total: 1,
+                    split: Some(NonFiniteSplit {
+                        nan: 1,
+                        pos_inf: 0,
+                        neg_inf: 0,
+                    }),
+                    dtype: None,
+                    shape: None,
                 }),
             ),
         ];

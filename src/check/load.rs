@@ -8,7 +8,8 @@
 
 use burn::tensor::{DType, TensorData, bf16, f16};
 
-use crate::error::{GuardError, Result, Unsupported};
+use super::rule::Rule;
+use crate::error::{GuardError, NonFiniteSplit, Result, Unsupported};
 use crate::gap::{Effect, Gap};
 use serde::Serialize;
 
@@ -234,39 +235,37 @@ pub fn dtype_held(op: &'static str, dtype: DType, held: bool, device: &str) -> R
 /// assert!(err.to_string().contains("1 non-finite of 2"));
 /// ```
 pub fn finite(op: &'static str, data: &TensorData) -> Result<()> {
-    let (count, total) = match data.dtype() {
-        DType::F64 => non_finite(op, data, f64::is_finite)?,
-        DType::F32 | DType::Flex32 => non_finite(op, data, f32::is_finite)?,
-        DType::F16 => non_finite(op, data, |v: f16| v.is_finite())?,
-        DType::BF16 => non_finite(op, data, |v: bf16| v.is_finite())?,
+    let (split, total) = match data.dtype() {
+        DType::F64 => non_finite(op, data, |v: f64| v)?,
+        DType::F32 | DType::Flex32 => non_finite(op, data, |v: f32| f64::from(v))?,
+        DType::F16 => non_finite(op, data, |v: f16| v.to_f64())?,
+        DType::BF16 => non_finite(op, data, |v: bf16| v.to_f64())?,
         // Integers and bools are finite by construction; quantized data is scanned in float.
         _ => return Ok(()),
     };
-    match count {
-        0 => Ok(()),
-        count => Err(GuardError::NonFinite {
-            op,
-            rule: "the checkpoint's values must be finite (the non-finite scan is on)",
-            count,
-            total,
-        }),
-    }
+    Rule(
+        op,
+        "the checkpoint's values must be finite (the non-finite scan is on)",
+    )
+    .finite_split(
+        split,
+        total,
+        Some(data.dtype()),
+        Some(data.shape().as_slice()),
+    )
 }
 
-/// `(values that are not finite, values)` of `data`, stored as `E`: read in place, or copied
-/// when the buffer is not aligned for `E` (a checkpoint's bytes may sit anywhere in a file).
+/// `(NaN, +inf and -inf among the values, values)` of `data`, stored as `E` (widened to `f64`,
+/// which keeps each class): read in place, or copied when the buffer is not aligned for `E` (a
+/// checkpoint's bytes may sit anywhere in a file).
 fn non_finite<E: burn::tensor::Element>(
     op: &'static str,
     data: &TensorData,
-    is_finite: impl Fn(E) -> bool,
-) -> Result<(u64, u64)> {
+    widen: impl Fn(E) -> f64,
+) -> Result<(NonFiniteSplit, u64)> {
     let count = |values: &[E]| {
-        let bad = values.iter().filter(|v| !is_finite(**v)).count();
-        let all = values.len();
-        (
-            u64::try_from(bad).unwrap_or(u64::MAX),
-            u64::try_from(all).unwrap_or(u64::MAX),
-        )
+        let split = NonFiniteSplit::of(values.iter().map(|v| widen(*v)));
+        (split, u64::try_from(values.len()).unwrap_or(u64::MAX))
     };
     match data.as_slice::<E>() {
         Ok(values) => Ok(count(values)),

@@ -7,7 +7,7 @@
 //! says it is burn-guard's own.
 
 use super::rule::Rule;
-use crate::error::{GuardError, Limit, Result};
+use crate::error::{GuardError, Limit, NonFiniteParam, Result};
 
 /// What a float parameter is to burn's optimizer, read without touching its values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -185,8 +185,8 @@ pub fn gradient_shape(op: &'static str, param: &[usize], gradient: &[usize]) -> 
 }
 
 /// Every gradient is finite: burn-guard's own rule (no burn optimizer looks at values; one NaN
-/// batch writes NaN into every parameter and moment it reaches). `counts` is
-/// `(path, non-finite values, values)` per parameter with a gradient.
+/// batch writes NaN into every parameter and moment it reaches). `counts` is the count of
+/// non-finite values per parameter with a gradient (its split, dtype and shape where known).
 ///
 /// # Errors
 ///
@@ -194,11 +194,12 @@ pub fn gradient_shape(op: &'static str, param: &[usize], gradient: &[usize]) -> 
 ///
 /// ```
 /// use burn_guard::check::optim::finite_gradients;
-/// assert!(finite_gradients("step", &[("fc.weight".into(), 0, 12)]).is_ok());
-/// assert!(finite_gradients("step", &[("fc.weight".into(), 3, 12)]).is_err());
+/// use burn_guard::error::NonFiniteParam;
+/// assert!(finite_gradients("step", vec![NonFiniteParam::new("fc.weight", 0, 12)]).is_ok());
+/// assert!(finite_gradients("step", vec![NonFiniteParam::new("fc.weight", 3, 12)]).is_err());
 /// ```
-pub fn finite_gradients(op: &'static str, counts: &[(String, u64, u64)]) -> Result<()> {
-    let bad: Vec<(String, u64, u64)> = counts.iter().filter(|c| c.1 > 0).cloned().collect();
+pub fn finite_gradients(op: &'static str, counts: Vec<NonFiniteParam>) -> Result<()> {
+    let bad: Vec<NonFiniteParam> = counts.into_iter().filter(|c| c.count > 0).collect();
     if bad.is_empty() {
         Ok(())
     } else {

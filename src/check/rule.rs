@@ -10,7 +10,7 @@ use burn::tensor::DType;
 use burn::tensor::ops::InterpolateMode;
 
 use super::quirks::{Modes, Quirks};
-use crate::error::{GuardError, Limit, Result, ScalarValue};
+use crate::error::{GuardError, Limit, NonFiniteSplit, Result, ScalarValue, float_dtype};
 
 /// One rule of one operation: the operation as burn names it (`.0`) and the rule's text (`.1`),
 /// the two fields every refusal of a check carries.
@@ -195,7 +195,8 @@ impl Rule {
         }
     }
 
-    /// [`GuardError::NonFinite`] when `count` of `total` values are NaN or ±inf (`count > 0`).
+    /// [`GuardError::NonFinite`] when `count` of `total` values are NaN or ±inf (`count > 0`),
+    /// counted together (the split unknown).
     pub(crate) fn finite_count(self, count: u64, total: u64) -> Result<()> {
         let (op, rule) = (self.0, self.1);
         unless(count == 0, || GuardError::NonFinite {
@@ -203,13 +204,38 @@ impl Rule {
             rule,
             count,
             total,
+            split: None,
+            dtype: None,
+            shape: None,
         })
     }
 
-    /// Every value finite, else [`GuardError::NonFinite`] with how many are not.
+    /// Every value finite, else [`GuardError::NonFinite`] with how many are not, split into
+    /// NaN, `+inf` and `-inf`.
     pub(crate) fn finite(self, values: &[f64]) -> Result<()> {
-        let count = values.iter().filter(|v| !v.is_finite()).count();
-        self.finite_count(count as u64, values.len() as u64)
+        let split = NonFiniteSplit::of(values.iter().copied());
+        self.finite_split(split, values.len() as u64, None, None)
+    }
+
+    /// [`GuardError::NonFinite`] when `split` counts any of `total` values, with the dtype and
+    /// the shape of the tensor they are, where known.
+    pub(crate) fn finite_split(
+        self,
+        split: NonFiniteSplit,
+        total: u64,
+        dtype: Option<DType>,
+        shape: Option<&[usize]>,
+    ) -> Result<()> {
+        let (op, rule) = (self.0, self.1);
+        unless(split.count() == 0, || GuardError::NonFinite {
+            op,
+            rule,
+            count: split.count(),
+            total,
+            split: Some(split),
+            dtype: dtype.and_then(float_dtype),
+            shape: shape.map(<[usize]>::to_vec),
+        })
     }
 
     /// `Ok` when `value` `fits` in `dtype`, else [`GuardError::NotRepresentable`].

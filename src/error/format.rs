@@ -5,7 +5,10 @@
 
 use std::fmt;
 
+use burn::tensor::FloatDType;
 use burn::tensor::quantization::{QuantMode, QuantScheme, QuantStore, QuantValue, ScaleDtype};
+
+use super::values::{NonFiniteParam, NonFiniteSplit};
 
 use crate::gap::Gap;
 
@@ -68,14 +71,42 @@ pub(super) fn plural(count: usize) -> &'static str {
     if count == 1 { "" } else { "s" }
 }
 
-/// `path count of total` per parameter whose gradient is not finite, joined by `, `.
-pub(super) fn non_finite_counts(params: &[(String, u64, u64)]) -> impl fmt::Display + '_ {
+/// `path count of total` per parameter whose gradient is not finite, each with what else is
+/// known about it ([`non_finite_detail`]), joined by `, `.
+pub(super) fn non_finite_counts(params: &[NonFiniteParam]) -> impl fmt::Display + '_ {
     fmt::from_fn(move |f| {
-        for (i, (path, count, total)) in params.iter().enumerate() {
+        for (i, param) in params.iter().enumerate() {
             let sep = if i == 0 { "" } else { ", " };
-            write!(f, "{sep}{} {count} of {total}", OneLine(path))?;
+            write!(
+                f,
+                "{sep}{} {} of {}{}",
+                OneLine(&param.path),
+                param.count,
+                param.total,
+                non_finite_detail(&param.split, &param.dtype, &param.shape)
+            )?;
         }
         Ok(())
+    })
+}
+
+/// What a non-finite count knows beyond itself: ` (2 NaN, 1 +inf, 0 -inf)` when it was split,
+/// then ` in F32 [2, 4]` with the dtype and shape of the tensor counted, each where known.
+pub(super) fn non_finite_detail<'a>(
+    split: &'a Option<NonFiniteSplit>,
+    dtype: &'a Option<FloatDType>,
+    shape: &'a Option<Vec<usize>>,
+) -> impl fmt::Display + 'a {
+    fmt::from_fn(move |f| {
+        if let Some(split) = split {
+            write!(f, " ({split})")?;
+        }
+        match (dtype, shape) {
+            (Some(dtype), Some(shape)) => write!(f, " in {dtype:?} {shape:?}"),
+            (Some(dtype), None) => write!(f, " in {dtype:?}"),
+            (None, Some(shape)) => write!(f, " in {shape:?}"),
+            (None, None) => Ok(()),
+        }
     })
 }
 

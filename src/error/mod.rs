@@ -41,12 +41,31 @@
 //! assert_eq!(err.kind(), ErrorKind::DimOutOfRange);
 //! assert_eq!(err.path().as_deref(), Some("encoder.layers.2.attention"));
 //! ```
+//!
+//! # Non-finite values
+//!
+//! [`GuardError::NonFinite`] and [`GuardError::NonFiniteGradients`] split their count into NaN,
+//! `+inf` and `-inf` ([`NonFiniteSplit`]) wherever the check read the values or counted them by
+//! class, and name the tensor's dtype and shape where known: `features: values must be finite;
+//! got 3 non-finite of 8 values (2 NaN, 1 +inf, 0 -inf) in F32 [2, 4]`.
+//!
+//! # Backtraces
+//!
+//! With `BURN_GUARD_BACKTRACE=1` (read once) or [`set_capture_backtraces`]`(true)`, an error
+//! carries the [`Backtrace`] of the call that refused, as a [`GuardError::WithBacktrace`]
+//! around it: captured as the error leaves a twin of the tensor and layer traits, where a
+//! caught panic was raised, or else where the first context is added to it. `Display` is
+//! unchanged, `{:?}` prints the backtrace, [`GuardError::backtrace`] returns it, and `kind`,
+//! `op`, `root` and `path` look through it (match on `err.root()` for a variant's fields).
+//! Off, the default, a refusal costs one relaxed atomic load more and an accepted call nothing.
 
+use std::backtrace::Backtrace;
 use std::fmt;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
 
 use burn::tensor::quantization::QuantScheme;
-use burn::tensor::{DType, DataError, TensorReadError};
+use burn::tensor::{DType, DataError, FloatDType, TensorReadError};
 use burn_backend::ExecutionError;
 
 use crate::gap::Gap;
@@ -61,9 +80,10 @@ pub use format::SchemeName;
 pub(crate) use format::one_line;
 use format::{
     FirstFew, OneLine, bytes_or_overflow, device_list, dim_note, fallback_list, folded,
-    limit_or_none, non_finite_counts, plural, shape_list,
+    limit_or_none, non_finite_counts, non_finite_detail, plural, shape_list,
 };
-pub use values::{Limit, ScalarValue};
+pub(crate) use values::float_dtype;
+pub use values::{Limit, NonFiniteParam, NonFiniteSplit, ScalarValue};
 
 /// The result of a guarded call.
 pub type Result<T, E = GuardError> = std::result::Result<T, E>;
@@ -210,11 +230,15 @@ pub enum GuardError {
         /// The dtype it had to fit.
         dtype: DType,
     },
-    /// Values that must be finite are not: `count` of `total` are NaN or ±inf.
+    /// Values that must be finite are not: `count` of `total` are NaN or ±inf, split into NaN,
+    /// `+inf` and `-inf` where the check could tell (it read the values, or reduced them on
+    /// the device by class), in a tensor of the dtype and shape given where known:
+    /// `got 3 non-finite of 8 values (2 NaN, 1 +inf, 0 -inf) in F32 [2, 4]`.
     #[error(
-        "{}: {}; got {count} non-finite of {total} values",
+        "{}: {}; got {count} non-finite of {total} values{}",
         OneLine(.op),
-        OneLine(.rule)
+        OneLine(.rule),
+        non_finite_detail(.split, .dtype, .shape)
     )]
     NonFinite {
         /// The operation.
@@ -225,6 +249,14 @@ pub enum GuardError {
         count: u64,
         /// How many values were looked at.
         total: u64,
+        /// How `count` splits; `None` where the check counted them together (a single
+        /// reduction on the device).
+        split: Option<NonFiniteSplit>,
+        /// The float dtype of the tensor (or the one the values were converted to), where
+        /// known.
+        dtype: Option<FloatDType>,
+        /// The shape of the tensor, where the values are one (`None` for scalar arguments).
+        shape: Option<Vec<usize>>,
     },
     /// Two dtypes that must agree do not (the operands of an element-wise operation, the two
     /// sides of a conversion).
@@ -594,8 +626,9 @@ pub enum GuardError {
     NonFiniteGradients {
         /// The operation (`step`).
         op: &'static str,
-        /// `(path, non-finite values, values)` per parameter whose gradient is not finite.
-        params: Vec<(String, u64, u64)>,
+        /// Each parameter whose gradient is not finite, with its count, its split into NaN,
+        /// `+inf` and `-inf`, its dtype and its shape.
+        params: Vec<NonFiniteParam>,
     },
 
     // ---------------------------------------------------------------- silent wrong results
@@ -680,6 +713,21 @@ pub enum GuardError {
         /// The error of the part that refused, with its path inside the layer.
         inner: Box<GuardError>,
     },
+    /// An error with the backtrace captured where it was refused, only while backtraces are
+    /// asked for ([`set_capture_backtraces`], `BURN_GUARD_BACKTRACE=1`).
+    ///
+    /// `Display` is the inner error's, unchanged; `{:?}` shows the backtrace, and
+    /// [`GuardError::backtrace`] returns it. Like [`GuardError::Context`], it has no kind of
+    /// its own: [`GuardError::kind`], [`GuardError::op`], [`GuardError::root`] and
+    /// [`GuardError::path`] look through it. It sits around the error as it left the first
+    /// guarded call it came out of; contexts added later go around it.
+    #[error("{inner}")]
+    WithBacktrace {
+        /// The error.
+        inner: Box<GuardError>,
+        /// The backtrace, shared: `Backtrace` is not `Clone`.
+        backtrace: Arc<Backtrace>,
+    },
 }
 
 // ---------------------------------------------------------------- kinds and ops
@@ -696,8 +744,8 @@ macro_rules! error_kinds {
         /// and counting without caring about the fields.
         ///
         /// [`GuardError::kind`] looks through the variants that wrap another error
-        /// ([`GuardError::Context`], [`GuardError::Layer`], [`GuardError::Checkpoint`]), so
-        /// there is no kind for them.
+        /// ([`GuardError::Context`], [`GuardError::Layer`], [`GuardError::Checkpoint`],
+        /// [`GuardError::WithBacktrace`]), so there is no kind for them.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         #[non_exhaustive]
         pub enum ErrorKind {
@@ -739,7 +787,8 @@ macro_rules! error_kinds {
             }
 
             /// The innermost error: `self` without its [`GuardError::Context`],
-            /// [`GuardError::Layer`] and [`GuardError::Checkpoint`] wrappers.
+            /// [`GuardError::Layer`], [`GuardError::Checkpoint`] and
+            /// [`GuardError::WithBacktrace`] wrappers.
             ///
             /// ```
             /// use burn_guard::GuardError;
@@ -759,7 +808,7 @@ macro_rules! error_kinds {
 }
 
 error_kinds! {
-    wrappers: Context, Layer, Checkpoint;
+    wrappers: Context, Layer, Checkpoint, WithBacktrace;
     // shapes, ranks, dims, indices
     ShapeMismatch { op, .. } => op,
     RankMismatch { op, .. } => op,
@@ -895,7 +944,9 @@ impl GuardError {
                     segments.push(context.as_str());
                     err = inner;
                 }
-                Self::Layer { inner, .. } | Self::Checkpoint { inner, .. } => err = inner,
+                Self::Layer { inner, .. }
+                | Self::Checkpoint { inner, .. }
+                | Self::WithBacktrace { inner, .. } => err = inner,
                 _ => break,
             }
         }
@@ -922,7 +973,9 @@ impl GuardError {
         loop {
             match err {
                 Self::Layer { layer, .. } => return Some(*layer),
-                Self::Context { inner, .. } | Self::Checkpoint { inner, .. } => err = inner,
+                Self::Context { inner, .. }
+                | Self::Checkpoint { inner, .. }
+                | Self::WithBacktrace { inner, .. } => err = inner,
                 _ => return None,
             }
         }
@@ -935,7 +988,9 @@ impl GuardError {
         loop {
             match err {
                 Self::Checkpoint { file, device, .. } => return Some((file, device)),
-                Self::Context { inner, .. } | Self::Layer { inner, .. } => err = inner,
+                Self::Context { inner, .. }
+                | Self::Layer { inner, .. }
+                | Self::WithBacktrace { inner, .. } => err = inner,
                 _ => return None,
             }
         }
@@ -945,7 +1000,7 @@ impl GuardError {
     /// an error of the layer's own op without a path (`lstm: ...`), or one a layer already
     /// named.
     pub(crate) fn in_layer(self, layer: &'static str) -> Self {
-        let named = match &self {
+        let named = match self.without_backtrace() {
             Self::Layer { .. } => true,
             Self::Context { .. } => false,
             other => other.op() == layer,
@@ -962,10 +1017,44 @@ impl GuardError {
 
     /// Wraps `self` in a [`GuardError::Context`] layer: `context` becomes the outermost segment
     /// of the error's path.
+    ///
+    /// With backtraces asked for ([`set_capture_backtraces`]), an error without one gets it
+    /// here: the first context is added on the way out of the call that refused.
     pub fn context(self, context: impl Into<String>) -> Self {
         Self::Context {
             context: context.into(),
-            inner: Box::new(self),
+            inner: Box::new(self.with_backtrace()),
+        }
+    }
+
+    /// A [`GuardError::NonFinite`] completed with what its caller knows of the tensor whose
+    /// values a pure check counted: `split` (called only for that refusal, so that its read is
+    /// paid on the error path alone) where the refusal has none, and the dtype and shape. Any
+    /// other error as it is.
+    pub(crate) fn of_tensor(
+        self,
+        split: impl FnOnce() -> Option<NonFiniteSplit>,
+        dtype: DType,
+        shape: &[usize],
+    ) -> Self {
+        match self {
+            Self::NonFinite {
+                op,
+                rule,
+                count,
+                total,
+                split: known,
+                ..
+            } => Self::NonFinite {
+                op,
+                rule,
+                count,
+                total,
+                split: known.or_else(split),
+                dtype: float_dtype(dtype),
+                shape: Some(shape.to_vec()),
+            },
+            other => other,
         }
     }
 
@@ -1078,7 +1167,7 @@ fn in_context<'a>(context: &'a str, inner: &'a GuardError) -> impl fmt::Display 
                 write!(f, "{sep}{}", OneLine(segment))?;
                 first = false;
             }
-            match err {
+            match err.without_backtrace() {
                 GuardError::Context { context, inner } => (segment, err) = (context, inner),
                 _ => break,
             }
@@ -1115,6 +1204,129 @@ impl fmt::Display for WithoutOp<'_> {
             }
             None => f.write_str(&text),
         }
+    }
+}
+
+// ---------------------------------------------------------------- backtraces
+
+/// Whether refusals capture a backtrace: not yet decided (the environment is read on the
+/// first refusal), off, or on.
+static CAPTURE: AtomicU8 = AtomicU8::new(UNDECIDED);
+const UNDECIDED: u8 = 0;
+const OFF: u8 = 1;
+const ON: u8 = 2;
+
+/// Turns the capture of a backtrace with every refusal on (or off) for the whole process,
+/// overriding `BURN_GUARD_BACKTRACE`. With it on, an error that leaves a guarded call is a
+/// [`GuardError::WithBacktrace`]: `Display` as before, the backtrace in `{:?}` and
+/// [`GuardError::backtrace`].
+///
+/// For debugging: a capture walks the stack (symbols are resolved only when it is printed).
+/// With it off, a refusal costs one relaxed atomic load more, an accepted call nothing.
+///
+/// ```
+/// use burn_guard::error::{capture_backtraces, set_capture_backtraces};
+/// set_capture_backtraces(true);
+/// assert!(capture_backtraces());
+/// set_capture_backtraces(false);
+/// ```
+pub fn set_capture_backtraces(capture: bool) {
+    CAPTURE.store(if capture { ON } else { OFF }, Ordering::Relaxed);
+}
+
+/// Whether refusals capture a backtrace: [`set_capture_backtraces`]'s last word, else the
+/// environment variable `BURN_GUARD_BACKTRACE` (on for any value but `0` or empty), read once.
+#[inline]
+pub fn capture_backtraces() -> bool {
+    match CAPTURE.load(Ordering::Relaxed) {
+        ON => true,
+        OFF => false,
+        _ => capture_from_env(),
+    }
+}
+
+/// Reads `BURN_GUARD_BACKTRACE` once; a setter that came first wins.
+#[cold]
+fn capture_from_env() -> bool {
+    let on = std::env::var_os("BURN_GUARD_BACKTRACE").is_some_and(|v| !v.is_empty() && v != "0");
+    let decided = if on { ON } else { OFF };
+    let _ = CAPTURE.compare_exchange(UNDECIDED, decided, Ordering::Relaxed, Ordering::Relaxed);
+    CAPTURE.load(Ordering::Relaxed) == ON
+}
+
+/// `result`, its error with a backtrace captured here when backtraces are asked for: for the
+/// point a refusal leaves a guarded call (a twin's return).
+#[inline]
+pub(crate) fn traced<T>(result: Result<T>) -> Result<T> {
+    result.map_err(GuardError::with_backtrace)
+}
+
+/// Runs a twin's `body` so that each way out of it (its `?`s too) leaves through [`traced`].
+#[inline]
+pub(crate) fn traced_call<T>(body: impl FnOnce() -> Result<T>) -> Result<T> {
+    traced(body())
+}
+
+impl GuardError {
+    /// The backtrace captured with the error ([`GuardError::WithBacktrace`]), through any
+    /// context; `None` when backtraces were not asked for ([`set_capture_backtraces`]).
+    pub fn backtrace(&self) -> Option<&Backtrace> {
+        let mut err = self;
+        loop {
+            match err {
+                Self::WithBacktrace { backtrace, .. } => return Some(backtrace),
+                Self::Context { inner, .. }
+                | Self::Layer { inner, .. }
+                | Self::Checkpoint { inner, .. } => err = inner,
+                _ => return None,
+            }
+        }
+    }
+
+    /// `self` with a backtrace captured here, when backtraces are asked for and it has none
+    /// yet (the first capture is the nearest to the refusal). Off, one relaxed atomic load.
+    #[inline]
+    pub(crate) fn with_backtrace(self) -> Self {
+        if capture_backtraces() {
+            self.with_backtrace_captured_here()
+        } else {
+            self
+        }
+    }
+
+    /// The capture, out of line, so that the path with backtraces off stays one load.
+    #[cold]
+    #[inline(never)]
+    fn with_backtrace_captured_here(self) -> Self {
+        if self.backtrace().is_some() {
+            return self;
+        }
+        Self::WithBacktrace {
+            inner: Box::new(self),
+            backtrace: Arc::new(Backtrace::force_capture()),
+        }
+    }
+
+    /// `self` with the backtrace `captured` elsewhere (a panic's, captured where it was
+    /// raised), unless it has one.
+    pub(crate) fn with_captured_backtrace(self, captured: Option<Backtrace>) -> Self {
+        match captured {
+            Some(backtrace) if self.backtrace().is_none() => Self::WithBacktrace {
+                inner: Box::new(self),
+                backtrace: Arc::new(backtrace),
+            },
+            _ => self,
+        }
+    }
+
+    /// `self` without the [`GuardError::WithBacktrace`] around it, for the walks that look at
+    /// the next wrapper.
+    fn without_backtrace(&self) -> &GuardError {
+        let mut err = self;
+        while let Self::WithBacktrace { inner, .. } = err {
+            err = inner;
+        }
+        err
     }
 }
 

@@ -97,6 +97,25 @@ fn every_variant() -> Vec<(GuardError, ErrorKind)> {
                 rule: NL,
                 count: 2,
                 total: 8,
+                split: None,
+                dtype: None,
+                shape: None,
+            },
+            ErrorKind::NonFinite,
+        ),
+        (
+            GuardError::NonFinite {
+                op: NL,
+                rule: NL,
+                count: 3,
+                total: 8,
+                split: Some(NonFiniteSplit {
+                    nan: 2,
+                    pos_inf: 1,
+                    neg_inf: 0,
+                }),
+                dtype: Some(FloatDType::F32),
+                shape: Some(vec![2, 4]),
             },
             ErrorKind::NonFinite,
         ),
@@ -294,7 +313,19 @@ fn every_variant() -> Vec<(GuardError, ErrorKind)> {
         (
             GuardError::NonFiniteGradients {
                 op: NL,
-                params: vec![(NL.into(), 1, 4)],
+                params: vec![
+                    NonFiniteParam::new(NL, 1, 4),
+                    NonFiniteParam {
+                        split: Some(NonFiniteSplit {
+                            nan: 0,
+                            pos_inf: 1,
+                            neg_inf: 1,
+                        }),
+                        dtype: Some(FloatDType::F16),
+                        shape: Some(vec![4]),
+                        ..NonFiniteParam::new(NL, 2, 4)
+                    },
+                ],
             },
             ErrorKind::NonFiniteGradients,
         ),
@@ -372,8 +403,62 @@ fn display_pins_the_format() {
                 rule: "values must be finite",
                 count: 2,
                 total: 8,
+                split: None,
+                dtype: None,
+                shape: None,
             },
             "quantize_dynamic: values must be finite; got 2 non-finite of 8 values",
+        ),
+        (
+            GuardError::NonFinite {
+                op: "features",
+                rule: "values must be finite",
+                count: 3,
+                total: 8,
+                split: Some(NonFiniteSplit {
+                    nan: 2,
+                    pos_inf: 1,
+                    neg_inf: 0,
+                }),
+                dtype: Some(FloatDType::F32),
+                shape: Some(vec![2, 4]),
+            },
+            "features: values must be finite; got 3 non-finite of 8 values (2 NaN, 1 +inf, 0 -inf) in F32 [2, 4]",
+        ),
+        (
+            GuardError::NonFinite {
+                op: "random",
+                rule: "uniform bounds must be finite",
+                count: 2,
+                total: 2,
+                split: Some(NonFiniteSplit {
+                    nan: 0,
+                    pos_inf: 1,
+                    neg_inf: 1,
+                }),
+                dtype: Some(FloatDType::F32),
+                shape: None,
+            },
+            "random: uniform bounds must be finite; got 2 non-finite of 2 values (0 NaN, 1 +inf, 1 -inf) in F32",
+        ),
+        (
+            GuardError::NonFiniteGradients {
+                op: "step",
+                params: vec![
+                    NonFiniteParam {
+                        split: Some(NonFiniteSplit {
+                            nan: 2,
+                            pos_inf: 1,
+                            neg_inf: 0,
+                        }),
+                        dtype: Some(FloatDType::F32),
+                        shape: Some(vec![3, 4]),
+                        ..NonFiniteParam::new("fc.weight", 3, 12)
+                    },
+                    NonFiniteParam::new("fc.bias", 1, 4),
+                ],
+            },
+            "step: gradients must be finite; got NaN or ±inf in 2 parameters: fc.weight 3 of 12 (2 NaN, 1 +inf, 0 -inf) in F32 [3, 4], fc.bias 1 of 4",
         ),
         (
             GuardError::Empty {
@@ -606,7 +691,8 @@ fn anyhow_alternate_shows_each_cause_once() -> TestResult {
 }
 
 /// `Display` already prints every cause, so no error names a source: not one that wraps
-/// another (a context, a layer, a checkpoint), nor one that holds burn's own error.
+/// another (a context, a layer, a checkpoint, a backtrace), nor one that holds burn's own
+/// error.
 #[test]
 fn no_error_names_a_source() {
     let root = GuardError::DimOutOfRange {
@@ -621,7 +707,11 @@ fn no_error_names_a_source() {
             op: "load_file",
             file: "model.bpk".into(),
             device: "flex".into(),
+            inner: Box::new(root.clone()),
+        },
+        GuardError::WithBacktrace {
             inner: Box::new(root),
+            backtrace: Arc::new(Backtrace::disabled()),
         },
     ];
     let caused = [
@@ -693,5 +783,59 @@ fn burn_errors_convert_with_question_mark() -> TestResult {
         read_exec,
         GuardError::Execution { op: "read", .. }
     ));
+    Ok(())
+}
+
+/// A backtrace shows in `{:?}` and nowhere else: the message, the kind, the op, the root, the
+/// path and the layer are the error's own, wherever the backtrace sits among the wrappers.
+#[test]
+fn a_backtrace_shows_in_debug_only() -> TestResult {
+    let root = GuardError::DimOutOfRange {
+        op: "narrow",
+        dim: 3,
+        rank: 2,
+    };
+    let around = |inner: GuardError| {
+        inner
+            .context("input_gate")
+            .in_layer("lstm")
+            .context("encoder")
+    };
+    let plain = around(root.clone().context("input_transform"));
+    let traced = around(GuardError::WithBacktrace {
+        inner: Box::new(root.clone().context("input_transform")),
+        backtrace: Arc::new(Backtrace::force_capture()),
+    });
+    assert_eq!(traced.to_string(), plain.to_string());
+    assert_eq!(
+        traced.to_string(),
+        "encoder: lstm: input_gate.input_transform: narrow: dimension out of range; got dim 3 for rank 2"
+    );
+    assert_eq!(traced.kind(), ErrorKind::DimOutOfRange);
+    assert_eq!(traced.op(), "narrow");
+    assert_eq!(traced.message(), plain.message());
+    assert_eq!(traced.path(), plain.path());
+    assert_eq!(traced.layer(), Some("lstm"));
+    assert!(matches!(traced.root(), GuardError::DimOutOfRange { .. }));
+    assert!(std::error::Error::source(&traced).is_none());
+
+    assert!(plain.backtrace().is_none());
+    let frames = format!("{:?}", traced.backtrace().ok_or("no backtrace")?);
+    assert!(
+        frames.contains("a_backtrace_shows_in_debug_only"),
+        "{frames}"
+    );
+    assert!(format!("{traced:?}").contains("a_backtrace_shows_in_debug_only"));
+    assert!(!format!("{plain:?}").contains("a_backtrace_shows_in_debug_only"));
+
+    // A layer names itself once, through a backtrace around its own error.
+    let own = GuardError::WithBacktrace {
+        inner: Box::new(root.clone().in_layer("lstm")),
+        backtrace: Arc::new(Backtrace::disabled()),
+    };
+    assert_eq!(
+        own.clone().in_layer("lstm").to_string(),
+        root.in_layer("lstm").to_string()
+    );
     Ok(())
 }

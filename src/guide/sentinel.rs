@@ -14,7 +14,9 @@
 //! | [`canary`](crate::verify::canary) | before traffic | the model's forward on your inputs on both devices; a [`CanaryReport`](crate::verify::CanaryReport) per input, `Err(Diverged)` when any disagrees ([`canary_against`](crate::verify::canary_against): against a reference model you give, loaded from the checkpoint on the reference device, say) |
 //! | [`canary_steps`](crate::verify::canary_steps) | before traffic, for a stateful forward | your closure's decoding steps (with their cache) on both devices, compared step by step; `Err(Diverged)` names the first step that disagrees (`step 1`): a bug only in the cached path passes the one-shot canary (`tests/verify.rs`, `the_canary_over_steps_names_the_first_decoding_step_that_drifts`) |
 //! | [`Shadowed`](crate::verify::Shadowed) | while serving | one request in `every` re-run on the reference, inline. The first divergence quarantines the serving device for this model: that request and every later one are answered from the reference, counted in [`ShadowStats`](crate::verify::ShadowStats); the diverging request is run once more with every layer twin's output recorded, to name [`first_diverging_layer`](crate::verify::Shadowed::first_diverging_layer) by call index, op and module path (`#3 layer_norm blocks.1.norm2`) |
+//! | [`Shadowed::forward_steps`](crate::verify::Shadowed::forward_steps) | while serving, for a stateful forward | the closure [`canary_steps`](crate::verify::canary_steps) takes, run every call; a sampled call also on the reference, compared step by step: the first step that disagrees quarantines the device as a one-shot divergence does, and [`quarantined`](crate::verify::Shadowed::quarantined) names it (`step 3`) (`tests/verify.rs`, `shadow_checks_over_steps_name_the_first_decoding_step_that_drifts`) |
 //! | [`detect_anomaly`](crate::verify::detect_anomaly) | while debugging, this thread, this scope | every layer twin checks its output; the first that holds NaN or ±inf returns `Err(NonFinite)` naming the layer: by its op, and with [`detect_anomaly_in`](crate::verify::detect_anomaly_in) given the model, by its module path too (`blocks.1.norm2: layer_norm: ...`), so two layers of one type are told apart (PyTorch's `detect_anomaly` is the model) |
+//! | [`detect_anomaly`](crate::verify::detect_anomaly) in the backward | while debugging a training step: the forward and [`try_backward`](crate::tensor::TryAutodiffFloat::try_backward) in the scope | a finite forward whose backward gives NaN or ±inf returns `Err(NonFinite)` naming the layer twin nearest to its birth: the one whose output's gradient is the first not finite (`fc1: linear: backward: ... from the backward of what consumed that output`), or whose own backward gave its parameters NaN (`fc2: linear: backward: ... the layer's own backward ...`); each tracked output gets a zero leaf added in the mode, as burn keeps no intermediate gradient (`tests/verify.rs`, `anomaly_mode_names_the_layer_whose_backward_gave_non_finite_gradients`) |
 //! | [`devices::health`](crate::devices::health) | always, one atomic load | a device marked poisoned, tainted or quarantined is refused by every allocating twin and guarded read, and [`Policy::place`](crate::policy::Policy::place) routes around it |
 //!
 //! # Device health
@@ -151,7 +153,8 @@
 //!   relative differences. A divergence in a shadow check is not an error of the request,
 //!   which is answered from the reference.
 //! - [`GuardError::NonFinite`](crate::GuardError::NonFinite) in anomaly mode: the layer twin's
-//!   name and the count of non-finite values; inside
+//!   name and the count of non-finite values, split into NaN, `+inf` and `-inf` (by the read
+//!   that counts them), with the output's dtype and shape; inside
 //!   [`detect_anomaly_in`](crate::verify::detect_anomaly_in), wrapped in the layer's module
 //!   path ([`GuardError::path`](crate::GuardError::path): `blocks.1.norm2`).
 //! - [`GuardError::DeviceUnavailable`](crate::GuardError::DeviceUnavailable) for a marked
@@ -162,6 +165,10 @@
 //!   [`GuardError::BackendPanic`](crate::GuardError::BackendPanic);
 //!   [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) when the two outputs
 //!   differ in shape.
+//!
+//! While debugging, `BURN_GUARD_BACKTRACE=1` (or
+//! [`error::set_capture_backtraces`](crate::error::set_capture_backtraces)) makes each of these
+//! carry the backtrace of the call that refused, which `{:?}` prints; messages do not change.
 //!
 //! # What it costs
 //!

@@ -149,9 +149,12 @@
 //!   update: a non-leaf, a model with nothing to train, a trainable parameter without a
 //!   gradient. It names the rule with the likely cause and the remedy, and every parameter.
 //! - [`GuardError::NonFiniteGradients`](crate::GuardError::NonFiniteGradients): each parameter
-//!   whose gradient holds NaN or ±inf, with `(path, non-finite values, values)`. Under
-//!   `OnNonFinite::Skip` it is the skipped step's `reason` instead, until `max_consecutive`
-//!   skips in a row: a run that only skips has diverged, and the next is refused.
+//!   whose gradient holds NaN or ±inf, as a [`NonFiniteParam`](crate::error::NonFiniteParam):
+//!   its path, how many of its values are not finite, split into NaN, `+inf` and `-inf` (a
+//!   gradient whose sum is not finite is read whole, so the split costs no read), its dtype
+//!   and its shape. Under `OnNonFinite::Skip` it is the skipped step's `reason` instead, until
+//!   `max_consecutive` skips in a row: a run that only skips has diverged, and the next is
+//!   refused.
 //! - [`GuardError::ShapeMismatch`](crate::GuardError::ShapeMismatch) /
 //!   [`GuardError::RankMismatch`](crate::GuardError::RankMismatch): a gradient that does not
 //!   fit its parameter; [`GuardError::OutOfRange`](crate::GuardError::OutOfRange): a learning

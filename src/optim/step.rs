@@ -7,7 +7,7 @@ use burn::optim::{GradientsParams, ModuleOptimizer, MultiGradientsParams};
 use burn::tensor::{DType, Device, Tensor, TensorData};
 
 use crate::check::optim::{self as rules, ParamCensus, ParamState};
-use crate::error::{GuardError, Result};
+use crate::error::{GuardError, NonFiniteParam, NonFiniteSplit, Result, float_dtype};
 use crate::panic::catch;
 use crate::params::walk::{AtPath, PathWalk};
 
@@ -330,18 +330,30 @@ pub(crate) fn finite(op: &'static str, census: Census) -> Result<Checked> {
         }
         let data = (gradient.values)()?;
         reads += 1;
-        let (bad, total) = catch(op, || {
-            data.iter::<f64>().fold((0u64, 0u64), |(bad, all), v| {
-                (bad + u64::from(!v.is_finite()), all + 1)
-            })
+        // The values are on the host: NaN, +inf and -inf are counted apart at no further cost.
+        let (split, total) = catch(op, || {
+            let mut split = NonFiniteSplit::default();
+            let mut total = 0u64;
+            for value in data.iter::<f64>() {
+                split.add(value);
+                total += 1;
+            }
+            (split, total)
         })?;
         let path = params
             .get(gradient.param)
             .map(|p| p.path.clone())
             .unwrap_or_default();
-        counts.push((path, bad, total));
+        counts.push(NonFiniteParam {
+            path,
+            count: split.count(),
+            total,
+            split: Some(split),
+            dtype: float_dtype(data.dtype()),
+            shape: Some(data.shape().to_vec()),
+        });
     }
-    rules::finite_gradients(op, &counts)?;
+    rules::finite_gradients(op, counts)?;
     Ok(Checked { reads, zero: zeros })
 }
 

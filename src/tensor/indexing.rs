@@ -723,7 +723,8 @@ pub trait TryIndexingOrdered<const D: usize, K: Ordered> for Tensor<D, K> {
         indexing::not_quantized(OP, &dtype)?;
         indexing::one_hot_classes(OP, num_classes)?;
         let (values, truncated) = read_classes(OP, &self)?;
-        indexing::one_hot_values(OP, &values, &truncated, num_classes, D)?;
+        indexing::one_hot_values(OP, &values, &truncated, num_classes, D)
+            .map_err(|err| err.of_tensor(|| None, dtype, &shape))?;
         let out = one_hot_shape(&shape, num_classes, D);
         let device = self.device();
         crate::capability::require_fits(OP, &out, dtype, &device)?;
@@ -779,7 +780,8 @@ pub trait TryIndexingOrdered<const D: usize, K: Ordered> for Tensor<D, K> {
         indexing::fill_value(OP, ScalarValue::Float(f64::from(on_value)), &dtype)?;
         indexing::fill_value(OP, ScalarValue::Float(f64::from(off_value)), &dtype)?;
         let (values, truncated) = read_classes(OP, &self)?;
-        indexing::one_hot_values(OP, &values, &truncated, num_classes, axis)?;
+        indexing::one_hot_values(OP, &values, &truncated, num_classes, axis)
+            .map_err(|err| err.of_tensor(|| None, dtype, &shape))?;
         let out = one_hot_shape(&shape, num_classes, axis);
         let device = self.device();
         crate::capability::require_fits(OP, &out, dtype, &device)?;

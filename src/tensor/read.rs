@@ -341,7 +341,8 @@ pub trait TryConvertFloat<const D: usize> for Tensor<D> {
         let quirks = crate::capability::quirks_of(&self.device());
         if quirks.float_to_int_unrepresentable_panics {
             let values: Vec<f64> = read_values(OP, &self)?;
-            creation::float_to_int(OP, &values, &quirks)?;
+            creation::float_to_int(OP, &values, &quirks)
+                .map_err(|err| err.of_tensor(|| None, self.dtype(), &self.dims()))?;
         }
         catch(OP, || self.int())
     }

@@ -224,7 +224,22 @@ macro_rules! twins {
         $template! { $($targs)*; fn $name $($gen)* ($($args)*) -> $($out)* $($where)*; }
     };
     // The impl's method: `OP` (the trait's op, else burn's method's name), then the body; a
-    // layer's output checked.
+    // layer's output checked. The body runs in a closure so that every refusal, from a rule's
+    // `?` too, leaves through `traced_call` (a backtrace, when they are asked for); a future's
+    // output leaves through `traced` where it is awaited.
+    (@fn [$docs:tt $decl:tt $impl:tt [$($op:literal)?] []] [[$($cfg:tt)*] $x:tt $y:tt $name:ident]
+        [[$($gen:tt)*] ($($args:tt)*) [impl Future $($fut:tt)*] [$($where:tt)*]]
+        [$($burn:ident)?] $body:expr) => {
+        $($cfg)*
+        fn $name $($gen)* ($($args)*) -> impl Future $($fut)* $($where)* {
+            $(
+                #[allow(dead_code)]
+                const OP: &str = stringify!($burn);
+            )?
+            let future = $body;
+            async move { $crate::error::traced(future.await) }
+        }
+    };
     (@fn [$docs:tt $decl:tt $impl:tt [$($op:literal)?] []] [[$($cfg:tt)*] $x:tt $y:tt $name:ident]
         [[$($gen:tt)*] ($($args:tt)*) [$($out:tt)*] [$($where:tt)*]] [$($burn:ident)?]
         $body:expr) => {
@@ -235,7 +250,7 @@ macro_rules! twins {
                 #[allow(dead_code)]
                 const OP: &str = stringify!($burn);
             )?
-            $body
+            $crate::error::traced_call(move || -> $($out)* { $body })
         }
     };
     (@fn [$docs:tt $decl:tt $impl:tt [$op:literal] [$checked:path]]
@@ -247,8 +262,10 @@ macro_rules! twins {
             // A body that delegates to another twin does not name its op.
             #[allow(dead_code)]
             const OP: &str = $op;
-            let result: $($out)* = $body;
-            $checked(OP, $crate::tensor::twins!(@layer $($args)*), result)
+            $crate::error::traced_call(move || -> $($out)* {
+                let result: $($out)* = $body;
+                $checked(OP, $crate::tensor::twins!(@layer $($args)*), result)
+            })
         }
     };
     // A layer row's module: its receiver (`&self`), for the check to name it.
