@@ -268,35 +268,29 @@ impl Cursor<'_> {
 
 /// A tensor's values, in storage aligned for its element type: Flex's kernels run markedly
 /// slower on the byte-aligned storage of a `Vec<u8>` (the transformer encoder of
-/// `benches/cells.rs`: 1.4× its time).
+/// `benches/cells.rs`: 1.4× its time). A plain copy into a `Vec<E>` (`bytemuck`, already in
+/// burn's tree): both ends are the same binary on the same machine, so the bytes are in its
+/// own order. `bytes` holds exactly the shape's elements (checked by the caller).
 fn typed(bytes: &[u8], shape: Vec<usize>, dtype: DType) -> io::Result<TensorData> {
-    fn values<E: burn::tensor::Element, const N: usize>(
+    fn values<E: burn::tensor::Element + bytemuck::Pod>(
         bytes: &[u8],
         shape: Vec<usize>,
-        from: fn([u8; N]) -> E,
     ) -> TensorData {
-        let values: Vec<E> = bytes
-            .chunks_exact(N)
-            .map(|chunk| {
-                let mut b = [0; N];
-                b.copy_from_slice(chunk);
-                from(b)
-            })
-            .collect();
+        let mut values = vec![E::zeroed(); bytes.len() / std::mem::size_of::<E>()];
+        bytemuck::cast_slice_mut::<E, u8>(&mut values).copy_from_slice(bytes);
         TensorData::new(values, shape)
     }
     Ok(match dtype {
-        DType::F64 => values(bytes, shape, f64::from_le_bytes),
-        DType::F32 => values(bytes, shape, f32::from_le_bytes),
-        DType::F16 => values(bytes, shape, burn::tensor::f16::from_le_bytes),
-        DType::BF16 => values(bytes, shape, burn::tensor::bf16::from_le_bytes),
-        DType::I64 => values(bytes, shape, i64::from_le_bytes),
-        DType::I32 => values(bytes, shape, i32::from_le_bytes),
-        DType::I16 => values(bytes, shape, i16::from_le_bytes),
-        DType::U64 => values(bytes, shape, u64::from_le_bytes),
-        DType::U32 => values(bytes, shape, u32::from_le_bytes),
-        DType::U16 => values(bytes, shape, u16::from_le_bytes),
-        // One-byte elements (and `Flex32`, `Bool` stored wider) keep their bytes.
+        DType::F64 => values::<f64>(bytes, shape),
+        DType::F32 => values::<f32>(bytes, shape),
+        DType::I64 => values::<i64>(bytes, shape),
+        DType::I32 => values::<i32>(bytes, shape),
+        DType::I16 => values::<i16>(bytes, shape),
+        DType::U64 => values::<u64>(bytes, shape),
+        DType::U32 => values::<u32>(bytes, shape),
+        DType::U16 => values::<u16>(bytes, shape),
+        // One-byte elements, half floats (two bytes: Flex widens them anyway) and the rest keep
+        // their bytes.
         _ => TensorData::try_from_bytes_vec(bytes.to_vec(), shape, dtype)
             .map_err(|e| invalid(format!("{e:?}")))?,
     })
