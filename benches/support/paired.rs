@@ -51,30 +51,7 @@ pub fn paired(
     group: &str,
     variants: &mut [(&'static str, &mut dyn FnMut() -> usize)],
 ) -> Paired {
-    let mut record = Paired {
-        names: variants.iter().map(|(name, _)| *name).collect(),
-        samples: Vec::new(),
-    };
-    let n = variants.len();
-    let mut group = c.benchmark_group(group);
-    group.bench_function("paired", |b| {
-        b.iter_custom(|iters| {
-            let mut times = vec![Duration::ZERO; n];
-            for i in 0..iters {
-                for k in 0..n {
-                    let v = (i as usize + k) % n;
-                    let start = Instant::now();
-                    black_box((variants[v].1)());
-                    times[v] += start.elapsed();
-                }
-            }
-            let total = times.iter().sum();
-            record.samples.push((iters, times));
-            total
-        })
-    });
-    group.finish();
-    record
+    paired_settled(c, group, Duration::ZERO, variants)
 }
 
 /// As [`paired`], with the machine left idle for `settle` before each timed call (not timed):
@@ -98,7 +75,9 @@ pub fn paired_settled(
             for i in 0..iters {
                 for k in 0..n {
                     let v = (i as usize + k) % n;
-                    std::thread::sleep(settle);
+                    if !settle.is_zero() {
+                        std::thread::sleep(settle);
+                    }
                     let start = Instant::now();
                     black_box((variants[v].1)());
                     times[v] += start.elapsed();
