@@ -93,8 +93,9 @@ fn build(
             // As the OOM killer does.
             KILLED => {
                 let me = std::process::id().to_string();
-                let _ = std::process::Command::new("kill")
-                    .args(["-KILL", &me])
+                // The shell's own `kill`: no procps needed on a bare CI machine.
+                let _ = std::process::Command::new("sh")
+                    .args(["-c", &format!("kill -KILL {me}")])
                     .status();
                 std::thread::sleep(Duration::from_secs(60));
             }
