@@ -11,6 +11,9 @@
 //! child's forward 1.3× the parent's when interleaved back to back). A service that serves
 //! through cells does not compute in the parent, so the pause is its case.
 //!
+//! The parent runs with glibc's allocator as it comes; the cell's child with
+//! `CellOptions::keep_heap` (the default), and a second cell without it shows what it saves.
+//!
 //! `cargo bench --bench cells --all-features`.
 
 #[path = "support/paired.rs"]
@@ -102,12 +105,12 @@ fn main() {
         max_restarts: 1000,
         ..RestartPolicy::default()
     };
-    let mut cell = Cell::start(
-        CellOptions::new("encoder")
-            .checkpoint(&checkpoint)
-            .restart_policy(policy),
-    )
-    .unwrap();
+    let options = CellOptions::new("encoder")
+        .checkpoint(&checkpoint)
+        .restart_policy(policy);
+    let mut cell = Cell::start(options.clone()).unwrap();
+    // The same cell with glibc's default trimming in its child: what `keep_heap` is for.
+    let mut trimmed = Cell::start(options.keep_heap(false)).unwrap();
 
     let input = Tensor::<3>::random([64, 32, 64], Distribution::Default, &device).into_data();
     let here = forward(&model, input.clone(), &device).unwrap();
@@ -121,6 +124,7 @@ fn main() {
     let code = |c: i64| TensorData::new(vec![c], [1]);
     let (echo, timed) = (code(ECHO), code(TIMED));
     let (inside, calls) = (Counter::new(0.0), Counter::new(0u64));
+    let (inside_trimmed, calls_trimmed) = (Counter::new(0.0), Counter::new(0u64));
     // Two variants call the one cell.
     let shared = RefCell::new(cell);
     let mut c = Criterion::default()
@@ -149,6 +153,13 @@ fn main() {
                 calls.set(calls.get() + 1);
                 out[0].bytes().len()
             }),
+            ("cell, heap trimmed (keep_heap(false))", &mut || {
+                let out = trimmed.call(vec![input.clone(), timed.clone()]).unwrap();
+                inside_trimmed
+                    .set(inside_trimmed.get() + out[1].clone().try_to_vec::<f64>().unwrap()[0]);
+                calls_trimmed.set(calls_trimmed.get() + 1);
+                out[0].bytes().len()
+            }),
             // The same bytes there and back with no forward: what the transport costs.
             ("cell, echo only", &mut || {
                 shared
@@ -167,15 +178,21 @@ fn main() {
          run), difference per request, per-sample ratio quartiles",
     );
     println!(
-        "the forward inside the child: {:.2} µs a request (mean over {} requests)",
+        "the forward inside the child: {:.2} µs a request (mean over {} requests); with its heap \
+         trimmed: {:.2} µs",
         inside.get() / calls.get() as f64,
-        calls.get()
+        calls.get(),
+        inside_trimmed.get() / calls_trimmed.get() as f64,
     );
+    drop(trimmed);
 
     // Restarts: the child exits on a request; the next request finds it dead, starts a new
     // child (which loads the checkpoint), replays the last good request to verify it, then
     // answers.
     let mut cell = shared.into_inner();
+    // The last good request is replayed to verify a restart: make it one whose answer does not
+    // carry a time.
+    cell.call(vec![input.clone()]).unwrap();
     let mut death_to_answer = Vec::new();
     for _ in 0..20 {
         cell.call(vec![input.clone(), code(EXIT)]).unwrap_err();

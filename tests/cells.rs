@@ -39,6 +39,10 @@ const EXIT: i64 = 4;
 const HANG: i64 = 5;
 const DEVICE_THREAD_PANIC: i64 = 6;
 const REFUSED: i64 = 7;
+const ALLOCATOR_SETTINGS: i64 = 8;
+
+/// glibc's allocator settings that `CellOptions::keep_heap` gives a child.
+const HEAP_SETTINGS: [&str; 2] = ["MALLOC_TRIM_THRESHOLD_", "MALLOC_MMAP_THRESHOLD_"];
 
 #[derive(Module, Debug)]
 struct Net {
@@ -100,6 +104,12 @@ fn build(
                 std::thread::sleep(Duration::from_secs(60));
             }
             EXIT => std::process::exit(3),
+            // The child's allocator settings, -1 for one not set.
+            ALLOCATOR_SETTINGS => {
+                let values = HEAP_SETTINGS
+                    .map(|key| std::env::var(key).map_or(-1, |v| v.parse::<i64>().unwrap()));
+                return Ok(vec![TensorData::new(values.to_vec(), [2])]);
+            }
             HANG => loop {
                 std::thread::sleep(Duration::from_secs(1));
             },
@@ -278,6 +288,34 @@ fn each_fault_is_a_named_err_and_the_restarted_cell_answers_as_before() {
     );
     assert_eq!(stats.restarts, 4);
     assert!(stats.time_down > Duration::ZERO);
+}
+
+#[test]
+fn a_child_keeps_its_heap_unless_told_otherwise_and_the_users_settings_win() {
+    let dir = scratch("heap");
+    let checkpoint = checkpoint(&dir);
+    let settings = |options: CellOptions| {
+        let mut cell = Cell::start(options).unwrap();
+        let answer = cell.call(request(ALLOCATOR_SETTINGS)).unwrap();
+        answer[0].clone().try_to_vec::<i64>().unwrap()
+    };
+    // What this test process itself was started with reaches the child in any case.
+    let inherited = HEAP_SETTINGS.map(|key| std::env::var(key).map_or(-1, |v| v.parse().unwrap()));
+    let kept = settings(options("heap-kept", &checkpoint));
+    let defaults = [1 << 30, 32 << 20];
+    for i in 0..2 {
+        let expected = if inherited[i] >= 0 {
+            inherited[i]
+        } else {
+            defaults[i]
+        };
+        assert_eq!(kept[i], expected, "{}", HEAP_SETTINGS[i]);
+    }
+    let trimmed = settings(options("heap-trimmed", &checkpoint).keep_heap(false));
+    assert_eq!(trimmed, inherited.to_vec());
+    let own = settings(options("heap-own", &checkpoint).env(HEAP_SETTINGS[0], "12345"));
+    assert_eq!(own[0], 12345);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
