@@ -321,6 +321,24 @@ impl TryNms for Tensor<2> {
         };
         policy.checked(Op::Vision, checks())?;
         let home = self.device();
+        #[cfg(unix)]
+        if let Some(pool) = policy.cells() {
+            let op = crate::cell::ops::CellOp::Nms {
+                iou_threshold: opts.iou_threshold,
+                score_threshold: opts.score_threshold,
+                max_output_boxes: opts.max_output_boxes,
+            };
+            let read = || -> Result<Vec<burn::tensor::TensorData>> {
+                Ok(vec![
+                    crate::value_reads::read_data_into(OP, self)?,
+                    crate::value_reads::read_data_into(OP, scores)?,
+                ])
+            };
+            let inputs = policy.checked(Op::Vision, read())?;
+            let label = stack_of(&home).label().to_owned();
+            let answer = crate::cell::ops::run_in_pool(policy, pool, op, inputs, &label)?;
+            return crate::cell::ops::answer_on(OP, answer, &home);
+        }
         EXTENSION.run(OP, policy, &home, |trip| {
             let boxes = trip.out(self)?;
             let scores = trip.out(scores)?;
@@ -425,6 +443,19 @@ impl TryConnectedComponents for Tensor<2, Bool> {
             // The exact answer; burn-vision's CPU labelling reads out of bounds on an empty
             // image (a segfault with 8-connectivity here).
             return catch(OP, || Tensor::<2, Int>::empty(self.dims(), &home));
+        }
+        #[cfg(unix)]
+        if let Some(pool) = policy.cells() {
+            let op = crate::cell::ops::CellOp::ConnectedComponents {
+                eight: match connectivity {
+                    Connectivity::Eight => true,
+                    Connectivity::Four => false,
+                },
+            };
+            let image = policy.checked(Op::Vision, crate::value_reads::read_data_into(OP, self))?;
+            let label = stack_of(&home).label().to_owned();
+            let answer = crate::cell::ops::run_in_pool(policy, pool, op, vec![image], &label)?;
+            return crate::cell::ops::answer_on(OP, answer, &home);
         }
         EXTENSION.run(OP, policy, &home, |trip| {
             let image = trip.out(self)?;

@@ -596,3 +596,92 @@ fn a_tensor_forward_through_a_cell_equals_the_model_in_process() {
     let err = cell.try_forward::<2, 3>(x).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::RankMismatch, "{err}");
 }
+
+/// A policy that names a pool of cells runs burn-vision's `unsafe` CPU code there: the same
+/// answers as in this process, counted as runs away from Flex; a child killed from outside (as
+/// the OOM killer does) costs one call its `Err`, and the restarted child, verified by
+/// replaying the last good operation, answers the next.
+#[cfg(feature = "vision")]
+#[test]
+fn a_policy_runs_burn_visions_operations_in_a_pool_of_cells() {
+    use std::sync::Arc;
+
+    use burn::tensor::{Bool, Int};
+    use burn_guard::policy::{Op, Policy};
+    use burn_guard::vision::{Connectivity, NmsOptions, TryConnectedComponents, TryNms};
+
+    let dir = scratch("policy");
+    let pool = Arc::new(CellPool::start(options("vision", &checkpoint(&dir)), 1).unwrap());
+    let policy = Policy::strict().in_cells(Arc::clone(&pool));
+    let device = Device::flex();
+
+    let pixels: Vec<bool> = (0..24 * 40).map(|i| (i * 7919 % 13) < 5).collect();
+    let image = Tensor::<2, Bool>::from_data(TensorData::new(pixels, [24, 40]), &device);
+    let labels = |t: Tensor<2, Int>| t.into_data().convert::<i64>();
+    for connectivity in [Connectivity::Four, Connectivity::Eight] {
+        let here = image
+            .clone()
+            .try_connected_components(connectivity)
+            .unwrap();
+        let there = image
+            .clone()
+            .try_connected_components_with(connectivity, &policy)
+            .unwrap();
+        assert_eq!(there.device(), device);
+        assert_eq!(labels(there), labels(here), "{connectivity:?}");
+    }
+    let boxes = Tensor::<2>::from_data(
+        [
+            [0.0, 0.0, 10.0, 10.0],
+            [1.0, 1.0, 11.0, 11.0],
+            [20.0, 20.0, 30.0, 30.0],
+            [21.0, 19.0, 31.0, 29.0],
+        ],
+        &device,
+    );
+    let scores = Tensor::<1>::from_data([0.9, 0.8, 0.3, 0.7], &device);
+    let nms = NmsOptions {
+        iou_threshold: 0.5,
+        score_threshold: 0.1,
+        max_output_boxes: 0,
+    };
+    let here = boxes.clone().try_nms(scores.clone(), nms).unwrap();
+    let there = boxes
+        .clone()
+        .try_nms_with(scores.clone(), nms, &policy)
+        .unwrap();
+    let kept = |t: Tensor<1, Int>| t.into_data().convert::<i64>();
+    let expected = kept(here);
+    assert_eq!(expected.as_slice::<i64>().unwrap(), &[0, 3]);
+    assert_eq!(kept(there), expected);
+
+    let stats = policy.stats_of(Op::Vision);
+    assert_eq!((stats.native, stats.fallbacks, stats.errors), (0, 3, 0));
+    // Two images of 960 one-byte bools, four boxes and their scores in f32.
+    assert_eq!(stats.bytes_to_fallback, 2 * 960 + 4 * 4 * 4 + 4 * 4);
+    assert_eq!(pool.stats()[0].answered, 3);
+
+    // The child killed while idle: the next call's `Err` names the signal, this process lives.
+    let CellHealth::Up { pid, .. } = pool.stats()[0].health else {
+        panic!("{:?}", pool.stats()[0].health);
+    };
+    std::process::Command::new("sh")
+        .args(["-c", &format!("kill -KILL {pid}")])
+        .status()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    let err = image
+        .clone()
+        .try_connected_components_with(Connectivity::Eight, &policy)
+        .unwrap_err();
+    assert!(
+        matches!(fault_of(&err), CellFault::Signal { signal: 9, .. }),
+        "{err}"
+    );
+    assert_eq!(policy.stats_of(Op::Vision).errors, 1);
+    // The pool restarts the cell on a thread of its own; the next call waits for it.
+    let again = boxes.try_nms_with(scores, nms, &policy).unwrap();
+    assert_eq!(kept(again), expected);
+    assert_eq!(pool.stats()[0].restarts, 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -8,7 +8,7 @@ use std::time::Duration;
 use burn::tensor::TensorData;
 
 use super::wire::{self, FromChild, ToChild};
-use crate::error::Result;
+use crate::error::{GuardError, Result};
 
 /// Set in a cell's child: the cell's name. [`serve_if_cell`] serves when it is set.
 pub(super) const NAME_ENV: &str = "BURN_GUARD_CELL";
@@ -75,6 +75,32 @@ where
     fn call(&mut self, inputs: Vec<TensorData>) -> Result<Vec<TensorData>> {
         self(inputs)
     }
+}
+
+/// A cell's model for a pool that serves no model of its own, only the operations a policy
+/// sends it ([`Policy::in_cells`](crate::policy::Policy::in_cells)): every plain
+/// [`Cell::call`](super::Cell::call) is refused.
+///
+/// ```no_run
+/// use burn_guard::cell::{ops_only, serve_if_cell};
+///
+/// fn main() {
+///     serve_if_cell(ops_only);
+///     // ... the program, which starts a `CellPool` and names it in its policy.
+/// }
+/// ```
+///
+/// # Errors
+///
+/// None: the `Result` is [`serve_if_cell`]'s build signature.
+pub fn ops_only(_cx: &CellContext) -> Result<impl CellModel + use<>> {
+    Ok(|_inputs: Vec<TensorData>| -> Result<Vec<TensorData>> {
+        Err(GuardError::InvalidArgument {
+            op: "cell",
+            rule: "this cell serves no model, only the operations a policy sends it",
+            got: "a call".into(),
+        })
+    })
 }
 
 /// Serves a cell when this process was started as one, and returns at once otherwise.
@@ -184,8 +210,21 @@ where
                 return EXIT_SETUP;
             }
         };
-        let ToChild::Call { id, inputs } = request;
-        let outcome = catch_unwind(AssertUnwindSafe(|| model.call(inputs)));
+        let (id, outcome) = match request {
+            ToChild::Call { id, inputs } => {
+                (id, catch_unwind(AssertUnwindSafe(|| model.call(inputs))))
+            }
+            // One of burn-guard's own operations, sent by a policy: not the model's code.
+            ToChild::Op {
+                id,
+                op,
+                params,
+                inputs,
+            } => (
+                id,
+                catch_unwind(AssertUnwindSafe(|| super::ops::serve(&op, &params, inputs))),
+            ),
+        };
         let (reply, last) = match outcome {
             Ok(result) if !crate::capability::marked_devices().is_empty() => {
                 let message = crate::capability::marked_devices().join("; ");

@@ -105,6 +105,14 @@
 //! `tests/cells.rs` (`a_cell_reaches_a_device_on_another_host_through_burn_remote`) stands a
 //! loopback server for the network.
 //!
+//! # Single operations in cells
+//!
+//! A [`Policy`](crate::policy::Policy) can name a [`CellPool`] as the place burn-vision's
+//! `connected_components` and `nms` run ([`Policy::in_cells`](crate::policy::Policy::in_cells)):
+//! their inputs are read, the child runs the same guarded twin on Flex (burn-guard serves
+//! these operations in every cell, beside the model), and the answer comes back to the
+//! inputs' device. A pool with no model of its own builds [`ops_only`].
+//!
 //! # What a cell costs
 //!
 //! Measured by `cargo bench --bench cells --all-features` (release, one run, 2 cores): see
@@ -112,11 +120,12 @@
 
 mod child;
 mod fault;
+pub(crate) mod ops;
 mod pool;
 mod supervise;
 mod wire;
 
-pub use child::{CellContext, CellModel, serve_if_cell};
+pub use child::{CellContext, CellModel, ops_only, serve_if_cell};
 pub use fault::CellFault;
 pub use pool::CellPool;
 pub use supervise::{Cell, CellHealth, CellOptions, CellStats, Deaths, RestartPolicy};

@@ -84,6 +84,26 @@ impl CellPool {
     /// The cell's [`GuardError::Cell`]; [`CellFault::Down`] when every cell is down;
     /// [`CellFault::Busy`] when no cell was free within the deadline.
     pub fn call(&self, inputs: Vec<TensorData>) -> Result<Vec<TensorData>> {
+        self.on_a_free_cell(|cell| cell.call(inputs))
+    }
+
+    /// Runs one of burn-guard's own operations on the next free live cell; see
+    /// [`Cell::call_op`].
+    pub(crate) fn call_op(
+        &self,
+        op: &str,
+        params: &[f64],
+        inputs: Vec<TensorData>,
+    ) -> Result<Vec<TensorData>> {
+        self.on_a_free_cell(|cell| cell.call_op(op, params, inputs))
+    }
+
+    /// Runs `request` on the next free live cell, waiting for one up to the deadline; a cell
+    /// it leaves dead is restarted on a thread of its own.
+    fn on_a_free_cell(
+        &self,
+        request: impl FnOnce(&mut Cell) -> Result<Vec<TensorData>>,
+    ) -> Result<Vec<TensorData>> {
         let started = Instant::now();
         let n = self.cells.len();
         loop {
@@ -110,7 +130,7 @@ impl CellPool {
                     }
                     CellHealth::Up { .. } => {}
                 }
-                let result = cell.call(inputs);
+                let result = request(&mut cell);
                 if matches!(cell.health(), CellHealth::Dead) {
                     drop(cell);
                     self.restart_in_background(slot);

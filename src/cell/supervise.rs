@@ -479,8 +479,27 @@ impl Cell {
     /// call's `Err`, [`CellFault::Refused`]), died (signal, exit, deadline, panic, poisoned
     /// device), could not be restarted, or the cell is down.
     pub fn call(&mut self, inputs: Vec<TensorData>) -> Result<Vec<TensorData>> {
+        self.counted(|id| wire::encode_call(id, &inputs))
+    }
+
+    /// Runs one of burn-guard's own operations in the child ([`super::ops`]), as
+    /// [`Cell::call`] runs the model: what a policy's cell pool does.
+    pub(crate) fn call_op(
+        &mut self,
+        op: &str,
+        params: &[f64],
+        inputs: Vec<TensorData>,
+    ) -> Result<Vec<TensorData>> {
+        self.counted(|id| wire::encode_op(id, op, params, &inputs))
+    }
+
+    /// One request, built by `encode` from its id, sent and answered, and counted.
+    fn counted(
+        &mut self,
+        encode: impl FnOnce(u64) -> std::io::Result<Vec<u8>>,
+    ) -> Result<Vec<TensorData>> {
         self.stats.requests += 1;
-        let result = self.call_once(&inputs);
+        let result = self.call_once(encode);
         match &result {
             Ok(_) => self.stats.answered += 1,
             Err(GuardError::Cell {
@@ -508,11 +527,14 @@ impl Cell {
         one_tensor(self.call(vec![data])?, &device)
     }
 
-    fn call_once(&mut self, inputs: &[TensorData]) -> Result<Vec<TensorData>> {
+    fn call_once(
+        &mut self,
+        encode: impl FnOnce(u64) -> std::io::Result<Vec<u8>>,
+    ) -> Result<Vec<TensorData>> {
         self.restart()?;
         self.next_id += 1;
         let id = self.next_id;
-        let frame = wire::encode_call(id, inputs).map_err(|e| GuardError::InvalidArgument {
+        let frame = encode(id).map_err(|e| GuardError::InvalidArgument {
             op: OP,
             rule: "a cell's inputs must be plain tensors",
             got: e.to_string(),

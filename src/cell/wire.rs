@@ -18,6 +18,14 @@ const MAX_FRAME: u64 = 64 << 30;
 pub(super) enum ToChild {
     /// Run the model on these inputs.
     Call { id: u64, inputs: Vec<TensorData> },
+    /// Run one of burn-guard's own operations ([`super::ops`]), named with its parameters, on
+    /// these inputs: what a policy sends to a cell pool.
+    Op {
+        id: u64,
+        op: String,
+        params: Vec<f64>,
+        inputs: Vec<TensorData>,
+    },
 }
 
 /// A message from the child.
@@ -43,6 +51,7 @@ pub(super) enum FromChild {
 }
 
 const TAG_CALL: u8 = 1;
+const TAG_OP: u8 = 2;
 const TAG_READY: u8 = 10;
 const TAG_ANSWER: u8 = 11;
 const TAG_REFUSED: u8 = 12;
@@ -147,6 +156,24 @@ fn dtype_of(code: u8) -> io::Result<DType> {
         15 => DType::Bool(BoolStore::U32),
         other => return Err(invalid(format!("unknown dtype code {other}"))),
     })
+}
+
+/// An operation's request frame, ready to write (and kept to replay, as a call's).
+pub(super) fn encode_op(
+    id: u64,
+    op: &str,
+    params: &[f64],
+    inputs: &[TensorData],
+) -> io::Result<Vec<u8>> {
+    let mut f = Frame::new(TAG_OP);
+    f.u64(id);
+    f.str(op);
+    f.len(params.len());
+    for p in params {
+        f.u64(p.to_bits());
+    }
+    f.tensors(inputs)?;
+    Ok(f.finish())
 }
 
 /// A request's frame, ready to write (and kept by the parent to replay after a restart).
@@ -304,6 +331,24 @@ pub(super) fn decode_to_child(body: &[u8]) -> io::Result<ToChild> {
             let inputs = c.tensors()?;
             Ok(ToChild::Call { id, inputs })
         }
+        TAG_OP => {
+            let id = c.u64()?;
+            let op = c.str()?;
+            let n = c.len()?;
+            if n > c.0.len() / 8 {
+                return Err(invalid("more parameters than bytes"));
+            }
+            let params = (0..n)
+                .map(|_| c.u64().map(f64::from_bits))
+                .collect::<io::Result<Vec<_>>>()?;
+            let inputs = c.tensors()?;
+            Ok(ToChild::Op {
+                id,
+                op,
+                params,
+                inputs,
+            })
+        }
         other => Err(invalid(format!("unknown request tag {other}"))),
     }
 }
@@ -440,9 +485,30 @@ mod tests {
             TensorData::new(vec![3u8; 0], [0, 4]),
         ];
         let frame = encode_call(9, &inputs)?;
-        let ToChild::Call { id, inputs: back } = decode_to_child(&frame[8..])?;
+        let ToChild::Call { id, inputs: back } = decode_to_child(&frame[8..])? else {
+            return Err(invalid("a call decoded as another request"));
+        };
         assert_eq!(id, 9);
         assert_eq!(back, inputs);
+
+        let frame = encode_op(4, "nms", &[0.5, -0.0, f64::INFINITY], &inputs[..2])?;
+        let ToChild::Op {
+            id,
+            op,
+            params,
+            inputs: back,
+        } = decode_to_child(&frame[8..])?
+        else {
+            return Err(invalid("an operation decoded as another request"));
+        };
+        assert_eq!((id, op.as_str()), (4, "nms"));
+        assert_eq!(params.len(), 3);
+        assert_eq!(params[0], 0.5);
+        assert!(params[1].is_sign_negative() && params[2].is_infinite());
+        assert_eq!(back, inputs[..2]);
+        for cut in 9..frame.len() {
+            assert!(decode_to_child(&frame[8..cut]).is_err(), "cut at {cut}");
+        }
 
         let answer = FromChild::Refused {
             id: 3,

@@ -21,6 +21,13 @@
 //!   `session.disable_cpu_ep_fallback`; [`fallback_disabled`](crate::policy::fallback_disabled)
 //!   reads it. `tests/fallback_switch.rs` shows a working fallback refused while it is off,
 //!   with nothing moved, and working again once it is back.
+//! - [`Policy::in_cells`](crate::policy::Policy::in_cells)`(pool)` (Unix): burn-vision's
+//!   `connected_components` and `nms`, whose CPU code is `unsafe`, run in a pool of
+//!   [isolation cells](crate::cell) instead of this process, whatever their device can: a
+//!   segfault there is the call's `Err` and a restart, counted under `Op::Vision` as a run
+//!   away to `cell pool {name}`. `tests/cells.rs`
+//!   (`a_policy_runs_burn_visions_operations_in_a_pool_of_cells`) shows the same answers as
+//!   in-process, and a child killed mid-service costing one call.
 //!
 //! ```
 //! use burn::tensor::quantization::QuantScheme;

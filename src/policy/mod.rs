@@ -14,6 +14,8 @@
 //! - [`Policy::deny_op`] / [`Policy::allow_only`]: per-operation control, by [`Op`].
 //! - [`Policy::place`] ([`Op::Oversize`]): a tensor too large for its device goes to the first
 //!   fallback device where it fits, and stays there.
+//! - [`Policy::in_cells`] (Unix): burn-vision's `unsafe` CPU operations run in a pool of
+//!   [isolation cells](crate::cell), so that a fault there costs a call, not the process.
 //! - [`set_fallback_disabled`]: a process-wide switch that turns every fallback off, like ONNX
 //!   Runtime's `session.disable_cpu_ep_fallback`.
 //! - [`Policy::stats`]: per operation, native runs, fallbacks, errors, bytes moved each way
@@ -71,6 +73,9 @@ pub struct Policy {
     /// One bit per [`Op`] that may fall back: the decision is a load and a mask.
     allowed: u32,
     stats: Arc<Stats>,
+    /// Where the operations a cell can run go instead of running in this process.
+    #[cfg(unix)]
+    cells: Option<Arc<crate::cell::CellPool>>,
 }
 
 impl Default for Policy {
@@ -86,6 +91,8 @@ impl Policy {
             devices: Vec::new(),
             allowed: 0,
             stats: Arc::new(Stats::default()),
+            #[cfg(unix)]
+            cells: None,
         }
     }
 
@@ -119,6 +126,51 @@ impl Policy {
         let listed = ops.into_iter().fold(0, |bits, op| bits | op.bit());
         self.allowed &= listed;
         self
+    }
+
+    /// Runs the operations a cell can run in `pool`'s children instead of this process,
+    /// whatever their device can: burn-vision's `connected_components` and `nms`
+    /// ([`TryConnectedComponents::try_connected_components_with`],
+    /// [`TryNms::try_nms_with`]), whose CPU code is `unsafe`. The inputs are read, sent to the
+    /// next free cell, run there through the same guarded twin on Flex, and the answer is
+    /// built on the inputs' device; an abort, a segfault or a hang in burn-vision's code is
+    /// that call's [`GuardError::Cell`](crate::GuardError::Cell), the cell restarts, and this
+    /// process goes on. Counted under [`Op::Vision`] as a fallback from the inputs' backend to
+    /// `cell pool {name}`, with the bytes each way and the round trip's time. The pool's
+    /// children call [`serve_if_cell`](crate::cell::serve_if_cell) (with
+    /// [`ops_only`](crate::cell::ops_only) when they serve no model). Unix only.
+    ///
+    /// Every other routing rule stays as it was; the process-wide
+    /// [`set_fallback_disabled`] does not turn this off, since running in a cell is not a
+    /// fallback for a missing capability but where the caller chose to run.
+    ///
+    /// [`TryConnectedComponents::try_connected_components_with`]: crate::vision::TryConnectedComponents::try_connected_components_with
+    /// [`TryNms::try_nms_with`]: crate::vision::TryNms::try_nms_with
+    ///
+    /// ```no_run
+    /// use std::sync::Arc;
+    /// use burn_guard::cell::{CellOptions, CellPool, ops_only, serve_if_cell};
+    /// use burn_guard::policy::Policy;
+    ///
+    /// fn main() -> burn_guard::Result<()> {
+    ///     serve_if_cell(ops_only);
+    ///     let pool = Arc::new(CellPool::start(CellOptions::new("vision"), 2)?);
+    ///     let policy = Policy::strict().in_cells(pool);
+    ///     assert!(policy.cells().is_some());
+    ///     Ok(())
+    /// }
+    /// ```
+    #[cfg(unix)]
+    #[must_use]
+    pub fn in_cells(mut self, pool: Arc<crate::cell::CellPool>) -> Self {
+        self.cells = Some(pool);
+        self
+    }
+
+    /// The pool [`Policy::in_cells`] named, if any.
+    #[cfg(unix)]
+    pub fn cells(&self) -> Option<&crate::cell::CellPool> {
+        self.cells.as_deref()
     }
 
     /// Whether `op` may fall back under this policy and the process-wide switch.
