@@ -327,7 +327,8 @@ impl WeightQuantizer {
     /// about 500× the expected error) shows here.
     ///
     /// On Flex the figure is taken from the stored values in place, without an op or a read
-    /// (the gate costs about 1.1× the quantization without it, `BENCHMARKS.md`); on NdArray
+    /// (the gate costs about 1.07× the quantization without it on x86-64 with AVX2,
+    /// `BENCHMARKS.md`); on NdArray
     /// from the dequantized values, read one parameter at a time; on a device from two sums
     /// reduced there, one read per device for the whole model.
     #[must_use]
@@ -871,12 +872,14 @@ impl ModuleMapper for GuardedMapper<'_> {
         match (quantized, self.measured.as_mut(), at) {
             (Ok(quantized), Some(measured), Some(at)) => {
                 // The float values go to the round trip, not back into the model: the
-                // quantized parameter takes their place whatever the measure says.
-                let back = quantized.clone().into_dispatch();
-                if let Err(err) = measure(measured, at, tensor, back) {
+                // quantized parameter takes their place whatever the measure says. Its
+                // primitive is lent to the measure and put back, not cloned: a clone per
+                // parameter was a measurable part of the gate's cost.
+                let back = quantized.into_dispatch();
+                if let Err(err) = measure(measured, at, tensor, &back) {
                     self.first_error = Some(err.context(entry.path.as_str()));
                 }
-                Param::from_mapped_value(id, quantized, mapper)
+                Param::from_mapped_value(id, Tensor::from_dispatch(back), mapper)
             }
             (Ok(quantized), _, _) => Param::from_mapped_value(id, quantized, mapper),
             (Err(err), _, _) => {
@@ -894,17 +897,18 @@ fn measure<const D: usize>(
     measured: &mut Vec<Measured>,
     at: usize,
     original: Tensor<D>,
-    quantized: burn::tensor::DispatchTensor,
+    quantized: &burn::tensor::DispatchTensor,
 ) -> Result<()> {
     let device = original.device();
     let original = original.into_dispatch();
-    if let Some((diff, norm)) = catch(PARAM_OP, || round_trip::flex_sums(&original, &quantized))? {
+    if let Some((diff, norm)) = catch(PARAM_OP, || round_trip::flex_sums(&original, quantized))? {
         crate::capability::require_healthy(PARAM_OP, &device)?;
         let error = round_trip::relative_error(diff, norm);
         measured.push(Measured::Read { at, error });
         return Ok(());
     }
     let on_host = quirks_of(&device).runs_on_host;
+    let quantized = quantized.clone();
     let trip = catch(PARAM_OP, move || {
         RoundTrip::start(original, quantized, on_host)
     })?;

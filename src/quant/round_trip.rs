@@ -272,6 +272,7 @@ fn f32_sums(original: &[f32], back: &[f32]) -> (f64, f64) {
 const BLOCK: usize = 4096;
 
 /// `Σ term(a, b)` over a block, in sixteen f32 lanes, the tail in f64.
+#[inline(always)]
 fn lane_sum<T: Copy>(a: &[f32], b: &[T], term: impl Fn(f32, T) -> f32) -> f64 {
     const LANES: usize = 16;
     let (a_chunks, a_rest) = a.as_chunks::<LANES>();
@@ -324,15 +325,11 @@ pub(crate) fn flex_sums(
     if original.len() != values.len() {
         return None;
     }
-    let norm: f64 = original
-        .chunks(BLOCK)
-        .map(|block| lane_sum(block, block, |w, _| w * w))
-        .sum();
     let shape = quantized.tensor().shape();
-    let diff = match scheme.block_size() {
+    match scheme.block_size() {
         None => {
             let scale = *scales.first()?;
-            scaled_diff(original, values, scale)
+            Some(scaled_sums(original, values, scale))
         }
         Some(block) => {
             let extents = block.to_dim_vec(shape.num_dims());
@@ -345,22 +342,24 @@ pub(crate) fn flex_sums(
                 if scales.len() != original.len().div_ceil(run) {
                     return None;
                 }
-                runs.zip(scales)
-                    .map(|((original, values), &scale)| scaled_diff(original, values, scale))
-                    .sum()
+                Some(
+                    runs.zip(scales)
+                        .map(|((original, values), &scale)| scaled_sums(original, values, scale))
+                        .fold((0.0, 0.0), |(d, n), (bd, bn)| (d + bd, n + bn)),
+                )
             } else {
                 let blocks = BlockLayout::new(&shape, &block);
-                let mut diff = 0.0f64;
+                let (mut diff, mut norm) = (0.0f64, 0.0f64);
                 for (index, (&w, &q)) in original.iter().zip(values).enumerate() {
                     let scale = *scales.get(blocks.block_of(index))?;
                     let e = f64::from(scale * f32::from(q) - w);
                     diff += e * e;
+                    norm += f64::from(w) * f64::from(w);
                 }
-                diff
+                Some((diff, norm))
             }
         }
-    };
-    Some((diff, norm))
+    }
 }
 
 /// Without Flex in the build, nothing is quantized on it.
@@ -372,19 +371,39 @@ pub(crate) fn flex_sums(
     None
 }
 
-/// `Σ (scale · q − w)²`, with Flex's dequantization's own product.
+/// `(Σ (scale · q − w)², Σ w²)`, with Flex's dequantization's own product: both sums per block
+/// of [`BLOCK`] values, the second while the block is still in the cache. Two lane sums, not
+/// one loop with both: with a pair of sums per lane the compiler does not vectorize the loop
+/// (measured: 3.3× the instructions of the two).
+///
+/// On x86-64 with AVX2 and FMA (found at run time) the loops are compiled for them through
+/// pulp's dispatch, which is safe code: Rust's baseline target is SSE2, whose conversion of
+/// `i8` to `f32` takes several instructions a value.
 #[cfg(feature = "flex")]
-fn scaled_diff(original: &[f32], values: &[i8], scale: f32) -> f64 {
-    original
-        .chunks(BLOCK)
-        .zip(values.chunks(BLOCK))
-        .map(|(original, values)| {
-            lane_sum(original, values, |w, q| {
-                let e = scale * f32::from(q) - w;
-                e * e
-            })
-        })
-        .sum()
+fn scaled_sums(original: &[f32], values: &[i8], scale: f32) -> (f64, f64) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(simd) = pulp::x86::V3::try_new() {
+        return simd.vectorize(
+            #[inline(always)]
+            || scaled_sums_portable(original, values, scale),
+        );
+    }
+    scaled_sums_portable(original, values, scale)
+}
+
+/// [`scaled_sums`] for whatever the compiler targets; inlined into the dispatched copy.
+#[cfg(feature = "flex")]
+#[inline(always)]
+fn scaled_sums_portable(original: &[f32], values: &[i8], scale: f32) -> (f64, f64) {
+    let (mut diff, mut norm) = (0.0, 0.0);
+    for (original, values) in original.chunks(BLOCK).zip(values.chunks(BLOCK)) {
+        diff += lane_sum(original, values, |w, q| {
+            let e = scale * f32::from(q) - w;
+            e * e
+        });
+        norm += lane_sum(original, original, |w, _| w * w);
+    }
+    (diff, norm)
 }
 
 /// The first value of a read as `f64`: NaN when there is none.
