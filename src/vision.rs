@@ -321,9 +321,8 @@ impl TryNms for Tensor<2> {
         };
         policy.checked(Op::Vision, checks())?;
         let home = self.device();
-        #[cfg(unix)]
-        if let Some(pool) = policy.cells() {
-            let op = crate::cell::ops::CellOp::Nms {
+        if let Some(place) = policy.isolation() {
+            let op = IsolatedOp::Nms {
                 iou_threshold: opts.iou_threshold,
                 score_threshold: opts.score_threshold,
                 max_output_boxes: opts.max_output_boxes,
@@ -335,9 +334,7 @@ impl TryNms for Tensor<2> {
                 ])
             };
             let inputs = policy.checked(Op::Vision, read())?;
-            let label = stack_of(&home).label().to_owned();
-            let answer = crate::cell::ops::run_in_pool(policy, pool, op, inputs, &label)?;
-            return crate::cell::ops::answer_on(OP, answer, &home);
+            return op.run(policy, place, inputs, &home);
         }
         EXTENSION.run(OP, policy, &home, |trip| {
             let boxes = trip.out(self)?;
@@ -444,18 +441,15 @@ impl TryConnectedComponents for Tensor<2, Bool> {
             // image (a segfault with 8-connectivity here).
             return catch(OP, || Tensor::<2, Int>::empty(self.dims(), &home));
         }
-        #[cfg(unix)]
-        if let Some(pool) = policy.cells() {
-            let op = crate::cell::ops::CellOp::ConnectedComponents {
+        if let Some(place) = policy.isolation() {
+            let op = IsolatedOp::ConnectedComponents {
                 eight: match connectivity {
                     Connectivity::Eight => true,
                     Connectivity::Four => false,
                 },
             };
             let image = policy.checked(Op::Vision, crate::value_reads::read_data_into(OP, self))?;
-            let label = stack_of(&home).label().to_owned();
-            let answer = crate::cell::ops::run_in_pool(policy, pool, op, vec![image], &label)?;
-            return crate::cell::ops::answer_on(OP, answer, &home);
+            return op.run(policy, place, vec![image], &home);
         }
         EXTENSION.run(OP, policy, &home, |trip| {
             let image = trip.out(self)?;
@@ -925,5 +919,182 @@ impl TryTransform2D for Transform2D {
             return Ok(images);
         }
         catch(OP, || self.transform(images))
+    }
+}
+
+/// burn-vision's operations that a policy runs out of this process
+/// ([`Policy::in_cells`](crate::policy::Policy::in_cells)), with their settings: a name and
+/// numbers cross to the place, which runs the same twin and answers one tensor.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum IsolatedOp {
+    /// `connected_components` of a `[height, width]` bool image: labels back.
+    ConnectedComponents {
+        /// 8-connectivity, else 4.
+        eight: bool,
+    },
+    /// `nms` of boxes `[n, 4]` and scores `[n]`: kept indices back.
+    Nms {
+        iou_threshold: f32,
+        score_threshold: f32,
+        max_output_boxes: usize,
+    },
+}
+
+impl IsolatedOp {
+    /// The name a request carries: burn's.
+    const fn name(self) -> &'static str {
+        match self {
+            IsolatedOp::ConnectedComponents { .. } => "connected_components",
+            IsolatedOp::Nms { .. } => "nms",
+        }
+    }
+
+    fn params(self) -> Vec<f64> {
+        match self {
+            IsolatedOp::ConnectedComponents { eight } => vec![if eight { 8.0 } else { 4.0 }],
+            IsolatedOp::Nms {
+                iou_threshold,
+                score_threshold,
+                max_output_boxes,
+            } => vec![
+                f64::from(iou_threshold),
+                f64::from(score_threshold),
+                // Exact up to 2^53 boxes.
+                max_output_boxes as f64,
+            ],
+        }
+    }
+
+    /// The operation a request names; `None` for one this module does not define, or settings
+    /// that are not its.
+    fn parse(name: &str, params: &[f64]) -> Option<Self> {
+        match (name, params) {
+            ("connected_components", &[c]) if c == 4.0 || c == 8.0 => {
+                Some(IsolatedOp::ConnectedComponents { eight: c == 8.0 })
+            }
+            ("nms", &[iou, score, max])
+                if max >= 0.0 && max.fract() == 0.0 && max <= 9_007_199_254_740_992.0 =>
+            {
+                Some(IsolatedOp::Nms {
+                    iou_threshold: iou as f32,
+                    score_threshold: score as f32,
+                    max_output_boxes: max as usize,
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// The caller's side: runs at `place` under `policy` (counted there) and builds the one
+    /// answer on `home`, in its own dtype, as a fallback brings a result back.
+    fn run<const D: usize, K>(
+        self,
+        policy: &Policy,
+        place: &dyn crate::policy::Isolation,
+        inputs: Vec<burn::tensor::TensorData>,
+        home: &Device,
+    ) -> Result<Tensor<D, K>>
+    where
+        K: Basic + 'static,
+    {
+        use crate::tensor::TryCreate as _;
+
+        let op = self.name();
+        let label = stack_of(home).label().to_owned();
+        let mut outputs =
+            policy.run_isolated(Op::Vision, place, op, &self.params(), inputs, &label)?;
+        let (Some(data), true) = (outputs.pop(), outputs.is_empty()) else {
+            return Err(crate::error::GuardError::ShapeMismatch {
+                op,
+                rule: "an operation run out of this process answers one tensor",
+                shapes: vec![vec![outputs.len()], vec![1]],
+            });
+        };
+        if data.shape().len() != D {
+            return Err(crate::error::GuardError::RankMismatch {
+                op,
+                rule: "an operation run out of this process answers the rank of its twin",
+                expected: D,
+                got: data.shape().len(),
+                shape: data.shape().to_vec(),
+            });
+        }
+        let dtype = data.dtype();
+        let options = burn::tensor::TensorCreationOptions::new(home.clone()).with_dtype(dtype);
+        Tensor::<D, K>::try_from_data(data, options)
+    }
+}
+
+/// The place's side (a cell's child): runs the operation a request names through its twin on
+/// Flex; `None` when the name is not one of this module's.
+pub(crate) fn serve_isolated(
+    name: &str,
+    params: &[f64],
+    inputs: Vec<burn::tensor::TensorData>,
+) -> Option<Result<Vec<burn::tensor::TensorData>>> {
+    use crate::tensor::TryCreate as _;
+
+    let op = IsolatedOp::parse(name, params)?;
+    let device = Device::flex();
+    let mut inputs = inputs.into_iter();
+    let mut input = |what: &'static str| {
+        inputs
+            .next()
+            .ok_or(crate::error::GuardError::InvalidArgument {
+                op: op.name(),
+                rule: "an operation run out of this process gets each of its inputs",
+                got: format!("no {what}"),
+            })
+    };
+    let mut answer = || -> Result<burn::tensor::TensorData> {
+        Ok(match op {
+            IsolatedOp::ConnectedComponents { eight } => {
+                let image = Tensor::<2, Bool>::try_from_data(input("image")?, &device)?;
+                let connectivity = if eight {
+                    Connectivity::Eight
+                } else {
+                    Connectivity::Four
+                };
+                image.try_connected_components(connectivity)?.into_data()
+            }
+            IsolatedOp::Nms {
+                iou_threshold,
+                score_threshold,
+                max_output_boxes,
+            } => {
+                let boxes = Tensor::<2>::try_from_data(input("boxes")?, &device)?;
+                let scores = Tensor::<1>::try_from_data(input("scores")?, &device)?;
+                let options = NmsOptions {
+                    iou_threshold,
+                    score_threshold,
+                    max_output_boxes,
+                };
+                boxes.try_nms(scores, options)?.into_data()
+            }
+        })
+    };
+    Some(answer().map(|data| vec![data]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::IsolatedOp;
+
+    #[test]
+    fn operations_cross_to_another_process_as_names_and_numbers() {
+        for op in [
+            IsolatedOp::ConnectedComponents { eight: true },
+            IsolatedOp::ConnectedComponents { eight: false },
+            IsolatedOp::Nms {
+                iou_threshold: 0.25,
+                score_threshold: -1.5,
+                max_output_boxes: 7,
+            },
+        ] {
+            assert_eq!(IsolatedOp::parse(op.name(), &op.params()), Some(op));
+        }
+        assert_eq!(IsolatedOp::parse("connected_components", &[6.0]), None);
+        assert_eq!(IsolatedOp::parse("nms", &[0.5, 0.0, 1.5]), None);
+        assert_eq!(IsolatedOp::parse("svd", &[]), None);
     }
 }

@@ -218,3 +218,17 @@ impl CellPool {
         self.cells.is_empty()
     }
 }
+
+impl crate::policy::isolate_sealed::Sealed for CellPool {}
+
+/// A pool is where a policy runs the operations it sends out of this process
+/// ([`Policy::in_cells`](crate::policy::Policy::in_cells)).
+impl crate::policy::Isolation for CellPool {
+    fn label(&self) -> String {
+        format!("cell pool {}", self.name())
+    }
+
+    fn run(&self, op: &str, params: &[f64], inputs: Vec<TensorData>) -> Result<Vec<TensorData>> {
+        self.call_op(op, params, inputs)
+    }
+}

@@ -22,6 +22,7 @@
 //!   (counted from each tensor's dtype) and time spent moving.
 
 mod engine;
+mod isolate;
 mod op;
 mod oversize;
 mod stats;
@@ -33,6 +34,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use burn::tensor::Device;
 
 pub(crate) use engine::{Moved, Outcome, Place, Route, Target};
+pub use isolate::Isolation;
+pub(crate) use isolate::sealed as isolate_sealed;
 pub use op::Op;
 pub use stats::{OpStats, Stats};
 
@@ -73,9 +76,8 @@ pub struct Policy {
     /// One bit per [`Op`] that may fall back: the decision is a load and a mask.
     allowed: u32,
     stats: Arc<Stats>,
-    /// Where the operations a cell can run go instead of running in this process.
-    #[cfg(unix)]
-    cells: Option<Arc<crate::cell::CellPool>>,
+    /// Where the operations that can run out of this process go instead.
+    isolation: Option<Arc<dyn Isolation>>,
 }
 
 impl Default for Policy {
@@ -91,8 +93,7 @@ impl Policy {
             devices: Vec::new(),
             allowed: 0,
             stats: Arc::new(Stats::default()),
-            #[cfg(unix)]
-            cells: None,
+            isolation: None,
         }
     }
 
@@ -138,7 +139,7 @@ impl Policy {
     /// process goes on. Counted under [`Op::Vision`] as a fallback from the inputs' backend to
     /// `cell pool {name}`, with the bytes each way and the round trip's time. The pool's
     /// children call [`serve_if_cell`](crate::cell::serve_if_cell) (with
-    /// [`ops_only`](crate::cell::ops_only) when they serve no model). Unix only.
+    /// [`ops_only`](crate::cell::ops_only) when they serve no model). Cells are Unix only.
     ///
     /// Every other routing rule stays as it was; the process-wide
     /// [`set_fallback_disabled`] does not turn this off, since running in a cell is not a
@@ -156,21 +157,24 @@ impl Policy {
     ///     serve_if_cell(ops_only);
     ///     let pool = Arc::new(CellPool::start(CellOptions::new("vision"), 2)?);
     ///     let policy = Policy::strict().in_cells(pool);
-    ///     assert!(policy.cells().is_some());
+    ///     assert_eq!(policy.cells().as_deref(), Some("cell pool vision"));
     ///     Ok(())
     /// }
     /// ```
-    #[cfg(unix)]
     #[must_use]
-    pub fn in_cells(mut self, pool: Arc<crate::cell::CellPool>) -> Self {
-        self.cells = Some(pool);
+    pub fn in_cells<P: Isolation + 'static>(mut self, pool: Arc<P>) -> Self {
+        self.isolation = Some(pool);
         self
     }
 
-    /// The pool [`Policy::in_cells`] named, if any.
-    #[cfg(unix)]
-    pub fn cells(&self) -> Option<&crate::cell::CellPool> {
-        self.cells.as_deref()
+    /// The label of the place [`Policy::in_cells`] named, if any.
+    pub fn cells(&self) -> Option<String> {
+        self.isolation.as_ref().map(|place| place.label())
+    }
+
+    /// The place [`Policy::in_cells`] named, for the operations that can run there.
+    pub(crate) fn isolation(&self) -> Option<&dyn Isolation> {
+        self.isolation.as_deref()
     }
 
     /// Whether `op` may fall back under this policy and the process-wide switch.
